@@ -1,0 +1,1 @@
+"""evalmc core: criteria, Monte Carlo study engine, summaries and the command line."""

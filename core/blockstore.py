@@ -1,0 +1,84 @@
+"""On-disk store of finished blocks, so an interrupted or extended study recomputes nothing.
+
+One ``.npz`` file per (condition, block), written atomically (temporary file, then rename), so
+a process killed mid-write leaves either the previous file or none. A file that cannot be read
+counts as missing and is recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from core.criteria.base import CriterionResult
+
+FORMAT_VERSION = 1
+
+
+class BlockStore:
+    """Blocks of one condition of one study, under ``root/namespace``.
+
+    Parameters
+    ----------
+    root : path
+        The cache directory given by the user.
+    namespace : str
+        Identifies everything a block's content depends on besides its index and size:
+        scenario and its full parameters, seed, block size, format version.
+    """
+
+    def __init__(self, root, namespace: str):
+        self.dir = Path(root) / namespace
+
+    def _path(self, block: int, size: int) -> Path:
+        return self.dir / f"block{block:06d}-n{size}.npz"
+
+    def load(self, block: int, size: int) -> dict[str, CriterionResult]:
+        """The criteria results stored for the block, by criterion key (empty if none)."""
+        path = self._path(block, size)
+        if not path.exists():
+            return {}
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                if meta["version"] != FORMAT_VERSION:
+                    return {}
+                return {
+                    key: CriterionResult(
+                        data[f"{i}.pvalue"],
+                        data[f"{i}.reject"],
+                        data[f"{i}.failed"],
+                        {int(r): m for r, m in meta["errors"][i].items()},
+                    )
+                    for i, key in enumerate(meta["keys"])
+                }
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            return {}
+
+    def save(self, block: int, size: int, results: dict[str, CriterionResult]) -> None:
+        """Store the block's results atomically."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        keys = list(results)
+        arrays = {}
+        for i, key in enumerate(keys):
+            res = results[key]
+            arrays.update({f"{i}.pvalue": res.pvalue, f"{i}.reject": res.reject,
+                           f"{i}.failed": res.failed})
+        meta = {
+            "version": FORMAT_VERSION,
+            "keys": keys,
+            "errors": [{str(r): m for r, m in results[k].errors.items()} for k in keys],
+        }
+        fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
+            os.replace(tmp, self._path(block, size))
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,89 @@
+"""Decision criteria: built-in tests by name, and loading a user's own from a Python file.
+
+Every criterion maps a :class:`~sims.base.Batch` to a :class:`CriterionResult` for all its
+replications at once.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from core.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
+from core.criteria.nonparametric import mann_whitney, sign_test
+from core.criteria.ttests import paired_t, student_t, welch_t
+
+CRITERIA: dict[str, BuiltinCriterion] = {
+    c.name: c
+    for c in (
+        BuiltinCriterion("paired-t", "paired t-test on A - B", paired_t, paired=True),
+        BuiltinCriterion("student-t", "Student's t-test, pooled variance", student_t),
+        BuiltinCriterion("welch-t", "Welch's t-test, unequal variances", welch_t),
+        BuiltinCriterion(
+            "mann-whitney",
+            "Mann-Whitney U (exact if a sample <= 8 and no ties, else normal approx.)",
+            mann_whitney,
+        ),
+        BuiltinCriterion("sign", "sign test on paired differences (exact binomial)", sign_test,
+                         paired=True),
+    )
+}
+
+
+def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
+    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, or a callable."""
+    if isinstance(spec, (BuiltinCriterion, UserCriterion)):
+        return spec
+    if callable(spec):
+        return UserCriterion(spec)
+    if isinstance(spec, str) and ":" in spec and spec.rsplit(":", 1)[0].endswith(".py"):
+        return load_criterion(spec)
+    if spec in CRITERIA:
+        return CRITERIA[spec]
+    valid = ", ".join(CRITERIA)
+    raise ValueError(
+        f"unknown criterion {spec!r}; valid names: {valid}, or path/to/file.py:function."
+    )
+
+
+def load_criterion(spec: str) -> UserCriterion:
+    """Load ``function`` from ``path/to/file.py:function`` as a user criterion.
+
+    The module is registered for pickling by value, so process and dask workers receive it
+    without needing the file.
+    """
+    path_text, _, func_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise ValueError(f"`criterion` file {path_text!r} does not exist.")
+    module_name = f"evalmc_user_{abs(hash(path.resolve()))}"
+    module_spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[module_name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as err:
+        del sys.modules[module_name]
+        raise ValueError(
+            f"`criterion` file {path_text!r} failed to import: {type(err).__name__}: {err}"
+        ) from None
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise ValueError(f"`criterion` file {path_text!r} has no function {func_name!r}.")
+    _pickle_by_value(module)
+    return UserCriterion(func, name=spec)
+
+
+def _pickle_by_value(module):
+    from joblib.externals import cloudpickle as joblib_cloudpickle
+
+    joblib_cloudpickle.register_pickle_by_value(module)
+    try:
+        import cloudpickle
+    except ImportError:
+        return
+    cloudpickle.register_pickle_by_value(module)
+
+
+__all__ = ["CRITERIA", "CriterionResult", "UserCriterion", "get_criterion", "load_criterion"]

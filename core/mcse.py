@@ -1,0 +1,74 @@
+"""Monte Carlo error of a rejection rate: standard error, Wilson interval, Bradley's judgement."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ndtri
+
+from core.validation import check_float
+
+#: Bradley's (1978) liberal criterion: a test is robust when its size lies in [0.5a, 1.5a].
+BRADLEY_BAND = (0.5, 1.5)
+
+
+def rate_mcse(k, n):
+    """Rejection rate ``k / n`` and its Monte Carlo standard error ``sqrt(p (1 - p) / n)``.
+
+    Parameters
+    ----------
+    k, n : array_like of int
+        Rejections and valid replications; where ``n == 0`` both outputs are NaN.
+
+    Returns
+    -------
+    rate, mcse : ndarray
+    """
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(n > 0, k / n, np.nan)
+        mcse = np.sqrt(rate * (1.0 - rate) / n)
+    return rate, mcse
+
+
+def wilson_interval(k, n, *, confidence=0.95):
+    """Wilson score interval for a binomial proportion.
+
+    Parameters
+    ----------
+    k, n : array_like of int
+        Successes and trials; where ``n == 0`` the interval is (NaN, NaN).
+    confidence : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    low, high : ndarray
+    """
+    confidence = check_float("confidence", confidence, low=0, high=1, open_low=True, open_high=True)
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    z = ndtri(0.5 + confidence / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1.0 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
+        low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return low, high
+
+
+def bradley(rate, alpha, *, band=BRADLEY_BAND):
+    """Bradley's (1978) judgement of an empirical size.
+
+    Returns ``'conservative'`` below ``band[0] * alpha``, ``'liberal'`` above ``band[1] * alpha``,
+    ``'robust'`` between, and ``None`` where the rate is NaN.
+    """
+    rate = np.asarray(rate, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    label = np.where(
+        rate < band[0] * alpha, "conservative", np.where(rate > band[1] * alpha, "liberal", "robust")
+    ).astype(object)
+    label[np.isnan(rate)] = None
+    return label

@@ -1,0 +1,423 @@
+"""Monte Carlo study engine: Design, Generate, Analyse, Summarise (after R's SimDesign).
+
+A study runs every condition of a design grid through a scenario (Generate) and a set of
+criteria (Analyse), block by block, and summarises each criterion's rejection rate with its
+Monte Carlo error (Summarise).
+
+Reproducibility: block ``b`` of condition ``c`` draws from
+``SeedSequence(seed, spawn_key=(c, b))``, and each criterion from its own stream
+``SeedSequence(seed, spawn_key=(c, b, crc32(criterion key)))``. A block's outcome therefore
+depends on nothing but the seed, the condition, the block, its size and the criterion: never on
+the number of workers, the backend, the order blocks finish in, or which other criteria run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import sys
+import zlib
+from dataclasses import dataclass, field
+
+import joblib
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from core.blockstore import FORMAT_VERSION, BlockStore
+from core.criteria import get_criterion
+from core.criteria.base import CriterionResult
+from core.mcse import bradley, rate_mcse, wilson_interval
+from core.validation import check_choice, check_float, check_int
+from sims import Batch, Scenario, get_scenario
+
+#: Replications per block: the unit of seeding, caching, scheduling and progress.
+DEFAULT_BLOCK_SIZE = 1000
+BACKENDS = ("threads", "loky", "dask")
+#: Summary columns; a design column may not take one of these names.
+RESERVED = (
+    "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
+    "bradley", "n_reps", "n_failed", "truth",
+)
+
+
+class StudyError(RuntimeError):
+    """A study stopped because a condition's replications mostly failed."""
+
+
+def make_design(**grid) -> pd.DataFrame:
+    """Full factorial grid of conditions, one row each, with a stable ``condition_id``.
+
+    Parameters
+    ----------
+    **grid
+        Parameter name to a value or a list of values.
+
+    Returns
+    -------
+    DataFrame
+        ``condition_id`` first, then one column per parameter, in the order given.
+        ``condition_id`` is a 32-bit digest of the row's values: the same condition keeps its id
+        (and so its random streams) whatever else the grid holds and in whatever order.
+    """
+    for name in grid:
+        if name in RESERVED:
+            raise ValueError(f"design column `{name}` is a reserved name; reserved: "
+                             f"{', '.join(RESERVED)}.")
+    values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
+              for v in grid.values()]
+    for name, vals in zip(grid, values, strict=True):
+        if len(vals) == 0:
+            raise ValueError(f"design parameter `{name}` needs at least one value.")
+    rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*values)]
+    frame = pd.DataFrame(rows, columns=list(grid))
+    ids = [condition_id(row) for row in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError("the design has duplicate conditions; give each value once.")
+    frame.insert(0, "condition_id", ids)
+    return frame
+
+
+def condition_id(params: dict) -> int:
+    """32-bit digest of a condition's parameter values (integral floats count as integers)."""
+    canon = {}
+    for key, value in params.items():
+        value = value.item() if isinstance(value, np.generic) else value
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        canon[key] = value
+    text = json.dumps(canon, sort_keys=True, default=str)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "big")
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A replication on which a criterion failed; ``StudyResult.replay`` redraws its data."""
+
+    condition_id: int
+    block: int
+    rep: int
+    criterion: str
+    message: str
+
+
+@dataclass
+class StudyResult:
+    """Outcome of :func:`run_study`: per-replication results and their summary.
+
+    Attributes
+    ----------
+    outcomes : dict
+        ``(condition_id, criterion key)`` to a :class:`CriterionResult` over all replications.
+    failures : list of Failure
+    blocks_computed, blocks_reused : int
+        Blocks run in this call, and blocks read back from the cache.
+    """
+
+    design: pd.DataFrame
+    scenario: type[Scenario]
+    conditions: dict[int, Scenario]
+    criteria: list
+    n_reps: int
+    seed: int
+    alpha: tuple[float, ...]
+    block_size: int
+    outcomes: dict[tuple[int, str], CriterionResult] = field(repr=False)
+    failures: list[Failure] = field(default_factory=list, repr=False)
+    blocks_computed: int = 0
+    blocks_reused: int = 0
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per (condition, criterion, alpha); see :meth:`summarise`."""
+        return self.summarise()
+
+    def summarise(self, alpha=None) -> pd.DataFrame:
+        """Rejection rates with their Monte Carlo error.
+
+        Parameters
+        ----------
+        alpha : float or sequence of float, optional
+            Levels to judge p-values at; default: the study's. P-values are kept, so any level
+            is summarised without re-running.
+
+        Returns
+        -------
+        DataFrame
+            ``scenario``, ``condition_id``, the design columns, ``criterion``, ``alpha``,
+            ``rate`` (rejections / valid replications), ``mcse``, ``ci_low``, ``ci_high``
+            (Wilson 95%), ``bradley`` (size judged against [0.5a, 1.5a]; None under the
+            alternative), ``n_reps`` (replications run), ``n_failed``, ``truth``.
+        """
+        alphas = self.alpha if alpha is None else _check_alphas(alpha)
+        design_cols = [c for c in self.design.columns if c != "condition_id"]
+        rows = []
+        for _, cond in self.design.iterrows():
+            cid = int(cond["condition_id"])
+            truth = self.conditions[cid].truth
+            for crit in self.criteria:
+                res = self.outcomes[(cid, crit.key)]
+                n_failed = int(res.failed.sum())
+                for a in alphas:
+                    rows.append({
+                        "scenario": self.scenario.name,
+                        "condition_id": cid,
+                        **{c: cond[c] for c in design_cols},
+                        "criterion": crit.name,
+                        "alpha": a,
+                        "k": int(res.decisions(a).sum()),
+                        "n_reps": self.n_reps,
+                        "n_failed": n_failed,
+                        "truth": truth,
+                    })
+        frame = pd.DataFrame(rows)
+        valid = frame["n_reps"] - frame["n_failed"]
+        frame["rate"], frame["mcse"] = rate_mcse(frame["k"], valid)
+        frame["ci_low"], frame["ci_high"] = wilson_interval(frame["k"], valid)
+        judged = bradley(frame["rate"], frame["alpha"])
+        judged[(frame["truth"] != "null").to_numpy()] = None
+        frame["bradley"] = judged
+        order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
+                 "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
+        return frame[order]
+
+    def replay(self, failure: Failure) -> Batch:
+        """Redraw the data of a failed replication, as a batch of one."""
+        size = min(self.block_size, self.n_reps - failure.block * self.block_size)
+        rng = np.random.default_rng(_block_seed(self.seed, failure.condition_id, failure.block))
+        batch = self.conditions[failure.condition_id].draw(rng, size)
+        return batch.take(failure.rep)
+
+
+def run_study(
+    design,
+    scenario,
+    criteria,
+    *,
+    n_reps: int,
+    seed: int,
+    alpha=0.05,
+    block_size: int = DEFAULT_BLOCK_SIZE,
+    n_jobs: int = 1,
+    backend: str = "threads",
+    cache=None,
+    progress: bool | None = None,
+    scheduler: str | None = None,
+    max_failure_rate: float = 0.5,
+) -> StudyResult:
+    """Run a Monte Carlo study of criteria's rejection rates.
+
+    Parameters
+    ----------
+    design : DataFrame or dict
+        Conditions, from :func:`make_design` (a dict is passed to it).
+    scenario : str or Scenario subclass
+        The data-generating process; design columns are its parameters.
+    criteria : sequence
+        Built-in names, ``'file.py:function'`` specs or callables (see ``core.criteria``).
+    n_reps : int
+        Replications per condition.
+    seed : int
+        Root seed of every random stream.
+    alpha : float or sequence of float
+        Level(s) the summary judges p-values at.
+    block_size : int
+        Replications per block. Results depend on it; keep it fixed to reuse a cache.
+    n_jobs : int
+        Workers (-1: all cores). Results do not depend on it.
+    backend : {'threads', 'loky', 'dask'}
+        joblib backend. 'dask' uses the running ``distributed`` client, the one at
+        `scheduler`, or a ``LocalCluster`` of `n_jobs` workers made for this call.
+    cache : path, optional
+        Directory where finished blocks are stored as they complete and read back on a re-run.
+    progress : bool, optional
+        Progress bar on stderr; default: when stderr is a terminal.
+    scheduler : str, optional
+        Address of a dask scheduler, with ``backend='dask'``.
+    max_failure_rate : float
+        Stop with :class:`StudyError` when a condition's failed share exceeds this.
+
+    Returns
+    -------
+    StudyResult
+    """
+    n_reps = check_int("n_reps", n_reps, low=1)
+    seed = check_int("seed", seed, low=0)
+    alphas = _check_alphas(alpha)
+    block_size = check_int("block_size", block_size, low=1)
+    n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
+    check_choice("backend", backend, BACKENDS)
+    max_failure_rate = check_float("max_failure_rate", max_failure_rate, low=0, high=1,
+                                   open_low=True)
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
+    if isinstance(design, dict):
+        design = make_design(**design)
+    if not isinstance(design, pd.DataFrame) or "condition_id" not in design:
+        raise ValueError("`design` must be a DataFrame from make_design, or a dict of values.")
+    scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+    params = [c for c in design.columns if c != "condition_id"]
+    scenario.check_names(params)
+    criteria = [get_criterion(c) for c in criteria]
+    if not criteria:
+        raise ValueError("`criteria` must name at least one criterion.")
+    keys = [c.key for c in criteria]
+    if len(set(keys)) != len(keys):
+        raise ValueError("`criteria` lists a criterion twice.")
+
+    conditions = {}
+    for _, row in design.iterrows():
+        values = {p: _py(row[p]) for p in params}
+        cond = scenario(**values)
+        cid = int(row["condition_id"])
+        for crit in criteria:
+            if crit.paired and len(set(cond.sizes)) != 1:
+                raise ValueError(
+                    f"criterion {crit.name!r} needs paired samples of equal size; condition "
+                    f"{cid} {values} of scenario {scenario.name!r} has sizes {cond.sizes}."
+                )
+        conditions[cid] = cond
+
+    sizes = [min(block_size, n_reps - start) for start in range(0, n_reps, block_size)]
+    blocks: dict[tuple[int, int], dict[str, CriterionResult]] = {}
+    stores = {}
+    tasks = []
+    reused = 0
+    for cid, cond in conditions.items():
+        if cache is not None:
+            stores[cid] = BlockStore(cache, _namespace(cond, seed, block_size))
+        for b, size in enumerate(sizes):
+            have = stores[cid].load(b, size) if cache is not None else {}
+            have = {k: v for k, v in have.items() if k in keys}
+            blocks[(cid, b)] = have
+            missing = [c for c in criteria if c.key not in have]
+            if missing:
+                tasks.append((cid, b, size, missing))
+            else:
+                reused += 1
+
+    tally = _FailureTally(conditions, n_reps, max_failure_rate)
+    for (cid, _), have in blocks.items():
+        tally.add(cid, have)
+    tally.check()
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="block",
+              desc=f"evalmc {scenario.name}") as bar, _parallel(backend, n_jobs, scheduler) as par:
+        jobs = (joblib.delayed(_run_block)(conditions[cid], missing, seed, cid, b, size)
+                for cid, b, size, missing in tasks)
+        for cid, b, size, out in par(jobs):
+            blocks[(cid, b)] = {**blocks[(cid, b)], **out}
+            if cache is not None:
+                stores[cid].save(b, size, blocks[(cid, b)])
+            bar.update()
+            tally.add(cid, out)
+            tally.check()
+
+    outcomes = {}
+    failures = []
+    for cid in conditions:
+        for crit in criteria:
+            parts = [blocks[(cid, b)][crit.key] for b in range(len(sizes))]
+            outcomes[(cid, crit.key)] = CriterionResult(
+                np.concatenate([p.pvalue for p in parts]),
+                np.concatenate([p.reject for p in parts]),
+                np.concatenate([p.failed for p in parts]),
+            )
+            failures += [Failure(cid, b, rep, crit.name, msg)
+                         for b, part in enumerate(parts) for rep, msg in part.errors.items()]
+    return StudyResult(design, scenario, conditions, criteria, n_reps, seed, alphas, block_size,
+                       outcomes, failures, len(tasks), reused)
+
+
+def _run_block(scenario, criteria, seed, cid, block, size):
+    """Generate one block and analyse it with each criterion (runs on a worker)."""
+    rng = np.random.default_rng(_block_seed(seed, cid, block))
+    batch = scenario.draw(rng, size)
+    out = {}
+    for crit in criteria:
+        crit_rng = np.random.default_rng(
+            np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(crit.key.encode())))
+        )
+        out[crit.key] = crit(batch, crit_rng)
+    return cid, block, size, out
+
+
+def _block_seed(seed, cid, block):
+    return np.random.SeedSequence(seed, spawn_key=(cid, block))
+
+
+def _namespace(cond: Scenario, seed: int, block_size: int) -> str:
+    text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
+    return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
+
+
+class _FailureTally:
+    """Counts failed replications per (condition, criterion) and stops a failing condition."""
+
+    def __init__(self, conditions, n_reps, max_rate):
+        self.conditions, self.n_reps, self.max_rate = conditions, n_reps, max_rate
+        self.done: dict = {}
+        self.failed: dict = {}
+        self.first: dict = {}
+
+    def add(self, cid, results):
+        for key, res in results.items():
+            self.done[(cid, key)] = self.done.get((cid, key), 0) + res.failed.size
+            self.failed[(cid, key)] = self.failed.get((cid, key), 0) + int(res.failed.sum())
+            if res.errors and (cid, key) not in self.first:
+                self.first[(cid, key)] = next(iter(res.errors.values()))
+
+    def check(self):
+        for (cid, key), failed in self.failed.items():
+            done = self.done[(cid, key)]
+            if failed > self.max_rate * done:
+                cond = self.conditions[cid]
+                raise StudyError(
+                    f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
+                    f"{key.split('@')[0]!r} failed in {failed} of {done} replications; first "
+                    f"error: {self.first.get((cid, key), '?')}. Finished blocks are kept in "
+                    "the cache, if one was given."
+                )
+
+
+@contextlib.contextmanager
+def _parallel(backend, n_jobs, scheduler):
+    """A joblib.Parallel yielding block results as they finish, on the chosen backend."""
+    kwargs = {"return_as": "generator_unordered"}
+    if backend != "dask":
+        name = "threading" if backend == "threads" else "loky"
+        yield joblib.Parallel(n_jobs=n_jobs, backend=name, **kwargs)
+        return
+    from distributed import Client, LocalCluster, get_client
+
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            stack.enter_context(Client(scheduler))
+        else:
+            try:
+                get_client()
+            except ValueError:
+                workers = joblib.cpu_count() if n_jobs == -1 else n_jobs
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None))
+                stack.enter_context(Client(cluster))
+        stack.enter_context(joblib.parallel_config(backend="dask"))
+        yield joblib.Parallel(n_jobs=-1, **kwargs)
+
+
+def _check_alphas(alpha) -> tuple[float, ...]:
+    values = alpha if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
+    if len(values) == 0:
+        raise ValueError("`alpha` needs at least one value.")
+    return tuple(check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
+                 for a in values)
+
+
+def _py(value):
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,21 @@
+"""Data-generating processes: validated front ends over Numba kernels.
+
+``SCENARIOS`` maps each scenario's name to its class; ``get_scenario(name)`` looks one up.
+"""
+
+from sims.base import Batch, Scenario
+from sims.scores import SCORE_SCENARIOS
+
+SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
+
+
+def get_scenario(name: str) -> type[Scenario]:
+    """Return the scenario class called `name`, or raise ValueError listing the valid names."""
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        valid = ", ".join(sorted(SCENARIOS))
+        raise ValueError(f"unknown scenario {name!r}; valid names: {valid}.") from None
+
+
+__all__ = ["Batch", "Scenario", "SCENARIOS", "get_scenario"]

@@ -1,0 +1,349 @@
+"""Run scores of two models: Gaussian, paired, validation/test, skewed, multimodal, empirical.
+
+Every scenario draws A's and B's scores for a block of replications at once. Model A carries
+the `shift` (added to each of its scores), so ``shift=0`` is the null of equal performance and
+a positive shift measures power. Draws are made replication by replication, so the first ``k``
+replications of a block do not depend on how many follow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from numba import njit
+from scipy import stats
+
+from core.validation import check_float, check_int
+from sims.base import Batch, Scenario, param
+
+_N_RUNS = "number of runs (scores) per replication"
+
+
+def _check_sizes(scenario, *names):
+    for name in names:
+        check_int(name, getattr(scenario, name), low=2)
+
+
+def _check_sd(scenario, *names):
+    for name in names:
+        check_float(name, getattr(scenario, name), low=0, open_low=True)
+
+
+def _check_real(scenario, *names):
+    for name in names:
+        check_float(name, getattr(scenario, name))
+
+
+class _ShiftTruth:
+    """Mixin: A and B share one distribution up to A's `shift`."""
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.shift == 0 else "alternative"
+
+
+def _split(out, n_a, shift):
+    a, b = out[:, :n_a], out[:, n_a:]
+    a += shift
+    return a, b
+
+
+@dataclass(frozen=True)
+class Normal(Scenario):
+    """Two independent Gaussian samples (runs of two training procedures on separate seeds)."""
+
+    name: ClassVar[str] = "normal"
+    description: ClassVar[str] = "two independent Gaussian samples of run scores"
+
+    n_a: int = param(10, int, "runs of model A")
+    n_b: int = param(10, int, "runs of model B")
+    mean_a: float = param(0.0, float, "mean score of A")
+    mean_b: float = param(0.0, float, "mean score of B")
+    sd_a: float = param(1.0, float, "sd of A's scores")
+    sd_b: float = param(1.0, float, "sd of B's scores")
+    shift: float = param(0.0, float, "added to A's scores")
+
+    def __post_init__(self):
+        _check_sizes(self, "n_a", "n_b")
+        _check_real(self, "mean_a", "mean_b", "shift")
+        _check_sd(self, "sd_a", "sd_b")
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
+
+    def draw(self, rng, n_reps):
+        out = rng.standard_normal((n_reps, self.n_a + self.n_b))
+        out[:, : self.n_a] *= self.sd_a
+        out[:, self.n_a :] *= self.sd_b
+        out[:, self.n_a :] += self.mean_b
+        a, b = _split(out, self.n_a, self.mean_a + self.shift)
+        return Batch(a, b, paired=False)
+
+
+@dataclass(frozen=True)
+class PairedNormal(Scenario):
+    """Two models run on the same `n` seeds: correlated Gaussian pairs."""
+
+    name: ClassVar[str] = "paired-normal"
+    description: ClassVar[str] = "paired Gaussian scores of two models on the same seeds"
+    paired: ClassVar[bool] = True
+
+    n: int = param(10, int, "paired runs (seeds) per replication")
+    mean_diff: float = param(0.0, float, "mean of A minus mean of B")
+    sd_a: float = param(1.0, float, "sd of A's scores")
+    sd_b: float = param(1.0, float, "sd of B's scores")
+    rho: float = param(0.0, float, "correlation of A's and B's score on one seed, in (-1, 1)")
+    shift: float = param(0.0, float, "added to A's scores")
+
+    def __post_init__(self):
+        _check_sizes(self, "n")
+        _check_real(self, "mean_diff", "shift")
+        _check_sd(self, "sd_a", "sd_b")
+        check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.mean_diff + self.shift == 0 else "alternative"
+
+    def draw(self, rng, n_reps):
+        z = rng.standard_normal((n_reps, self.n, 2))
+        a = self.mean_diff + self.shift + self.sd_a * z[..., 0]
+        b = self.sd_b * (self.rho * z[..., 0] + np.sqrt(1 - self.rho**2) * z[..., 1])
+        return Batch(a, b, paired=True)
+
+
+@dataclass(frozen=True)
+class ValTest(_ShiftTruth, Scenario):
+    """Runs of two models, each with a correlated (validation, test) score pair.
+
+    Both models share the bivariate normal; A's validation and test means carry `shift`.
+    ``Batch.a``/``Batch.b`` hold test scores, ``a_val``/``b_val`` the validation scores.
+    """
+
+    name: ClassVar[str] = "val-test"
+    description: ClassVar[str] = "runs with correlated validation and test scores (two models)"
+
+    n: int = param(10, int, "runs per model and replication")
+    mu_val: float = param(0.0, float, "mean validation score")
+    mu_test: float = param(0.0, float, "mean test score")
+    sd_val: float = param(1.0, float, "sd of validation scores")
+    sd_test: float = param(1.0, float, "sd of test scores")
+    rho: float = param(0.5, float, "validation/test correlation of a run, in [-1, 1]")
+    shift: float = param(0.0, float, "added to A's validation and test scores")
+
+    def __post_init__(self):
+        _check_sizes(self, "n")
+        _check_real(self, "mu_val", "mu_test", "shift")
+        _check_sd(self, "sd_val", "sd_test")
+        check_float("rho", self.rho, low=-1, high=1)
+
+    def draw(self, rng, n_reps):
+        z = rng.standard_normal((n_reps, 2, self.n, 2))
+        val = self.mu_val + self.sd_val * z[..., 0]
+        test = self.mu_test + self.sd_test * (
+            self.rho * z[..., 0] + np.sqrt(1 - self.rho**2) * z[..., 1]
+        )
+        val[:, 0] += self.shift
+        test[:, 0] += self.shift
+        return Batch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0], b_val=val[:, 1])
+
+
+@njit(cache=True, nogil=True)
+def _skewnorm_kernel(rng, loc, scale, skew, out):
+    delta = skew / np.sqrt(1.0 + skew * skew)
+    tail = np.sqrt(1.0 - delta * delta)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            u0 = rng.standard_normal()
+            u1 = delta * u0 + tail * rng.standard_normal()
+            out[i, j] = loc + scale * (u1 if u0 >= 0.0 else -u1)
+
+
+@dataclass(frozen=True)
+class SkewNormal(_ShiftTruth, Scenario):
+    """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale))."""
+
+    name: ClassVar[str] = "skew-normal"
+    description: ClassVar[str] = "two independent skew-normal samples (skewed run scores)"
+
+    n_a: int = param(10, int, "runs of model A")
+    n_b: int = param(10, int, "runs of model B")
+    loc: float = param(0.0, float, "location")
+    scale: float = param(1.0, float, "scale (> 0)")
+    skew: float = param(-4.0, float, "shape; negative = long tail toward low scores")
+    shift: float = param(0.0, float, "added to A's scores")
+
+    def __post_init__(self):
+        _check_sizes(self, "n_a", "n_b")
+        _check_real(self, "loc", "skew", "shift")
+        _check_sd(self, "scale")
+
+    def draw(self, rng, n_reps):
+        out = np.empty((n_reps, self.n_a + self.n_b))
+        _skewnorm_kernel(rng, self.loc, self.scale, self.skew, out)
+        a, b = _split(out, self.n_a, self.shift)
+        return Batch(a, b, paired=False)
+
+
+@njit(cache=True, nogil=True)
+def _mixture_kernel(rng, weight, loc1, loc2, scale1, scale2, out):
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            if rng.random() < weight:
+                out[i, j] = loc2 + scale2 * rng.standard_normal()
+            else:
+                out[i, j] = loc1 + scale1 * rng.standard_normal()
+
+
+@dataclass(frozen=True)
+class Mixture(_ShiftTruth, Scenario):
+    """Two independent samples from a two-component Gaussian mixture (multimodal results)."""
+
+    name: ClassVar[str] = "mixture"
+    description: ClassVar[str] = "two independent samples of a bimodal Gaussian mixture"
+
+    n_a: int = param(10, int, "runs of model A")
+    n_b: int = param(10, int, "runs of model B")
+    weight: float = param(0.3, float, "probability of the second component, in [0, 1]")
+    loc1: float = param(0.0, float, "mean of the first component")
+    loc2: float = param(3.0, float, "mean of the second component")
+    scale1: float = param(1.0, float, "sd of the first component")
+    scale2: float = param(1.0, float, "sd of the second component")
+    shift: float = param(0.0, float, "added to A's scores")
+
+    def __post_init__(self):
+        _check_sizes(self, "n_a", "n_b")
+        check_float("weight", self.weight, low=0, high=1)
+        _check_real(self, "loc1", "loc2", "shift")
+        _check_sd(self, "scale1", "scale2")
+
+    def cdf(self, x):
+        """Cumulative distribution function of B's scores (A's is shifted by `shift`)."""
+        c1 = stats.norm.cdf(x, self.loc1, self.scale1)
+        c2 = stats.norm.cdf(x, self.loc2, self.scale2)
+        return (1 - self.weight) * c1 + self.weight * c2
+
+    def draw(self, rng, n_reps):
+        out = np.empty((n_reps, self.n_a + self.n_b))
+        _mixture_kernel(
+            rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2, out
+        )
+        a, b = _split(out, self.n_a, self.shift)
+        return Batch(a, b, paired=False)
+
+
+@njit(cache=True, nogil=True)
+def _smoothed_bootstrap_kernel(rng, data, bandwidth, out):
+    m = data.shape[0]
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = data[rng.integers(0, m)] + bandwidth * rng.standard_normal()
+
+
+@dataclass(frozen=True)
+class Empirical(_ShiftTruth, Scenario):
+    """The user's own run scores, resampled by a smoothed bootstrap (Gaussian kernel).
+
+    Both models draw from the same kernel density estimate of one CSV column, so ``shift=0``
+    is an exact null with the shape of the user's scores. The kernel's sd is the one
+    ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses.
+    """
+
+    name: ClassVar[str] = "empirical"
+    description: ClassVar[str] = "your own scores from a CSV column, smoothed bootstrap"
+
+    file: str = param("", str, "CSV file of run scores (required)")
+    column: str = param("", str, "column of scores; default: the first numeric column")
+    n_a: int = param(10, int, "runs of model A")
+    n_b: int = param(10, int, "runs of model B")
+    bandwidth: str = param("scott", str, "'scott', 'silverman', or scipy's bw_method factor")
+    shift: float = param(0.0, float, "added to A's scores")
+    scores: np.ndarray = field(init=False, repr=False, compare=False)
+    kernel_sd: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        _check_sizes(self, "n_a", "n_b")
+        _check_real(self, "shift")
+        scores = read_scores(self.file, self.column)
+        bw = self.bandwidth
+        if bw not in ("scott", "silverman"):
+            try:
+                bw = float(bw)
+            except ValueError:
+                raise ValueError(
+                    "`bandwidth` must be 'scott', 'silverman' or a positive number; "
+                    f"got {self.bandwidth!r}."
+                ) from None
+            check_float("bandwidth", bw, low=0, open_low=True)
+        kde = stats.gaussian_kde(scores, bw_method=bw)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
+
+    @classmethod
+    def parameters(cls):
+        return [f for f in super().parameters() if f.init]
+
+    def fingerprint(self) -> str:
+        digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()
+        return f"{super().fingerprint()}|scores={digest}"
+
+    def draw(self, rng, n_reps):
+        out = np.empty((n_reps, self.n_a + self.n_b))
+        _smoothed_bootstrap_kernel(rng, self.scores, self.kernel_sd, out)
+        a, b = _split(out, self.n_a, self.shift)
+        return Batch(a, b, paired=False)
+
+
+def read_scores(file: str, column: str = "") -> np.ndarray:
+    """Read one column of finite scores from a CSV file.
+
+    Parameters
+    ----------
+    file : str
+        Path of a CSV file with a header row.
+    column : str
+        Column to read; empty means the first column whose cells are all numbers.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+    """
+    if not file:
+        raise ValueError("`file` is required: the path of a CSV file of scores.")
+    path = Path(file)
+    if not path.is_file():
+        raise ValueError(f"`file` must be an existing CSV file; got {file!r}.")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise ValueError(f"`file` {file!r} is not a readable CSV file: {err}") from None
+    if not column:
+        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
+        if not numeric:
+            raise ValueError(f"`file` {file!r} has no numeric column.")
+        column = numeric[0]
+    if column not in frame.columns:
+        valid = ", ".join(map(str, frame.columns))
+        raise ValueError(f"`column` {column!r} is not in {file!r}; its columns: {valid}.")
+    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        row = int(bad[0])
+        raise ValueError(
+            f"`column` {column!r} must hold finite numbers; data row {row + 1} has "
+            f"{frame[column].iloc[row]!r}."
+        )
+    if values.size < 2 or np.ptp(values) == 0:
+        raise ValueError(
+            f"`column` {column!r} needs at least 2 distinct scores; got {values.size} rows."
+        )
+    return values
+
+
+SCORE_SCENARIOS = (Normal, PairedNormal, ValTest, SkewNormal, Mixture, Empirical)
