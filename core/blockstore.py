@@ -18,6 +18,7 @@ import numpy as np
 from core.criteria.base import CriterionResult
 
 FORMAT_VERSION = 1
+_ARRAYS = ("failed", "statistic", "pvalue", "reject")
 
 
 class BlockStore:
@@ -48,15 +49,17 @@ class BlockStore:
                 meta = json.loads(str(data["meta"]))
                 if meta["version"] != FORMAT_VERSION:
                     return {}
-                return {
-                    key: CriterionResult(
-                        data[f"{i}.pvalue"],
-                        data[f"{i}.reject"],
-                        data[f"{i}.failed"],
-                        {int(r): m for r, m in meta["errors"][i].items()},
+                out = {}
+                for i, key in enumerate(meta["keys"]):
+                    arrays = {f: data[f"{i}.{f}"] if f"{i}.{f}" in data else None
+                              for f in _ARRAYS}
+                    null = meta["null"][i]
+                    out[key] = CriterionResult(
+                        **arrays,
+                        null=None if null is None else (null[0], tuple(null[1])),
+                        errors={int(r): m for r, m in meta["errors"][i].items()},
                     )
-                    for i, key in enumerate(meta["keys"])
-                }
+                return out
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return {}
 
@@ -66,12 +69,13 @@ class BlockStore:
         keys = list(results)
         arrays = {}
         for i, key in enumerate(keys):
-            res = results[key]
-            arrays.update({f"{i}.pvalue": res.pvalue, f"{i}.reject": res.reject,
-                           f"{i}.failed": res.failed})
+            for name in _ARRAYS:
+                if getattr(results[key], name) is not None:
+                    arrays[f"{i}.{name}"] = getattr(results[key], name)
         meta = {
             "version": FORMAT_VERSION,
             "keys": keys,
+            "null": [results[k].null for k in keys],
             "errors": [{str(r): m for r, m in results[k].errors.items()} for k in keys],
         }
         fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")

@@ -67,8 +67,7 @@ def bradley(rate, alpha, *, band=BRADLEY_BAND):
     """
     rate = np.asarray(rate, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    label = np.where(
-        rate < band[0] * alpha, "conservative", np.where(rate > band[1] * alpha, "liberal", "robust")
-    ).astype(object)
+    inside = np.where(rate > band[1] * alpha, "liberal", "robust")
+    label = np.where(rate < band[0] * alpha, "conservative", inside).astype(object)
     label[np.isnan(rate)] = None
     return label

@@ -154,7 +154,7 @@ class StudyResult:
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
         rows = []
-        for _, cond in self.design.iterrows():
+        for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
             truth = self.conditions[cid].truth
             for crit in self.criteria:
@@ -272,7 +272,7 @@ def run_study(
         raise ValueError("`criteria` lists a criterion twice.")
 
     conditions = {}
-    for _, row in design.iterrows():
+    for row in design.to_dict("records"):
         values = {p: _py(row[p]) for p in params}
         cond = scenario(**values)
         cid = int(row["condition_id"])
@@ -324,11 +324,7 @@ def run_study(
     for cid in conditions:
         for crit in criteria:
             parts = [blocks[(cid, b)][crit.key] for b in range(len(sizes))]
-            outcomes[(cid, crit.key)] = CriterionResult(
-                np.concatenate([p.pvalue for p in parts]),
-                np.concatenate([p.reject for p in parts]),
-                np.concatenate([p.failed for p in parts]),
-            )
+            outcomes[(cid, crit.key)] = CriterionResult.concat(parts)
             failures += [Failure(cid, b, rep, crit.name, msg)
                          for b, part in enumerate(parts) for rep, msg in part.errors.items()]
     return StudyResult(design, scenario, conditions, criteria, n_reps, seed, alphas, block_size,

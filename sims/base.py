@@ -3,47 +3,115 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 
-@dataclass(frozen=True)
+@njit(cache=True, nogil=True)
+def _row_mean_var(x, sign_y, y, mean, var):
+    """Mean and unbiased variance of each row of ``x + sign_y * y`` (two passes, no temporaries)."""
+    n = x.shape[1]
+    for i in range(x.shape[0]):
+        s = 0.0
+        for j in range(n):
+            s += x[i, j] + sign_y * y[i, j]
+        m = s / n
+        ss = 0.0
+        for j in range(n):
+            d = x[i, j] + sign_y * y[i, j] - m
+            ss += d * d
+        mean[i] = m
+        var[i] = ss / (n - 1)
+
+
+def row_mean_var(x, y=None):
+    """Per-row mean and unbiased variance of `x`, or of ``x - y`` when `y` is given."""
+    x = np.ascontiguousarray(x)
+    mean = np.empty(x.shape[0])
+    var = np.empty(x.shape[0])
+    if y is None:
+        _row_mean_var(x, 0.0, x, mean, var)
+    else:
+        _row_mean_var(x, -1.0, np.ascontiguousarray(y), mean, var)
+    return mean, var
+
+
 class Batch:
     """Scores of models A and B over a block of replications.
 
-    Attributes
+    A scenario gives the scores themselves, or, for Gaussian scores, their sufficient statistics
+    plus a `fill` that draws scores from their exact conditional distribution given those
+    statistics. Criteria that need only the statistics (t-tests) then never pay for the scores,
+    and criteria that need the scores all see the same ones.
+
+    Parameters
     ----------
-    a : ndarray, shape (n_reps, n_a)
-        Scores of model A; row ``i`` is replication ``i``.
-    b : ndarray, shape (n_reps, n_b)
-        Scores of model B.
+    a, b : ndarray, shape (n_reps, n_a) and (n_reps, n_b), optional
+        Scores of A and B; row ``i`` is replication ``i``.
     paired : bool
         Whether column ``j`` of `a` and of `b` come from the same unit (seed, split, example).
-    a_val, b_val : ndarray or None
+    a_val, b_val : ndarray, optional
         Validation scores matching `a` and `b`, for scenarios that have them.
+    moments : tuple of ndarray, optional
+        ``(mean_a, var_a, mean_b, var_b)`` per replication (unbiased variances).
+    diff_moments : tuple of ndarray, optional
+        ``(mean, var)`` of the paired differences ``a - b`` per replication.
+    fill : callable, optional
+        ``fill() -> (a, b)``, called once when the scores are first needed.
+    sizes : tuple of int, optional
+        ``(n_a, n_b)``; needed with `fill`, read from the scores otherwise.
     """
 
-    a: np.ndarray
-    b: np.ndarray
-    paired: bool
-    a_val: np.ndarray | None = None
-    b_val: np.ndarray | None = None
+    def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
+                 diff_moments=None, fill: Callable | None = None, sizes=None):
+        if a is None and (fill is None or sizes is None):
+            raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
+        self.sizes = (a.shape[1], b.shape[1]) if a is not None else tuple(sizes)
+        self._a, self._b, self.paired = a, b, paired
+        self.a_val, self.b_val = a_val, b_val
+        self._moments, self._diff_moments, self._fill = moments, diff_moments, fill
+
+    @property
+    def a(self) -> np.ndarray:
+        self._materialize()
+        return self._a
+
+    @property
+    def b(self) -> np.ndarray:
+        self._materialize()
+        return self._b
+
+    def _materialize(self):
+        if self._a is None:
+            self._a, self._b = self._fill()
 
     @property
     def n_reps(self) -> int:
-        return self.a.shape[0]
+        return self._a.shape[0] if self._a is not None else self._moments[0].shape[0]
+
+    def moments(self):
+        """``(mean_a, var_a, mean_b, var_b)`` per replication."""
+        if self._moments is None:
+            self._moments = (*row_mean_var(self.a), *row_mean_var(self.b))
+        return self._moments
+
+    def diff_moments(self):
+        """``(mean, var)`` of ``a - b`` per replication (A and B must have equal sizes)."""
+        if self._diff_moments is None:
+            self._diff_moments = row_mean_var(self.a, self.b)
+        return self._diff_moments
 
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
         pick = slice(i, i + 1)
         return Batch(
-            self.a[pick],
-            self.b[pick],
-            self.paired,
-            None if self.a_val is None else self.a_val[pick],
-            None if self.b_val is None else self.b_val[pick],
+            self.a[pick], self.b[pick], paired=self.paired,
+            a_val=None if self.a_val is None else self.a_val[pick],
+            b_val=None if self.b_val is None else self.b_val[pick],
         )
 
 
@@ -62,7 +130,6 @@ class Scenario:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    paired: ClassVar[bool] = False
 
     def draw(self, rng: np.random.Generator, n_reps: int) -> Batch:  # pragma: no cover
         """Draw `n_reps` replications."""
@@ -82,7 +149,7 @@ class Scenario:
     @classmethod
     def parameters(cls) -> list[dataclasses.Field]:
         """The scenario's parameters, in declaration order."""
-        return list(dataclasses.fields(cls))
+        return [f for f in dataclasses.fields(cls) if f.init]
 
     @classmethod
     def check_names(cls, names) -> None:

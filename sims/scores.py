@@ -26,7 +26,7 @@ _N_RUNS = "number of runs (scores) per replication"
 
 def _check_sizes(scenario, *names):
     for name in names:
-        check_int(name, getattr(scenario, name), low=2)
+        object.__setattr__(scenario, name, check_int(name, getattr(scenario, name), low=2))
 
 
 def _check_sd(scenario, *names):
@@ -45,6 +45,47 @@ class _ShiftTruth:
     @property
     def truth(self) -> str:
         return "null" if self.shift == 0 else "alternative"
+
+
+def _gaussian_moments(rng, n_reps, n, mean, sd):
+    """Sample mean and unbiased variance of `n` iid N(mean, sd^2) scores, drawn directly."""
+    sample_mean = mean + sd / np.sqrt(n) * rng.standard_normal(n_reps)
+    sample_var = sd**2 * rng.chisquare(n - 1, n_reps) / (n - 1)
+    return sample_mean, sample_var
+
+
+def _fill_given_moments(rng, mean, var, n):
+    """Gaussian scores with the given per-row sample mean and variance.
+
+    Given its mean and variance, a Gaussian sample's centred, normalised vector is uniform on
+    the unit sphere orthogonal to (1, ..., 1) and independent of them: a centred, normalised
+    standard normal vector.
+    """
+    u = rng.standard_normal((mean.size, n))
+    u -= u.mean(axis=1, keepdims=True)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    return mean[:, None] + np.sqrt((n - 1) * var)[:, None] * u
+
+
+def _fill_given_scatter(rng, mean_a, mean_b, s_aa, s_ab, s_bb, n):
+    """Bivariate Gaussian pairs with the given per-row sample means and scatter matrix.
+
+    The centred data matrix is ``U T``: ``T`` the upper Cholesky factor of the scatter matrix,
+    ``U`` an orthonormal pair of vectors orthogonal to (1, ..., 1), uniform and independent of
+    it (Gram-Schmidt of centred standard normal vectors).
+    """
+    z = rng.standard_normal((2, mean_a.size, n))
+    z -= z.mean(axis=2, keepdims=True)
+    u1 = z[0] / np.linalg.norm(z[0], axis=1, keepdims=True)
+    w = z[1] - np.sum(u1 * z[1], axis=1, keepdims=True) * u1
+    norm = np.linalg.norm(w, axis=1, keepdims=True)
+    u2 = np.divide(w, norm, out=np.zeros_like(w), where=norm > 0)  # n = 2: rank-one scatter
+    t11 = np.sqrt(s_aa)
+    t12 = s_ab / t11
+    t22 = np.sqrt(np.maximum(s_bb - t12**2, 0.0))
+    a = mean_a[:, None] + t11[:, None] * u1
+    b = mean_b[:, None] + t12[:, None] * u1 + t22[:, None] * u2
+    return a, b
 
 
 def _split(out, n_a, shift):
@@ -78,12 +119,18 @@ class Normal(Scenario):
         return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
 
     def draw(self, rng, n_reps):
-        out = rng.standard_normal((n_reps, self.n_a + self.n_b))
-        out[:, : self.n_a] *= self.sd_a
-        out[:, self.n_a :] *= self.sd_b
-        out[:, self.n_a :] += self.mean_b
-        a, b = _split(out, self.n_a, self.mean_a + self.shift)
-        return Batch(a, b, paired=False)
+        fill_rng = rng.spawn(1)[0]
+        mean_a, var_a = _gaussian_moments(
+            rng, n_reps, self.n_a, self.mean_a + self.shift, self.sd_a
+        )
+        mean_b, var_b = _gaussian_moments(rng, n_reps, self.n_b, self.mean_b, self.sd_b)
+
+        def fill():
+            return (_fill_given_moments(fill_rng, mean_a, var_a, self.n_a),
+                    _fill_given_moments(fill_rng, mean_b, var_b, self.n_b))
+
+        return Batch(paired=False, moments=(mean_a, var_a, mean_b, var_b), fill=fill,
+                     sizes=(self.n_a, self.n_b))
 
 
 @dataclass(frozen=True)
@@ -92,7 +139,6 @@ class PairedNormal(Scenario):
 
     name: ClassVar[str] = "paired-normal"
     description: ClassVar[str] = "paired Gaussian scores of two models on the same seeds"
-    paired: ClassVar[bool] = True
 
     n: int = param(10, int, "paired runs (seeds) per replication")
     mean_diff: float = param(0.0, float, "mean of A minus mean of B")
@@ -112,10 +158,27 @@ class PairedNormal(Scenario):
         return "null" if self.mean_diff + self.shift == 0 else "alternative"
 
     def draw(self, rng, n_reps):
-        z = rng.standard_normal((n_reps, self.n, 2))
-        a = self.mean_diff + self.shift + self.sd_a * z[..., 0]
-        b = self.sd_b * (self.rho * z[..., 0] + np.sqrt(1 - self.rho**2) * z[..., 1])
-        return Batch(a, b, paired=True)
+        fill_rng = rng.spawn(1)[0]
+        n = self.n
+        # Sigma = L L^T; sample means ~ N(mu, Sigma / n); scatter ~ Wishart(n - 1, Sigma) by
+        # Bartlett's decomposition: L A A^T L^T, A lower triangular.
+        l11, l21, l22 = self.sd_a, self.rho * self.sd_b, self.sd_b * np.sqrt(1 - self.rho**2)
+        z = rng.standard_normal((2, n_reps)) / np.sqrt(n)
+        mean_a = self.mean_diff + self.shift + l11 * z[0]
+        mean_b = l21 * z[0] + l22 * z[1]
+        c1 = np.sqrt(rng.chisquare(n - 1, n_reps))
+        c2 = np.sqrt(rng.chisquare(n - 2, n_reps)) if n > 2 else np.zeros(n_reps)
+        off = rng.standard_normal(n_reps)
+        row_a = l11 * c1  # rows of L A: (l11 c1, 0) and (l21 c1 + l22 off, l22 c2)
+        row_b1, row_b2 = l21 * c1 + l22 * off, l22 * c2
+        s_aa, s_ab, s_bb = row_a**2, row_a * row_b1, row_b1**2 + row_b2**2
+        moments = (mean_a, s_aa / (n - 1), mean_b, s_bb / (n - 1))
+        diff = (mean_a - mean_b, (s_aa + s_bb - 2 * s_ab) / (n - 1))
+
+        def fill():
+            return _fill_given_scatter(fill_rng, mean_a, mean_b, s_aa, s_ab, s_bb, n)
+
+        return Batch(paired=True, moments=moments, diff_moments=diff, fill=fill, sizes=(n, n))
 
 
 @dataclass(frozen=True)
@@ -284,10 +347,6 @@ class Empirical(_ShiftTruth, Scenario):
         kde = stats.gaussian_kde(scores, bw_method=bw)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
-
-    @classmethod
-    def parameters(cls):
-        return [f for f in super().parameters() if f.init]
 
     def fingerprint(self) -> str:
         digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()

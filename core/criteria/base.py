@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import stats
 
 from sims.base import Batch
 
@@ -17,44 +18,90 @@ from sims.base import Batch
 class CriterionResult:
     """Outcome of one criterion over a batch of replications.
 
+    A two-sided test gives either p-values, or its statistic and the statistic's null
+    distribution (``null = (name, args)`` of a scipy.stats distribution, p = 2 sf(|statistic|)):
+    then a decision at level alpha compares |statistic| with one critical value, and p-values
+    are computed only when asked for.
+
     Attributes
     ----------
-    pvalue : ndarray, shape (n_reps,)
-        P-values; NaN where the criterion gives a decision only, or failed.
-    reject : ndarray of bool, shape (n_reps,)
-        The criterion's own decisions where it gives no p-value (ignored elsewhere).
     failed : ndarray of bool, shape (n_reps,)
         Replications where the criterion raised or returned no usable answer.
+    statistic : ndarray or None
+    pvalue : ndarray or None
+        P-values; NaN where the criterion gave a decision only, or failed.
+    null : tuple or None
+    reject : ndarray of bool or None
+        The criterion's own decisions where it gives no p-value.
     errors : dict of int to str
         Message of each failed replication, by its index in the batch.
     """
 
-    pvalue: np.ndarray
-    reject: np.ndarray
     failed: np.ndarray
+    statistic: np.ndarray | None = None
+    pvalue: np.ndarray | None = None
+    null: tuple | None = None
+    reject: np.ndarray | None = None
     errors: dict[int, str] = field(default_factory=dict)
 
     @classmethod
-    def from_pvalues(cls, pvalue: np.ndarray) -> CriterionResult:
+    def from_pvalues(cls, pvalue, statistic=None) -> CriterionResult:
         """Wrap vectorized p-values; a NaN p-value is a failed replication."""
-        failed = np.isnan(pvalue)
-        errors = {int(i): "p-value is NaN (degenerate sample)" for i in np.flatnonzero(failed)}
-        return cls(pvalue, np.zeros(pvalue.shape, bool), failed, errors)
+        return cls(np.isnan(pvalue), statistic, pvalue, errors=_nan_errors(pvalue))
+
+    @classmethod
+    def from_statistic(cls, statistic, null: tuple) -> CriterionResult:
+        """Wrap a two-sided statistic with its null distribution; NaN is a failed replication."""
+        return cls(np.isnan(statistic), statistic, null=null, errors=_nan_errors(statistic))
+
+    def pvalues(self) -> np.ndarray:
+        """Two-sided p-values (NaN where there are none)."""
+        if self.pvalue is not None:
+            return self.pvalue
+        if self.null is not None:
+            return 2.0 * _null_dist(self.null).sf(np.abs(self.statistic))
+        return np.full(self.failed.shape, np.nan)
 
     def decisions(self, alpha: float) -> np.ndarray:
-        """Rejections at level `alpha`: ``pvalue <= alpha``, or the criterion's own decision."""
+        """Rejections at level `alpha`; a failed replication never rejects."""
         with np.errstate(invalid="ignore"):
-            by_p = self.pvalue <= alpha
-        return np.where(np.isnan(self.pvalue), self.reject, by_p) & ~self.failed
+            if self.null is not None:
+                rejected = np.abs(self.statistic) >= _null_dist(self.null).isf(alpha / 2)
+            elif self.reject is None:
+                rejected = self.pvalue <= alpha
+            else:
+                rejected = np.where(np.isnan(self.pvalue), self.reject, self.pvalue <= alpha)
+        return rejected & ~self.failed
+
+    @classmethod
+    def concat(cls, parts) -> CriterionResult:
+        """Join the results of consecutive blocks (errors are not carried over)."""
+        first = parts[0]
+
+        def join(name):
+            if getattr(first, name) is None:
+                return None
+            return np.concatenate([getattr(p, name) for p in parts])
+
+        return cls(join("failed"), join("statistic"), join("pvalue"), first.null, join("reject"))
+
+
+def _nan_errors(values):
+    return {int(i): "no result (degenerate sample)" for i in np.flatnonzero(np.isnan(values))}
+
+
+def _null_dist(null):
+    name, args = null
+    return getattr(stats, name)(*args)
 
 
 @dataclass(frozen=True)
 class BuiltinCriterion:
-    """A vectorized criterion: ``pvalues(batch)`` gives one two-sided p-value per replication."""
+    """A vectorized criterion: ``test(batch)`` gives a :class:`CriterionResult`."""
 
     name: str
     description: str
-    pvalues: Callable[[Batch], np.ndarray]
+    test: Callable[[Batch], CriterionResult]
     paired: bool = False
 
     @property
@@ -62,7 +109,7 @@ class BuiltinCriterion:
         return self.name
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
-        return CriterionResult.from_pvalues(self.pvalues(batch))
+        return self.test(batch)
 
 
 @dataclass(frozen=True)
@@ -91,7 +138,7 @@ class UserCriterion:
 
     @property
     def key(self) -> str:
-        """Name plus a digest of the function's code, so an edited function is not read from cache."""
+        """Name and a digest of the function's code: an edited function is not read from cache."""
         code = getattr(self.func, "__code__", None)
         text = repr((code.co_code, code.co_consts)) if code else repr(self.func)
         return f"{self.name}@{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
@@ -103,9 +150,10 @@ class UserCriterion:
         failed = np.zeros(n, bool)
         errors = {}
         kwargs = {"rng": rng} if _accepts_rng(self.func) else {}
+        a, b = batch.a, batch.b
         for i in range(n):
             try:
-                out = self.func(batch.a[i], batch.b[i], **kwargs)
+                out = self.func(a[i], b[i], **kwargs)
                 if isinstance(out, (bool, np.bool_)):
                     reject[i] = bool(out)
                 elif isinstance(out, numbers.Real) and 0.0 <= float(out) <= 1.0:
@@ -115,7 +163,7 @@ class UserCriterion:
             except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
                 failed[i] = True
                 errors[i] = f"{type(err).__name__}: {err}"
-        return CriterionResult(pvalue, reject, failed, errors)
+        return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
 
 
 def _accepts_rng(func) -> bool:

@@ -9,6 +9,7 @@ from numba import njit
 from scipy import stats
 from scipy.special import ndtr
 
+from core.criteria.base import CriterionResult
 from sims.base import Batch
 
 #: As scipy.stats.mannwhitneyu(method='auto'): exact when a sample has at most this many scores
@@ -65,7 +66,7 @@ def u_null_sf(n1: int, n2: int) -> np.ndarray:
     return np.cumsum(pmf[m][::-1])[::-1]
 
 
-def mann_whitney(batch: Batch) -> np.ndarray:
+def mann_whitney(batch: Batch) -> CriterionResult:
     """Two-sided p-values of the Mann-Whitney U test, as scipy.stats.mannwhitneyu per replication.
 
     Exact null distribution when ``min(n_a, n_b) <= 8`` and the replication has no ties;
@@ -85,7 +86,7 @@ def mann_whitney(batch: Batch) -> np.ndarray:
         exact = tie_term == 0
         sf = u_null_sf(n1, n2)
         p[exact] = 2.0 * sf[u[exact].astype(np.int64)]
-    return np.clip(p, 0.0, 1.0)
+    return CriterionResult.from_pvalues(np.clip(p, 0.0, 1.0), u1)
 
 
 @njit(cache=True, nogil=True)
@@ -103,7 +104,7 @@ def _sign_counts(a, b, positive, nonzero):
         nonzero[i] = nz
 
 
-def sign_test(batch: Batch) -> np.ndarray:
+def sign_test(batch: Batch) -> CriterionResult:
     """Two-sided p-values of the sign test on paired differences (zero differences dropped).
 
     Equal to ``scipy.stats.binomtest(n_positive, n_nonzero, 0.5).pvalue``; with no non-zero
@@ -115,4 +116,4 @@ def sign_test(batch: Batch) -> np.ndarray:
     tail = np.minimum(
         stats.binom.cdf(positive, nonzero, 0.5), stats.binom.sf(positive - 1, nonzero, 0.5)
     )
-    return np.minimum(1.0, 2.0 * tail)
+    return CriterionResult.from_pvalues(np.minimum(1.0, 2.0 * tail), positive.astype(float))

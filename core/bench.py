@@ -1,0 +1,76 @@
+"""Benchmarks: each workload timed for evalmc and for its peer, side by side in one process.
+
+A workload returns ``(ours, peer)`` callables that each compute the same quantity and return a
+short description of it, so a run shows both the timings and that the answers agree.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+REPEATS = 3
+
+
+def paired_t_size():
+    """Size of the paired t-test, n = 20, 100,000 replications, against scipy.stats.power."""
+    from core.study import make_design, run_study
+
+    n, reps, alpha = 20, 100_000, 0.05
+
+    def ours(n_reps=reps):
+        res = run_study(make_design(n=n), "paired-normal", ["paired-t"], n_reps=n_reps, seed=1,
+                        alpha=alpha, progress=False).summary.iloc[0]
+        return f"size {res['rate']:.4f} (MCSE {res['mcse']:.4f})"
+
+    def peer(n_reps=reps):
+        rng = np.random.default_rng(1)
+        res = stats.power(
+            lambda x, y, axis=-1: stats.ttest_rel(x, y, axis=axis).pvalue,
+            (rng.standard_normal, rng.standard_normal), (n, n),
+            significance=alpha, n_resamples=n_reps,
+        )
+        return f"size {float(res.power):.4f}"
+
+    return ours, peer
+
+
+WORKLOADS = {
+    "paired-t-size": ("scipy.stats.power", paired_t_size),
+}
+
+
+def run_benchmarks(only: str | None = None) -> pd.DataFrame:
+    """Time each workload (best of three) for evalmc and its peer.
+
+    Returns
+    -------
+    DataFrame
+        ``workload``, ``peer``, ``ours_s``, ``peer_s``, ``ratio`` (peer_s / ours_s: how many
+        times faster evalmc is), ``ours``, ``peer_result``.
+    """
+    if only is not None and only not in WORKLOADS:
+        raise ValueError(f"unknown workload {only!r}; valid names: {', '.join(WORKLOADS)}.")
+    rows = []
+    for name, (peer_name, make) in WORKLOADS.items():
+        if only is not None and name != only:
+            continue
+        ours, peer = make()
+        ours(100), peer(100)  # compile and warm caches outside the timing
+        ours_s, ours_out = _best_time(ours)
+        peer_s, peer_out = _best_time(peer)
+        rows.append({"workload": name, "peer": peer_name, "ours_s": ours_s, "peer_s": peer_s,
+                     "ratio": peer_s / ours_s, "ours": ours_out, "peer_result": peer_out})
+    return pd.DataFrame(rows)
+
+
+def _best_time(func):
+    best, out = float("inf"), None
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - start)
+    return best, out
