@@ -71,6 +71,9 @@ def main(argv=None) -> int:
     except StudyError as err:
         print(f"evalmc: stopped: {err}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into a reader that stopped early, e.g. `head`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("evalmc: interrupted; finished blocks are kept in --cache, if given: re-run the "
               "same command to resume.", file=sys.stderr)
@@ -149,7 +152,7 @@ def _emit(frame: pd.DataFrame, fmt: str, out: str | None) -> None:
     elif fmt == "csv":
         text = frame.to_csv(index=False)
     else:
-        text = frame.to_string(index=False)
+        text = frame.to_string(index=False, na_rep="-")
     text = text if text.endswith("\n") else text + "\n"
     if out:
         Path(out).write_text(text)

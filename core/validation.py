@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
     """Return `value` as an int, or raise ValueError naming `name` and the rule."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"`{name}` must be an integer; got {value!r}.")
+    if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
         else:

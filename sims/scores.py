@@ -322,7 +322,7 @@ class Empirical(_ShiftTruth, Scenario):
     description: ClassVar[str] = "your own scores from a CSV column, smoothed bootstrap"
 
     file: str = param("", str, "CSV file of run scores (required)")
-    column: str = param("", str, "column of scores; default: the first numeric column")
+    column: str = param("", str, "column of scores; default: the only numeric column")
     n_a: int = param(10, int, "runs of model A")
     n_b: int = param(10, int, "runs of model B")
     bandwidth: str = param("scott", str, "'scott', 'silverman', or scipy's bw_method factor")
@@ -367,7 +367,7 @@ def read_scores(file: str, column: str = "") -> np.ndarray:
     file : str
         Path of a CSV file with a header row.
     column : str
-        Column to read; empty means the first column whose cells are all numbers.
+        Column to read; may be left empty when the file has one numeric column.
 
     Returns
     -------
@@ -384,8 +384,11 @@ def read_scores(file: str, column: str = "") -> np.ndarray:
         raise ValueError(f"`file` {file!r} is not a readable CSV file: {err}") from None
     if not column:
         numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-        if not numeric:
-            raise ValueError(f"`file` {file!r} has no numeric column.")
+        if len(numeric) != 1:
+            found = f"numeric columns: {', '.join(map(str, numeric))}" if numeric else "none"
+            raise ValueError(
+                f"`column` must name the column of scores in {file!r} ({found})."
+            )
         column = numeric[0]
     if column not in frame.columns:
         valid = ", ".join(map(str, frame.columns))

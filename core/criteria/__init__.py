@@ -10,6 +10,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import cloudpickle
+
 from core.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
 from core.criteria.nonparametric import mann_whitney, sign_test
 from core.criteria.ttests import paired_t, student_t, welch_t
@@ -50,8 +52,8 @@ def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
 def load_criterion(spec: str) -> UserCriterion:
     """Load ``function`` from ``path/to/file.py:function`` as a user criterion.
 
-    The module is registered for pickling by value, so process and dask workers receive it
-    without needing the file.
+    The module is registered with cloudpickle for pickling by value, so process and dask
+    workers receive the function without needing the file.
     """
     path_text, _, func_name = spec.rpartition(":")
     path = Path(path_text)
@@ -71,19 +73,8 @@ def load_criterion(spec: str) -> UserCriterion:
     func = getattr(module, func_name, None)
     if not callable(func):
         raise ValueError(f"`criterion` file {path_text!r} has no function {func_name!r}.")
-    _pickle_by_value(module)
-    return UserCriterion(func, name=spec)
-
-
-def _pickle_by_value(module):
-    from joblib.externals import cloudpickle as joblib_cloudpickle
-
-    joblib_cloudpickle.register_pickle_by_value(module)
-    try:
-        import cloudpickle
-    except ImportError:
-        return
     cloudpickle.register_pickle_by_value(module)
+    return UserCriterion(func, name=spec)
 
 
 __all__ = ["CRITERIA", "CriterionResult", "UserCriterion", "get_criterion", "load_criterion"]

@@ -8,6 +8,7 @@ import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import cloudpickle
 import numpy as np
 from scipy import stats
 
@@ -143,6 +144,11 @@ class UserCriterion:
         text = repr((code.co_code, code.co_consts)) if code else repr(self.func)
         return f"{self.name}@{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
 
+    def __reduce__(self):
+        # By value: a function loaded from a user's file is not importable on a worker, and
+        # dask pickles by reference whenever plain pickle succeeds on the client.
+        return _rebuild_user_criterion, (cloudpickle.dumps(self.func), self.name, self.paired)
+
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         n = batch.n_reps
         pvalue = np.full(n, np.nan)
@@ -164,6 +170,10 @@ class UserCriterion:
                 failed[i] = True
                 errors[i] = f"{type(err).__name__}: {err}"
         return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
+
+
+def _rebuild_user_criterion(func_bytes, name, paired):
+    return UserCriterion(cloudpickle.loads(func_bytes), name, paired)
 
 
 def _accepts_rng(func) -> bool:

@@ -1,0 +1,1 @@
+"""Reproductions of method papers' figures: one module per paper, one function per figure."""

@@ -1,0 +1,162 @@
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+
+MUST_SHOW = ["calibrate", "--scenario", "normal", "--param", "n_a=10", "--param", "n_b=40",
+             "--param", "sd_a=3", "--param", "sd_b=1", "--criterion", "student-t",
+             "--criterion", "welch-t", "--reps", "20000", "--seed", "1", "--format", "json"]
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list(capsys):
+    code, out, _ = _run(capsys, "list")
+    assert code == 0 and "paired-normal" in out and "mann-whitney" in out and "rho" in out
+    code, out, _ = _run(capsys, "list", "--format", "json")
+    spec = json.loads(out)
+    assert spec["scenarios"]["normal"]["parameters"]["n_a"]["default"] == 10
+    assert spec["criteria"]["sign"]["paired"] is True
+
+
+def test_must_show_student_liberal_welch_calibrated(capsys):
+    code, out, _ = _run(capsys, *MUST_SHOW)
+    assert code == 0
+    rows = {r["criterion"]: r for r in json.loads(out)}
+    for row in rows.values():
+        assert {"n_a", "n_b", "sd_a", "sd_b", "rate", "mcse", "ci_low", "ci_high", "bradley",
+                "n_reps", "n_failed", "truth"} <= set(row)
+        assert row["truth"] == "null" and row["n_reps"] == 20000
+    assert rows["student-t"]["ci_low"] > 0.2
+    assert abs(rows["welch-t"]["rate"] - 0.05) <= 4 * rows["welch-t"]["mcse"]
+
+
+def test_grid_alphas_csv_and_out(capsys, tmp_path):
+    out_file = tmp_path / "res.csv"
+    code, out, _ = _run(capsys, "calibrate", "--scenario", "paired-normal", "--param",
+                        "n=5,10", "--param", "rho=0.5", "--criterion", "paired-t",
+                        "--criterion", "sign", "--reps", "500", "--alpha", "0.01,0.05",
+                        "--format", "csv", "--out", str(out_file), "--quiet")
+    assert code == 0 and out == ""
+    lines = out_file.read_text().splitlines()
+    assert lines[0].startswith("scenario,condition_id,n,rho,criterion,alpha,rate,mcse")
+    assert len(lines) == 1 + 2 * 2 * 2
+
+
+def test_user_criterion_from_file(capsys, tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("from scipy import stats\n\ndef t(a, b):\n"
+                    "    return float(stats.ttest_ind(a, b).pvalue)\n")
+    code, out, _ = _run(capsys, "calibrate", "--scenario", "normal", "--criterion",
+                        f"{path}:t", "--criterion", "student-t", "--reps", "300",
+                        "--format", "json", "--jobs", "2", "--backend", "loky")
+    rows = json.loads(out)
+    assert code == 0 and rows[0]["rate"] == rows[1]["rate"]
+
+
+def test_table_default_design(capsys):
+    code, out, _ = _run(capsys, "calibrate", "--scenario", "skew-normal", "--criterion",
+                        "mann-whitney", "--reps", "200")
+    assert code == 0 and "skew-normal" in out and "mann-whitney" in out
+
+
+@pytest.mark.parametrize(("argv", "match"), [
+    (["calibrate", "--scenario", "gauss", "--criterion", "welch-t"],
+     "unknown scenario 'gauss'; valid names: empirical, mixture, normal"),
+    (["calibrate", "--scenario", "normal", "--criterion", "t"],
+     "unknown criterion 't'; valid names: paired-t, student-t"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n_a10"],
+     "`--param` must be KEY=VALUE"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n_a=5",
+      "--param", "n_a=6"], "`--param` n_a is given twice"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n=5"],
+     "unknown parameter `n` for scenario 'normal'; valid parameters: n_a, n_b"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n_a=1"],
+     "`n_a` must be an integer >= 2; got 1"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "sd_a=x"],
+     "`sd_a` must be a real number; got 'x'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--reps", "0"],
+     "`n_reps` must be an integer >= 1; got 0"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--reps", "1e3"],
+     "`reps` must be an integer; got '1e3'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5"],
+     r"`alpha` must be in \(0, 1\); got 1.5"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "a"],
+     r"`alpha` must be a number in \(0, 1\); got 'a'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--backend", "mpi"],
+     "argument --backend: invalid choice: 'mpi'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--jobs", "0"],
+     "`n_jobs` must be a positive integer or -1; got 0"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--scheduler", "x:1"],
+     "`scheduler` needs backend 'dask'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--out", "/no/dir/f.csv"],
+     "`--out` must be a file in a writable directory"),
+    (["calibrate", "--scenario", "normal", "--criterion", "/no/such.py:f"],
+     "`criterion` file '/no/such.py' does not exist"),
+    (["calibrate", "--scenario", "empirical", "--criterion", "welch-t", "--param",
+      "file=/no/scores.csv"], "`file` must be an existing CSV file; got '/no/scores.csv'"),
+    (["calibrate", "--scenario", "normal", "--param", "n_b=4", "--criterion", "paired-t"],
+     "criterion 'paired-t' needs paired samples of equal size"),
+    (["calibrate", "--scenario", "normal"], "the following arguments are required: --criterion"),
+    (["bench", "--only", "nope"], "unknown workload 'nope'; valid names: paired-t-size"),
+    ([], "the following arguments are required: command"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, match):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("evalmc: error: ")
+    assert __import__("re").search(match, err), err
+
+
+def _env():
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+
+
+def test_console_script_error_has_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "core.cli", "calibrate", "--scenario", "nope",
+                           "--criterion", "welch-t"], capture_output=True, text=True, env=_env())
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("evalmc: error: unknown scenario 'nope'")
+
+
+def test_study_error_exits_1(capsys, tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text("def f(a, b):\n    raise KeyError('x')\n")
+    code, _, err = _run(capsys, "calibrate", "--scenario", "normal", "--criterion",
+                        f"{path}:f", "--reps", "100")
+    assert code == 1 and "failed in 100 of 100 replications" in err
+
+
+def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path):
+    path = tmp_path / "slow.py"
+    path.write_text("import time\n\ndef slow(a, b):\n    time.sleep(0.002)\n    return 0.5\n")
+    cache = tmp_path / "cache"
+    argv = [sys.executable, "-m", "core.cli", "calibrate", "--scenario", "normal",
+            "--criterion", f"{path}:slow", "--criterion", "welch-t", "--reps", "4000",
+            "--block-size", "100", "--cache", str(cache), "--format", "json"]
+    proc = subprocess.Popen(argv, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    start = time.time()
+    while len(list(cache.rglob("*.npz"))) < 3:
+        assert proc.poll() is None and time.time() - start < 60
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert "interrupted; finished blocks are kept" in err
+    kept = len(list(cache.rglob("*.npz")))
+    resumed = subprocess.run(argv, env=_env(), capture_output=True, text=True, check=True)
+    fresh = subprocess.run(argv[:-4] + ["--format", "json"], env=_env(), capture_output=True,
+                           text=True, check=True)
+    assert resumed.stdout == fresh.stdout and kept >= 3

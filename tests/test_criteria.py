@@ -1,0 +1,200 @@
+import naive
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.criteria import CRITERIA, get_criterion, load_criterion
+from core.criteria.base import CriterionResult, UserCriterion
+from core.criteria.nonparametric import u_null_sf
+from core.study import make_design, run_study
+from sims.base import Batch
+
+RNG_SEEDS = [0, 1, 2]
+
+
+def _batch(seed, n_a, n_b, *, rounded=False, paired=False):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(0.3, 1.0, (40, n_a))
+    b = rng.normal(0.0, 2.0, (40, n_b))
+    if rounded:  # ties, and zero paired differences
+        a, b = np.round(a), np.round(b)
+    return Batch(a, b, paired=paired)
+
+
+class TestAgainstScipy:
+    @pytest.mark.parametrize("seed", RNG_SEEDS)
+    def test_paired_t(self, seed):
+        batch = _batch(seed, 9, 9, paired=True)
+        ref = stats.ttest_rel(batch.a, batch.b, axis=1)
+        res = CRITERIA["paired-t"](batch, None)
+        np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
+        np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=1e-10)
+        loop = [naive.t_paired(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
+        np.testing.assert_allclose(res.statistic, loop, rtol=1e-10)
+
+    @pytest.mark.parametrize("seed", RNG_SEEDS)
+    @pytest.mark.parametrize(("name", "equal_var"), [("student-t", True), ("welch-t", False)])
+    def test_two_sample_t(self, seed, name, equal_var):
+        batch = _batch(seed, 7, 13)
+        ref = stats.ttest_ind(batch.a, batch.b, axis=1, equal_var=equal_var)
+        res = CRITERIA[name](batch, None)
+        np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
+        np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=1e-10)
+
+    def test_student_t_matches_naive_loop(self):
+        batch = _batch(5, 6, 8)
+        loop = [naive.t_student(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
+        np.testing.assert_allclose(CRITERIA["student-t"](batch, None).statistic, loop, rtol=1e-10)
+
+    @pytest.mark.parametrize("seed", RNG_SEEDS)
+    @pytest.mark.parametrize(("n_a", "n_b"), [(4, 6), (8, 30), (9, 12), (25, 40)])
+    @pytest.mark.parametrize("rounded", [False, True])
+    def test_mann_whitney(self, seed, n_a, n_b, rounded):
+        batch = _batch(seed, n_a, n_b, rounded=rounded)
+        res = CRITERIA["mann-whitney"](batch, None)
+        ref = [stats.mannwhitneyu(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
+        np.testing.assert_allclose(res.statistic, [r.statistic for r in ref], rtol=1e-12)
+        np.testing.assert_allclose(res.pvalues(), [r.pvalue for r in ref], rtol=1e-9, atol=1e-15)
+        loop = [naive.u_statistic(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
+        np.testing.assert_allclose(res.statistic, loop)
+
+    @pytest.mark.parametrize("seed", RNG_SEEDS)
+    @pytest.mark.parametrize("rounded", [False, True])
+    def test_sign(self, seed, rounded):
+        batch = _batch(seed, 12, 12, rounded=rounded, paired=True)
+        d = batch.a - batch.b
+        ref = [
+            stats.binomtest(int((r > 0).sum()), int((r != 0).sum())).pvalue if (r != 0).any()
+            else 1.0
+            for r in d
+        ]
+        np.testing.assert_allclose(CRITERIA["sign"](batch, None).pvalues(), ref, rtol=1e-12)
+
+    @pytest.mark.parametrize(("n1", "n2"), [(1, 5), (3, 4), (5, 5), (6, 8), (2, 9)])
+    def test_exact_u_distribution_by_enumeration(self, n1, n2):
+        sf = np.cumsum(naive.u_null_pmf(n1, n2)[::-1])[::-1]
+        np.testing.assert_allclose(u_null_sf(n1, n2), sf, rtol=1e-12)
+        np.testing.assert_allclose(u_null_sf(n2, n1), sf, rtol=1e-12)
+
+
+class TestDegenerate:
+    def test_zero_variance_is_a_recorded_failure(self):
+        batch = Batch(np.ones((2, 5)), np.ones((2, 5)), paired=True)
+        res = CRITERIA["paired-t"](batch, None)
+        assert res.failed.tolist() == [True, True]
+        assert res.errors[0] == "no result (degenerate sample)"
+        assert not res.decisions(0.05).any()
+
+    def test_sign_test_without_nonzero_difference_does_not_reject(self):
+        batch = Batch(np.ones((1, 5)), np.ones((1, 5)), paired=True)
+        assert CRITERIA["sign"](batch, None).pvalues().tolist() == [1.0]
+
+
+# Exact sizes under each criterion's null, against which the Monte Carlo rate is checked.
+def _mw_exact_pvalue(n1, n2):
+    pmf = naive.u_null_pmf(n1, n2)
+    return lambda u: min(1.0, 2 * pmf[int(max(u, n1 * n2 - u)):].sum())
+
+
+def _mw_asymptotic_pvalue(n1, n2):
+    s = np.sqrt(n1 * n2 * (n1 + n2 + 1) / 12)
+    return lambda u: min(1.0, 2 * stats.norm.sf((max(u, n1 * n2 - u) - n1 * n2 / 2 - 0.5) / s))
+
+
+SIZE_CASES = [
+    ("paired-t", "paired-normal", {"n": 8, "rho": 0.6, "sd_b": 2.0}, 0.05),
+    ("student-t", "normal", {"n_a": 6, "n_b": 9}, 0.05),
+    ("welch-t", "normal", {"n_a": 10, "n_b": 40, "sd_a": 3.0}, 0.05),
+    ("mann-whitney", "normal", {"n_a": 5, "n_b": 7},
+     naive.mann_whitney_exact_size(5, 7, 0.05, _mw_exact_pvalue(5, 7))),
+    ("mann-whitney", "skew-normal", {"n_a": 9, "n_b": 10},
+     naive.mann_whitney_exact_size(9, 10, 0.05, _mw_asymptotic_pvalue(9, 10))),
+    ("sign", "paired-normal", {"n": 15}, naive.sign_test_exact_size(15, 0.05)),
+]
+
+
+@pytest.mark.parametrize(("criterion", "scenario", "params", "exact"), SIZE_CASES)
+def test_size_under_null_within_4_mcse_of_exact(criterion, scenario, params, exact):
+    reps = 40_000
+    res = run_study(make_design(**params), scenario, [criterion], n_reps=reps, seed=11)
+    rate = res.summary["rate"].iloc[0]
+    assert res.summary["truth"].iloc[0] == "null"
+    assert abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps)
+
+
+def test_exact_sizes_are_the_known_values():
+    # The references themselves: the sign test at n = 15 and the small-sample U test are
+    # exactly conservative; the values are textbook-checkable sums of binomial / U pmfs.
+    assert naive.sign_test_exact_size(15, 0.05) == pytest.approx(0.0351563, abs=1e-6)
+    assert SIZE_CASES[3][3] < 0.05
+
+
+def test_fixed_seed_regression_values():
+    res = run_study(make_design(n_a=6, n_b=9), "normal", ["student-t", "welch-t", "mann-whitney"],
+                    n_reps=5000, seed=3)
+    rejections = (res.summary["rate"] * res.summary["n_reps"]).round().astype(int)
+    assert rejections.tolist() == [254, 243, 260]
+
+
+class TestUserCriterion:
+    def test_pvalue_and_decision_returns(self):
+        batch = _batch(0, 5, 5)
+        res = UserCriterion(lambda a, b: float(stats.ttest_ind(a, b).pvalue))(batch, None)
+        np.testing.assert_allclose(res.pvalues(), stats.ttest_ind(batch.a, batch.b, axis=1).pvalue)
+        dec = UserCriterion(lambda a, b: bool(a.mean() > b.mean()))(batch, None)
+        assert dec.decisions(0.05).tolist() == (batch.a.mean(1) > batch.b.mean(1)).tolist()
+
+    def test_bad_returns_and_raises_are_recorded(self):
+        batch = _batch(0, 5, 5)
+        res = UserCriterion(lambda a, b: 1.5)(batch, None)
+        assert res.failed.all()
+        assert "expected a p-value in [0, 1] or a bool" in res.errors[0]
+        res = UserCriterion(lambda a, b: 1 / 0)(batch, None)
+        assert res.errors[3] == "ZeroDivisionError: division by zero"
+
+    def test_rng_is_passed_when_accepted(self):
+        seen = []
+        UserCriterion(lambda a, b, rng: seen.append(rng) or 0.5)(_batch(0, 3, 3), "the-rng")
+        assert seen[0] == "the-rng"
+
+    def test_load_from_file(self, tmp_path):
+        path = tmp_path / "mine.py"
+        path.write_text("def always(a, b):\n    '''Rejects always.'''\n    return True\n")
+        crit = load_criterion(f"{path}:always")
+        assert crit.name == f"{path}:always" and crit.description == "Rejects always."
+        assert get_criterion(f"{path}:always").func(None, None) is True
+
+    def test_key_changes_with_code(self):
+        assert UserCriterion(lambda a, b: 0.1).key != UserCriterion(lambda a, b: 0.2).key
+
+
+class TestErrors:
+    def test_unknown_name(self):
+        with pytest.raises(ValueError, match="unknown criterion 'tt'; valid names: paired-t"):
+            get_criterion("tt")
+
+    def test_not_callable(self):
+        with pytest.raises(ValueError, match="`criterion` must be a name or a callable"):
+            UserCriterion(3)
+
+    def test_missing_file(self, tmp_path):
+        with pytest.raises(ValueError, match="`criterion` file '.*nope.py' does not exist"):
+            get_criterion(f"{tmp_path}/nope.py:f")
+
+    def test_missing_function(self, tmp_path):
+        (tmp_path / "m.py").write_text("x = 1\n")
+        with pytest.raises(ValueError, match="has no function 'f'"):
+            load_criterion(f"{tmp_path}/m.py:f")
+
+    def test_file_that_fails_to_import(self, tmp_path):
+        (tmp_path / "bad.py").write_text("import not_a_module_anywhere\n")
+        with pytest.raises(ValueError, match="failed to import: ModuleNotFoundError"):
+            load_criterion(f"{tmp_path}/bad.py:f")
+
+
+def test_result_concat_keeps_null_and_arrays():
+    parts = [CriterionResult.from_statistic(np.array([0.5, 3.0]), ("t", (5,))),
+             CriterionResult.from_statistic(np.array([np.nan]), ("t", (5,)))]
+    joined = CriterionResult.concat(parts)
+    assert joined.null == ("t", (5,)) and joined.failed.tolist() == [False, False, True]
+    assert joined.decisions(0.05).tolist() == [False, True, False]

@@ -1,0 +1,199 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from sims import SCENARIOS, get_scenario
+from sims.base import Batch, row_mean_var
+from sims.scores import Empirical, Mixture, Normal, PairedNormal, SkewNormal, ValTest
+
+REPS = 20_000
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _within_4_se(estimate, target, se):
+    assert abs(estimate - target) <= 4 * se, (estimate, target, se)
+
+
+def _ks_ok(sample, cdf):
+    # A fixed-seed Kolmogorov-Smirnov check: the draws follow the stated distribution.
+    assert stats.kstest(sample, cdf).pvalue > 1e-3
+
+
+class TestNormal:
+    def test_scores_have_the_drawn_moments(self):
+        batch = Normal(n_a=5, n_b=8, mean_a=1.0, sd_b=2.0).draw(_rng(), 200)
+        mean_a, var_a, mean_b, var_b = batch.moments()
+        np.testing.assert_allclose(row_mean_var(batch.a), (mean_a, var_a), rtol=1e-10)
+        np.testing.assert_allclose(row_mean_var(batch.b), (mean_b, var_b), rtol=1e-10)
+
+    def test_scores_are_iid_gaussian(self):
+        s = Normal(n_a=4, n_b=6, mean_a=1.0, sd_a=2.0, mean_b=-1.0, shift=0.5)
+        batch = s.draw(_rng(1), REPS)
+        _ks_ok(batch.a[:, 0], stats.norm(1.5, 2.0).cdf)
+        _ks_ok(batch.b[:, 5], stats.norm(-1.0, 1.0).cdf)
+        _within_4_se(np.corrcoef(batch.a[:, 0], batch.a[:, 3])[0, 1], 0.0, 1 / np.sqrt(REPS))
+        _within_4_se(np.corrcoef(batch.a[:, 1], batch.b[:, 1])[0, 1], 0.0, 1 / np.sqrt(REPS))
+
+    def test_truth(self):
+        assert Normal().truth == "null"
+        assert Normal(mean_a=1.0, shift=-1.0).truth == "null"
+        assert Normal(shift=0.1).truth == "alternative"
+
+    def test_fixed_seed_regression(self):
+        batch = Normal(n_a=3, n_b=3).draw(_rng(42), 2)
+        np.testing.assert_allclose(batch.moments()[0], [0.175928488023, -0.600435103691],
+                                   rtol=1e-10)
+
+
+class TestPairedNormal:
+    def test_scores_have_the_drawn_moments(self):
+        batch = PairedNormal(n=6, rho=0.7, sd_b=3.0, mean_diff=1.0).draw(_rng(), 300)
+        mean_a, var_a, mean_b, var_b = batch.moments()
+        mean_d, var_d = batch.diff_moments()
+        np.testing.assert_allclose(row_mean_var(batch.a), (mean_a, var_a), rtol=1e-9)
+        np.testing.assert_allclose(row_mean_var(batch.b), (mean_b, var_b), rtol=1e-9)
+        np.testing.assert_allclose(row_mean_var(batch.a, batch.b), (mean_d, var_d), rtol=1e-8)
+
+    @pytest.mark.parametrize("n", [2, 3, 10])
+    def test_pairs_are_bivariate_gaussian(self, n):
+        s = PairedNormal(n=n, mean_diff=0.5, sd_a=2.0, sd_b=0.5, rho=-0.6)
+        batch = s.draw(_rng(2), REPS)
+        assert np.isfinite(batch.a).all() and np.isfinite(batch.b).all()
+        _ks_ok(batch.a[:, -1], stats.norm(0.5, 2.0).cdf)
+        _ks_ok(batch.b[:, 0], stats.norm(0.0, 0.5).cdf)
+        se = (1 - 0.36) / np.sqrt(REPS)
+        _within_4_se(np.corrcoef(batch.a[:, 0], batch.b[:, 0])[0, 1], -0.6, se)
+        _within_4_se(np.corrcoef(batch.a[:, 0], batch.b[:, 1])[0, 1], 0.0, 1 / np.sqrt(REPS))
+
+    def test_rho_rule(self):
+        with pytest.raises(ValueError, match=r"`rho` must be in \(-1, 1\); got 1.0"):
+            PairedNormal(rho=1.0)
+
+
+class TestValTest:
+    def test_correlation_and_shift(self):
+        s = ValTest(n=3, rho=0.8, mu_val=70.0, mu_test=68.0, sd_val=2.0, shift=1.0)
+        batch = s.draw(_rng(3), REPS)
+        _within_4_se(np.corrcoef(batch.a_val[:, 0], batch.a[:, 0])[0, 1], 0.8,
+                     (1 - 0.64) / np.sqrt(REPS))
+        _ks_ok(batch.a[:, 2], stats.norm(69.0, 1.0).cdf)
+        _ks_ok(batch.b_val[:, 1], stats.norm(70.0, 2.0).cdf)
+
+
+class TestSkewNormal:
+    def test_matches_scipy(self):
+        s = SkewNormal(n_a=2, n_b=3, loc=1.0, scale=2.0, skew=-4.0, shift=0.5)
+        batch = s.draw(_rng(4), REPS)
+        _ks_ok(batch.a[:, 0], stats.skewnorm(-4.0, 1.5, 2.0).cdf)
+        _ks_ok(batch.b[:, 2], stats.skewnorm(-4.0, 1.0, 2.0).cdf)
+
+    def test_fixed_seed_regression(self):
+        np.testing.assert_allclose(SkewNormal(n_a=2, n_b=2).draw(_rng(42), 1).a,
+                                   [[-0.547852184825, -0.49992414796]], rtol=1e-10)
+
+
+class TestMixture:
+    def test_matches_its_cdf(self):
+        s = Mixture(weight=0.25, loc1=0.0, loc2=4.0, scale2=0.5)
+        batch = s.draw(_rng(5), REPS)
+        _ks_ok(batch.b[:, 0], s.cdf)
+        _ks_ok(batch.a[:, 9], s.cdf)
+
+
+class TestEmpirical:
+    @pytest.fixture
+    def csv(self, tmp_path):
+        path = tmp_path / "scores.csv"
+        scores = np.random.default_rng(9).gamma(2.0, size=60)
+        path.write_text("run,acc\n" + "".join(f"{i},{v}\n" for i, v in enumerate(scores)))
+        return path, scores
+
+    def test_draws_follow_the_kernel_density(self, csv):
+        path, scores = csv
+        s = Empirical(file=str(path), column="acc", n_a=3, n_b=3, shift=0.2)
+        kde = stats.gaussian_kde(scores)
+        assert s.kernel_sd == pytest.approx(np.sqrt(kde.covariance[0, 0]))
+        batch = s.draw(_rng(6), REPS)
+
+        def kde_cdf(x):
+            return stats.norm.cdf((np.asarray(x)[:, None] - scores) / s.kernel_sd).mean(axis=1)
+
+        _ks_ok(batch.b[:, 1], kde_cdf)
+        _ks_ok(batch.a[:, 0] - 0.2, kde_cdf)
+
+    def test_column_choice_and_bandwidth(self, csv):
+        path, scores = csv
+        with pytest.raises(ValueError, match=r"`column` must name .* \(numeric columns: run, acc"):
+            Empirical(file=str(path))
+        s = Empirical(file=str(path), column="acc", bandwidth="0.5")
+        assert s.kernel_sd == pytest.approx(0.5 * scores.std(ddof=1))
+
+    @pytest.mark.parametrize(("content", "kwargs", "match"), [
+        (None, {}, "`file` must be an existing CSV file"),
+        ("a\n1\n2\n", {"column": "b"}, "`column` 'b' is not in .*; its columns: a"),
+        ("a\n1\nx\n3\n", {"column": "a"}, "`column` 'a' must hold finite numbers; data row 2"),
+        ("a\n1\n\n3\n", {}, ""),
+        ("a\n1\nnan\n", {"column": "a"}, "must hold finite numbers; data row 2"),
+        ("a\n1\n", {}, "`column` 'a' needs at least 2 distinct scores; got 1 rows"),
+        ("a\nx\ny\n", {}, r"`column` must name the column of scores in .* \(none\)"),
+        ("a\n1\n2\n", {"bandwidth": "wide"}, "`bandwidth` must be 'scott', 'silverman' or a"),
+        ("a\n1\n2\n", {"bandwidth": "-1"}, r"`bandwidth` must be in \(0, inf\]; got -1.0"),
+    ])
+    def test_bad_files(self, tmp_path, content, kwargs, match):
+        path = tmp_path / "s.csv"
+        if content is not None:
+            path.write_text(content)
+        if not match:  # a blank line is skipped by the CSV reader: valid
+            Empirical(file=str(path), **kwargs)
+            return
+        with pytest.raises(ValueError, match=match):
+            Empirical(file=str(path), **kwargs)
+
+    def test_file_required(self):
+        with pytest.raises(ValueError, match="`file` is required"):
+            Empirical()
+
+
+@pytest.mark.parametrize(("cls", "kwargs", "match"), [
+    (Normal, {"n_a": 1}, r"`n_a` must be an integer >= 2; got 1"),
+    (Normal, {"n_b": 2.5}, r"`n_b` must be an integer; got 2.5"),
+    (Normal, {"sd_a": 0.0}, r"`sd_a` must be in \(0, inf\]; got 0.0"),
+    (Normal, {"mean_b": float("nan")}, "`mean_b` must be finite; got nan"),
+    (Normal, {"shift": "x"}, "`shift` must be a real number; got 'x'"),
+    (PairedNormal, {"n": 0}, "`n` must be an integer >= 2; got 0"),
+    (PairedNormal, {"sd_b": -1.0}, r"`sd_b` must be in \(0, inf\]"),
+    (ValTest, {"rho": 1.5}, r"`rho` must be a number in \[-1, 1\]; got 1.5"),
+    (ValTest, {"sd_test": 0.0}, r"`sd_test` must be in \(0, inf\]"),
+    (SkewNormal, {"scale": -2.0}, r"`scale` must be in \(0, inf\]"),
+    (Mixture, {"weight": 1.2}, r"`weight` must be a number in \[0, 1\]; got 1.2"),
+    (Mixture, {"scale1": 0.0}, r"`scale1` must be in \(0, inf\]"),
+])
+def test_parameter_rules(cls, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        cls(**kwargs)
+
+
+def test_integral_floats_become_ints():
+    assert Normal(n_a=10.0).n_a == 10 and isinstance(Normal(n_a=10.0).n_a, int)
+
+
+def test_registry_and_coercion():
+    assert set(SCENARIOS) == {"normal", "paired-normal", "val-test", "skew-normal", "mixture",
+                              "empirical"}
+    with pytest.raises(ValueError, match="unknown scenario 'gauss'; valid names: empirical"):
+        get_scenario("gauss")
+    assert Normal.coerce("n_a", "12") == 12 and Normal.coerce("sd_a", "2") == 2.0
+    with pytest.raises(ValueError, match="`n_a` must be an integer; got 'ten'"):
+        Normal.coerce("n_a", "ten")
+    with pytest.raises(ValueError, match="unknown parameter `n` for scenario 'normal'"):
+        Normal.coerce("n", "3")
+
+
+def test_batch_needs_scores_or_fill():
+    with pytest.raises(ValueError, match="a Batch needs scores"):
+        Batch(paired=False)
+    batch = Batch(np.zeros((3, 2)), np.ones((3, 4)), paired=False)
+    assert batch.sizes == (2, 4) and batch.take(1).a.shape == (1, 2)

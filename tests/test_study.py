@@ -1,0 +1,244 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.study import RESERVED, StudyError, condition_id, make_design, run_study
+from sims.scores import Normal
+
+CRITERIA = ["student-t", "welch-t", "mann-whitney"]
+FLAKY = '''
+def sometimes(a, b):
+    """Fails when A's first score is above 1.5."""
+    if a[0] > 1.5:
+        raise RuntimeError("first score too high")
+    return bool(a.mean() > b.mean() + 1)
+'''
+
+
+def _study(**kwargs):
+    args = dict(design=make_design(n_a=[5, 8], n_b=6, sd_a=[1.0, 2.0]), scenario="normal",
+                criteria=CRITERIA, n_reps=2500, seed=5, block_size=500)
+    args.update(kwargs)
+    return run_study(**args)
+
+
+class TestDesign:
+    def test_grid_and_ids(self):
+        d = make_design(n_a=[5, 8], sd_a=2.0)
+        assert d.columns.tolist() == ["condition_id", "n_a", "sd_a"]
+        assert d[["n_a", "sd_a"]].values.tolist() == [[5, 2.0], [8, 2.0]]
+        assert d["condition_id"].tolist() == [condition_id({"n_a": 5, "sd_a": 2}),
+                                              condition_id({"n_a": 8, "sd_a": 2.0})]
+
+    def test_ids_do_not_depend_on_the_rest_of_the_grid(self):
+        small = make_design(n_a=[8], sd_a=[2.0])
+        big = make_design(sd_a=[1.0, 2.0], n_a=[5, 8, 13])
+        cid = small["condition_id"][0]
+        assert cid in set(big["condition_id"])
+        assert cid == 2359413354  # fixed: ids are part of every seed
+
+    @pytest.mark.parametrize(("grid", "match"), [
+        ({"rate": [1]}, "design column `rate` is a reserved name"),
+        ({"n_a": []}, "design parameter `n_a` needs at least one value"),
+        ({"n_a": [5, 5]}, "the design has duplicate conditions"),
+    ])
+    def test_bad_designs(self, grid, match):
+        with pytest.raises(ValueError, match=match):
+            make_design(**grid)
+
+    def test_reserved_names_are_the_summary_columns(self):
+        cols = _study(n_reps=10).summary.columns
+        assert set(RESERVED) <= set(cols)
+
+
+class TestReproducibility:
+    def test_identical_for_jobs_and_backends(self):
+        ref = _study().summary
+        assert _study(n_jobs=2).summary.equals(ref)
+        assert _study(n_jobs=2, backend="loky").summary.equals(ref)
+
+    def test_identical_on_dask_local_cluster(self, tmp_path):
+        pytest.importorskip("distributed")
+        path = tmp_path / "flaky.py"
+        path.write_text(FLAKY)
+        crit = [*CRITERIA, f"{path}:sometimes"]
+        ref = _study(criteria=crit)
+        res = _study(criteria=crit, n_jobs=2, backend="dask")
+        assert res.summary.equals(ref.summary)
+        assert res.failures == ref.failures and len(ref.failures) > 0
+
+    def test_criterion_results_do_not_depend_on_the_other_criteria(self):
+        alone = _study(criteria=["mann-whitney"])
+        together = _study()
+        for key in alone.outcomes:
+            np.testing.assert_array_equal(alone.outcomes[key].pvalues(),
+                                          together.outcomes[key].pvalues())
+
+    def test_fixed_seed_summary(self):
+        s = _study().summary
+        rejections = (s["rate"] * s["n_reps"]).round().astype(int).tolist()
+        assert rejections == [135, 131, 88, 167, 117, 95, 121, 115, 96, 88, 115, 93]
+
+    def test_student_t_is_liberal_and_welch_calibrated_under_unequal_variances(self):
+        s = run_study(make_design(n_a=10, n_b=40, sd_a=3.0), "normal", ["student-t", "welch-t"],
+                      n_reps=20_000, seed=1).summary.set_index("criterion")
+        assert s.loc["student-t", "ci_low"] > 0.2 and s.loc["student-t", "bradley"] == "liberal"
+        welch = s.loc["welch-t"]
+        assert abs(welch["rate"] - 0.05) <= 4 * welch["mcse"]
+
+    def test_power_rows_are_not_judged_by_bradley(self):
+        s = run_study(make_design(shift=[0.0, 1.0]), "normal", ["welch-t"], n_reps=2000,
+                      seed=2).summary
+        assert s["truth"].tolist() == ["null", "alternative"]
+        assert pd.isna(s["bradley"].iloc[1]) and s["rate"].iloc[1] > 0.4
+
+    def test_several_alphas_from_one_run(self):
+        res = _study(alpha=[0.01, 0.05])
+        s = res.summary
+        assert s["alpha"].tolist()[:2] == [0.01, 0.05]
+        again = res.summarise(alpha=0.05)
+        pd.testing.assert_frame_equal(again.reset_index(drop=True),
+                                      s[s["alpha"] == 0.05].reset_index(drop=True))
+
+
+class TestCache:
+    def test_rerun_reuses_every_block(self, tmp_path):
+        first = _study(cache=tmp_path)
+        again = _study(cache=tmp_path)
+        assert first.blocks_computed == 20 and again.blocks_computed == 0
+        assert again.blocks_reused == 20
+        assert again.summary.equals(first.summary)
+
+    def test_extension_reuses_finished_blocks(self, tmp_path):
+        short = _study(cache=tmp_path, n_reps=1500)
+        longer = _study(cache=tmp_path, n_reps=2500)
+        assert longer.blocks_reused == 4 * 3 and longer.blocks_computed == 4 * 2
+        assert longer.summary.equals(_study().summary)
+        key = next(iter(short.outcomes))
+        np.testing.assert_array_equal(short.outcomes[key].pvalues(),
+                                      longer.outcomes[key].pvalues()[:1500])
+
+    def test_added_criterion_computes_only_itself(self, tmp_path):
+        _study(cache=tmp_path, criteria=["student-t"])
+        res = _study(cache=tmp_path)
+        assert res.blocks_computed == 20
+        assert res.summary.equals(_study().summary)
+
+    def test_unreadable_block_is_recomputed(self, tmp_path):
+        _study(cache=tmp_path)
+        victim = sorted(tmp_path.rglob("*.npz"))[0]
+        victim.write_bytes(b"not a zip")
+        res = _study(cache=tmp_path)
+        assert res.blocks_computed == 1 and res.summary.equals(_study().summary)
+
+
+KILLABLE = '''
+import sys, time
+from core.study import make_design, run_study
+def slow(a, b):
+    time.sleep(0.002)
+    return float(a.mean() > b.mean())
+res = run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", slow], n_reps=4000,
+                seed=3, block_size=100, cache=sys.argv[1])
+print(res.summary.to_json())
+'''
+
+
+def _wait_for_blocks(cache, count, proc, timeout=60):
+    start = time.time()
+    while len(list(Path(cache).rglob("*.npz"))) < count:
+        assert proc.poll() is None, "the study finished before it could be interrupted"
+        assert time.time() - start < timeout
+        time.sleep(0.05)
+
+
+def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
+    script = tmp_path / "study.py"
+    script.write_text(KILLABLE)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+    proc = subprocess.Popen([sys.executable, str(script), str(cache)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_for_blocks(cache, 5, proc)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = len(list(cache.rglob("*.npz")))
+    assert 5 <= finished < 40
+    resumed = subprocess.run([sys.executable, str(script), str(cache)], env=env,
+                             capture_output=True, text=True, check=True)
+    fresh = subprocess.run([sys.executable, str(script), str(tmp_path / "other")], env=env,
+                           capture_output=True, text=True, check=True)
+    assert resumed.stdout == fresh.stdout
+    assert not list(cache.rglob("*.tmp"))
+
+
+def test_resume_recomputes_no_finished_block(tmp_path):
+    cache = tmp_path / "cache"
+    _study(cache=cache, n_reps=1000)  # as if stopped after two blocks per condition
+    res = _study(cache=cache)
+    assert res.blocks_reused == 8 and res.blocks_computed == 12
+
+
+class TestFailures:
+    def test_failures_are_recorded_not_redrawn(self, tmp_path):
+        path = tmp_path / "flaky.py"
+        path.write_text(FLAKY)
+        res = run_study(make_design(n_a=4), "normal", [f"{path}:sometimes"], n_reps=3000,
+                        seed=4, block_size=1000)
+        row = res.summary.iloc[0]
+        assert row["n_reps"] == 3000 and row["n_failed"] == len(res.failures)
+        # P(first score > 1.5) = 0.0668 for a standard normal: the failures are those draws.
+        assert abs(row["n_failed"] / 3000 - 0.0668) <= 4 * np.sqrt(0.0668 * 0.9332 / 3000)
+        fail = res.failures[0]
+        assert fail.message == "RuntimeError: first score too high"
+        replayed = res.replay(fail)
+        assert replayed.a[0, 0] > 1.5
+
+    def test_mostly_failing_condition_stops_with_its_name(self, tmp_path):
+        def broken(a, b):
+            raise ValueError("bad")
+
+        with pytest.raises(StudyError, match=r"condition \d+ \(normal .*'n_a': 3.*\): criterion "
+                                             r"'.*broken' failed in 100 of 100 .*ValueError: bad"):
+            run_study(make_design(n_a=[3]), "normal", [broken], n_reps=1000, seed=1,
+                      block_size=100, cache=tmp_path)
+        assert len(list(tmp_path.rglob("*.npz"))) == 1  # the finished block is kept
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"n_reps": 0}, "`n_reps` must be an integer >= 1; got 0"),
+    ({"seed": -1}, "`seed` must be an integer >= 0; got -1"),
+    ({"alpha": 1.5}, r"`alpha` must be in \(0, 1\); got 1.5"),
+    ({"alpha": []}, "`alpha` needs at least one value"),
+    ({"block_size": 0}, "`block_size` must be an integer >= 1; got 0"),
+    ({"n_jobs": 0}, "`n_jobs` must be a positive integer or -1; got 0"),
+    ({"backend": "mpi"}, "`backend` must be one of 'threads', 'loky', 'dask'; got 'mpi'"),
+    ({"scheduler": "tcp://x:1"}, "`scheduler` needs backend 'dask'"),
+    ({"max_failure_rate": 0}, r"`max_failure_rate` must be in \(0, 1\]; got 0.0"),
+    ({"design": [1]}, "`design` must be a DataFrame from make_design"),
+    ({"scenario": "gauss"}, "unknown scenario 'gauss'"),
+    ({"scenario": Normal(n_a=3)}, "`scenario` must be a scenario name or class"),
+    ({"design": make_design(n=3)}, "unknown parameter `n` for scenario 'normal'"),
+    ({"design": make_design(n_a=1)}, "`n_a` must be an integer >= 2; got 1"),
+    ({"criteria": []}, "`criteria` must name at least one criterion"),
+    ({"criteria": ["welch-t", "welch-t"]}, "`criteria` lists a criterion twice"),
+    ({"criteria": ["ttest"]}, "unknown criterion 'ttest'"),
+    ({"criteria": ["paired-t"]}, r"criterion 'paired-t' needs paired samples of equal size; "
+                                 r"condition \d+ \{'n_a': 5, .*\} of scenario 'normal' has sizes "
+                                 r"\(5, 6\)"),
+])
+def test_run_study_validation(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        _study(**kwargs)
+
+
+def test_dict_design_and_paired_criterion_on_equal_independent_samples():
+    res = run_study({"n_a": 6, "n_b": 6}, "normal", ["paired-t", "sign"], n_reps=500, seed=1)
+    assert res.summary["criterion"].tolist() == ["paired-t", "sign"]
