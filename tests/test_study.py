@@ -242,3 +242,10 @@ def test_run_study_validation(kwargs, match):
 def test_dict_design_and_paired_criterion_on_equal_independent_samples():
     res = run_study({"n_a": 6, "n_b": 6}, "normal", ["paired-t", "sign"], n_reps=500, seed=1)
     assert res.summary["criterion"].tolist() == ["paired-t", "sign"]
+
+
+def test_progress_bar_on_request_and_silent_otherwise(capsys):
+    _study(n_reps=1000, progress=True)
+    assert "evalmc normal" in capsys.readouterr().err
+    _study(n_reps=1000)  # stderr is not a terminal under pytest
+    assert capsys.readouterr().err == ""

@@ -1,0 +1,38 @@
+"""``evalmc list``: scenarios and criteria, with their parameters and defaults."""
+
+from __future__ import annotations
+
+import json
+
+from core.criteria import CRITERIA
+from sims import SCENARIOS
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("list", help="scenarios and criteria, with parameters and defaults")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    scenarios = {
+        name: {"description": cls.description,
+               "parameters": {f.name: {"default": f.default, "doc": f.metadata["doc"]}
+                              for f in cls.parameters()}}
+        for name, cls in SCENARIOS.items()
+    }
+    criteria = {name: {"description": c.description, "paired": c.paired}
+                for name, c in CRITERIA.items()}
+    if args.format == "json":
+        print(json.dumps({"scenarios": scenarios, "criteria": criteria}, indent=2))
+        return 0
+    print("Scenarios (--scenario NAME --param KEY=VALUE):")
+    for name, spec in scenarios.items():
+        print(f"\n  {name}: {spec['description']}")
+        for key, p in spec["parameters"].items():
+            print(f"    {key:<10} {p['default']!r:<10} {p['doc']}")
+    print("\nCriteria (--criterion NAME, or path/to/file.py:function):")
+    for name, spec in criteria.items():
+        paired = " [needs paired samples]" if spec["paired"] else ""
+        print(f"  {name:<13} {spec['description']}{paired}")
+    return 0

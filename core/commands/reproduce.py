@@ -1,0 +1,30 @@
+"""``evalmc reproduce``: regenerate the papers' figures and check them against their numbers."""
+
+from __future__ import annotations
+
+import sys
+
+from core.commands import int_arg
+
+
+def register(sub) -> None:
+    parser = sub.add_parser("reproduce", help="regenerate papers' figures and check targets")
+    parser.add_argument("spec", metavar="PAPER[.FIGURE]|all")
+    parser.add_argument("--scale", choices=("quick", "paper"), default="quick")
+    parser.add_argument("--out", help="output directory (default: figures/ for the paper "
+                                      "scale, figures/quick/ for the quick one)")
+    parser.add_argument("--jobs", type=int_arg("jobs"), default=1)
+    parser.add_argument("--check", action="store_true",
+                        help="exit with status 1 when a target is missed")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from reproductions.runner import reproduce
+
+    checks = reproduce(args.spec, scale=args.scale, out=args.out, n_jobs=args.jobs,
+                       log=lambda line: print(line, file=sys.stderr))
+    missed = [c.id for c in checks if not c.passed]
+    print(f"{len(checks) - len(missed)}/{len(checks)} targets met"
+          + (f"; missed: {', '.join(missed)}" if missed else ""))
+    return 1 if args.check and missed else 0

@@ -1,0 +1,60 @@
+"""Run figures by name: ``all``, a paper, or ``paper.figure``."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+
+from core.validation import check_choice
+from reproductions import PAPERS
+from reproductions.report import SCALES, Check, Figure, save_figure, write_report
+
+
+def default_out(scale: str) -> Path:
+    """``figures/`` for the paper scale (committed); ``figures/quick/`` for the quick one."""
+    return Path("figures") if scale == "paper" else Path("figures") / "quick"
+
+
+def resolve(spec: str) -> list[tuple[str, Figure]]:
+    """The figures `spec` names, as (paper, figure) pairs."""
+    paper, _, name = spec.partition(".")
+    papers = PAPERS if spec == "all" else (paper,)
+    for p in papers:
+        if p not in PAPERS:
+            valid = ", ".join(("all", *PAPERS))
+            raise ValueError(f"unknown paper {p!r}; valid: {valid} (or PAPER.FIGURE).")
+    pairs = [(p, f) for p in papers for f in importlib.import_module(f"reproductions.{p}").FIGURES]
+    if name:
+        pairs = [(p, f) for p, f in pairs if f.name == name]
+        if not pairs:
+            names = [f.name for f in importlib.import_module(f"reproductions.{paper}").FIGURES]
+            raise ValueError(f"unknown figure {name!r} of {paper}; valid: {', '.join(names)}.")
+    return pairs
+
+
+def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,
+              log=print) -> list[Check]:
+    """Compute, plot and check the figures of `spec`; rebuild the report under `out`.
+
+    Returns
+    -------
+    list of Check
+        Every target of the figures run.
+    """
+    check_choice("scale", scale, SCALES)
+    figures = resolve(spec)
+    out = Path(out) if out is not None else default_out(scale)
+    checks = []
+    for paper, figure in figures:
+        start = time.perf_counter()
+        data = figure.compute(scale, n_jobs)
+        found = figure.check(data, scale)
+        seconds = time.perf_counter() - start
+        save_figure(out, paper, figure, data, found, seconds, scale)
+        failed = [c.id for c in found if not c.passed]
+        log(f"{paper}.{figure.name}: {len(found) - len(failed)}/{len(found)} targets met"
+            + (f" (missed: {', '.join(failed)})" if failed else "") + f", {seconds:.1f} s")
+        checks += found
+    write_report(out)
+    return checks
