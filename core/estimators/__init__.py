@@ -1,0 +1,1 @@
+"""Estimators of performance summaries: point estimates and their intervals."""
