@@ -6,8 +6,8 @@ import importlib
 import time
 from pathlib import Path
 
+import reproductions
 from core.validation import check_choice
-from reproductions import PAPERS
 from reproductions.report import SCALES, Check, Figure, save_figure, write_report
 
 
@@ -19,10 +19,11 @@ def default_out(scale: str) -> Path:
 def resolve(spec: str) -> list[tuple[str, Figure]]:
     """The figures `spec` names, as (paper, figure) pairs."""
     paper, _, name = spec.partition(".")
-    papers = PAPERS if spec == "all" else (paper,)
+    known = reproductions.PAPERS
+    papers = known if spec == "all" else (paper,)
     for p in papers:
-        if p not in PAPERS:
-            valid = ", ".join(("all", *PAPERS))
+        if p not in known:
+            valid = ", ".join(("all", *known))
             raise ValueError(f"unknown paper {p!r}; valid: {valid} (or PAPER.FIGURE).")
     pairs = [(p, f) for p in papers for f in importlib.import_module(f"reproductions.{p}").FIGURES]
     if name:

@@ -359,7 +359,7 @@ class Empirical(_ShiftTruth, Scenario):
         return Batch(a, b, paired=False)
 
 
-def read_scores(file: str, column: str = "") -> np.ndarray:
+def read_scores(file: str, column: str = "", *, option: str = "column") -> np.ndarray:
     """Read one column of finite scores from a CSV file.
 
     Parameters
@@ -368,6 +368,8 @@ def read_scores(file: str, column: str = "") -> np.ndarray:
         Path of a CSV file with a header row.
     column : str
         Column to read; may be left empty when the file has one numeric column.
+    option : str
+        How the caller names `column` in messages (a parameter or a command-line option).
 
     Returns
     -------
@@ -387,23 +389,23 @@ def read_scores(file: str, column: str = "") -> np.ndarray:
         if len(numeric) != 1:
             found = f"numeric columns: {', '.join(map(str, numeric))}" if numeric else "none"
             raise ValueError(
-                f"`column` must name the column of scores in {file!r} ({found})."
+                f"`{option}` must name the column of scores in {file!r} ({found})."
             )
         column = numeric[0]
     if column not in frame.columns:
         valid = ", ".join(map(str, frame.columns))
-        raise ValueError(f"`column` {column!r} is not in {file!r}; its columns: {valid}.")
+        raise ValueError(f"`{option}` {column!r} is not in {file!r}; its columns: {valid}.")
     values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         row = int(bad[0])
         raise ValueError(
-            f"`column` {column!r} must hold finite numbers; data row {row + 1} has "
+            f"`{option}` {column!r} must hold finite numbers; data row {row + 1} has "
             f"{frame[column].iloc[row]!r}."
         )
     if values.size < 2 or np.ptp(values) == 0:
         raise ValueError(
-            f"`column` {column!r} needs at least 2 distinct scores; got {values.size} rows."
+            f"`{option}` {column!r} needs at least 2 distinct scores; got {values.size} rows."
         )
     return values
 

@@ -63,3 +63,29 @@ def wilson(k, n, confidence=0.95):
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return centre - half, centre + half
+
+
+def boon_brute_force(val, test, n, best="max"):
+    """Expected test score of the best-validation run among n drawn with replacement from the
+    pool, by enumerating all m^n draws (ties broken uniformly over the tied draws)."""
+    m = len(val)
+    total = 0.0
+    for draw in itertools.product(range(m), repeat=n):
+        scores = [val[i] for i in draw]
+        top = max(scores) if best == "max" else min(scores)
+        total += np.mean([test[i] for i in draw if val[i] == top])
+    return total / m**n
+
+
+def boon_eq7(val, test, n):
+    """Eq 7 for distinct validation scores, with weights as plain differences of (j/m)^n."""
+    m = len(val)
+    weights = np.diff((np.arange(m + 1) / m) ** n)
+    return float(np.dot(weights, np.asarray(test)[np.argsort(val)]))
+
+
+def expected_max_normal(n):
+    """E[max of n standard normals] by the trapezoid rule on n z phi(z) Phi(z)^(n-1)."""
+    grid = np.linspace(-12, 12, 200_001)
+    density = n * stats.norm.pdf(grid) * np.exp((n - 1) * stats.norm.logcdf(grid))
+    return np.trapezoid(grid * density, grid)

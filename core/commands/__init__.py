@@ -18,6 +18,7 @@ COMMANDS = (
     "core.commands.calibrate",
     "core.commands.reproduce",
     "core.commands.bench",
+    "core.commands.boon",
 )
 
 

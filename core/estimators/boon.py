@@ -1,0 +1,358 @@
+"""Expected best-out-of-n, Boo_n (Bajgar, Kadlec and Kleindienst, 2018).
+
+Boo_n is the expected test score of the best-validation model among n. Of a distribution
+(Eqs 2, 4, 5, 6) it is computed by quadrature in quantile form; from m runs, by the
+non-parametric estimator (Eq 7, with the paper's tie rule) or the Gaussian parametric one.
+
+Weights of the non-parametric estimator are computed in floating point in a form that neither
+overflows nor cancels: ``(j/m)^n - ((j-k)/m)^n = (j/m)^n * -expm1(n log1p(-k/j))``, exact to
+rounding for any m and n. (Integer powers of ranks, as in the authors' package, overflow
+64 bits as soon as m^n > 2^63.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+from scipy import integrate, stats
+
+from core.validation import check_choice, check_float, check_int
+
+BEST = ("max", "min")
+ESTIMATORS = ("nonparametric", "parametric")
+CI_METHODS = ("percentile", "smoothed")
+_CHUNK = 4_000_000  # resampled indices drawn at once
+
+
+def boo_n(dist, n: int, *, best: str = "max", conditional_mean=None, tol: float = 1e-10) -> float:
+    """Boo_n of a continuous distribution (Eq 2), or of a validation/test pair (Eq 5).
+
+    Parameters
+    ----------
+    dist : frozen scipy.stats continuous distribution
+        The performance distribution (with `conditional_mean`: the validation one).
+    n : int
+        Pool size, >= 1.
+    best : {'max', 'min'}
+        Whether the best run has the highest or the lowest score.
+    conditional_mean : callable, optional
+        ``E[test | val = x]``, vectorized; default: the score itself (single evaluation).
+    tol : float
+        Relative tolerance of the quadrature (absolute: tol / 10).
+
+    Returns
+    -------
+    float
+        ``integral of g(x) n f(x) F(x)^(n-1) dx``, computed as ``integral_0^1 g(Q(t^(1/n))) dt``
+        with the upper quantile taken by ``isf(-expm1(log(t) / n))`` so large n loses nothing.
+    """
+    n = check_int("n", n, low=1)
+    check_choice("best", best, BEST)
+    quantile = dist.isf if best == "max" else dist.ppf
+    g = conditional_mean if conditional_mean is not None else (lambda x: x)
+
+    def integrand(t):
+        return float(g(quantile(-np.expm1(np.log(t) / n)))) if t > 0 else 0.0
+
+    value, _ = integrate.quad(integrand, 0.0, 1.0, limit=500, epsabs=tol / 10, epsrel=tol)
+    return value
+
+
+@lru_cache(maxsize=256)
+def boo_n_normal(n: int) -> float:
+    """Boo_n(N(0, 1)): the expected maximum of n standard normal scores (0 for n = 1)."""
+    return boo_n(stats.norm(), n)
+
+
+def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
+    """Boo_n of a discrete distribution (Eq 4).
+
+    Parameters
+    ----------
+    values : array_like
+        Support points (repeats are merged).
+    probs : array_like, optional
+        Their probabilities (default: equal), non-negative, summing to 1.
+    n : int
+    best : {'max', 'min'}
+    """
+    n = check_int("n", n, low=1)
+    check_choice("best", best, BEST)
+    values = _finite_1d("values", values)
+    probs = np.full(values.size, 1.0 / values.size) if probs is None else _finite_1d("probs", probs)
+    if probs.size != values.size or (probs < 0).any() or not np.isclose(probs.sum(), 1.0):
+        raise ValueError("`probs` must be non-negative, one per value, and sum to 1.")
+    sign = 1.0 if best == "max" else -1.0
+    support, inverse = np.unique(sign * values, return_inverse=True)
+    mass = np.bincount(inverse, weights=probs)
+    upper = np.minimum(np.cumsum(mass), 1.0)
+    lower = upper - mass
+    return float(np.sum((upper**n - lower**n) * sign * support))
+
+
+def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *,
+                           best: str = "max") -> float:
+    """Boo_n of a bivariate normal validation/test distribution (Eq 6)."""
+    check_float("sd_test", sd_test, low=0)
+    check_float("rho", rho, low=-1, high=1)
+    sign = 1.0 if check_choice("best", best, BEST) == "max" else -1.0
+    return mu_test + sign * rho * sd_test * boo_n_normal(check_int("n", n, low=1))
+
+
+def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
+    """Weight of each run in the non-parametric estimator (Eq 7), ties sharing their block's.
+
+    Runs ranked j = 1..m from worst to best validation get ``(j/m)^n - ((j-1)/m)^n``; a block
+    of k tied runs ranked j+1..j+k shares ``((j+k)/m)^n - (j/m)^n`` equally.
+    """
+    val = np.asarray(val, dtype=float)
+    m = val.size
+    sign = 1.0 if best == "max" else -1.0
+    _, inverse, counts = np.unique(sign * val, return_inverse=True, return_counts=True)
+    upper = np.cumsum(counts)
+    block = _rank_weight(upper, counts, m, n)
+    return (block / counts)[inverse]
+
+
+def rank_weights(m: int, n: int) -> np.ndarray:
+    """Eq 7's weights of ranks 1..m (worst to best validation) when no validation scores tie."""
+    return _rank_weight(np.arange(1, m + 1), np.ones(m), m, n)
+
+
+def _rank_weight(upper, count, m, n):
+    """``(upper/m)^n - ((upper-count)/m)^n`` without overflow or cancellation (float arrays)."""
+    upper = np.asarray(upper, dtype=float)
+    count = np.asarray(count, dtype=float)
+    top = np.exp(n * (np.log(upper) - np.log(m)))
+    with np.errstate(divide="ignore"):
+        return top * -np.expm1(n * np.log1p(-count / upper))
+
+
+def boon_nonparametric(test, val=None, *, n: int, best: str = "max") -> float:
+    """Non-parametric Boo_n estimate from m runs (Eq 7).
+
+    Parameters
+    ----------
+    test : array_like, shape (m,)
+        Test scores.
+    val : array_like, shape (m,), optional
+        Validation scores choosing the best run; default: `test` (single evaluation).
+    n : int
+    best : {'max', 'min'}
+    """
+    test, val, n = _check_runs(test, val, n, best)
+    return float(np.dot(nonparametric_weights(val, n=n, best=best), test))
+
+
+def boon_parametric(test, val=None, *, n: int, best: str = "max") -> float:
+    """Gaussian parametric Boo_n estimate: ``mean + rho * sd * Boo_n(N(0, 1))`` (Section 3.2).
+
+    Sample mean and sd (ddof=1) of the test scores, Pearson correlation of validation and test
+    (1 without `val`).
+    """
+    test, val, n = _check_runs(test, val, n, best)
+    rho = 1.0 if val is test else float(np.corrcoef(val, test)[0, 1])
+    sign = 1.0 if best == "max" else -1.0
+    return float(test.mean() + sign * rho * test.std(ddof=1) * boo_n_normal(n))
+
+
+@dataclass(frozen=True)
+class BoonInterval:
+    """A Boo_n estimate with its bootstrap confidence interval.
+
+    Attributes
+    ----------
+    estimate, low, high : float
+    replicates : ndarray
+        The bootstrap replicates of the estimator.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    replicates: np.ndarray
+
+
+def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
+                  method: str = "percentile", confidence: float = 0.95,
+                  n_resamples: int = 10_000, bandwidth="scott", best: str = "max",
+                  rng: np.random.Generator) -> BoonInterval:
+    """Bootstrap confidence interval of a Boo_n estimator.
+
+    Parameters
+    ----------
+    test, val, n, best
+        As in :func:`boon_nonparametric`.
+    estimator : {'nonparametric', 'parametric'}
+    method : {'percentile', 'smoothed'}
+        ``'percentile'`` resamples the runs; a replicate is then a vector of multinomial counts
+        over the runs sorted once by validation score, so no replicate needs a sort (its block
+        weights are differences of a table of ``(k/m)^n``, k = 0..m). ``'smoothed'``
+        adds Gaussian kernel noise (the covariance of ``scipy.stats.gaussian_kde`` with
+        `bandwidth`) to each resampled run, as in the paper's Fig 2.
+    confidence : float
+        In (0, 1); the interval is the percentile interval of the replicates.
+    n_resamples : int
+    bandwidth : 'scott', 'silverman' or float
+        scipy's ``bw_method``, for ``method='smoothed'``.
+    rng : numpy.random.Generator
+    """
+    test, val, n = _check_runs(test, val, n, best)
+    check_choice("estimator", estimator, ESTIMATORS)
+    check_choice("method", method, CI_METHODS)
+    confidence = check_float("confidence", confidence, low=0, high=1, open_low=True,
+                             open_high=True)
+    n_resamples = check_int("n_resamples", n_resamples, low=1)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"`rng` must be a numpy.random.Generator; got {rng!r}.")
+    single = val is test
+    sign = 1.0 if best == "max" else -1.0
+    if method == "percentile":
+        reps = _resampled(rng, test, val, n, sign, single, estimator, n_resamples)
+    else:
+        reps = _smoothed_replicates(rng, test, val, n, sign, single, estimator, n_resamples,
+                                    bandwidth)
+    estimate = (boon_nonparametric if estimator == "nonparametric" else boon_parametric)(
+        test, None if single else val, n=n, best=best)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(reps, [tail, 1 - tail])
+    return BoonInterval(estimate, float(low), float(high), reps)
+
+
+def _resampled(rng, test, val, n, sign, single, estimator, n_resamples):
+    """Replicates on resamples of the runs, each drawn as counts over the runs sorted once."""
+    order = np.argsort(sign * val, kind="stable")
+    sorted_val = sign * val[order]
+    starts = np.flatnonzero(np.r_[True, sorted_val[1:] != sorted_val[:-1], True])
+    m = test.size
+    powers = np.zeros(m + 1)
+    powers[1:] = np.exp(n * (np.log(np.arange(1, m + 1)) - np.log(m)))  # (k/m)^n
+    out = np.empty(n_resamples)
+    rows = max(1, _CHUNK // m)
+    for start in range(0, n_resamples, rows):
+        # numpy draws the resampled indices (much faster than Generator.integers under Numba)
+        picks = rng.integers(0, m, size=(min(rows, n_resamples - start), m),
+                             dtype=np.int32 if m < 2**31 else np.int64)
+        _resample_kernel(picks, np.ascontiguousarray(test[order]),
+                         np.ascontiguousarray(val[order]), starts, powers,
+                         estimator == "parametric", single, sign, boo_n_normal(n),
+                         out[start:start + picks.shape[0]])
+    return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _resample_kernel(picks, test, val, starts, powers, parametric, single, sign, c_n, out):
+    """Each replicate: counts of the picked runs (sorted order), then Eq 7 over blocks of tied
+    validation scores (weight ``(C/m)^n - ((C-c)/m)^n`` for a block of c resampled runs ending
+    at cumulative count C), or the Gaussian estimate from count-weighted moments."""
+    m = test.shape[0]
+    counts = np.empty(m, np.int64)
+    for r in range(out.shape[0]):
+        counts[:] = 0
+        for k in range(m):
+            counts[picks[r, k]] += 1
+        if parametric:
+            st = 0.0
+            stt = 0.0
+            sv = 0.0
+            svv = 0.0
+            svt = 0.0
+            for j in range(m):
+                c = counts[j]
+                st += c * test[j]
+                stt += c * test[j] * test[j]
+                sv += c * val[j]
+                svv += c * val[j] * val[j]
+                svt += c * val[j] * test[j]
+            mt = st / m
+            var_t = max((stt - m * mt * mt) / (m - 1), 0.0)
+            rho = 1.0
+            if not single:
+                mv = sv / m
+                var_v = (svv - m * mv * mv) / (m - 1)
+                rho = min(max((svt - m * mt * mv) / (m - 1) / np.sqrt(var_v * var_t), -1.0), 1.0)
+            out[r] = mt + sign * rho * np.sqrt(var_t) * c_n
+        else:
+            total = 0.0
+            cum = 0
+            for g in range(starts.shape[0] - 1):
+                block = 0
+                block_test = 0.0
+                for j in range(starts[g], starts[g + 1]):
+                    block += counts[j]
+                    block_test += counts[j] * test[j]
+                if block > 0:
+                    total += (powers[cum + block] - powers[cum]) * block_test / block
+                    cum += block
+            out[r] = total
+
+
+def _smoothed_replicates(rng, test, val, n, sign, single, estimator, n_resamples, bandwidth):
+    data = test[None, :] if single else np.vstack([val, test])
+    kde = stats.gaussian_kde(data, bw_method=bandwidth)
+    chol = np.linalg.cholesky(np.atleast_2d(kde.covariance))
+    out = np.empty(n_resamples)
+    weights = rank_weights(test.size, n)
+    _smoothed_kernel(rng, np.ascontiguousarray(data), chol, weights, sign,
+                     estimator == "parametric", boo_n_normal(n), out)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _smoothed_kernel(rng, data, chol, weights, sign, parametric, c_n, out):
+    """Replicates of Boo_n on smoothed-bootstrap samples (rows of `data`: [val,] test)."""
+    d, m = data.shape
+    sample = np.empty((d, m))
+    z = np.empty(d)
+    for r in range(out.shape[0]):
+        for j in range(m):
+            k = rng.integers(0, m)
+            for a in range(d):
+                z[a] = rng.standard_normal()
+            for a in range(d):
+                noise = 0.0
+                for b in range(a + 1):
+                    noise += chol[a, b] * z[b]
+                sample[a, j] = data[a, k] + noise
+        test = sample[d - 1]
+        val = sample[0]
+        if parametric:
+            mt = test.mean()
+            st = np.sqrt(np.sum((test - mt) ** 2) / (m - 1))
+            rho = 1.0
+            if d == 2:
+                mv = val.mean()
+                sv = np.sqrt(np.sum((val - mv) ** 2) / (m - 1))
+                rho = np.sum((val - mv) * (test - mt)) / ((m - 1) * sv * st)
+            out[r] = mt + sign * rho * st * c_n
+        else:
+            order = np.argsort(sign * val)
+            total = 0.0
+            for j in range(m):
+                total += weights[j] * test[order[j]]
+            out[r] = total
+
+
+def _check_runs(test, val, n, best):
+    n = check_int("n", n, low=1)
+    check_choice("best", best, BEST)
+    test = _finite_1d("test", test)
+    if test.size < 2:
+        raise ValueError(f"`test` needs at least 2 runs; got {test.size}.")
+    if val is None:
+        return test, test, n
+    val = _finite_1d("val", val)
+    if val.size != test.size:
+        raise ValueError(f"`val` and `test` must have one score per run; got {val.size} and "
+                         f"{test.size}.")
+    return test, val, n
+
+
+def _finite_1d(name, values):
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or not np.isfinite(arr).all():
+        raise ValueError(f"`{name}` must be a 1-D array of finite numbers.")
+    return arr
