@@ -65,6 +65,36 @@ def wilson(k, n, confidence=0.95):
     return centre - half, centre + half
 
 
+def prob_outperform_resampled(a, b, n_resamples, alpha, gamma, rng):
+    """P(A>B) test by resampling the k pairs `n_resamples` times (ties count one half).
+
+    Returns the conclusion: 0 not significant, 1 not meaningful, 2 A better; the interval is
+    read with numpy.percentile(method='inverted_cdf'), i.e. picked from the sorted replicates.
+    """
+    k = len(a)
+    idx = rng.integers(0, k, (n_resamples, k))
+    replicates = ((a[idx] > b[idx]) + 0.5 * (a[idx] == b[idx])).mean(axis=1)
+    low, high = np.percentile(replicates, [100 * alpha / 2, 100 * (1 - alpha / 2)],
+                              method="inverted_cdf")
+    return 0 if low <= 0.5 else (1 if high <= gamma else 2)
+
+
+def bootstrap_distribution_enumerated(scores):
+    """Exact distribution of the mean of a resample of `scores`: all k^k index tuples."""
+    k = len(scores)
+    dist = {}
+    for idx in itertools.product(range(k), repeat=k):
+        mean = sum(scores[i] for i in idx) / k
+        dist[mean] = dist.get(mean, 0) + 1
+    return {m: c / k**k for m, c in dist.items()}
+
+
+def noether(gamma, alpha, beta):
+    """Noether's (1987) sample size, from the paper's formula with scipy's normal quantiles."""
+    z = stats.norm.ppf(1 - alpha) - stats.norm.ppf(beta)
+    return math.ceil(round(z * z / (6 * (gamma - 0.5) ** 2), 9))
+
+
 def boon_brute_force(val, test, n, best="max"):
     """Expected test score of the best-validation run among n drawn with replacement from the
     pool, by enumerating all m^n draws (ties broken uniformly over the tied draws)."""

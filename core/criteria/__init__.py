@@ -14,6 +14,7 @@ import cloudpickle
 
 from core.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
 from core.criteria.nonparametric import mann_whitney, sign_test
+from core.criteria.outperform import OUTPERFORM_CRITERIA
 from core.criteria.ttests import paired_t, student_t, welch_t
 
 CRITERIA: dict[str, BuiltinCriterion] = {
@@ -31,6 +32,7 @@ CRITERIA: dict[str, BuiltinCriterion] = {
                          paired=True),
     )
 }
+CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
 
 
 def get_criterion(spec) -> BuiltinCriterion | UserCriterion:

@@ -32,13 +32,20 @@ def student_t(batch: Batch) -> CriterionResult:
     return CriterionResult.from_statistic(t, ("t", (df,)))
 
 
-def welch_t(batch: Batch) -> CriterionResult:
-    """Welch's t-test with Satterthwaite's df (ttest_ind, equal_var=False)."""
+def welch_statistic(batch: Batch):
+    """Welch's t statistic of ``mean(a) - mean(b)`` and Satterthwaite's df, per replication."""
     n_a, n_b = batch.sizes
     mean_a, var_a, mean_b, var_b = batch.moments()
     va, vb = var_a / n_a, var_b / n_b
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean_a - mean_b) / np.sqrt(va + vb)
         df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+    return t, df
+
+
+def welch_t(batch: Batch) -> CriterionResult:
+    """Welch's t-test with Satterthwaite's df (ttest_ind, equal_var=False)."""
+    t, df = welch_statistic(batch)
+    with np.errstate(invalid="ignore"):
         p = 2.0 * stdtr(df, -np.abs(t))
     return CriterionResult.from_pvalues(p, t)

@@ -1,0 +1,293 @@
+"""Criteria of Bouthillier et al. (2021) for "A beats B" over k paired runs, vectorized.
+
+- ``single-point``: one run each, A better when ``a_1 - b_1 > delta``.
+- ``average-delta``: A better when ``mean(a) - mean(b) > delta``.
+- ``prob-outperform``: P(A>B) with a percentile-bootstrap interval over the pairs, and the
+  paper's three-way conclusion (:data:`CONCLUSIONS`); A better when ``ci_low > 0.5`` and
+  ``ci_high > gamma``.
+- ``t-oracle``: one-sided Welch t-test of ``mean(a) > mean(b)``, judged at the study's alpha.
+
+``delta`` is in score units. The paper sets ``delta = 1.9952 sigma`` (:data:`DELTA_PAPER`),
+sigma the sd of the ideal estimator's runs; the authors' video code uses
+``1.9952 Phi^-1(0.75) sqrt(2) sigma = 1.903 sigma`` (:data:`DELTA_VIDEO`). The registered
+criteria assume ``sigma = 1``, the `pipelines` scenario's default; :func:`average_delta` and
+:func:`single_point` build them for any delta.
+
+Sufficient statistic of the bootstrap: a resample of k pairs holding w wins and t ties has
+``(W*, T*) ~ Multinomial(k, (w, t, k - w - t) / k)``, so P(A>B)* takes one of the 2k + 1
+values ``(2 W* + T*) / (2k)`` with a known pmf (:func:`bootstrap_pmf`). The interval's ends
+are two order statistics of the B replicates (as ``numpy.percentile(method='inverted_cdf')``:
+the paper "sorts the estimations and picks" them), and the r-th order statistic of B draws from
+a discrete law is its inverse cdf at the r-th order statistic of B uniforms, a Beta variable:
+two Beta draws per sample replace the B resamples, with the same distribution. Without ties
+the conclusion depends only on w; :func:`conclusion_probabilities` gives its exact
+distribution, with no resampling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+import numpy as np
+from scipy import stats
+from scipy.special import stdtr
+
+from core.criteria.base import BuiltinCriterion, CriterionResult
+from core.criteria.ttests import welch_statistic
+from core.validation import check_float, check_int
+from sims.base import Batch
+
+DELTA_PAPER = 1.9952
+DELTA_VIDEO = 1.903
+GAMMA = 0.75
+N_RESAMPLES = 1000
+#: The three conclusions of the P(A>B) test, by code 0, 1, 2.
+CONCLUSIONS = ("not significant", "not meaningful", "A better")
+
+
+@dataclass(frozen=True)
+class OutperformResult:
+    """The P(A>B) test on each of a set of samples of `k` pairs.
+
+    Attributes
+    ----------
+    k : int
+    p_a_beats_b, ci_low, ci_high : ndarray
+        ``(wins + ties / 2) / k`` and its percentile-bootstrap interval.
+    conclusion : ndarray of int
+        Index into :data:`CONCLUSIONS`.
+    """
+
+    k: int
+    p_a_beats_b: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    conclusion: np.ndarray
+
+
+def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
+    """Validate the P(A>B) test's parameters (the messages name each one and its rule)."""
+    gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    n_resamples = check_int("n_resamples", n_resamples, low=1)
+    return gamma, alpha, n_resamples
+
+
+@lru_cache(maxsize=256)
+def percentile_ranks(n_resamples: int, alpha: float) -> tuple[int, int]:
+    """1-based ranks of the interval's ends among the sorted `n_resamples` replicates.
+
+    The same order statistics as ``numpy.percentile(x, [100 alpha / 2, 100 (1 - alpha / 2)],
+    method='inverted_cdf')``, read from numpy itself so the two never disagree on rounding.
+    """
+    ranks = np.arange(1, n_resamples + 1)
+    low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+    return int(low), int(high)
+
+
+def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
+    """Pmf of ``2 W* + T*`` (P(A>B)* times 2k) for one resample of `k` pairs.
+
+    Parameters
+    ----------
+    wins, ties : array_like of int, shape (n,)
+        Pairs won by A and tied, per sample.
+
+    Returns
+    -------
+    ndarray, shape (n, 2k + 1)
+    """
+    wins = np.asarray(wins, dtype=np.int64)
+    ties = np.asarray(ties, dtype=np.int64)
+    grid = np.arange(k + 1)
+    pmf = np.zeros((wins.size, 2 * k + 1))
+    plain = ties == 0
+    pmf[plain, ::2] = stats.binom.pmf(grid, k, wins[plain, None] / k)
+    w_star, t_star = (g.ravel() for g in np.meshgrid(grid, grid, indexing="ij"))
+    ok = w_star + t_star <= k
+    w_star, t_star = w_star[ok], t_star[ok]
+    cells = np.stack([w_star, t_star, k - w_star - t_star], axis=1)
+    for i in np.flatnonzero(~plain):
+        p = np.array([wins[i], ties[i], k - wins[i] - ties[i]]) / k
+        np.add.at(pmf[i], 2 * w_star + t_star, stats.multinomial.pmf(cells, k, p))
+    return pmf
+
+
+def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES,
+                    rng: np.random.Generator) -> OutperformResult:
+    """The P(A>B) test with a percentile-bootstrap interval, on many samples at once.
+
+    Parameters
+    ----------
+    wins, ties : array_like of int, shape (n,)
+        Pairs (of `k`) where A's score is above B's, and equal to it (a tie counts one half).
+    k : int
+        Pairs per sample.
+    gamma : float
+        Threshold of a meaningful P(A>B), in (0.5, 1).
+    alpha : float
+        One minus the interval's confidence level.
+    n_resamples : int
+        Bootstrap resamples B.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    OutperformResult
+    """
+    gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
+    wins = np.asarray(wins, dtype=np.int64)
+    ties = np.asarray(ties, dtype=np.int64)
+    if ties.any():  # P(A>B)* on the grid of halves 0, 1/(2k), ..., 1
+        unique, inverse = np.unique(wins * (k + 1) + ties, return_inverse=True)
+        cdf = np.cumsum(bootstrap_pmf(unique // (k + 1), unique % (k + 1), k), axis=1)
+        cdf, last = cdf[inverse.ravel()], 2 * k
+    else:  # on the grid 0, 1/k, ..., 1
+        cdf, last = _binomial_cdf(k)[wins], k
+    # Order statistics r1 < r2 of B uniforms: U1 ~ Beta(r1, B - r1 + 1), and given U1,
+    # U2 = U1 + (1 - U1) Beta(r2 - r1, B - r2 + 1). The resamples' order statistics are the
+    # bootstrap cdf's inverse at U1 and U2.
+    r1, r2 = percentile_ranks(n_resamples, alpha)
+    u1 = rng.beta(r1, n_resamples - r1 + 1, size=wins.size)
+    u2 = u1 + (1 - u1) * rng.beta(r2 - r1, n_resamples - r2 + 1, size=wins.size)
+    ci_low = np.minimum((cdf < u1[:, None]).sum(axis=1), last) / last
+    ci_high = np.minimum((cdf < u2[:, None]).sum(axis=1), last) / last
+    conclusion = np.where(ci_low <= 0.5, 0, np.where(ci_high <= gamma, 1, 2))
+    return OutperformResult(k, (wins + ties / 2) / k, ci_low, ci_high, conclusion)
+
+
+@lru_cache(maxsize=64)
+def _binomial_cdf(k: int) -> np.ndarray:
+    """Row w: cdf of Binomial(k, w / k) (a resample's wins, no ties), read-only."""
+    table = np.cumsum(bootstrap_pmf(np.arange(k + 1), np.zeros(k + 1, np.int64), k)[:, ::2],
+                      axis=1)
+    table.flags.writeable = False
+    return table
+
+
+def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
+                             n_resamples=N_RESAMPLES) -> np.ndarray:
+    """Exact probability of each conclusion of the P(A>B) test given w wins of `k` (no ties).
+
+    With ``N1`` the resamples at or below 0.5 and ``N2`` those in (0.5, gamma], ``(N1, N2)`` is
+    multinomial over the B resamples, and the interval's ends are the ranks ``r1 < r2`` of
+    :func:`percentile_ranks`: not significant iff ``N1 >= r1``; A better iff ``N1 < r1`` and
+    ``N1 + N2 < r2``; not meaningful otherwise.
+
+    Returns
+    -------
+    ndarray, shape (k + 1, 3)
+        Row w: probabilities of the :data:`CONCLUSIONS` given w wins.
+    """
+    k = check_int("k", k, low=1)
+    gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
+    values = np.arange(2 * k + 1) / (2 * k)
+    pmf = bootstrap_pmf(np.arange(k + 1), np.zeros(k + 1, np.int64), k)
+    p1 = _flush(pmf[:, values <= 0.5].sum(axis=1))
+    p2 = _flush(pmf[:, (values > 0.5) & (values <= gamma)].sum(axis=1))
+    r1, r2 = percentile_ranks(n_resamples, alpha)
+    n1 = np.arange(r1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))
+    certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
+    a_better = np.sum(
+        stats.binom.pmf(n1, n_resamples, np.where(certain, 0.5, p1)[:, None])
+        * stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given[:, None]),
+        axis=1,
+    )
+    a_better[certain] = 0.0
+    not_significant = stats.binom.sf(r1 - 1, n_resamples, p1)
+    not_meaningful = np.clip(1.0 - not_significant - a_better, 0.0, 1.0)
+    return np.stack([not_significant, not_meaningful, a_better], axis=1)
+
+
+def _flush(p):
+    """Clip to [0, 1] and flush probabilities below 1e-250 to 0 (scipy's binom overflows)."""
+    p = np.clip(p, 0.0, 1.0)
+    return np.where(p < 1e-250, 0.0, p)
+
+
+def _wins_ties(batch: Batch):
+    """Pairs won and tied by A; ``batch.wins`` when the scenario draws them first (no ties)."""
+    wins = getattr(batch, "wins", None)
+    if wins is not None:
+        return wins, np.zeros_like(wins)
+    diff = batch.a - batch.b  # same signs as comparing a with b, for finite scores
+    return (diff > 0).sum(axis=1), (diff == 0).sum(axis=1)
+
+
+def _prob_outperform(batch: Batch, rng, *, gamma, alpha, n_resamples) -> CriterionResult:
+    wins, ties = _wins_ties(batch)
+    res = outperform_test(wins, ties, batch.sizes[0], gamma=gamma, alpha=alpha,
+                          n_resamples=n_resamples, rng=rng)
+    return _decided(res.p_a_beats_b, res.conclusion == 2)
+
+
+def _single_point(batch: Batch, *, delta) -> CriterionResult:
+    diff = batch.a[:, 0] - batch.b[:, 0]
+    return _decided(diff, diff > delta)
+
+
+def _average_delta(batch: Batch, *, delta) -> CriterionResult:
+    diff = batch.a.mean(axis=1) - batch.b.mean(axis=1)  # k = 1 allowed: no variance needed
+    return _decided(diff, diff > delta)
+
+
+def t_oracle(batch: Batch) -> CriterionResult:
+    """One-sided Welch t-test of ``mean(a) > mean(b)``: p-value ``P(T >= t)``."""
+    t, df = welch_statistic(batch)
+    with np.errstate(invalid="ignore"):
+        p = stdtr(df, -t)
+    return CriterionResult.from_pvalues(p, t)
+
+
+def _decided(statistic, reject) -> CriterionResult:
+    n = statistic.shape[0]
+    return CriterionResult(np.zeros(n, bool), statistic, np.full(n, np.nan), reject=reject)
+
+
+@dataclass(frozen=True)
+class ResamplingCriterion(BuiltinCriterion):
+    """A built-in criterion that needs randomness: ``test(batch, rng)``."""
+
+    def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
+        return self.test(batch, rng)
+
+
+def single_point(delta=DELTA_PAPER) -> BuiltinCriterion:
+    """``single-point``: A better when its first run beats B's first run by more than `delta`."""
+    delta = check_float("delta", delta)
+    name = "single-point" if delta == DELTA_PAPER else f"single-point(delta={delta:g})"
+    return BuiltinCriterion(name, f"one run each: A better if a_1 - b_1 > {delta:g}",
+                            partial(_single_point, delta=delta))
+
+
+def average_delta(delta=DELTA_PAPER) -> BuiltinCriterion:
+    """``average-delta``: A better when its mean beats B's by more than `delta`."""
+    delta = check_float("delta", delta)
+    name = "average-delta" if delta == DELTA_PAPER else f"average-delta(delta={delta:g})"
+    return BuiltinCriterion(name, f"A better if mean(a) - mean(b) > {delta:g}",
+                            partial(_average_delta, delta=delta))
+
+
+def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES) -> ResamplingCriterion:
+    """``prob-outperform``: A better when the bootstrap interval of P(A>B) clears 0.5 and gamma."""
+    gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
+    default = (gamma, alpha, n_resamples) == (GAMMA, 0.05, N_RESAMPLES)
+    name = "prob-outperform" if default else (
+        f"prob-outperform(gamma={gamma:g},alpha={alpha:g},B={n_resamples})")
+    return ResamplingCriterion(
+        name, f"P(A>B) percentile bootstrap (B={n_resamples}, {1 - alpha:.0%}): A better if "
+              f"ci_low > 0.5 and ci_high > {gamma:g}",
+        partial(_prob_outperform, gamma=gamma, alpha=alpha, n_resamples=n_resamples),
+        paired=True,
+    )
+
+
+OUTPERFORM_CRITERIA = (
+    single_point(),
+    average_delta(),
+    prob_outperform(),
+    BuiltinCriterion("t-oracle", "one-sided Welch t-test of mean(A) > mean(B)", t_oracle),
+)

@@ -1,0 +1,162 @@
+"""Benchmark process of Bouthillier et al. (2021): k runs of two pipelines, ideal or biased.
+
+Each replication is one study comparing pipelines A and B over `k` runs (data splits, seeds).
+Given the study, a run's score is Gaussian with sd `sigma`. The *ideal* estimator
+(``bias_sd = 0``) re-tunes hyperparameters for every run, so runs are independent. The *biased*
+estimator tunes them once per study: each pipeline's `k` runs share one bias
+``b ~ N(0, bias_sd^2)``, drawn independently for A and for B, as in the authors' simulation
+code. Runs of one pipeline are then correlated, with average pairwise correlation
+``rho = bias_sd^2 / (bias_sd^2 + sigma^2)``, and the sd of their mean is Eq 7 of the paper
+(:func:`biased_sd`).
+
+A's mean is shifted so that one run of A beats one run of B with probability `p_ab` under the
+ideal estimator: ``shift = Phi^-1(p_ab) sigma sqrt(2)``. Every decision rule of the paper is
+invariant to the unit of the scores, so ``sigma = 1`` with ``bias_sd`` given in units of
+sigma loses nothing (:data:`PRESETS` holds the case studies' values in their own units).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from scipy import stats
+from scipy.special import ndtr, ndtri
+
+from core.validation import check_float, check_int
+from sims.base import Batch, Scenario, param
+
+#: Case studies of the paper, ``task: (sigma, bias_sd)``: sd of the ideal estimator's runs and
+#: sd of the biased estimator's shared bias, as used by the authors' simulation code.
+PRESETS = {
+    "vgg": (0.003859, 0.002842),
+    "segmentation": (0.013640, 0.003005),
+    "bert-sst2": (0.007231, 0.003074),
+    "bert-rte": (0.031065, 0.012657),
+    "bio-task2": (0.022229, 0.003157),
+}
+
+
+def bias_ratios() -> dict[str, float]:
+    """``bias_sd / sigma`` of each case study in :data:`PRESETS`."""
+    return {task: bias / sigma for task, (sigma, bias) in PRESETS.items()}
+
+
+def biased_sd(k, sd, rho):
+    """Sd of the mean of `k` runs with variance ``sd^2`` and average correlation `rho` (Eq 7).
+
+    ``Var = sd^2 / k + (k - 1) / k * rho * sd^2``; with ``rho = 0`` it is the ideal
+    estimator's ``sd / sqrt(k)`` (Eq 6).
+    """
+    k = np.asarray(k, dtype=float)
+    return np.sqrt(sd**2 / k + (k - 1) / k * rho * sd**2)
+
+
+def shift_for(p_ab, sigma=1.0):
+    """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`."""
+    return ndtri(p_ab) * sigma * np.sqrt(2.0)
+
+
+@dataclass(frozen=True)
+class Benchmark(Scenario):
+    """Two pipelines benchmarked over `k` paired runs, by the ideal or the biased estimator.
+
+    ``Batch.a[i, j]`` and ``Batch.b[i, j]`` are run ``j`` of study ``i``; runs are paired by
+    index (the same split and seed for A and B) but, as in the paper's simulation, A's and B's
+    noise are independent.
+    """
+
+    name: ClassVar[str] = "pipelines"
+    description: ClassVar[str] = "k runs of two pipelines, ideal or biased (shared-bias) estimator"
+
+    k: int = param(50, int, "runs of each pipeline per study (replication)")
+    p_ab: float = param(0.5, float, "P(A > B) of one run of A against one of B, in (0, 1)")
+    sigma: float = param(1.0, float, "sd of a run's score given the study (> 0)")
+    bias_sd: float = param(0.0, float, "sd of a pipeline's shared bias; 0 = ideal estimator")
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", check_int("k", self.k, low=1))
+        check_float("p_ab", self.p_ab, low=0, high=1, open_low=True, open_high=True)
+        check_float("sigma", self.sigma, low=0, open_low=True)
+        check_float("bias_sd", self.bias_sd, low=0)
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.p_ab == 0.5 else "alternative"
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return (self.k, self.k)
+
+    @property
+    def shift(self) -> float:
+        """Mean score of A minus that of B."""
+        return float(shift_for(self.p_ab, self.sigma))
+
+    @property
+    def rho(self) -> float:
+        """Average correlation between two runs of one pipeline in one study (Eq 7)."""
+        return self.bias_sd**2 / (self.bias_sd**2 + self.sigma**2)
+
+    @property
+    def mean_sd(self) -> float:
+        """Sd of a pipeline's mean over its `k` runs: Eq 7 with the runs' total variance."""
+        return float(biased_sd(self.k, np.hypot(self.sigma, self.bias_sd), self.rho))
+
+    def draw(self, rng, n_reps):
+        # Given the two biases, the pairs' differences D = A - B are iid N(mu, 2 sigma^2), so the
+        # number of pairs A wins is Binomial(k, Phi(mu / (sigma sqrt 2))): the P(A>B) test needs
+        # nothing else. The differences are drawn only when a criterion asks for them, given the
+        # wins (which pairs won is a uniform subset; each D is a normal truncated to its sign),
+        # and the sums S = A + B, independent of D, only when it asks for the scores.
+        diff_rng, sum_rng = rng.spawn(2)
+        bias = self.bias_sd * rng.standard_normal((n_reps, 2))
+        scale = self.sigma * np.sqrt(2.0)
+        mu = self.shift + bias[:, 0] - bias[:, 1]
+        wins = rng.binomial(self.k, ndtr(mu / scale))
+
+        def draw_diff():
+            ranks = np.argsort(np.argsort(diff_rng.random((n_reps, self.k)), axis=1), axis=1)
+            won = ranks < wins[:, None]
+            cut = np.broadcast_to((-mu / scale)[:, None], won.shape)
+            low = np.where(won, cut, -np.inf)
+            high = np.where(won, np.inf, cut)
+            return stats.truncnorm.rvs(low, high, loc=mu[:, None], scale=scale,
+                                       random_state=diff_rng)
+
+        def fill(diff):
+            total = sum_rng.standard_normal((n_reps, self.k))
+            total *= scale
+            total += (self.shift + bias[:, 0] + bias[:, 1])[:, None]
+            b = (total - diff) / 2
+            return b + diff, b
+
+        return PairedRunsBatch(wins, draw_diff, fill, (self.k, self.k))
+
+
+class PairedRunsBatch(Batch):
+    """A batch of paired runs holding the number of pairs A wins up front.
+
+    ``diff = a - b`` is drawn on first use, given the wins, and the scores after it; A wins
+    exactly the pairs where ``diff > 0``.
+    """
+
+    def __init__(self, wins, draw_diff, fill, sizes):
+        super().__init__(paired=True, fill=lambda: fill(self.diff), sizes=sizes)
+        self.wins = wins
+        self._draw_diff = draw_diff
+        self._diff = None
+
+    @property
+    def diff(self) -> np.ndarray:
+        if self._diff is None:
+            self._diff = self._draw_diff()
+        return self._diff
+
+    @property
+    def n_reps(self) -> int:
+        return self.wins.shape[0]
+
+
+BENCHMARK_SCENARIOS = (Benchmark,)
