@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from core.bench_classifiers import bootstrap_df1_size
+
 REPEATS = 3
 
 
@@ -110,6 +112,7 @@ WORKLOADS = {
     "paired-t-size": ("scipy.stats.power", paired_t_size),
     "boon-bootstrap-ci": ("boon (authors' package), looped", boon_bootstrap_ci),
     "fig6-outperform": ("scipy.stats.bootstrap, looped", fig6_outperform),
+    "bootstrap-df1-size": ("scipy.stats.bootstrap, paired", bootstrap_df1_size),
 }
 
 

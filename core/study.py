@@ -270,6 +270,11 @@ def run_study(
     keys = [c.key for c in criteria]
     if len(set(keys)) != len(keys):
         raise ValueError("`criteria` lists a criterion twice.")
+    for crit in criteria:  # a scenario draws "scores" unless it declares other `data`
+        needs, draws = getattr(crit, "data", "scores"), getattr(scenario, "data", "scores")
+        if needs != draws:
+            raise ValueError(f"criterion {crit.name!r} works on {needs}; scenario "
+                             f"{scenario.name!r} draws {draws}.")
 
     conditions = {}
     for row in design.to_dict("records"):

@@ -5,10 +5,12 @@
 
 from sims.base import Batch, Scenario
 from sims.benchmarks import BENCHMARK_SCENARIOS
+from sims.classifiers import CLASSIFIER_SCENARIOS
 from sims.scores import SCORE_SCENARIOS
 
 SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
 SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})
+SCENARIOS.update({cls.name: cls for cls in CLASSIFIER_SCENARIOS})
 
 
 def get_scenario(name: str) -> type[Scenario]:

@@ -64,10 +64,14 @@ class Batch:
         ``fill() -> (a, b)``, called once when the scores are first needed.
     sizes : tuple of int, optional
         ``(n_a, n_b)``; needed with `fill`, read from the scores otherwise.
+    counts : ndarray of int, shape (n_reps, 8), optional
+        For two classifiers on one evaluation set: the examples of each cell of the table
+        (label x A correct x B correct), cell ``4 * label + 2 * a_correct + b_correct``.
     """
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
-                 diff_moments=None, fill: Callable | None = None, sizes=None):
+                 diff_moments=None, fill: Callable | None = None, sizes=None, counts=None):
+        self.counts = counts
         if a is None and (fill is None or sizes is None):
             raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
         self.sizes = (a.shape[1], b.shape[1]) if a is not None else tuple(sizes)
@@ -112,6 +116,7 @@ class Batch:
             self.a[pick], self.b[pick], paired=self.paired,
             a_val=None if self.a_val is None else self.a_val[pick],
             b_val=None if self.b_val is None else self.b_val[pick],
+            counts=None if self.counts is None else self.counts[pick],
         )
 
 

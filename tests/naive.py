@@ -119,3 +119,66 @@ def expected_max_normal(n):
     grid = np.linspace(-12, 12, 200_001)
     density = n * stats.norm.pdf(grid) * np.exp((n - 1) * stats.norm.logcdf(grid))
     return np.trapezoid(grid * density, grid)
+
+
+def examples_of_table(counts):
+    """The examples of an 8-cell table: arrays label, A correct, B correct (0/1), cell order."""
+    cells = [cell for cell, count in enumerate(counts) for _ in range(int(count))]
+    cells = np.array(cells, dtype=int)
+    return cells // 4, (cells // 2) % 2, cells % 2
+
+
+def classifier_differences(label, a_ok, b_ok):
+    """dCerr and dF1 (F1 = 2TP / (2TP + FN + FP), 0 if undefined) of A minus B, by counting."""
+    out = []
+    for ok in (a_ok, b_ok):
+        pred = np.where(ok == 1, label, 1 - label)
+        tp = int(np.sum((pred == 1) & (label == 1)))
+        fn = int(np.sum((pred == 0) & (label == 1)))
+        fp = int(np.sum((pred == 1) & (label == 0)))
+        den = 2 * tp + fn + fp
+        out.append(((fn + fp) / len(label), 2 * tp / den if den else 0.0))
+    return out[0][0] - out[1][0], out[0][1] - out[1][1]
+
+
+def bootstrap_sides(counts, n_boot, rng):
+    """Replicates with dCerr* <= 0, >= 0 and dF1* <= 0, >= 0, resampling the n examples."""
+    label, a_ok, b_ok = examples_of_table(counts)
+    n = len(label)
+    values = []
+    for _ in range(n_boot):
+        idx = rng.integers(0, n, n)
+        values.append(classifier_differences(label[idx], a_ok[idx], b_ok[idx]))
+    d = np.array(values)
+    return [(int(np.sum(d[:, j] <= 0)), int(np.sum(d[:, j] >= 0))) for j in (0, 1)]
+
+
+def mcnemar_pvalues(n01, n10):
+    """McNemar p-values from textbook formulas: chi2 (Eq 4), exact binomial, mid-p."""
+    m = n01 + n10
+    if m == 0:
+        return {"mcnemar": 1.0, "mcnemar-exact": 1.0, "mcnemar-midp": 1.0}
+    k = min(n01, n10)
+    chi2 = (abs(n01 - n10) - 1) ** 2 / m
+    return {
+        "mcnemar": stats.chi2.sf(chi2, 1),
+        "mcnemar-exact": stats.binomtest(n01, m, 0.5).pvalue,
+        "mcnemar-midp": min(1.0, sum(math.comb(m, j) for j in range(k)) * 2 / 2**m
+                            + math.comb(m, k) / 2**m),
+    }
+
+
+def mcnemar_exact_size(n, discordant, alpha, name):
+    """P(reject) of a McNemar test under an exact null, enumerating the discordant counts.
+
+    The discordant total is Binomial(n, discordant) and, given it, n01 is Binomial(m, 1/2).
+    """
+    total = 0.0
+    for m in range(n + 1):
+        p_m = stats.binom.pmf(m, n, discordant)
+        if p_m < 1e-15:
+            continue
+        for k in range(m + 1):
+            if mcnemar_pvalues(k, m - k)[name] <= alpha:
+                total += p_m * stats.binom.pmf(k, m, 0.5)
+    return total

@@ -21,7 +21,8 @@ def run(args) -> int:
                               for f in cls.parameters()}}
         for name, cls in SCENARIOS.items()
     }
-    criteria = {name: {"description": c.description, "paired": c.paired}
+    criteria = {name: {"description": c.description, "paired": c.paired,
+                       "data": getattr(c, "data", "scores")}
                 for name, c in CRITERIA.items()}
     if args.format == "json":
         print(json.dumps({"scenarios": scenarios, "criteria": criteria}, indent=2))
@@ -33,6 +34,8 @@ def run(args) -> int:
             print(f"    {key:<10} {p['default']!r:<10} {p['doc']}")
     print("\nCriteria (--criterion NAME, or path/to/file.py:function):")
     for name, spec in criteria.items():
-        paired = " [needs paired samples]" if spec["paired"] else ""
-        print(f"  {name:<13} {spec['description']}{paired}")
+        needs = " [needs paired samples]" if spec["paired"] else ""
+        if spec["data"] != "scores":
+            needs += f" [works on {spec['data']}: scenario paired-classifiers]"
+        print(f"  {name:<16} {spec['description']}{needs}")
     return 0

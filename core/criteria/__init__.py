@@ -13,6 +13,7 @@ from pathlib import Path
 import cloudpickle
 
 from core.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
+from core.criteria.classifiers import CLASSIFIER_CRITERIA
 from core.criteria.nonparametric import mann_whitney, sign_test
 from core.criteria.outperform import OUTPERFORM_CRITERIA
 from core.criteria.ttests import paired_t, student_t, welch_t
@@ -33,6 +34,7 @@ CRITERIA: dict[str, BuiltinCriterion] = {
     )
 }
 CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
+CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
 
 
 def get_criterion(spec) -> BuiltinCriterion | UserCriterion:

@@ -1,0 +1,320 @@
+"""Two classifiers' paired predictions on one population, as the 8-cell table.
+
+An example falls in one cell of the table (label x A correct x B correct), numbered
+``4 * label + 2 * a_correct + b_correct``:
+
+====  =====  =========  =========  =====================
+cell  label  A correct  B correct  counts towards
+====  =====  =========  =========  =====================
+0     0      no         no         FP of A and of B
+1     0      no         yes        FP of A
+2     0      yes        no         FP of B
+3     0      yes        yes        (true negatives)
+4     1      no         no         FN of A and of B
+5     1      no         yes        FN of A, TP of B
+6     1      yes        no         TP of A, FN of B
+7     1      yes        yes        TP of A and of B
+====  =====  =========  =========  =====================
+
+The table is sufficient for every statistic comparing A and B on an evaluation set (error
+rates, McNemar's discordant counts, F1), so an evaluation set of `n` examples is a multinomial
+draw of `n` over the eight cells' population probabilities.
+
+Within a class, A and B are correct when their latent Gaussian scores fall below thresholds
+set by their accuracy on that class, the two scores having correlation `rho` (a Gaussian
+copula): ``P(both correct) = Phi2(Phi^-1(p_A), Phi^-1(p_B); rho)``.
+
+The population truth has two definitions (Keller, Bengio and Wong 2005 leave theirs open):
+the exact null, A and B having equal population error rate (``measure='dcerr'``) or equal
+population F1 (``measure='df1'``), given by :attr:`PairedClassifiers.truth`; and the
+N-dependent rule, :func:`central_range_truth`, applied to the statistic over evaluation sets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+import numpy as np
+from numba import njit
+from scipy import stats
+from scipy.special import ndtri
+
+from core.validation import check_choice, check_float, check_int
+from sims.base import Batch, Scenario, param
+
+N_CELLS = 8
+MEASURES = ("dcerr", "df1")
+#: A population difference this close to zero counts as an exact null (float rounding).
+NULL_TOLERANCE = 1e-12
+#: Cells where A (resp. B) is wrong, in either class.
+A_WRONG = (0, 1, 4, 5)
+B_WRONG = (0, 2, 4, 6)
+
+
+@njit(cache=True, nogil=True)
+def multinomial_into(rng, n, p, out):
+    """One multinomial draw of `n` over the probabilities `p`, written into `out`.
+
+    Numba's Generator has no multinomial; this is the chain of conditional binomials that
+    numpy's own ``Generator.multinomial`` uses: cell ``k`` gets
+    ``Binomial(n - drawn so far, p[k] / (1 - sum(p[:k])))``, the last cell the remainder.
+    """
+    left = n
+    mass = 1.0
+    last = p.shape[0] - 1
+    for k in range(last):
+        if left == 0 or mass <= 0.0:
+            out[k] = 0
+        else:
+            x = rng.binomial(left, min(1.0, max(0.0, p[k] / mass)))
+            out[k] = x
+            left -= x
+        mass -= p[k]
+    out[last] = left
+
+
+@njit(cache=True, nogil=True)
+def _draw_tables(rng, n, p, out):
+    for i in range(out.shape[0]):
+        multinomial_into(rng, n, p, out[i])
+
+
+def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
+    """`n_reps` independent multinomial draws of `n` over `p` (a Numba kernel, row by row).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_reps, len(p))
+    """
+    p = np.ascontiguousarray(p, dtype=float)
+    out = np.empty((n_reps, p.size), np.int64)
+    _draw_tables(rng, n, p, out)
+    return out
+
+
+def _both_correct(p_a, p_b, rho):
+    """P(A and B correct) for per-class accuracies `p_a`, `p_b` under the Gaussian copula."""
+    if min(p_a, p_b) == 0.0:
+        return 0.0
+    if max(p_a, p_b) == 1.0:
+        return min(p_a, p_b)
+    cov = [[1.0, rho], [rho, 1.0]]
+    both = float(stats.multivariate_normal(cov=cov).cdf([ndtri(p_a), ndtri(p_b)]))
+    return min(max(both, p_a + p_b - 1.0, 0.0), p_a, p_b)  # Frechet bounds against rounding
+
+
+def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarray:
+    """Population probability of each of the 8 cells (see the module docstring).
+
+    Returns
+    -------
+    ndarray, shape (8,)
+    """
+    p = np.empty(N_CELLS)
+    for label, weight, acc_a, acc_b in ((0, 1 - prevalence, 1 - fpr_a, 1 - fpr_b),
+                                        (1, prevalence, tpr_a, tpr_b)):
+        both = _both_correct(acc_a, acc_b, rho)
+        p[4 * label + 3] = weight * both
+        p[4 * label + 2] = weight * (acc_a - both)
+        p[4 * label + 1] = weight * (acc_b - both)
+        p[4 * label + 0] = weight * max(1.0 - acc_a - acc_b + both, 0.0)
+    return p / p.sum()
+
+
+def error_rate(prevalence, tpr, fpr) -> float:
+    """Population classification error of a classifier with this TPR and FPR."""
+    return prevalence * (1 - tpr) + (1 - prevalence) * fpr
+
+
+def f1_score(prevalence, tpr, fpr) -> float:
+    """Population F1 = 2 TP / (2 TP + FN + FP) with rates in place of counts (0 if undefined)."""
+    denom = prevalence * (1 + tpr) + (1 - prevalence) * fpr
+    return 2 * prevalence * tpr / denom if denom > 0 else 0.0
+
+
+def _check_rate(name, value):
+    return check_float(name, value, low=0, high=1)
+
+
+@dataclass(frozen=True)
+class PairedClassifiers(Scenario):
+    """Classifiers A and B evaluated on the same `n` examples of one population.
+
+    ``Batch.counts`` holds each evaluation set's 8-cell table. ``Batch.a`` and ``Batch.b``
+    hold the examples' correctness (1 correct, 0 wrong) of A and of B, in cell order; score
+    criteria do not apply to this scenario (run_study refuses them).
+    """
+
+    name: ClassVar[str] = "paired-classifiers"
+    description: ClassVar[str] = "two classifiers on the same evaluation sets (8-cell table)"
+    data: ClassVar[str] = "counts"
+
+    n: int = param(1000, int, "examples per evaluation set")
+    prevalence: float = param(0.5, float, "share of positive examples, in (0, 1)")
+    tpr_a: float = param(0.8, float, "true positive rate of A, in [0, 1]")
+    fpr_a: float = param(0.1, float, "false positive rate of A, in [0, 1]")
+    tpr_b: float = param(0.8, float, "true positive rate of B, in [0, 1]")
+    fpr_b: float = param(0.1, float, "false positive rate of B, in [0, 1]")
+    rho: float = param(0.5, float, "correlation of A's and B's latent scores, in (-1, 1)")
+    measure: str = param("dcerr", str, "difference `truth` refers to: 'dcerr' or 'df1'")
+    cells: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "n", check_int("n", self.n, low=1))
+        check_float("prevalence", self.prevalence, low=0, high=1, open_low=True, open_high=True)
+        for name in ("tpr_a", "fpr_a", "tpr_b", "fpr_b"):
+            _check_rate(name, getattr(self, name))
+        check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
+        check_choice("measure", self.measure, MEASURES)
+        object.__setattr__(self, "cells", cell_probabilities(
+            self.prevalence, self.tpr_a, self.fpr_a, self.tpr_b, self.fpr_b, self.rho))
+
+    def difference(self, measure: str | None = None) -> float:
+        """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``)."""
+        measure = check_choice("measure", measure or self.measure, MEASURES)
+        rate = error_rate if measure == "dcerr" else f1_score
+        return (rate(self.prevalence, self.tpr_a, self.fpr_a)
+                - rate(self.prevalence, self.tpr_b, self.fpr_b))
+
+    def truth_of(self, measure: str) -> str:
+        """Exact-null truth for `measure`: ``'null'`` when the population difference is 0."""
+        return "null" if abs(self.difference(measure)) <= NULL_TOLERANCE else "alternative"
+
+    @property
+    def truth(self) -> str:
+        """Exact-null truth for this scenario's `measure`."""
+        return self.truth_of(self.measure)
+
+    def with_difference(self, measure: str, value: float) -> PairedClassifiers:
+        """The same population with A's TPR set so that the difference `measure` is `value`.
+
+        A's FPR, B and `rho` are kept; ``value=0`` gives an exact null. The TPR is solved in
+        closed form: from ``Cerr = prevalence (1 - tpr) + (1 - prevalence) fpr`` for 'dcerr',
+        from ``F1 = 2 prevalence tpr / (prevalence (1 + tpr) + (1 - prevalence) fpr)`` for 'df1'.
+        """
+        check_choice("measure", measure, MEASURES)
+        pi, f = self.prevalence, self.fpr_a
+        if measure == "dcerr":
+            target = error_rate(pi, self.tpr_b, self.fpr_b) + value
+            tpr = 1 - (target - (1 - pi) * f) / pi
+        else:
+            target = f1_score(pi, self.tpr_b, self.fpr_b) + value
+            tpr = target * (pi + (1 - pi) * f) / (pi * (2 - target))
+        if not 0.0 <= tpr <= 1.0:
+            raise ValueError(
+                f"`value` {value:g} of {measure} cannot be reached by A's TPR (would be "
+                f"{tpr:.4g}) with A's FPR {f:g}; choose a smaller difference."
+            )
+        return replace(self, tpr_a=float(tpr), measure=measure)
+
+    def draw(self, rng, n_reps):
+        counts = multinomial_rows(rng, n_reps, self.n, self.cells)
+        n = self.n
+        acc_a = counts[:, [2, 3, 6, 7]].sum(axis=1) / n
+        acc_b = counts[:, [1, 3, 5, 7]].sum(axis=1) / n
+        scale = n / (n - 1) if n > 1 else np.nan
+        moments = (acc_a, scale * acc_a * (1 - acc_a), acc_b, scale * acc_b * (1 - acc_b))
+        return Batch(paired=True, moments=moments, fill=lambda: correctness(counts),
+                     sizes=(n, n), counts=counts)
+
+
+def correctness(counts) -> tuple[np.ndarray, np.ndarray]:
+    """Per-example correctness (1.0 correct, 0.0 wrong) of A and B, examples in cell order.
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n_reps, 8), rows summing to the same n
+
+    Returns
+    -------
+    a, b : ndarray, shape (n_reps, n)
+    """
+    counts = np.asarray(counts)
+    n_reps = counts.shape[0]
+    cell = np.repeat(np.tile(np.arange(N_CELLS), n_reps), counts.ravel()).reshape(n_reps, -1)
+    return ((cell >> 1) & 1).astype(float), (cell & 1).astype(float)
+
+
+def central_range_truth(statistics, alpha: float) -> str:
+    """The N-dependent truth rule: ``'null'`` when 0 lies in the statistic's central range.
+
+    Parameters
+    ----------
+    statistics : array_like, shape (S,)
+        The statistic (dCerr or dF1) on S evaluation sets of one population and size.
+    alpha : float
+        The range is ``[quantile(alpha / 2), quantile(1 - alpha / 2)]`` (numpy's linear
+        interpolation).
+
+    Returns
+    -------
+    str
+        ``'null'`` or ``'alternative'``.
+    """
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    values = np.asarray(statistics, dtype=float)
+    if values.size == 0 or not np.isfinite(values).all():
+        raise ValueError("`statistics` must be a non-empty array of finite numbers.")
+    low, high = np.quantile(values, [alpha / 2, 1 - alpha / 2])
+    return "null" if low <= 0.0 <= high else "alternative"
+
+
+#: The four panels of Keller et al.'s Figures 1 and 2: (balanced, close models).
+PANELS = {
+    "a": (True, False),
+    "b": (False, False),
+    "c": (True, True),
+    "d": (False, True),
+}
+PANEL_TITLES = {
+    "a": "balanced, different models",
+    "b": "unbalanced, different models",
+    "c": "balanced, close models",
+    "d": "unbalanced, close models",
+}
+
+
+def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
+                     n: int = 1000) -> list[PairedClassifiers]:
+    """A spread of `n_categories` populations ("categories") for one panel, reproducibly.
+
+    Each category draws, from ``SeedSequence(seed, spawn_key=(panel index,))``:
+
+    - prevalence: U(0.4, 0.5) balanced, U(0.01, 0.09) unbalanced;
+    - B (the stronger model): TPR U(0.80, 0.92), FPR U(0.05, 0.15) balanced;
+      TPR U(0.60, 0.85), FPR U(0.002, 0.01) unbalanced;
+    - A: FPR = B's times U(0.8, 1.25) (different) or U(0.95, 1.05) (close), and its TPR set
+      for a population dF1 of -U(0.02, 0.10) (different: A behind) or U(-0.01, 0.01) (close);
+    - rho: U(0.5, 0.7) different, U(0.90, 0.95) close.
+
+    A draw whose TPR falls outside [0, 1] is redrawn.
+
+    Returns
+    -------
+    list of PairedClassifiers
+        With ``measure='df1'`` and evaluation sets of `n` examples.
+    """
+    check_choice("panel", panel, tuple(PANELS))
+    n_categories = check_int("n_categories", n_categories, low=1)
+    balanced, close = PANELS[panel]
+    key = (list(PANELS).index(panel),)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+    out = []
+    while len(out) < n_categories:
+        prevalence = rng.uniform(0.4, 0.5) if balanced else rng.uniform(0.01, 0.09)
+        tpr_b = rng.uniform(0.80, 0.92) if balanced else rng.uniform(0.60, 0.85)
+        fpr_b = rng.uniform(0.05, 0.15) if balanced else rng.uniform(0.002, 0.01)
+        fpr_a = fpr_b * (rng.uniform(0.95, 1.05) if close else rng.uniform(0.8, 1.25))
+        df1 = rng.uniform(-0.01, 0.01) if close else -rng.uniform(0.02, 0.10)
+        rho = rng.uniform(0.90, 0.95) if close else rng.uniform(0.5, 0.7)
+        base = PairedClassifiers(n=n, prevalence=prevalence, tpr_a=tpr_b, fpr_a=fpr_a,
+                                 tpr_b=tpr_b, fpr_b=fpr_b, rho=rho, measure="df1")
+        try:
+            out.append(base.with_difference("df1", df1))
+        except ValueError:
+            continue
+    return out
+
+
+CLASSIFIER_SCENARIOS = (PairedClassifiers,)

@@ -1,0 +1,269 @@
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import naive
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.cli import main
+from core.criteria import CRITERIA
+from core.criteria.classifiers import (
+    _bootstrap_dcerr,
+    _bootstrap_df1,
+    _percentile_pvalue,
+    bootstrap_criterion,
+    discordant,
+)
+from core.study import make_design, run_study
+from sims.base import Batch
+from sims.classifiers import PairedClassifiers
+
+MCNEMARS = ("mcnemar", "mcnemar-exact", "mcnemar-midp")
+COUNT_CRITERIA = ("proportion", *MCNEMARS, "bootstrap-dcerr", "bootstrap-df1")
+UNBALANCED = PairedClassifiers(prevalence=0.06, tpr_a=0.7, fpr_a=0.01, tpr_b=0.8, fpr_b=0.012,
+                               rho=0.6)
+
+
+def _tables(seed, n, reps=60, scenario=UNBALANCED):
+    return PairedClassifiers(**{**scenario.to_dict(), "n": n}).draw(
+        np.random.default_rng(seed), reps).counts
+
+
+def _run(name, counts, seed=0):
+    return CRITERIA[name](Batch(paired=True, moments=(np.zeros(len(counts)),) * 4,
+                                fill=lambda: None, sizes=(1, 1), counts=counts),
+                          np.random.default_rng(seed))
+
+
+class TestAgainstReferences:
+    @pytest.mark.parametrize("seed", [0, 1])
+    @pytest.mark.parametrize("n", [20, 300])
+    def test_mcnemar_variants(self, seed, n):
+        counts = _tables(seed, n)
+        n01, n10 = discordant(counts)
+        for name in MCNEMARS:
+            ref = [naive.mcnemar_pvalues(int(b), int(c))[name] for b, c in zip(n01, n10,
+                                                                                 strict=True)]
+            np.testing.assert_allclose(_run(name, counts).pvalues(), ref, rtol=1e-10)
+
+    def test_mcnemar_exact_is_scipy_binomtest(self):
+        counts = _tables(2, 150)
+        n01, n10 = discordant(counts)
+        ref = [stats.binomtest(int(b), int(b + c)).pvalue if b + c else 1.0
+               for b, c in zip(n01, n10, strict=True)]
+        np.testing.assert_allclose(_run("mcnemar-exact", counts).pvalues(), ref, rtol=1e-10)
+
+    def test_proportion_test_eq3(self):
+        counts = _tables(3, 200)
+        res = _run("proportion", counts)
+        for row, z, p in zip(counts, res.statistic, res.pvalues(), strict=True):
+            label, a_ok, b_ok = naive.examples_of_table(row)
+            err_a, err_b = np.sum(a_ok == 0), np.sum(b_ok == 0)
+            c = (err_a + err_b) / (2 * len(label))
+            ref = (err_a - err_b) / len(label) / np.sqrt(2 * c * (1 - c) / len(label))
+            assert z == pytest.approx(ref, rel=1e-12)
+            assert p == pytest.approx(2 * stats.norm.sf(abs(ref)), rel=1e-10)
+
+    def test_bootstrap_statistics_are_the_observed_differences(self):
+        counts = _tables(4, 80)
+        ref = np.array([naive.classifier_differences(*naive.examples_of_table(r)) for r in counts])
+        np.testing.assert_allclose(_run("bootstrap-dcerr", counts).statistic, ref[:, 0],
+                                   atol=1e-15)
+        np.testing.assert_allclose(_run("bootstrap-df1", counts).statistic, ref[:, 1],
+                                   atol=1e-15)
+
+    @pytest.mark.parametrize("row", [[3, 9, 4, 50, 2, 6, 15, 31], [0, 1, 2, 150, 1, 3, 1, 4],
+                                     [10, 30, 25, 40, 8, 20, 30, 37]])
+    def test_bootstrap_matches_resampling_examples(self, row):
+        # Monte Carlo against Monte Carlo: the share of replicates on each side of 0, ours
+        # (multinomial draws over cells) vs naive (resampling the n examples).
+        counts = np.array([row], np.int64)
+        n_ours, n_ref = 40_000, 4000
+        ref = naive.bootstrap_sides(row, n_ref, np.random.default_rng(1))
+        n01, n10 = discordant(counts)
+        ours = []
+        for kernel, args in ((_bootstrap_dcerr, (counts.sum(axis=1), n01, n10)),
+                             (_bootstrap_df1, (counts,))):
+            below, above = np.empty(1, np.int64), np.empty(1, np.int64)
+            kernel(np.random.default_rng(2), *args, n_ours, n_ours + 1, below, above)
+            ours.append((below[0], above[0]))
+        for (o_le, o_ge), (r_le, r_ge) in zip(ours, ref, strict=True):
+            for o, r in ((o_le, r_le), (o_ge, r_ge)):
+                p = (o + r) / (n_ours + n_ref)
+                se = np.sqrt(p * (1 - p) * (1 / n_ours + 1 / n_ref))
+                assert abs(o / n_ours - r / n_ref) <= 4 * se + 1e-12, (o, r)
+
+    def test_bootstrap_decisions_match_the_resampling_percentile_test(self):
+        # On the same 150 evaluation sets, our test and the textbook one (resample examples,
+        # np.percentile interval) reject at rates equal within Monte Carlo error.
+        counts = _tables(5, 60, reps=150, scenario=PairedClassifiers(
+            prevalence=0.4, tpr_a=0.75, fpr_a=0.2, tpr_b=0.85, fpr_b=0.15, rho=0.5))
+        n_boot = 400
+        ours = bootstrap_criterion("df1", n_boot)(
+            Batch(paired=True, moments=(np.zeros(150),) * 4, fill=lambda: None, sizes=(1, 1),
+                  counts=counts), np.random.default_rng(6)).decisions(0.1)
+        rng = np.random.default_rng(7)
+        ref = []
+        for row in counts:
+            label, a_ok, b_ok = naive.examples_of_table(row)
+            idx = rng.integers(0, len(label), (n_boot, len(label)))
+            d = [naive.classifier_differences(label[i], a_ok[i], b_ok[i])[1] for i in idx]
+            low, high = np.percentile(d, [5, 95])
+            ref.append(not low <= 0 <= high)
+        r1, r2 = ours.mean(), np.mean(ref)
+        assert 0.1 < r2 < 0.9  # an informative case
+        assert abs(r1 - r2) <= 4 * np.sqrt((r1 * (1 - r1) + r2 * (1 - r2)) / len(counts))
+
+
+@pytest.mark.parametrize("measure", ["dcerr", "df1"])
+def test_early_stop_keeps_every_decision_up_to_p_max(measure):
+    # Set by set with the same stream, stopping once the p-value must exceed p_max gives the
+    # same decisions at every level <= p_max as all B replicates, and a lower p-value bound.
+    counts = _tables(8, 150, reps=80, scenario=PairedClassifiers(
+        prevalence=0.4, tpr_a=0.75, fpr_a=0.2, tpr_b=0.8, fpr_b=0.2, rho=0.5))
+    full, early = bootstrap_criterion(measure, 2000), bootstrap_criterion(measure, 2000, 0.1)
+    stopped = 0
+    for i in range(len(counts)):
+        one = Batch(paired=True, moments=(np.zeros(1),) * 4, fill=lambda: None, sizes=(1, 1),
+                    counts=counts[i:i + 1])
+        p_full = full(one, np.random.default_rng(i)).pvalues()[0]
+        p_early = early(one, np.random.default_rng(i)).pvalues()[0]
+        for alpha in (0.01, 0.05, 0.1):
+            assert (p_full <= alpha) == (p_early <= alpha)
+        assert p_early <= p_full and (p_early == p_full or p_early > 0.1)
+        stopped += p_early < p_full
+    assert stopped > 20  # the early stop happened
+
+
+class TestPercentileRule:
+    @pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+    def test_pvalue_is_the_order_statistic_interval(self, alpha):
+        n_boot = 5000
+        k = round(alpha * n_boot / 2)
+        rng = np.random.default_rng(0)
+        for offset in range(k - 3, k + 4):
+            x = np.sort(rng.integers(1, 20, n_boot))
+            x[:offset] = rng.integers(-5, 1, offset)  # `offset` values <= 0, some ties at 0
+            x = np.sort(x)
+            below, above = np.sum(x <= 0), np.sum(x >= 0)
+            outside = not x[k - 1] <= 0 <= x[n_boot - k]
+            p = _percentile_pvalue(np.array([below]), np.array([above]), n_boot)[0]
+            assert (p <= alpha) == outside
+
+
+class TestDegenerate:
+    @pytest.mark.parametrize("row", [
+        [0, 0, 0, 100, 0, 0, 0, 0],   # no positive, no error at all: F1 undefined for both
+        [0, 0, 0, 90, 0, 0, 0, 10],   # no discordant pair
+        [100, 0, 0, 0, 0, 0, 0, 0],   # both always wrong
+        [0, 0, 0, 0, 0, 0, 0, 100],   # both always right
+    ])
+    def test_defined_decisions(self, row):
+        counts = np.array([row], np.int64)
+        for name in COUNT_CRITERIA:
+            res = _run(name, counts)
+            assert not res.failed.any() and np.isfinite(res.pvalues()).all()
+            assert res.pvalues()[0] == 1.0 and not res.decisions(0.1).any(), name
+            assert np.isfinite(res.statistic).all()
+
+    def test_undefined_f1_counts_as_zero(self):
+        counts = np.array([[0, 0, 5, 95, 0, 0, 0, 0]], np.int64)  # only B has false positives
+        assert _run("bootstrap-df1", counts).statistic[0] == 0.0
+
+
+# Size of each McNemar variant under an exact null (equal population error rates), against
+# the exact value by enumeration of the discordant counts.
+EXACT_NULL = PairedClassifiers(prevalence=0.4, tpr_a=0.7, fpr_a=0.15, tpr_b=0.8, fpr_b=0.2,
+                               rho=0.3).with_difference("dcerr", 0.0)
+
+
+def test_exact_sizes_are_informative():
+    # about 27% discordant pairs: the exact sizes are clearly below alpha and distinct
+    assert naive.mcnemar_exact_size(30, 0.269, 0.05, "mcnemar") == pytest.approx(0.019, abs=1e-3)
+    assert naive.mcnemar_exact_size(30, 0.269, 0.05, "mcnemar-midp") == pytest.approx(0.0388,
+                                                                                     abs=1e-3)
+
+
+@pytest.mark.parametrize("n", [30, 300])
+@pytest.mark.parametrize("name", MCNEMARS)
+def test_mcnemar_size_under_exact_null_within_4_mcse(n, name):
+    scenario = PairedClassifiers(**{**EXACT_NULL.to_dict(), "n": n})
+    q = scenario.cells[[1, 2, 5, 6]].sum()
+    exact = naive.mcnemar_exact_size(n, q, 0.05, name)
+    reps = 40_000
+    res = run_study(make_design(**scenario.to_dict()), "paired-classifiers", [name],
+                    n_reps=reps, seed=13)
+    assert res.summary["truth"].iloc[0] == "null"
+    rate = res.summary["rate"].iloc[0]
+    assert abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps), (rate, exact)
+
+
+def test_fixed_seed_regression_values():
+    res = run_study(make_design(n=[100, 1000], prevalence=0.3, tpr_a=0.75), "paired-classifiers",
+                    list(COUNT_CRITERIA), n_reps=300, seed=3)
+    rejections = (res.summary["rate"] * res.summary["n_reps"]).round().astype(int)
+    assert rejections.tolist() == REGRESSION_REJECTIONS
+
+
+REGRESSION_REJECTIONS = [9, 11, 12, 26, 23, 29, 45, 64, 65, 72, 66, 95]
+
+
+class TestErrors:
+    def test_batch_without_counts(self):
+        batch = Batch(np.zeros((2, 3)), np.ones((2, 3)), paired=True)
+        with pytest.raises(ValueError, match="criterion 'mcnemar' needs the 8-cell `counts`"):
+            CRITERIA["mcnemar"](batch, np.random.default_rng(0))
+
+    def test_count_criteria_refuse_score_scenarios(self):
+        with pytest.raises(ValueError, match="criterion 'bootstrap-df1' works on counts; "
+                                             "scenario 'paired-normal' draws scores."):
+            run_study(make_design(n=5), "paired-normal", ["bootstrap-df1"], n_reps=5, seed=0)
+
+    def test_bootstrap_options(self):
+        with pytest.raises(ValueError, match="`n_boot` must be an integer >= 1; got 0."):
+            bootstrap_criterion("df1", 0)
+        with pytest.raises(ValueError, match="`measure` must be 'dcerr' or 'df1'; got 'auc'."):
+            bootstrap_criterion("auc")
+        assert bootstrap_criterion("df1").key == "bootstrap-df1"
+        assert bootstrap_criterion("df1", 999).key == "bootstrap-df1[B=999]"
+        assert bootstrap_criterion("df1", 999, 0.1).key == "bootstrap-df1[B=999,p_max=0.1]"
+        with pytest.raises(ValueError, match=r"`p_max` must be in \(0, 1\]; got 0.0."):
+            bootstrap_criterion("df1", 10, 0.0)
+
+
+def test_bench_workload_runs_both_sides_on_the_same_sets():
+    from core.bench import WORKLOADS
+
+    peer_name, make = WORKLOADS["bootstrap-df1-size"]
+    assert peer_name == "scipy.stats.bootstrap, paired"
+    ours, peer = make()
+    results = [side(small=True) for side in (ours, peer)]
+    for text in results:
+        k, total, marks = re.fullmatch(r"(\d+)/(\d+) rejected: ([.x]+)", text).groups()
+        assert int(total) == len(marks) == 9 and int(k) == marks.count("x")
+
+
+class TestCalibrate:
+    def test_user_checks_tests_on_their_prevalence(self, capsys):
+        argv = ["calibrate", "--scenario", "paired-classifiers", "--param", "prevalence=0.05",
+                "--param", "n=200,2000", "--param", "fpr_a=0.02", "--criterion", "mcnemar",
+                "--criterion", "bootstrap-dcerr", "--reps", "200", "--format", "json", "--quiet"]
+        assert main(argv) == 0
+        rows = json.loads(capsys.readouterr().out)
+        assert [(r["n"], r["criterion"]) for r in rows] == [
+            (200, "mcnemar"), (200, "bootstrap-dcerr"), (2000, "mcnemar"),
+            (2000, "bootstrap-dcerr")]
+        assert all(r["truth"] == "alternative" and r["scenario"] == "paired-classifiers"
+                   for r in rows)
+        assert rows[2]["rate"] > rows[0]["rate"]  # more power on larger sets
+
+    def test_bad_parameter_is_one_line_and_exit_2(self, capsys):
+        argv = ["calibrate", "--scenario", "paired-classifiers", "--param", "prevalence=1.5",
+                "--criterion", "mcnemar", "--quiet"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err == "evalmc: error: `prevalence` must be in (0, 1); got 1.5.\n"

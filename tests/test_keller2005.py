@@ -1,0 +1,131 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reproductions import PAPERS, keller2005
+from reproductions.runner import reproduce
+
+#: Targets expected to hold already at the quick scale (100 sets per category and N).
+QUICK_TARGETS = ("K1 exact", "K2 exact", "K4 rule", "K7-size exact", "K7-power exact")
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    checks = reproduce("keller2005", scale="quick", out=out, n_jobs=2, log=lambda line: None)
+    return out, {c.id: c for c in checks}
+
+
+#: Targets met at the paper scale (figures/REPORT.md); the others fail with their reasons.
+PAPER_TARGETS = (*QUICK_TARGETS, "K7-size rule", "K6 exact")
+
+
+@pytest.mark.slow
+def test_paper_scale_targets(tmp_path):
+    checks = reproduce("keller2005", scale="paper", out=tmp_path, n_jobs=-1, log=lambda x: None)
+    passed = {c.id for c in checks if c.passed}
+    assert set(PAPER_TARGETS) <= passed
+
+
+def test_registered():
+    assert "keller2005" in PAPERS
+    assert [f.name for f in keller2005.FIGURES] == ["fig1", "fig2"]
+
+
+def test_paper_protocol():
+    paper = keller2005.PROTOCOLS["paper"]
+    assert paper.n_values == (100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000)
+    assert (paper.n_sets, paper.n_boot) == (500, 5000)
+    assert keller2005.ALPHAS == (0.01, 0.05, 0.1)
+
+
+def test_quick_scale_targets(quick):
+    _, checks = quick
+    assert {f"K{i}" for i in range(1, 8)} <= {c.split()[0].split("-")[0] for c in checks}
+    for target in QUICK_TARGETS:
+        assert checks[target].passed, checks[target]
+
+
+def test_quick_scale_outputs(quick):
+    out, _ = quick
+    protocol = keller2005.PROTOCOLS["quick"]
+    for name in ("fig1", "fig2"):
+        assert (out / "keller2005" / f"{name}.png").stat().st_size > 10_000
+        record = json.loads((out / "keller2005" / f"{name}.checks.json").read_text())
+        assert record["scale"] == "quick"
+    size = pd.read_csv(out / "keller2005" / "fig1.csv")
+    power = pd.read_csv(out / "keller2005" / "fig2.csv")
+    for data in (size, power):
+        assert set(data["panel"]) == set("abcd") and set(data["alpha"]) == {0.01, 0.05, 0.1}
+        assert set(data["n"]) == set(protocol.n_values)
+        assert set(data["definition"]) == {"rule", "exact"}
+        assert set(data["criterion"]) == set(keller2005.TESTS)
+        defined = data["sets"] > 0
+        assert data.loc[defined, "rate"].between(0, 1).all()
+        assert data.loc[~defined, "rate"].isna().all()
+        assert (data["sets"] % protocol.n_sets == 0).all()
+    # Exact nulls: the size of bootstrap-dF1 comes from the dF1 twins only.
+    twin = size[(size["definition"] == "exact") & (size["criterion"] == "bootstrap-df1")]
+    assert (twin["sets"] == protocol.n_twins * protocol.n_sets).all()
+    # Every set of a category is counted once per definition: size + power = all sets.
+    both = size.merge(power, on=["panel", "definition", "n", "criterion", "alpha"])
+    rule = both[both["definition"] == "rule"]
+    assert (rule["sets_x"] + rule["sets_y"] == protocol.n_categories * protocol.n_sets).all()
+
+
+def _raw(rows):
+    cols = ["panel", "group", "category", "n", "criterion", "alpha", "definition", "kind", "k",
+            "sets"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_pooled_sums_over_categories():
+    raw = _raw([
+        ("a", "category", 0, 100, "mcnemar", 0.05, "rule", "size", 3, 100),
+        ("a", "category", 1, 100, "mcnemar", 0.05, "rule", "size", 7, 100),
+        ("a", "category", 2, 100, "mcnemar", 0.05, "rule", "power", 60, 100),
+    ])
+    size = keller2005.pooled(raw, "size").iloc[0]
+    assert (size["rate"], size["sets"], size["categories"]) == (0.05, 200, 2)
+    assert size["mcse"] == pytest.approx(np.sqrt(0.05 * 0.95 / 200))
+    power = keller2005.pooled(raw, "power").iloc[0]
+    assert (power["rate"], power["sets"]) == (0.6, 100)
+    raw.loc[2, "kind"] = "size"
+    assert np.isnan(keller2005.pooled(raw, "power").iloc[0]["rate"])  # no case: empty
+
+
+def _curves(rates):
+    """Pooled data with the given rate of every criterion at every N, panel and definition."""
+    rows = []
+    for panel in "abcd":
+        for definition in keller2005.DEFINITIONS:
+            for n in (100, 1000, 6000):
+                for crit in keller2005.TESTS:
+                    rate = rates.get(crit, 0.04)
+                    rows.append({"panel": panel, "definition": definition, "n": n,
+                                 "criterion": crit, "alpha": 0.05, "rate": rate,
+                                 "mcse": np.sqrt(rate * (1 - rate) / 1000)})
+    return pd.DataFrame(rows)
+
+
+def test_checks_can_fail():
+    checks = {c.id: c for c in keller2005.check_fig1(_curves({"mcnemar": 0.2}), "quick")}
+    assert not checks["K2 rule"].passed and not checks["K1 exact"].passed
+    assert "mcnemar optimistic" in checks["K2 rule"].note
+    assert not checks["K3-size rule"].passed
+    checks = {c.id: c for c in keller2005.check_fig2(_curves({"proportion": 0.9}), "quick")}
+    assert not checks["K6 rule"].passed and not checks["K7-power exact"].passed
+    checks = {c.id: c for c in keller2005.check_fig2(
+        _curves({"bootstrap-df1": 0.9, "proportion": 0.1, "mcnemar": 0.5,
+                 "bootstrap-dcerr": 0.52}), "quick")}
+    assert checks["K6 rule"].passed and checks["K7-power rule"].passed
+    assert checks["K3-power rule"].passed
+
+
+def test_undefined_sizes_fail_instead_of_passing():
+    data = _curves({})
+    data["rate"] = np.nan
+    checks = {c.id: c for c in keller2005.check_fig1(data, "quick")}
+    assert not checks["K1 rule"].passed and checks["K1 rule"].ours == "no null case"
