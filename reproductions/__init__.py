@@ -6,4 +6,4 @@ parameters and what we had to assume.
 """
 
 #: Paper modules, in the order ``reproduce all`` runs them.
-PAPERS = ("bajgar2018", "keller2005", "bouthillier2021")
+PAPERS = ("bajgar2018", "keller2005", "giles1997", "bouthillier2021")

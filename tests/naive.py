@@ -65,6 +65,36 @@ def wilson(k, n, confidence=0.95):
     return centre - half, centre + half
 
 
+def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
+    """One MLP by per-example backpropagation, one numpy step per update.
+
+    Draws from `rng` in the same order as sims.networks: weights unit by unit (each unit's bias
+    after its weights), then the example indices of all the updates.
+    """
+    n, n_in = x.shape
+    n_out = y.shape[1]
+    w1, b1 = np.empty((n_hidden, n_in)), np.empty(n_hidden)
+    w2, b2 = np.empty((n_out, n_hidden)), np.empty(n_out)
+    for h in range(n_hidden):
+        w1[h] = [rng.uniform(-2.4 / n_in, 2.4 / n_in) for _ in range(n_in)]
+        b1[h] = rng.uniform(-2.4 / n_in, 2.4 / n_in)
+    for o in range(n_out):
+        w2[o] = [rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden) for _ in range(n_hidden)]
+        b2[o] = rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden)
+    order = rng.integers(0, n, n_updates)
+    for t in range(n_updates):
+        lr = lr0 * (1 - t / n_updates)
+        k = order[t]
+        hidden = np.tanh(w1 @ x[k] + b1)
+        err = w2 @ hidden + b2 - y[k]
+        delta = (1 - hidden**2) * (w2.T @ err)
+        w2 -= lr * np.outer(err, hidden)
+        b2 -= lr * err
+        w1 -= lr * np.outer(delta, x[k])
+        b1 -= lr * delta
+    return w1, b1, w2, b2
+
+
 def prob_outperform_resampled(a, b, n_resamples, alpha, gamma, rng):
     """P(A>B) test by resampling the k pairs `n_resamples` times (ties count one half).
 
@@ -182,3 +212,44 @@ def mcnemar_exact_size(n, discordant, alpha, name):
             if mcnemar_pvalues(k, m - k)[name] <= alpha:
                 total += p_m * stats.binom.pmf(k, m, 0.5)
     return total
+
+
+def fir_gains_numpy(x, y, order_idx, lr0, w, g, b, v, c):
+    """FIR MLP with synaptic gains, one numpy step per example ``x[order_idx[t]]``; returns the
+    trained (w, g, b, v, c) as new arrays."""
+    w, g, b, v, c = (np.array(a, dtype=float) for a in (w, g, b, v, c))
+    n = len(order_idx)
+    for t, k in enumerate(order_idx):
+        lr = lr0 * (1 - t / n)
+        filt = w @ x[k]
+        hidden = np.tanh(b + g * filt)
+        err = c[0] + v @ hidden - y[k]
+        delta = (1 - hidden**2) * err * v
+        v = v - lr * err * hidden
+        w = w - lr * (delta * g)[:, None] * x[k][None, :]
+        g = g - lr * delta * filt
+        b = b - lr * delta
+        c = c - lr * err
+    return w, g, b, v, c
+
+
+def elman_numpy(u, y, n_updates, lr0, w, rec, b, v, c):
+    """Elman network trained step by step along the sequence (context restarts at 0 each pass,
+    no gradient through time); returns the trained (w, rec, b, v, c)."""
+    w, rec, b, v, c = (np.array(a, dtype=float) for a in (w, rec, b, v, c))
+    ctx = np.zeros(len(b))
+    for t in range(n_updates):
+        lr = lr0 * (1 - t / n_updates)
+        k = t % len(u)
+        if k == 0:
+            ctx = np.zeros(len(b))
+        hidden = np.tanh(b + w * u[k] + rec @ ctx)
+        err = c[0] + v @ hidden - y[k]
+        delta = (1 - hidden**2) * err * v
+        v = v - lr * err * hidden
+        w = w - lr * delta * u[k]
+        rec = rec - lr * np.outer(delta, ctx)
+        b = b - lr * delta
+        c = c - lr * err
+        ctx = hidden
+    return w, rec, b, v, c

@@ -19,6 +19,7 @@ COMMANDS = (
     "core.commands.reproduce",
     "core.commands.bench",
     "core.commands.boon",
+    "core.commands.describe",
     "core.commands.compare",
 )
 
