@@ -120,7 +120,7 @@ class TestIntervals:
                             rng=np.random.default_rng(7))
         # Same draws, the obvious way: indices into the runs sorted by validation score.
         order = np.argsort((1 if best == "max" else -1) * val, kind="stable")
-        picks = np.random.default_rng(7).integers(0, 25, size=(300, 25), dtype=np.int32)
+        picks = np.random.default_rng(7).integers(0, 25, size=(300, 25), dtype=np.int16)
         loop = [boon_nonparametric(test[order][p], val[order][p], n=5, best=best) for p in picks]
         np.testing.assert_allclose(res.replicates, loop, rtol=1e-12)
         params = [boon_parametric(test[order][p], val[order][p], n=5, best=best) for p in picks]
@@ -139,7 +139,7 @@ class TestIntervals:
     def test_fixed_seed_regression(self):
         val, test = self._data()
         res = boon_interval(test, val, n=5, n_resamples=2000, rng=np.random.default_rng(9))
-        assert (res.low, res.high) == pytest.approx((0.404577691405, 1.358297099358), abs=1e-11)
+        assert (res.low, res.high) == pytest.approx((0.374662207591, 1.372415245498), abs=1e-11)
         sm = boon_interval(test, val, n=5, n_resamples=500, method="smoothed",
                            rng=np.random.default_rng(9))
         assert (sm.low, sm.high) == pytest.approx((0.371570302821, 1.851056532284), abs=1e-11)

@@ -235,12 +235,17 @@ def _resampled(rng, test, val, n, sign, single, estimator, n_resamples):
     for start in range(0, n_resamples, rows):
         # numpy draws the resampled indices (much faster than Generator.integers under Numba)
         picks = rng.integers(0, m, size=(min(rows, n_resamples - start), m),
-                             dtype=np.int32 if m < 2**31 else np.int64)
+                             dtype=_index_dtype(m))
         _resample_kernel(picks, np.ascontiguousarray(test[order]),
                          np.ascontiguousarray(val[order]), starts, powers,
                          estimator == "parametric", single, sign, boo_n_normal(n),
                          out[start:start + picks.shape[0]])
     return out
+
+
+def _index_dtype(m):
+    """Smallest signed integer type indexing m runs (narrower draws are faster)."""
+    return np.int16 if m < 2**15 else np.int32 if m < 2**31 else np.int64
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -275,6 +280,15 @@ def _resample_kernel(picks, test, val, starts, powers, parametric, single, sign,
                 var_v = (svv - m * mv * mv) / (m - 1)
                 rho = min(max((svt - m * mt * mv) / (m - 1) / np.sqrt(var_v * var_t), -1.0), 1.0)
             out[r] = mt + sign * rho * np.sqrt(var_t) * c_n
+        elif starts.shape[0] == m + 1:  # no tied validation scores: blocks are single runs
+            total = 0.0
+            cum = 0
+            for j in range(m):
+                c = counts[j]
+                if c > 0:
+                    total += (powers[cum + c] - powers[cum]) * test[j]
+                    cum += c
+            out[r] = total
         else:
             total = 0.0
             cum = 0
