@@ -36,12 +36,15 @@ def main(argv=None) -> int:
     except (UsageError, ValueError) as err:
         print(f"evalmc: error: {err}", file=sys.stderr)
         return 2
-    except StudyError as err:
-        print(f"evalmc: stopped: {err}", file=sys.stderr)
-        return 1
     except BrokenPipeError:  # output piped into a reader that stopped early, e.g. `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as err:  # an unreadable file, an unreachable scheduler: one line, no trace
+        print(f"evalmc: error: {err}", file=sys.stderr)
+        return 2
+    except StudyError as err:
+        print(f"evalmc: stopped: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("evalmc: interrupted; finished blocks are kept in --cache, if given: re-run the "
               "same command to resume.", file=sys.stderr)

@@ -291,6 +291,7 @@ def run_study(
 
     sizes = [min(block_size, n_reps - start) for start in range(0, n_reps, block_size)]
     blocks: dict[tuple[int, int], dict[str, CriterionResult]] = {}
+    stored: dict[tuple[int, int], dict[str, CriterionResult]] = {}  # incl. other criteria's
     stores = {}
     tasks = []
     reused = 0
@@ -298,8 +299,8 @@ def run_study(
         if cache is not None:
             stores[cid] = BlockStore(cache, _namespace(cond, seed, block_size))
         for b, size in enumerate(sizes):
-            have = stores[cid].load(b, size) if cache is not None else {}
-            have = {k: v for k, v in have.items() if k in keys}
+            stored[(cid, b)] = stores[cid].load(b, size) if cache is not None else {}
+            have = {k: v for k, v in stored[(cid, b)].items() if k in keys}
             blocks[(cid, b)] = have
             missing = [c for c in criteria if c.key not in have]
             if missing:
@@ -319,7 +320,7 @@ def run_study(
         for cid, b, size, out in par(jobs):
             blocks[(cid, b)] = {**blocks[(cid, b)], **out}
             if cache is not None:
-                stores[cid].save(b, size, blocks[(cid, b)])
+                stores[cid].save(b, size, {**stored[(cid, b)], **blocks[(cid, b)]})
             bar.update()
             tally.add(cid, out)
             tally.check()
@@ -377,7 +378,8 @@ class _FailureTally:
     def check(self):
         for (cid, key), failed in self.failed.items():
             done = self.done[(cid, key)]
-            if failed > self.max_rate * done:
+            # against all n_reps, so the decision does not depend on which blocks finished first
+            if failed > self.max_rate * self.n_reps:
                 cond = self.conditions[cid]
                 raise StudyError(
                     f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "

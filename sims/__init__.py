@@ -6,11 +6,13 @@
 from sims.base import Batch, Scenario
 from sims.benchmarks import BENCHMARK_SCENARIOS
 from sims.classifiers import CLASSIFIER_SCENARIOS
+from sims.pools import Pool
 from sims.scores import SCORE_SCENARIOS
 
 SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
 SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})
 SCENARIOS.update({cls.name: cls for cls in CLASSIFIER_SCENARIOS})
+SCENARIOS[Pool.name] = Pool
 
 
 def get_scenario(name: str) -> type[Scenario]:

@@ -95,7 +95,11 @@ class Batch:
 
     @property
     def n_reps(self) -> int:
-        return self._a.shape[0] if self._a is not None else self._moments[0].shape[0]
+        if self._a is None and self._moments is None and self.counts is None:
+            self._materialize()
+        if self._a is not None:
+            return self._a.shape[0]
+        return self._moments[0].shape[0] if self._moments is not None else self.counts.shape[0]
 
     def moments(self):
         """``(mean_a, var_a, mean_b, var_b)`` per replication."""

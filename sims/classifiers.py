@@ -210,13 +210,9 @@ class PairedClassifiers(Scenario):
 
     def draw(self, rng, n_reps):
         counts = multinomial_rows(rng, n_reps, self.n, self.cells)
-        n = self.n
-        acc_a = counts[:, [2, 3, 6, 7]].sum(axis=1) / n
-        acc_b = counts[:, [1, 3, 5, 7]].sum(axis=1) / n
-        scale = n / (n - 1) if n > 1 else np.nan
-        moments = (acc_a, scale * acc_a * (1 - acc_a), acc_b, scale * acc_b * (1 - acc_b))
-        return Batch(paired=True, moments=moments, fill=lambda: correctness(counts),
-                     sizes=(n, n), counts=counts)
+        # the per-example correctness is drawn only if asked for (replaying a failure)
+        return Batch(paired=True, fill=lambda: correctness(counts), sizes=(self.n, self.n),
+                     counts=counts)
 
 
 def correctness(counts) -> tuple[np.ndarray, np.ndarray]:

@@ -2,8 +2,11 @@
 
 Every scenario draws A's and B's scores for a block of replications at once. Model A carries
 the `shift` (added to each of its scores), so ``shift=0`` is the null of equal performance and
-a positive shift measures power. Draws are made replication by replication, so the first ``k``
-replications of a block do not depend on how many follow.
+a positive shift measures power.
+
+Gaussian scenarios draw the sufficient statistics first (sample means and variances, or means
+and scatter matrix) and the scores only when a criterion asks for them, from their exact
+conditional distribution: a t-test study never draws a score.
 """
 
 from __future__ import annotations

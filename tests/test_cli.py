@@ -102,6 +102,11 @@ def test_table_default_design(capsys):
      "`scheduler` needs backend 'dask'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--out", "/no/dir/f.csv"],
      "`--out` must be a file in a writable directory"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--out", "."],
+     "`--out` must be a file in a writable directory; got '.'"),
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--cache", "README.md"],
+     r"`--cache` must be a directory \(or not exist yet\); got 'README.md'"),
+    (["compare", ".", "--a", "A", "--b", "B"], "`FILE` must be an existing CSV file; got '.'"),
     (["calibrate", "--scenario", "normal", "--criterion", "/no/such.py:f"],
      "`criterion` file '/no/such.py' does not exist"),
     (["calibrate", "--scenario", "empirical", "--criterion", "welch-t", "--param",
@@ -112,7 +117,8 @@ def test_table_default_design(capsys):
     (["bench", "--only", "nope"], "unknown workload 'nope'; valid names: paired-t-size"),
     ([], "the following arguments are required: command"),
 ])
-def test_bad_input_exits_2_with_one_line(capsys, argv, match):
+def test_bad_input_exits_2_with_one_line(capsys, monkeypatch, argv, match):
+    monkeypatch.chdir(Path(__file__).parents[1])  # relative paths above: the repository's
     code, out, err = _run(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("evalmc: error: ")

@@ -44,6 +44,9 @@ def test_expected_best_of_the_mixture_pool_against_simulation():
 
 
 def test_pool_scenario():
+    fixed = Pool(preset="asreader-random", n=2).draw(np.random.default_rng(42), 1)
+    np.testing.assert_allclose(fixed.a, [[58.04128651638, 56.45464263318]], rtol=1e-9)
+    np.testing.assert_allclose(fixed.a_val, [[62.015698357791, 58.680839416524]], rtol=1e-9)
     batch = Pool(preset="resnet-fixed", n=4, shift=1.0).draw(np.random.default_rng(3), 2)
     assert batch.a.shape == batch.a_val.shape == (2, 4)
     assert Pool().truth == "null" and Pool(shift=0.5).truth == "alternative"

@@ -181,8 +181,8 @@ def test_integral_floats_become_ints():
 
 
 def test_registry_and_coercion():
-    assert {"normal", "paired-normal", "val-test", "skew-normal", "mixture",
-            "empirical"} <= set(SCENARIOS)
+    assert {"normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
+            "pool", "pipelines", "paired-classifiers"} <= set(SCENARIOS)
     with pytest.raises(ValueError, match="unknown scenario 'gauss'; valid names: empirical"):
         get_scenario("gauss")
     assert Normal.coerce("n_a", "12") == 12 and Normal.coerce("sd_a", "2") == 2.0
@@ -197,3 +197,22 @@ def test_batch_needs_scores_or_fill():
         Batch(paired=False)
     batch = Batch(np.zeros((3, 2)), np.ones((3, 4)), paired=False)
     assert batch.sizes == (2, 4) and batch.take(1).a.shape == (1, 2)
+
+
+def test_fixed_seed_regression_of_the_other_scenarios(tmp_path):
+    def rng():
+        return np.random.default_rng(42)
+
+    batch = PairedNormal(n=3, rho=0.5).draw(rng(), 2)
+    np.testing.assert_allclose(batch.moments()[1], [0.086437399698, 1.452660515706], rtol=1e-9)
+    np.testing.assert_allclose(batch.a[0], [0.243304318762, 0.430394650835, -0.145913505528],
+                               rtol=1e-9)
+    batch = ValTest(n=2).draw(rng(), 1)
+    np.testing.assert_allclose(batch.a, [[-0.748294115659, 1.189778536201]], rtol=1e-9)
+    np.testing.assert_allclose(batch.a_val, [[0.304717079754, 0.750451195806]], rtol=1e-9)
+    np.testing.assert_allclose(Mixture(n_a=2, n_b=2).draw(rng(), 1).a,
+                               [[-1.03998410624, 0.940564716391]], rtol=1e-9)
+    path = tmp_path / "s.csv"
+    path.write_text("acc\n1.0\n2.0\n4.0\n")
+    np.testing.assert_allclose(Empirical(file=str(path), n_a=2, n_b=2).draw(rng(), 1).a,
+                               [[-0.275236820633, 4.920209252466]], rtol=1e-9)

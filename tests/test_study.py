@@ -131,6 +131,12 @@ class TestCache:
         assert res.blocks_computed == 20
         assert res.summary.equals(_study().summary)
 
+    def test_other_criteria_stored_in_a_block_are_kept(self, tmp_path):
+        _study(cache=tmp_path, criteria=["student-t", "welch-t"])
+        _study(cache=tmp_path, criteria=["mann-whitney"])
+        again = _study(cache=tmp_path, criteria=["student-t", "welch-t"])
+        assert again.blocks_computed == 0 and again.blocks_reused == 20
+
     def test_unreadable_block_is_recomputed(self, tmp_path):
         _study(cache=tmp_path)
         victim = sorted(tmp_path.rglob("*.npz"))[0]
@@ -206,10 +212,22 @@ class TestFailures:
             raise ValueError("bad")
 
         with pytest.raises(StudyError, match=r"condition \d+ \(normal .*'n_a': 3.*\): criterion "
-                                             r"'.*broken' failed in 100 of 100 .*ValueError: bad"):
+                                             r"'.*broken' failed in 600 of 600 .*ValueError: bad"):
             run_study(make_design(n_a=[3]), "normal", [broken], n_reps=1000, seed=1,
                       block_size=100, cache=tmp_path)
-        assert len(list(tmp_path.rglob("*.npz"))) == 1  # the finished block is kept
+        # it stops once failures exceed half of all 1000: the six finished blocks are kept
+        assert len(list(tmp_path.rglob("*.npz"))) == 6
+
+    @pytest.mark.parametrize("block_size", [10, 1000])
+    def test_stopping_does_not_depend_on_blocks(self, block_size):
+        def often(a, b):  # fails on P(Z > 0.15) = 44% of replications: not most
+            if a[0] > 0.15:
+                raise ValueError("often")
+            return 0.5
+
+        res = run_study(make_design(n_a=[3]), "normal", [often], n_reps=1000, seed=2,
+                        block_size=block_size)
+        assert 0.35 < res.summary["n_failed"].iloc[0] / 1000 < 0.5
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [

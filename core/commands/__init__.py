@@ -46,7 +46,7 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
 def check_writable(path: str, option: str = "--out") -> None:
     """Raise UsageError unless `path` can be written: checked before any work is done."""
     parent = Path(path).resolve().parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
+    if Path(path).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
         raise UsageError(f"`{option}` must be a file in a writable directory; got {path!r}.")
 
 

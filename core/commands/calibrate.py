@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from core.commands import UsageError, check_writable, emit, int_arg
 from core.criteria import get_criterion
 from core.study import BACKENDS, DEFAULT_BLOCK_SIZE, make_design, run_study
@@ -50,6 +52,8 @@ def run(args) -> int:
     criteria = [get_criterion(c) for c in args.criterion]
     if args.out:
         check_writable(args.out)
+    if args.cache and Path(args.cache).exists() and not Path(args.cache).is_dir():
+        raise UsageError(f"`--cache` must be a directory (or not exist yet); got {args.cache!r}.")
     if not grid:
         first = scenario.parameters()[0]
         grid = {first.name: first.default}

@@ -71,7 +71,7 @@ def read_pairs(path: str, col_a: str, col_b: str, pair_by: str | None = None):
     """
     try:
         frame = pd.read_csv(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError):
         raise UsageError(f"`FILE` must be an existing CSV file; got {path!r}.") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise UsageError(f"`FILE` {path!r} is not a readable CSV file: {err}") from None
