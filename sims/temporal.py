@@ -85,6 +85,19 @@ def _fir_gains_sgd(x, y, order_idx, lr0, w, g, b, v, c):
 
 
 @njit(cache=True, nogil=True)
+def _elman_forward(u_k, w, rec, b, v, c, ctx, hidden):
+    """One Elman step: fills `hidden` from input `u_k` and context `ctx`; returns the output."""
+    out = c[0]
+    for h in range(w.shape[0]):
+        s = b[h] + w[h] * u_k
+        for j in range(ctx.shape[0]):
+            s += rec[h, j] * ctx[j]
+        hidden[h] = fast_tanh(s)
+        out += v[h] * hidden[h]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def _elman_sgd(u, y, n_updates, lr0, w, rec, b, v, c):
     """Per-step SGD of an Elman network along the sequence, context held as an input."""
     n_hidden = w.shape[0]
@@ -96,14 +109,7 @@ def _elman_sgd(u, y, n_updates, lr0, w, rec, b, v, c):
         k = t % n
         if k == 0:
             ctx[:] = 0.0
-        out = c[0]
-        for h in range(n_hidden):
-            s = b[h] + w[h] * u[k]
-            for j in range(n_hidden):
-                s += rec[h, j] * ctx[j]
-            hidden[h] = fast_tanh(s)
-            out += v[h] * hidden[h]
-        err = out - y[k]
+        err = _elman_forward(u[k], w, rec, b, v, c, ctx, hidden) - y[k]
         for h in range(n_hidden):
             delta = (1.0 - hidden[h] * hidden[h]) * err * v[h]
             v[h] -= lr * err * hidden[h]
@@ -122,14 +128,7 @@ def _elman_outputs(u, w, rec, b, v, c, out):
     ctx = np.zeros(n_hidden)
     hidden = np.empty(n_hidden)
     for k in range(u.shape[0]):
-        o = c[0]
-        for h in range(n_hidden):
-            s = b[h] + w[h] * u[k]
-            for j in range(n_hidden):
-                s += rec[h, j] * ctx[j]
-            hidden[h] = fast_tanh(s)
-            o += v[h] * hidden[h]
-        out[k] = o
+        out[k] = _elman_forward(u[k], w, rec, b, v, c, ctx, hidden)
         ctx[:] = hidden
 
 
