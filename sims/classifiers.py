@@ -53,6 +53,17 @@ B_WRONG = (0, 2, 4, 6)
 
 
 @njit(cache=True, nogil=True)
+def chain_link(rng, left, mass, p):
+    """One cell of a multinomial drawn as a chain: ``Binomial(left, p / mass)``.
+
+    `left` is the count not yet drawn and `mass` the probability of the cells not yet drawn.
+    """
+    if left == 0 or mass <= 0.0:
+        return 0
+    return rng.binomial(left, min(1.0, max(0.0, p / mass)))
+
+
+@njit(cache=True, nogil=True)
 def multinomial_into(rng, n, p, out):
     """One multinomial draw of `n` over the probabilities `p`, written into `out`.
 
@@ -64,12 +75,8 @@ def multinomial_into(rng, n, p, out):
     mass = 1.0
     last = p.shape[0] - 1
     for k in range(last):
-        if left == 0 or mass <= 0.0:
-            out[k] = 0
-        else:
-            x = rng.binomial(left, min(1.0, max(0.0, p[k] / mass)))
-            out[k] = x
-            left -= x
+        out[k] = chain_link(rng, left, mass, p[k])
+        left -= out[k]
         mass -= p[k]
     out[last] = left
 

@@ -183,6 +183,33 @@ def bootstrap_sides(counts, n_boot, rng):
     return [(int(np.sum(d[:, j] <= 0)), int(np.sum(d[:, j] >= 0))) for j in (0, 1)]
 
 
+def multinomial_outcomes(counts):
+    """Every bootstrap replicate of an 8-cell table and its probability, by enumeration.
+
+    Cells with a zero count stay at zero; returns tables (k, 8) and probabilities (k,).
+    """
+    counts = np.asarray(counts)
+    n, cells = int(counts.sum()), np.flatnonzero(counts)
+    tables, probs = [], []
+    for cut in itertools.combinations(range(n + len(cells) - 1), len(cells) - 1):
+        bounds = (-1, *cut, n + len(cells) - 1)
+        table = np.zeros(8, dtype=int)
+        table[cells] = np.diff(bounds) - 1  # stars and bars
+        tables.append(table)
+        probs.append(stats.multinomial.pmf(table[cells], n, counts[cells] / n))
+    return np.array(tables), np.array(probs)
+
+
+def replicate_sides(counts):
+    """Exact P(d* < 0) and P(d* = 0) of dCerr* and of dF1* of one bootstrap replicate."""
+    tables, probs = multinomial_outcomes(counts)
+    out = []
+    for j in (0, 1):
+        d = np.array([classifier_differences(*examples_of_table(t))[j] for t in tables])
+        out.append((probs[d < 0].sum(), probs[d == 0].sum()))
+    return out
+
+
 def mcnemar_pvalues(n01, n10):
     """McNemar p-values from textbook formulas: chi2 (Eq 4), exact binomial, mid-p."""
     m = n01 + n10

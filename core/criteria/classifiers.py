@@ -25,7 +25,7 @@ from scipy.special import ndtr
 from core.criteria.base import BuiltinCriterion, CriterionResult
 from core.validation import check_float, check_int
 from sims.base import Batch
-from sims.classifiers import A_WRONG, B_WRONG, multinomial_into
+from sims.classifiers import A_WRONG, B_WRONG, chain_link, multinomial_into
 
 #: Bootstrap replicates by default: 50 / alpha for the smallest alpha of Keller et al. (0.01).
 DEFAULT_N_BOOT = 5000
@@ -102,58 +102,255 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
     return CriterionResult.from_pvalues(np.minimum(1.0, p), n01.astype(float))
 
 
-@njit(cache=True, nogil=True)
-def _bootstrap_dcerr(rng, n, n01, n10, n_boot, stop, below, above):
-    """Counts of replicates with n01* - n10* <= 0 and >= 0, per replication.
+#: Binomial tail mass left out of the exact dCerr replicate law (per side).
+_TAIL = 1e-16
 
-    A replicate is the multinomial draw of the cells merged into (n01, n10, rest): the
-    discordant total ~ Binomial(n, (n01 + n10) / n), then n01* ~ Binomial(total, n01 / total).
-    A replication stops early once both counts reach `stop`.
+
+def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
+    """Exact ``P(n01* < n10*)`` and ``P(n01* = n10*)`` of one bootstrap replicate.
+
+    A replicate's discordant total is ``T ~ Binomial(n, (n01 + n10) / n)`` and, given T,
+    ``n01* ~ Binomial(T, n01 / (n01 + n10))``; the sum runs over T outside a 1e-16 tail on
+    each side.
+
+    Parameters
+    ----------
+    n, n01, n10 : array_like of int, shape (k,)
+        Set sizes and discordant counts.
+
+    Returns
+    -------
+    lt, eq : ndarray, shape (k,)
     """
-    for i in range(n.shape[0]):
-        m = n01[i] + n10[i]
-        le = 0
-        ge = 0
-        for _ in range(n_boot):
-            d = 0
-            if m > 0:
-                total = rng.binomial(n[i], m / n[i])
-                d = 2 * rng.binomial(total, n01[i] / m) - total
-            le += d <= 0
-            ge += d >= 0
-            if le >= stop and ge >= stop:
-                break
-        below[i] = le
-        above[i] = ge
+    n, n01, n10 = (np.asarray(x, dtype=np.int64) for x in (n, n01, n10))
+    m = n01 + n10
+    share = m / n
+    lo = stats.binom.ppf(_TAIL, n, share)
+    hi = stats.binom.isf(_TAIL, n, share)
+    t = lo[:, None] + np.arange(int((hi - lo).max()) + 1)
+    weight = np.where(t <= hi[:, None], stats.binom.pmf(t, n[:, None], share[:, None]), 0.0)
+    r = np.divide(n01, m, out=np.zeros(m.shape), where=m > 0)[:, None]
+    lt = stats.binom.cdf(np.ceil(t / 2) - 1, t, r)
+    eq = np.where(t % 2 == 0, stats.binom.pmf(t // 2, t, r), 0.0)
+    return (weight * lt).sum(axis=1), (weight * eq).sum(axis=1)
+
+
+#: Swaps A and B in the merged cells of :func:`_bootstrap_df1`: dF1 changes sign.
+_SWAP = np.array([0, 2, 1, 3, 5, 4, 6])
+#: A set's replicates come from the tilted sampler when its Chernoff bound is below this.
+TILT_MAX = 0.5
+#: Split points tried between the observed TP and error ratios, and Newton steps per bound.
+_N_SPLITS = 7
+_N_NEWTON = 40
 
 
 @njit(cache=True, nogil=True)
-def _bootstrap_df1(rng, counts, n_boot, stop, below, above):
+def _log_mgf(p, v, lam):
+    """``log sum p e^(-lam v)``, the tilted mean of v, and its variance."""
+    top = -np.inf
+    for j in range(p.shape[0]):
+        if p[j] > 0.0:
+            top = max(top, -lam * v[j])
+    s0 = s1 = s2 = 0.0
+    for j in range(p.shape[0]):
+        if p[j] > 0.0:
+            w = p[j] * np.exp(-lam * v[j] - top)
+            s0 += w
+            s1 += w * v[j]
+            s2 += w * v[j] * v[j]
+    mean = s1 / s0
+    return np.log(s0) + top, mean, max(s2 / s0 - mean * mean, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _chernoff(p, v, n):
+    """``(log bound, lam)``: the Chernoff bound ``min_lam n log E e^(-lam v)`` of
+    ``P(sum of n draws of v <= 0)``, by damped Newton steps from lam = 0 (any lam >= 0 gives
+    a valid bound; the steps only make it tight)."""
+    lam = 0.0
+    f, mean, var = _log_mgf(p, v, lam)
+    for _ in range(_N_NEWTON):
+        if mean <= 0.0 or var <= 0.0:
+            break
+        step = mean / var
+        for _ in range(30):
+            g, g_mean, g_var = _log_mgf(p, v, lam + step)
+            if g <= f:
+                break
+            step *= 0.5
+        else:
+            break
+        lam += step
+        f, mean, var = g, g_mean, g_var
+        if step <= 1e-10 * (1.0 + lam):
+            break
+    return n * f, lam
+
+
+@njit(cache=True, nogil=True)
+def _split_values(c, v1, v2):
+    """Values per merged cell of ``L1 = TP_A - c TP_B`` and ``L2 = c E_B - E_A``."""
+    v1[:] = 0.0
+    v1[5], v1[6], v1[4] = 1.0, 1.0 - c, -c
+    v2[:] = 0.0
+    v2[0], v2[5], v2[2], v2[4], v2[1] = c - 1.0, c, c, -1.0, -1.0
+
+
+@njit(cache=True, nogil=True)
+def _tilt(p, n, x, v1, v2):
+    """The tightest bound found, over split points c, of ``P(dF1* <= 0)`` for ``dF1 > 0``.
+
+    ``dF1* <= 0`` means ``TP_A* E_B* <= TP_B* E_A*`` (E = FN + FP), which implies
+    ``TP_A* <= c TP_B*`` or ``E_A* >= c E_B*`` for any c > 0: a union of two events on sums of
+    n i.i.d. values, each with its Chernoff bound. `x` holds the observed merged counts.
+    Returns ``(log Q, c, lam1, lam2, log weight of the first event)``; ``log Q = 0`` when no
+    bound applies.
+    """
+    tp_a, tp_b = x[5] + x[6], x[4] + x[6]
+    e_a, e_b = x[0] + x[4] + x[1], x[0] + x[5] + x[2]
+    best = (0.0, 1.0, 0.0, 0.0, 0.0)
+    if tp_b == 0 or e_a == 0:
+        return best
+    lo, hi = np.log(e_a / e_b), np.log(tp_a / tp_b)
+    for k in range(1, _N_SPLITS + 1):
+        c = np.exp(lo + (hi - lo) * k / (_N_SPLITS + 1))
+        _split_values(c, v1, v2)
+        b1, lam1 = _chernoff(p, v1, n)
+        b2, lam2 = _chernoff(p, v2, n)
+        log_q = max(b1, b2) + np.log1p(np.exp(-abs(b1 - b2)))
+        if log_q < best[0]:
+            best = (log_q, c, lam1, lam2, b1 - log_q)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _tilted(p, v, lam, out):
+    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`."""
+    total = 0.0
+    for j in range(p.shape[0]):
+        out[j] = p[j] * np.exp(-lam * v[j])
+        total += out[j]
+    out /= total
+
+
+@njit(cache=True, nogil=True)
+def _df1_sign(x):
+    """Sign of dF1 = F1(A) - F1(B) of merged counts: that of ``TP_A E_B - TP_B E_A``."""
+    s = (x[5] + x[6]) * (x[0] + x[5] + x[2]) - (x[4] + x[6]) * (x[0] + x[4] + x[1])
+    if s > 0:
+        return 1
+    return -1 if s < 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def _replicate_sign(rng, n, p):
+    """Sign of dF1* of one replicate, drawing the big cells only when they matter.
+
+    The four cells where A and B disagree come first, as links of the chain of
+    :func:`sims.classifiers.multinomial_into`. Given them, ``TP_A E_B - TP_B E_A`` is
+    ``c0 + w (a - b) + t (a + f2 - b - f1)`` with ``c0 = a (a + f2) - b (b + f1)``, linear
+    in the counts w (both wrong) and t (both right, positive) left to draw: when c0 and both
+    slopes share a sign, so does every outcome, and w and t are not drawn.
+    """
+    a = chain_link(rng, n, 1.0, p[5])
+    left, mass = n - a, 1.0 - p[5]
+    b = chain_link(rng, left, mass, p[4])
+    left, mass = left - b, mass - p[4]
+    f2 = chain_link(rng, left, mass, p[2])
+    left, mass = left - f2, mass - p[2]
+    f1 = chain_link(rng, left, mass, p[1])
+    left, mass = left - f1, mass - p[1]
+    c0 = a * (a + f2) - b * (b + f1)
+    slope_w, slope_t = a - b, a + f2 - b - f1
+    if c0 > 0 and slope_w >= 0 and slope_t >= 0:
+        return 1
+    if c0 < 0 and slope_w <= 0 and slope_t <= 0:
+        return -1
+    w = chain_link(rng, left, mass, p[0])
+    t = chain_link(rng, left - w, mass - p[0], p[6])
+    s = c0 + w * slope_w + t * slope_t
+    if s > 0:
+        return 1
+    return -1 if s < 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
+    """Replicates with dF1* <= 0, and those with dF1* = 0, for a set with dF1 > 0.
+
+    Exact rejection sampling under the Chernoff bound Q of :func:`_tilt`: each replicate is
+    a candidate with probability Q; a candidate is drawn from the mixture of the two tilted
+    multinomials (weights = the two bounds' shares of Q) and counts when dF1* <= 0, kept with
+    probability ``1 / (e^(-lam1 L1) + e^(-lam2 L2))``. Since
+    ``p(x) 1{dF1* <= 0} <= Q h(x)`` for the mixture h, a replicate counts with probability
+    exactly ``P(dF1* <= 0)``, independently of the others.
+    """
+    log_q, c, lam1, lam2, log_w1 = tilt
+    _split_values(c, v1, v2)
+    _tilted(p, v1, lam1, g1)
+    _tilted(p, v2, lam2, g2)
+    w1 = np.exp(log_w1)
+    rare = 0
+    ties = 0
+    for _ in range(rng.binomial(n_boot, np.exp(log_q))):
+        multinomial_into(rng, n, g1 if rng.random() < w1 else g2, x)
+        sign = _df1_sign(x)
+        if sign > 0:
+            continue
+        l1 = l2 = 0.0
+        for j in range(x.shape[0]):
+            l1 += v1[j] * x[j]
+            l2 += v2[j] * x[j]
+        if rng.random() * (np.exp(-lam1 * l1) + np.exp(-lam2 * l2)) < 1.0:
+            rare += 1
+            ties += sign == 0
+    return rare, ties
+
+
+@njit(cache=True, nogil=True)
+def _bootstrap_df1(rng, counts, n_boot, stop, tilt_max, below, above):
     """Counts of replicates with dF1* <= 0 and >= 0, per replication.
 
     A replicate is a multinomial draw over the cells, with cells 0 and 4 (A and B both wrong,
     either label) merged: they enter both F1 denominators alike and nothing else. The sign of
-    dF1* is that of ``TP_A * den_B - TP_B * den_A`` (0 when a denominator is 0, as dF1 then).
-    A replication stops early once both counts reach `stop`.
+    dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a denominator is 0, as dF1 then).
+
+    A set whose Chernoff bound of the rarer side is below `tilt_max` draws only that side's
+    replicates, exactly (:func:`_rare_side`); any other set draws its replicates one by one
+    and stops early once both counts reach `stop`.
     """
     p = np.empty(7)
+    q = np.empty(7)
     x = np.empty(7, np.int64)
+    v1, v2, g1, g2 = np.empty(7), np.empty(7), np.empty(7), np.empty(7)
     for i in range(counts.shape[0]):
         c = counts[i]
         n = c.sum()
         # merged cells: both wrong, 1, 2, 3, 5, 6, 7
-        p[0] = (c[0] + c[4]) / n
-        p[1], p[2], p[3] = c[1] / n, c[2] / n, c[3] / n
-        p[4], p[5], p[6] = c[5] / n, c[6] / n, c[7] / n
+        x[0], x[1], x[2], x[3] = c[0] + c[4], c[1], c[2], c[3]
+        x[4], x[5], x[6] = c[5], c[6], c[7]
+        for j in range(7):
+            p[j] = x[j] / n
+        sign = _df1_sign(x)
+        if sign != 0:
+            if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
+                for j in range(7):
+                    q[j] = p[_SWAP[j]]
+                x[:] = x[_SWAP]
+            else:
+                q[:] = p
+            tilt = _tilt(q, n, x, v1, v2)
+            if tilt[0] < np.log(tilt_max):
+                rare, ties = _rare_side(rng, n, q, n_boot, tilt, v1, v2, g1, g2, x)
+                if sign > 0:
+                    below[i], above[i] = rare, n_boot - rare + ties
+                else:
+                    below[i], above[i] = n_boot - rare + ties, rare
+                continue
         le = 0
         ge = 0
         for _ in range(n_boot):
-            multinomial_into(rng, n, p, x)
-            tp_a = x[5] + x[6]
-            tp_b = x[4] + x[6]
-            den_a = 2 * tp_a + x[0] + x[4] + x[1]
-            den_b = 2 * tp_b + x[0] + x[5] + x[2]
-            s = tp_a * den_b - tp_b * den_a
+            s = _replicate_sign(rng, n, p)
             le += s <= 0
             ge += s >= 0
             if le >= stop and ge >= stop:
@@ -180,17 +377,21 @@ def _stop_count(n_boot, p_max):
     return int(np.floor(p_max * (n_boot + 1) / 2 - 1)) + 1
 
 
-def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionResult:
+def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
     """Bootstrap percentile test on dCerr; statistic: the observed dCerr = (n01 - n10) / n.
 
-    See :func:`bootstrap_criterion` for `n_boot` and `p_max`.
+    A replicate's dCerr* is below, at or above 0 with the probabilities of
+    :func:`dcerr_replicate_law`, so the counts of the `n_boot` replicates on each side are
+    one multinomial draw: the test's exact distribution, without drawing the replicates.
     """
-    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    counts = np.asarray(counts, dtype=np.int64)
     n01, n10 = discordant(counts)
     n = counts.sum(axis=1)
-    below, above = np.empty(n.size, np.int64), np.empty(n.size, np.int64)
-    _bootstrap_dcerr(rng, n, np.ascontiguousarray(n01), np.ascontiguousarray(n10), n_boot,
-                     _stop_count(n_boot, p_max), below, above)
+    lt, eq = dcerr_replicate_law(n, n01, n10)
+    lt = np.clip(lt, 0.0, 1.0)  # sums of rounded terms
+    eq = np.clip(eq, 0.0, 1.0 - lt)
+    sides = rng.multinomial(n_boot, np.stack([lt, eq, np.maximum(1.0 - lt - eq, 0.0)], axis=1))
+    below, above = sides[:, 0] + sides[:, 1], sides[:, 2] + sides[:, 1]
     return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot), (n01 - n10) / n)
 
 
@@ -201,7 +402,7 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     below, above = np.empty(counts.shape[0], np.int64), np.empty(counts.shape[0], np.int64)
-    _bootstrap_df1(rng, counts, n_boot, _stop_count(n_boot, p_max), below, above)
+    _bootstrap_df1(rng, counts, n_boot, _stop_count(n_boot, p_max), TILT_MAX, below, above)
     return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot),
                                         f1_difference(counts))
 
@@ -238,8 +439,10 @@ class CountCriterion(BuiltinCriterion):
                 f"criterion {self.name!r} needs the 8-cell `counts` of two classifiers' "
                 "predictions (scenario 'paired-classifiers'); this batch has none."
             )
-        if self.n_boot:
+        if self.p_max < 1.0:
             return self.test(batch.counts, rng, n_boot=self.n_boot, p_max=self.p_max)
+        if self.n_boot:
+            return self.test(batch.counts, rng, n_boot=self.n_boot)
         return self.test(batch.counts, rng)
 
 
@@ -257,10 +460,13 @@ def bootstrap_criterion(measure: str, n_boot: int = DEFAULT_N_BOOT,
         them for its p-value to exceed `p_max` whatever the remaining replicates give. The
         decision at every level ``alpha <= p_max`` is then exactly the one of all `n_boot`
         replicates; a p-value above `p_max` is a lower bound of the full one. For studies at
-        levels up to `p_max` only; the sets whose decision is not in doubt cost less.
+        levels up to `p_max` only; the sets whose decision is not in doubt cost less. The
+        dCerr test draws its side counts at once and exactly, so it ignores `p_max`.
     """
     n_boot = check_int("n_boot", n_boot, low=1)
     p_max = check_float("p_max", p_max, low=0, high=1, open_low=True)
+    if measure == "dcerr":
+        p_max = 1.0
     tests: dict[str, tuple[Callable, str]] = {
         "dcerr": (bootstrap_dcerr, "difference of classification errors"),
         "df1": (bootstrap_df1, "difference of F1"),
