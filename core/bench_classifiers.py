@@ -1,9 +1,17 @@
-"""Benchmark workload: the bootstrap percentile test on dF1, evalmc against scipy.stats.bootstrap.
+"""Benchmark workload: the bootstrap-dF1 size study, evalmc against scipy.stats.bootstrap.
 
-Both sides test the same evaluation sets (two classifiers with equal population F1, so the
-rejection rate is a size) with B = 5000 replicates: evalmc draws each replicate as a
-multinomial over the set's 8 cells; the peer resamples the set's examples with
-``scipy.stats.bootstrap(paired=True, vectorized=True, method='percentile')``.
+The study tests 5000 evaluation sets of two classifiers with equal population F1 (so the
+rejection rate is a size) by the bootstrap percentile test on dF1 with B = 5000 replicates.
+Set ``i`` has N = ``SIZES[i % 9]`` examples: 556 sets of each of the first five sizes, 555 of
+each of the last four. evalmc tests every set from its 8-cell table
+(``bootstrap_criterion('df1', 5000)``). The peer, ``scipy.stats.bootstrap(paired=True,
+vectorized=True, method='percentile')`` resampling the examples, would take about 40 minutes:
+it tests every 112th set (45 sets, 5 of each size, as 112 and 9 are coprime), and its time is
+scaled by 5000 / 45, which weights each size within 0.1% of its share of the study.
+
+Both sides give the p-value ``min(1, 2 (1 + min(below, above)) / (B + 1))`` of the replicates
+with dF1* <= 0 and >= 0 (:func:`percentile_pvalue`). On a shared set the two bootstraps are
+independent draws of the same resampling distribution; :func:`agreement` tests that.
 """
 
 from __future__ import annotations
@@ -15,9 +23,10 @@ from sims.classifiers import PairedClassifiers, correctness
 
 #: Evaluation set sizes of Keller et al. (2005).
 SIZES = (100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000)
-#: Sets per size: the peer needs about 0.5 s per set on average over these sizes.
-SETS_PER_SIZE = 3
+N_SETS = 5000
 N_BOOT = 5000
+#: The peer tests sets 0, 112, 224, ...: it needs about 0.5 s per set on average over SIZES.
+PEER_STRIDE = 112
 ALPHA = 0.05
 NULL = PairedClassifiers(prevalence=0.3, tpr_a=0.75, fpr_a=0.1, tpr_b=0.8, fpr_b=0.12,
                          rho=0.6).with_difference("df1", 0.0)
@@ -33,42 +42,94 @@ def _f1_difference(label, a_ok, b_ok, axis=-1):
     return f1[0] - f1[1]
 
 
-def _describe(rejected):
-    marks = "".join("x" if r else "." for r in rejected)
-    return f"{sum(rejected)}/{len(rejected)} rejected: {marks}"
+def percentile_pvalue(distribution) -> float:
+    """P-value of the percentile test from bootstrap replicates, as evalmc's criterion gives it.
+
+    ``min(1, 2 (1 + min(below, above)) / (B + 1))``, with ``below`` and ``above`` the
+    replicates <= 0 and >= 0 (ties count on both sides) out of ``B = len(distribution)``.
+    """
+    distribution = np.asarray(distribution)
+    below, above = np.sum(distribution <= 0), np.sum(distribution >= 0)
+    return min(1.0, 2.0 * (1.0 + min(below, above)) / (distribution.size + 1))
 
 
-def _sets(sets_per_size):
+def peer_pvalue(counts, n_boot, rng) -> float:
+    """The peer's test of one evaluation set (its 8-cell `counts`): scipy.stats.bootstrap."""
+    counts = np.asarray(counts)[None, :]
+    a_ok, b_ok = correctness(counts)
+    label = np.repeat(np.arange(8), counts[0]) >> 2
+    res = stats.bootstrap((label, a_ok[0], b_ok[0]), _f1_difference, paired=True,
+                          vectorized=True, method="percentile", n_resamples=n_boot, rng=rng)
+    return percentile_pvalue(res.bootstrap_distribution)
+
+
+def agreement(p_ours, p_peer, n_boot) -> float:
+    """P-value of the hypothesis that two bootstraps of each set agree within Monte Carlo error.
+
+    A p-value below 1 gives ``m = min(below, above) = (B + 1) p / 2 - 1`` (p = 1 counts as the
+    smallest ``m`` it allows). If each bootstrap of a set gives ``m`` ~ Binomial(B, q), ours'
+    ``x`` given the two sides' ``x + y`` is Hypergeometric(2B, x + y, B): each set's exact
+    two-sided p-value (twice the smaller tail, capped at 1) enters Fisher's combination. Where
+    ``q`` is near 1/2, ``m`` is folded at B / 2 and varies less: the test is then conservative.
+    """
+    x, y = (np.ceil((n_boot + 1) * np.asarray(p) / 2 - 1 - 1e-6) for p in (p_ours, p_peer))
+    dist = stats.hypergeom(2 * n_boot, x + y, n_boot)
+    pvalues = np.minimum(1.0, 2 * np.minimum(dist.cdf(x), dist.sf(x - 1)))
+    with np.errstate(divide="ignore"):  # a set's p-value of 0 makes the combination 0
+        return float(stats.combine_pvalues(pvalues, method="fisher").pvalue)
+
+
+def _plan(small):
+    """Sets, replicates and indices of the peer's sets; ``small``: one set per size, B = 100."""
+    n_sets = len(SIZES) if small else N_SETS
+    return n_sets, 100 if small else N_BOOT, np.arange(0, n_sets, 1 if small else PEER_STRIDE)
+
+
+def _sets(n_sets):
+    """The evaluation sets, one batch per size: batch ``j`` holds sets j, j + 9, j + 18, ..."""
     rng = np.random.default_rng(2005)
-    return [PairedClassifiers(**{**NULL.to_dict(), "n": n}).draw(rng, sets_per_size)
-            for n in SIZES]
+    rows = np.bincount(np.arange(n_sets) % len(SIZES))
+    return [PairedClassifiers(**{**NULL.to_dict(), "n": n}).draw(rng, r)
+            for n, r in zip(SIZES, rows, strict=True)]
+
+
+def _set_order(parts):
+    """Per-set values given per size (as :func:`_sets` groups the sets), in set order."""
+    out = np.empty((sum(len(part) for part in parts), *np.shape(parts[0])[1:]),
+                   np.asarray(parts[0]).dtype)
+    for j, part in enumerate(parts):
+        out[j::len(SIZES)] = part
+    return out
 
 
 def bootstrap_df1_size():
-    """Bootstrap-dF1 test on 27 evaluation sets (N = 100 to 6000), B = 5000, both sides."""
+    """The size study of the module docstring: ``(ours, peer, peer_scale)``.
+
+    The peer's result reports the agreement with the last run of ``ours`` of the same size
+    (``run_benchmarks`` runs ``ours`` first).
+    """
     from core.criteria.classifiers import bootstrap_criterion
 
+    sets = {small: _sets(_plan(small)[0]) for small in (True, False)}
+    tables = {small: _set_order([batch.counts for batch in batches])
+              for small, batches in sets.items()}
+    p_ours = {}
+
     def ours(small=False):
-        crit = bootstrap_criterion("df1", 100 if small else N_BOOT)
+        n_sets, n_boot, _ = _plan(small)
+        crit = bootstrap_criterion("df1", n_boot)
         rng = np.random.default_rng(1)
-        batches = _sets(1 if small else SETS_PER_SIZE)
-        rejected = np.concatenate([crit(batch, rng).decisions(ALPHA) for batch in batches])
-        return _describe(rejected)
+        p_ours[small] = pvalues = _set_order([crit(batch, rng).pvalues() for batch in sets[small]])
+        rate = np.mean(pvalues <= ALPHA)
+        return f"size {rate:.4f} (MCSE {np.sqrt(rate * (1 - rate) / n_sets):.4f}), {n_sets} sets"
 
     def peer(small=False):
-        rng = np.random.default_rng(1)
-        rejected = []
-        for batch in _sets(1 if small else SETS_PER_SIZE):
-            a_ok, b_ok = correctness(batch.counts)
-            labels = (np.repeat(np.tile(np.arange(8), batch.n_reps), batch.counts.ravel())
-                      .reshape(batch.n_reps, -1) >> 2)
-            for label, a, b in zip(labels, a_ok, b_ok, strict=True):
-                res = stats.bootstrap((label, a, b), _f1_difference, paired=True,
-                                      vectorized=True, method="percentile",
-                                      n_resamples=100 if small else N_BOOT,
-                                      confidence_level=1 - ALPHA, rng=rng)
-                low, high = res.confidence_interval
-                rejected.append(not low <= 0 <= high)
-        return _describe(rejected)
+        _, n_boot, shared = _plan(small)
+        rng = np.random.default_rng(2)
+        pvalues = np.array([peer_pvalue(tables[small][i], n_boot, rng) for i in shared])
+        mine = p_ours[small][shared]
+        same = np.sum((pvalues <= ALPHA) == (mine <= ALPHA))
+        return (f"size {np.mean(pvalues <= ALPHA):.4f} on {shared.size} sets, {same}/{shared.size} "
+                f"same decision, agreement p {agreement(mine, pvalues, n_boot):.2g}")
 
-    return ours, peer
+    return ours, peer, N_SETS / _plan(False)[2].size
