@@ -24,14 +24,23 @@ Assumed here (the paper's data are not available):
   difference is exactly 0; since no realistic category has that, each panel adds exact-null
   twins of its first categories (A's TPR moved so that dCerr = 0, resp. dF1 = 0), on which
   the size is measured; the power is measured on the categories.
+  Under the rule, a category counts as H0 while its true difference is within about 2
+  standard deviations of the statistic at N, where even a calibrated test rejects up to half
+  the time: the rule's "size" mixes in power against small differences, and grows with N
+  when the categories' differences are spread (ours are drawn from ranges). The paper's
+  sizes near alpha at large N suggest null categories with differences near exactly 0 (in
+  RCV1, perhaps categories where both models predict almost everything alike).
 - The bootstrap percentile test rejects when 0 lies outside ``[x_(k), x_(B+1-k)]``,
   ``k = alpha B / 2``, of the ordered replicates; a replicate is a multinomial draw over the
-  set's cells. A set's replicates stop once its decision at every alpha <= 0.1 is settled
-  (``p_max=0.1``): the decisions are those of all B replicates, at a fraction of the cost.
+  set's cells. Its decisions are drawn exactly, not approximated: for dCerr the counts of
+  replicates on each side of 0 are one multinomial draw from their exact law; for dF1 a set
+  far from 0 draws only its rare side's replicates (rejection sampling under a Chernoff
+  bound), and any other set stops once its decision at every alpha <= 0.1 is settled
+  (``p_max=0.1``).
 - Rates where no case exists are left empty (the paper plots -1). The band on every curve is
   the 95% Wilson interval of the pooled rate.
-- The number of categories per panel is limited by time (three at the paper scale, each with
-  4,500 evaluation sets and 5000 replicates per set and bootstrap test).
+- Ten categories per panel at the paper scale (4,500 evaluation sets each), three exact-null
+  twins per panel and difference; the paper pooled its 101 categories over three model pairs.
 """
 
 from __future__ import annotations
@@ -72,7 +81,7 @@ class Protocol:
 
 PROTOCOLS = {
     "quick": Protocol((100, 1000, 6000), 100, 1000, 2, 1),
-    "paper": Protocol((100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), 500, 5000, 3, 1),
+    "paper": Protocol((100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), 500, 5000, 10, 3),
 }
 
 
@@ -232,8 +241,8 @@ def _curves(data, definition):
     return {key: g.set_index("n").sort_index() for key, g in data.groupby(["panel", "criterion"])}
 
 
-def _mean(curve, max_n=None):
-    rates = curve["rate"] if max_n is None else curve.loc[curve.index <= max_n, "rate"]
+def _mean(curve):
+    rates = curve["rate"]
     return float(rates.mean()) if rates.notna().any() else float("nan")
 
 
@@ -319,24 +328,31 @@ def _order_check(id, claim, curves, panels, best, highest, paper, case):
 
 
 def _mean_vs_alpha(id, claim, curves, test, panels, max_n, above, paper, definition, why=""):
-    """The mean size of `test` over N (<= max_n) is above (or below) alpha in every panel."""
+    """The mean size of `test` over N (<= max_n) is above (or below) alpha by more than
+    2 MCSE (of the mean) in every panel."""
     parts, missed = [], []
     for panel in panels:
-        m = _mean(curves[(panel, test)], max_n)
-        parts.append(f"{panel}: {m:.3f}")
-        if not (np.isfinite(m) and (m > ALPHA if above else m < ALPHA)):
+        curve = curves[(panel, test)]
+        if max_n is not None:
+            curve = curve[curve.index <= max_n]
+        curve = curve[curve["rate"].notna()]
+        m = float(curve["rate"].mean()) if len(curve) else float("nan")
+        se = float(np.sqrt((curve["mcse"] ** 2).sum())) / max(len(curve), 1)
+        parts.append(f"{panel}: {m:.3f} (MCSE {se:.3f})")
+        if not (np.isfinite(m) and ((m - ALPHA) if above else (ALPHA - m)) > 2 * se):
             missed.append(panel)
     note = ""
     if missed:
         side = "above" if above else "below"
-        note = f"mean size not {side} {ALPHA} in panel {', '.join(missed)}"
+        note = f"mean size not {side} {ALPHA} by 2 MCSE in panel {', '.join(missed)}"
         if definition == "rule" and not above:
             note += f": {RULE_WHY}"
         elif definition == "exact":
             note += (f"; under exact nulls {test} is near nominal or "
                      f"{'conservative' if above else 'liberal'} there")
         note += f"; {why}" if why else ""
-    return holds(id, claim, paper=paper, ours="; ".join(parts), passed=not missed, note=note)
+    return holds(id, claim, paper=paper, ours="; ".join(parts), passed=not missed, note=note,
+                 tolerance="2 MCSE")
 
 
 def check_fig1(data, scale):

@@ -38,6 +38,7 @@ def test_paper_protocol():
     paper = keller2005.PROTOCOLS["paper"]
     assert paper.n_values == (100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000)
     assert (paper.n_sets, paper.n_boot) == (500, 5000)
+    assert paper.n_categories >= 10 and paper.n_twins >= 3  # many categories per panel
     assert keller2005.ALPHAS == (0.01, 0.05, 0.1)
 
 
