@@ -69,8 +69,10 @@ def agreement(p_ours, p_peer, n_boot) -> float:
     A p-value below 1 gives ``m = min(below, above) = (B + 1) p / 2 - 1`` (p = 1 counts as the
     smallest ``m`` it allows). If each bootstrap of a set gives ``m`` ~ Binomial(B, q), ours'
     ``x`` given the two sides' ``x + y`` is Hypergeometric(2B, x + y, B): each set's exact
-    two-sided p-value (twice the smaller tail, capped at 1) enters Fisher's combination. Where
-    ``q`` is near 1/2, ``m`` is folded at B / 2 and varies less: the test is then conservative.
+    two-sided p-value (twice the smaller tail, capped at 1) enters Fisher's combination. The
+    test is conservative: discrete per-set p-values make Fisher's combination reject less
+    often than its level, and where ``q`` is near 1/2, ``m`` is folded at B / 2 and varies
+    less. It still detects a bootstrap of the wrong size (tests/test_bench_classifiers.py).
     """
     x, y = (np.ceil((n_boot + 1) * np.asarray(p) / 2 - 1 - 1e-6) for p in (p_ours, p_peer))
     dist = stats.hypergeom(2 * n_boot, x + y, n_boot)

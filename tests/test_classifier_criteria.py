@@ -152,47 +152,56 @@ class TestExactReplicateLaws:
         k = np.round(p * (n_boot + 1) / 2 - 1)  # min(below, above) = above
         assert (k / n_boot).mean() == pytest.approx(q, abs=4 * np.sqrt(q * (1 - q) / n_boot
                                                                         / 4000))
+        assert k.var(ddof=1) / (n_boot * q * (1 - q)) == pytest.approx(
+            1, abs=4 * np.sqrt(2 / 3999))
 
-    # dF1 leads for A (cells 2, 6: A right where B is wrong), 5 non-empty cells: the rare side
-    # of a replicate is dF1* <= 0, with probability 0.042 (ties 0.008) by enumeration.
-    LEADING = (0, 1, 3, 0, 0, 1, 4, 13)
+    # Tables where A leads in dF1 (cells 2, 6: A right where B is wrong) or B does (cells 1,
+    # 5), and the rare side of a replicate has probability 0.04-0.13 by enumeration; the
+    # last two have empty cells whose tilted values would otherwise be 0 * inf.
+    TABLES = ((0, 1, 3, 0, 0, 1, 4, 13), (0, 0, 0, 3, 2, 2, 0, 1), (0, 0, 0, 2, 11, 0, 2, 1))
 
     @staticmethod
     @functools.cache
     def _df1_law(row):
-        return naive.replicate_sides(row)[1]
+        """Exact P(dF1* < 0) and P(dF1* = 0) when A leads, else P(dF1* > 0), P(dF1* = 0)."""
+        lt, eq = naive.replicate_sides(row)[1]
+        leads = naive.classifier_differences(*naive.examples_of_table(row))[1] > 0
+        return (lt, eq) if leads else (1 - lt - eq, eq)
 
     @staticmethod
-    def _merged(row):
+    def _merged(row, swap=False):
         c = np.asarray(row)
-        return np.array([c[0] + c[4], c[1], c[2], c[3], c[5], c[6], c[7]], np.int64)
+        x = np.array([c[0] + c[4], c[1], c[2], c[3], c[5], c[6], c[7]], np.int64)
+        return x[[0, 2, 1, 3, 5, 4, 6]] if swap else x
 
-    def test_chernoff_bound_holds_and_applies(self):
-        x = self._merged(self.LEADING)
+    @pytest.mark.parametrize("row", TABLES)
+    def test_chernoff_bound_holds_and_applies(self, row):
+        swap = naive.classifier_differences(*naive.examples_of_table(row))[1] < 0
+        x = self._merged(row, swap)
         log_q = _tilt(x / x.sum(), x.sum(), x.copy(), np.empty(7), np.empty(7))[0]
-        lt, eq = self._df1_law(self.LEADING)
+        lt, eq = self._df1_law(row)
         assert lt + eq <= np.exp(log_q) < TILT_MAX  # a valid bound, small enough to be used
 
+    @pytest.mark.parametrize("row", TABLES)
     @pytest.mark.parametrize("swap", [False, True])
     @pytest.mark.parametrize("tilt_max", [TILT_MAX, 1e-300])
-    def test_df1_side_counts_follow_the_law(self, swap, tilt_max):
-        # Both samplers (tilted and one by one) and both orientations (A or B ahead): the
-        # count of replicates <= 0 across 300 copies of one set has the mean and variance of
-        # Binomial(B, P(dF1* <= 0)), and ties count on both sides.
-        row = np.array(self.LEADING)
-        lt, eq = self._df1_law(self.LEADING)
-        if swap:
-            row = row[[0, 2, 1, 3, 4, 6, 5, 7]]
-            lt = 1 - lt - eq  # P(dF1* < 0) becomes P(dF1* > 0)
+    def test_df1_side_counts_follow_the_law(self, row, swap, tilt_max):
+        # Both samplers (tilted and one by one) and both orientations (A and B exchanged):
+        # the count of replicates on the rare side across 300 copies of one set has the mean
+        # and variance of Binomial(B, P(rare side)), and ties count on both sides.
+        lt, eq = self._df1_law(row)
+        leads = naive.classifier_differences(*naive.examples_of_table(row))[1] > 0
+        row = np.array(row)[[0, 2, 1, 3, 4, 6, 5, 7]] if swap else np.array(row)
         counts = np.tile(row, (300, 1)).astype(np.int64)
         n_boot = 2000
         below, above = np.empty(300, np.int64), np.empty(300, np.int64)
         _bootstrap_df1(np.random.default_rng(4), counts, n_boot, n_boot + 1, tilt_max, below,
                        above)
+        rare = below if leads != swap else above
         q = lt + eq
-        mean_sd = np.sqrt(q * (1 - q) / n_boot / 300)
-        assert below.mean() / n_boot == pytest.approx(q, abs=4 * mean_sd)
-        assert below.var(ddof=1) / (n_boot * q * (1 - q)) == pytest.approx(
+        assert rare.mean() / n_boot == pytest.approx(q, abs=4 * np.sqrt(q * (1 - q) / n_boot
+                                                                       / 300))
+        assert rare.var(ddof=1) / (n_boot * q * (1 - q)) == pytest.approx(
             1, abs=4 * np.sqrt(2 / 299))
         ties = below + above - n_boot
         assert ties.mean() / n_boot == pytest.approx(eq, abs=4 * np.sqrt(eq / n_boot / 300))

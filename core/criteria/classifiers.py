@@ -225,10 +225,18 @@ def _tilt(p, n, x, v1, v2):
 
 @njit(cache=True, nogil=True)
 def _tilted(p, v, lam, out):
-    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`."""
+    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`.
+
+    Empty cells stay empty whatever their value (lam can be large when no non-empty cell
+    has v < 0), and the exponents are shifted by their maximum, as in :func:`_log_mgf`.
+    """
+    top = -np.inf
+    for j in range(p.shape[0]):
+        if p[j] > 0.0:
+            top = max(top, -lam * v[j])
     total = 0.0
     for j in range(p.shape[0]):
-        out[j] = p[j] * np.exp(-lam * v[j])
+        out[j] = p[j] * np.exp(-lam * v[j] - top) if p[j] > 0.0 else 0.0
         total += out[j]
     out /= total
 
@@ -315,12 +323,12 @@ def _bootstrap_df1(rng, counts, n_boot, stop, tilt_max, below, above):
     either label) merged: they enter both F1 denominators alike and nothing else. The sign of
     dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a denominator is 0, as dF1 then).
 
-    A set whose Chernoff bound of the rarer side is below `tilt_max` draws only that side's
-    replicates, exactly (:func:`_rare_side`); any other set draws its replicates one by one
-    and stops early once both counts reach `stop`.
+    A set whose Chernoff bound of the rarer side is below `tilt_max` (in (0, 1]) draws only
+    that side's replicates, exactly and all `n_boot` of them (:func:`_rare_side`); any other
+    set draws its replicates one by one and stops early once both counts reach `stop`.
     """
     p = np.empty(7)
-    q = np.empty(7)
+    oriented = np.empty(7)
     x = np.empty(7, np.int64)
     v1, v2, g1, g2 = np.empty(7), np.empty(7), np.empty(7), np.empty(7)
     for i in range(counts.shape[0]):
@@ -335,13 +343,13 @@ def _bootstrap_df1(rng, counts, n_boot, stop, tilt_max, below, above):
         if sign != 0:
             if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
                 for j in range(7):
-                    q[j] = p[_SWAP[j]]
+                    oriented[j] = p[_SWAP[j]]
                 x[:] = x[_SWAP]
             else:
-                q[:] = p
-            tilt = _tilt(q, n, x, v1, v2)
+                oriented[:] = p
+            tilt = _tilt(oriented, n, x, v1, v2)
             if tilt[0] < np.log(tilt_max):
-                rare, ties = _rare_side(rng, n, q, n_boot, tilt, v1, v2, g1, g2, x)
+                rare, ties = _rare_side(rng, n, oriented, n_boot, tilt, v1, v2, g1, g2, x)
                 if sign > 0:
                     below[i], above[i] = rare, n_boot - rare + ties
                 else:
@@ -461,7 +469,8 @@ def bootstrap_criterion(measure: str, n_boot: int = DEFAULT_N_BOOT,
         decision at every level ``alpha <= p_max`` is then exactly the one of all `n_boot`
         replicates; a p-value above `p_max` is a lower bound of the full one. For studies at
         levels up to `p_max` only; the sets whose decision is not in doubt cost less. The
-        dCerr test draws its side counts at once and exactly, so it ignores `p_max`.
+        dCerr test draws its side counts at once and exactly, and so does the dF1 test on a
+        set far from 0: their p-values are never censored.
     """
     n_boot = check_int("n_boot", n_boot, low=1)
     p_max = check_float("p_max", p_max, low=0, high=1, open_low=True)
