@@ -151,8 +151,11 @@ def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path):
     argv = [sys.executable, "-m", "core.cli", "calibrate", "--scenario", "normal",
             "--criterion", f"{path}:slow", "--criterion", "welch-t", "--reps", "4000",
             "--block-size", "100", "--cache", str(cache), "--format", "json"]
+    # as from a terminal: a shell running the tests in the background ignores SIGINT, and
+    # the child would inherit that
     proc = subprocess.Popen(argv, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     start = time.time()
     while len(list(cache.rglob("*.npz"))) < 3:
         assert proc.poll() is None and time.time() - start < 60
