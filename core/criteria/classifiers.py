@@ -145,12 +145,19 @@ _N_NEWTON = 40
 
 
 @njit(cache=True, nogil=True)
-def _log_mgf(p, v, lam):
-    """``log sum p e^(-lam v)``, the tilted mean of v, and its variance."""
+def _top(p, v, lam):
+    """Largest exponent ``-lam v`` over the non-empty cells: the shift against overflow."""
     top = -np.inf
     for j in range(p.shape[0]):
         if p[j] > 0.0:
             top = max(top, -lam * v[j])
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _log_mgf(p, v, lam):
+    """``log sum p e^(-lam v)``, the tilted mean of v, and its variance."""
+    top = _top(p, v, lam)
     s0 = s1 = s2 = 0.0
     for j in range(p.shape[0]):
         if p[j] > 0.0:
@@ -230,10 +237,7 @@ def _tilted(p, v, lam, out):
     Empty cells stay empty whatever their value (lam can be large when no non-empty cell
     has v < 0), and the exponents are shifted by their maximum, as in :func:`_log_mgf`.
     """
-    top = -np.inf
-    for j in range(p.shape[0]):
-        if p[j] > 0.0:
-            top = max(top, -lam * v[j])
+    top = _top(p, v, lam)
     total = 0.0
     for j in range(p.shape[0]):
         out[j] = p[j] * np.exp(-lam * v[j] - top) if p[j] > 0.0 else 0.0
@@ -244,10 +248,7 @@ def _tilted(p, v, lam, out):
 @njit(cache=True, nogil=True)
 def _df1_sign(x):
     """Sign of dF1 = F1(A) - F1(B) of merged counts: that of ``TP_A E_B - TP_B E_A``."""
-    s = (x[5] + x[6]) * (x[0] + x[5] + x[2]) - (x[4] + x[6]) * (x[0] + x[4] + x[1])
-    if s > 0:
-        return 1
-    return -1 if s < 0 else 0
+    return np.sign((x[5] + x[6]) * (x[0] + x[5] + x[2]) - (x[4] + x[6]) * (x[0] + x[4] + x[1]))
 
 
 @njit(cache=True, nogil=True)
@@ -276,10 +277,7 @@ def _replicate_sign(rng, n, p):
         return -1
     w = chain_link(rng, left, mass, p[0])
     t = chain_link(rng, left - w, mass - p[0], p[6])
-    s = c0 + w * slope_w + t * slope_t
-    if s > 0:
-        return 1
-    return -1 if s < 0 else 0
+    return np.sign(c0 + w * slope_w + t * slope_t)
 
 
 @njit(cache=True, nogil=True)
@@ -447,11 +445,10 @@ class CountCriterion(BuiltinCriterion):
                 f"criterion {self.name!r} needs the 8-cell `counts` of two classifiers' "
                 "predictions (scenario 'paired-classifiers'); this batch has none."
             )
-        if self.p_max < 1.0:
-            return self.test(batch.counts, rng, n_boot=self.n_boot, p_max=self.p_max)
-        if self.n_boot:
-            return self.test(batch.counts, rng, n_boot=self.n_boot)
-        return self.test(batch.counts, rng)
+        options = {"n_boot": self.n_boot} if self.n_boot else {}
+        if self.p_max < 1.0:  # only tests that stop early take it
+            options["p_max"] = self.p_max
+        return self.test(batch.counts, rng, **options)
 
 
 def bootstrap_criterion(measure: str, n_boot: int = DEFAULT_N_BOOT,
