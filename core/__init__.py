@@ -1,1 +1,3 @@
-"""evalmc core: criteria, Monte Carlo study engine, summaries and the command line."""
+"""evalmc: a Monte Carlo testbed for ML evaluation methodology."""
+
+__version__ = "0.2.0"

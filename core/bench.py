@@ -16,14 +16,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from core.bench_classifiers import bootstrap_df1_size
+from evalmc.bench_classifiers import bootstrap_df1_size
 
 REPEATS = 3
 
 
 def paired_t_size():
     """Size of the paired t-test, n = 20, 100,000 replications, against scipy.stats.power."""
-    from core.study import make_design, run_study
+    from evalmc.study import make_design, run_study
 
     n, reps, alpha = 20, 100_000, 0.05
 
@@ -54,7 +54,7 @@ def boon_bootstrap_ci():
     """
     import boon
 
-    from core.estimators.boon import boon_interval
+    from evalmc.estimators.boon import boon_interval
 
     rng = np.random.default_rng(0)
     val = rng.normal(size=200)
@@ -87,7 +87,7 @@ def mlp_training():
     time. Both sides use one core.
     Both sides make the same random draws in the same order: the NMSEs agree to ~1e-12.
     """
-    from sims.networks import nmse, teacher_task, train_mlps
+    from evalmc.sims.networks import nmse, teacher_task, train_mlps
 
     task = teacher_task(np.random.default_rng(0), k=5.0)
     x, y = task.x_train, task.y_train
@@ -128,8 +128,8 @@ def fig6_outperform():
     (vectorized over the 1000 studies, in batches of 100), on studies it draws the plain way
     (k normal differences each). The answer is the mean rate of 'A better' over the 25 values.
     """
-    from core.study import make_design, run_study
-    from sims.benchmarks import Benchmark
+    from evalmc.sims.benchmarks import Benchmark
+    from evalmc.study import make_design, run_study
 
     k, reps, resamples = 50, 1000, 1000
     grid = np.linspace(0.4, 0.999, 25)

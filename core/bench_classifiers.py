@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from sims.classifiers import PairedClassifiers, correctness
+from evalmc.sims.classifiers import PairedClassifiers, correctness
 
 #: Evaluation set sizes of Keller et al. (2005).
 SIZES = (100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000)
@@ -110,7 +110,7 @@ def bootstrap_df1_size():
     The peer's result reports the agreement with the last run of ``ours`` of the same size
     (``run_benchmarks`` runs ``ours`` first).
     """
-    from core.criteria.classifiers import bootstrap_criterion
+    from evalmc.criteria.classifiers import bootstrap_criterion
 
     sets = {small: _sets(_plan(small)[0]) for small in (True, False)}
     tables = {small: _set_order([batch.counts for batch in batches])

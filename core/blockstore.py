@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.criteria.base import CriterionResult
+from evalmc.criteria.base import CriterionResult
 
 FORMAT_VERSION = 1
 _ARRAYS = ("failed", "statistic", "pvalue", "reject")

@@ -11,8 +11,8 @@ import importlib
 import os
 import sys
 
-from core.commands import COMMANDS, UsageError
-from core.study import StudyError
+from evalmc.commands import COMMANDS, UsageError
+from evalmc.study import StudyError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,7 +49,3 @@ def main(argv=None) -> int:
         print("evalmc: interrupted; finished blocks are kept in --cache, if given: re-run the "
               "same command to resume.", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -5,8 +5,8 @@
   exactly, from its operating characteristic (no resampling).
 - :func:`average_power`: the same for "mean(A) - mean(B) > delta", in closed form.
 
-Both power functions take the benchmark process of ``sims.benchmarks``: k paired runs, runs of
-sd sigma, and under the biased estimator a bias of sd ``bias_ratio * sigma`` shared by each
+Both power functions take the benchmark process of ``evalmc.sims.benchmarks``: k paired runs,
+runs of sd sigma, and under the biased estimator a bias of sd ``bias_ratio * sigma`` shared by each
 pipeline's runs. Given the two biases, the wins follow a binomial law with
 ``p = Phi(Phi^-1(p_ab) + bias_ratio Z)``, Z standard normal; the power integrates over Z by
 Gauss-Hermite quadrature.
@@ -21,8 +21,8 @@ from numpy.polynomial.hermite_e import hermegauss
 from scipy import stats
 from scipy.special import ndtr, ndtri
 
-from core.criteria.outperform import GAMMA, N_RESAMPLES, conclusion_probabilities
-from core.validation import check_float, check_int
+from evalmc.criteria.outperform import GAMMA, N_RESAMPLES, conclusion_probabilities
+from evalmc.sims.validation import check_float, check_int
 
 #: Gauss-Hermite nodes for the integral over the bias (exact for polynomials of degree < 2n).
 N_NODES = 80
@@ -73,7 +73,7 @@ def outperform_power(p_ab, *, k: int, gamma=GAMMA, alpha=0.05, n_resamples=N_RES
     k : int
         Pairs of runs.
     gamma, alpha, n_resamples
-        The test's parameters (see ``core.criteria.outperform.outperform_test``).
+        The test's parameters (see ``evalmc.criteria.outperform.outperform_test``).
     bias_ratio : float
         Sd of each pipeline's shared bias over sigma; 0 for the ideal estimator.
 

@@ -26,12 +26,12 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from core.blockstore import FORMAT_VERSION, BlockStore
-from core.criteria import get_criterion
-from core.criteria.base import CriterionResult
-from core.mcse import bradley, rate_mcse, wilson_interval
-from core.validation import check_choice, check_float, check_int
-from sims import Batch, Scenario, get_scenario
+from evalmc.blockstore import FORMAT_VERSION, BlockStore
+from evalmc.criteria import get_criterion
+from evalmc.criteria.base import CriterionResult
+from evalmc.mcse import bradley, rate_mcse, wilson_interval
+from evalmc.sims import Batch, Scenario, get_scenario
+from evalmc.sims.validation import check_choice, check_float, check_int
 
 #: Replications per block: the unit of seeding, caching, scheduling and progress.
 DEFAULT_BLOCK_SIZE = 1000
@@ -216,7 +216,7 @@ def run_study(
     scenario : str or Scenario subclass
         The data-generating process; design columns are its parameters.
     criteria : sequence
-        Built-in names, ``'file.py:function'`` specs or callables (see ``core.criteria``).
+        Built-in names, ``'file.py:function'`` specs or callables (see ``evalmc.criteria``).
     n_reps : int
         Replications per condition.
     seed : int

@@ -1,6 +1,6 @@
 """Reproductions of method papers' figures: one module per paper, one `Figure` per figure.
 
-A paper module defines ``FIGURES``, a list of :class:`reproductions.report.Figure`; its
+A paper module defines ``FIGURES``, a list of :class:`evalmc.reproductions.report.Figure`; its
 docstring names the paper, and each figure's ``caption`` gives the figure's caption, the paper's
 parameters and what we had to assume.
 """

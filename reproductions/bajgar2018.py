@@ -1,9 +1,9 @@
 """Bajgar, Kadlec and Kleindienst (2018), "A Boo(n) for Evaluating Architecture Performance".
 
 The paper's runs are not public, so each figure draws from pools reconstructed from the
-summaries it reports (``sims.pools``: ResNet and AS Reader with fixed hyperparameters, AS Reader
-with random hyperparameters). Samples of m runs are drawn from the pool's population directly;
-the paper drew them by smoothed bootstrap from its own finite pools.
+summaries it reports (``evalmc.sims.pools``: ResNet and AS Reader with fixed hyperparameters,
+AS Reader with random hyperparameters). Samples of m runs are drawn from the pool's population
+directly; the paper drew them by smoothed bootstrap from its own finite pools.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from joblib import Parallel, delayed
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
-from core.estimators.boon import boo_n, boo_n_normal, rank_weights
-from reproductions.report import Figure, holds, within
-from sims.pools import PRESETS, expected_best
+from evalmc.estimators.boon import boo_n, boo_n_normal, expected_best, rank_weights
+from evalmc.reproductions.report import Figure, holds, within
+from evalmc.sims.pools import PRESETS
 
 SEED = 2018
 N = 5  # the paper's choice of n for Boo_n
@@ -265,7 +265,7 @@ FIGURES = [
            compute_normal, plot_normal, check_normal),
     Figure("fig1", "Fig 1: test-score histograms of 74 ResNet runs, 370 AS Reader runs with "
            "fixed and 197 with random hyperparameters, and validation/test scatter. Assumed: "
-           "the pools of sims.pools (Gaussian / rescaled bimodal mixture test marginals, "
+           "the pools of evalmc.sims.pools (Gaussian / rescaled bimodal mixture test marginals, "
            "Gaussian copula at the reported Spearman correlations).",
            compute_fig1, plot_fig1, check_fig1),
     Figure("fig2", "Fig 2: mean and 95% interval of the best-validation run's test score, "

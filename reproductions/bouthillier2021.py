@@ -4,12 +4,12 @@ Error rates of three ways to conclude "A beats B" from k runs of two pipelines: 
 (single point), the difference of the averages against a threshold delta, and the paper's
 test of the probability of outperforming P(A>B) (percentile-bootstrap interval, gamma = 0.75).
 
-Simulation (paper, Section 4.2; ``sims.benchmarks``): k = 50 runs per pipeline, sd sigma; the
+Simulation (paper, Section 4.2; ``evalmc.sims.benchmarks``): k = 50 runs per pipeline, sd sigma; the
 ideal estimator draws independent runs; the biased one adds to all k runs of a pipeline one
 bias b ~ N(0, bias_sd^2), independently for A and B (as the authors' code). A's mean is set so
 that P(A>B) of one run against one is the x-axis value. Scores are in units of sigma (every
 criterion is scale-free); the biased rates average the five case studies' ``bias_sd / sigma``
-(``sims.benchmarks.PRESETS``, from the authors' code), as the authors' code averages tasks.
+(``evalmc.sims.benchmarks.PRESETS``, from the authors' code), as the authors' code averages tasks.
 
 Definitions used by the targets. The x-axis has three regions: H0 for P(A>B) <= 0.5, a grey
 region (0.5, gamma) where a difference is significant but not meaningful, and H1 for
@@ -33,7 +33,7 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from scipy.special import ndtri
 
-from core.criteria.outperform import (
+from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
     average_delta,
@@ -41,10 +41,10 @@ from core.criteria.outperform import (
     prob_outperform,
     single_point,
 )
-from core.power import average_power, noether_sample_size, outperform_power
-from core.study import make_design, run_study
-from reproductions.report import Figure, holds, within
-from sims.benchmarks import Benchmark, bias_ratios, biased_sd
+from evalmc.power import average_power, noether_sample_size, outperform_power
+from evalmc.reproductions.report import Figure, holds, within
+from evalmc.sims.benchmarks import Benchmark, bias_ratios, biased_sd
+from evalmc.study import make_design, run_study
 
 SEED = 2021
 K = 50

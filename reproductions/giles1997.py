@@ -4,7 +4,7 @@ and "significant" results on purely random labels.
 
 Common to every figure (paper): stochastic backpropagation (one update per example), quadratic
 cost, learning rate linear from 0.1 to 0, standardized inputs, initial weights
-U(-2.4/F, 2.4/F). Training is ``sims.networks``; every data set and block of runs draws from
+U(-2.4/F, 2.4/F). Training is ``evalmc.sims.networks``; every data set and block of runs draws from
 its own ``SeedSequence(SEED, spawn_key=...)`` stream, so nothing depends on the workers.
 
 Assumed where the paper is silent: tanh hidden units and a linear output; each update's example
@@ -14,7 +14,7 @@ diverges on them); NMSE = MSE / variance of the targets of that set; the random 
 coded -1/+1 on one output, classified by its sign; K-S with the sample sd (ddof=1); the
 Mackey-Glass series integrated by RK4 (dt 0.1, constant history 1.2, 1000 time units dropped),
 inputs and target standardized; Fig 7's learning rates; Fig 8's temporal task (see
-``sims.temporal``); 5% as the level of the Shapiro-Wilk and F-tests.
+``evalmc.sims.temporal``); 5% as the level of the Shapiro-Wilk and F-tests.
 
 Not built: the IIR MLPs of Figs 2-3 (the MLP and the FIR MLP with synaptic gains are; a FIR MLP
 whose only filters are the first-layer synapses, without gains, is the windowed MLP itself), and
@@ -26,32 +26,33 @@ from __future__ import annotations
 import functools
 import warnings
 
+import joblib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
-from core.criteria.groups import f_test_variances, pairwise
-from core.criteria.normality import ks_normal
-from core.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
-from core.mcse import rate_mcse
-from core.plots import draw_box_vs_mean_sd, draw_histogram
-from reproductions.report import Figure, holds, within
-from sims.networks import (
+from evalmc.criteria.groups import f_test_variances, pairwise
+from evalmc.criteria.normality import ks_normal
+from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
+from evalmc.mcse import rate_mcse
+from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
+from evalmc.reproductions.report import Figure, holds, within
+from evalmc.sims.networks import (
     mackey_glass_task,
     nmse,
     percent_correct,
     random_label_task,
-    run_blocks,
     teacher_task,
     train_mlps,
 )
-from sims.temporal import (
+from evalmc.sims.temporal import (
     elman_test_accuracy,
     fir_gains_outputs,
     fir_gains_test_accuracy,
     temporal_random_task,
 )
+from evalmc.sims.validation import check_int
 
 SEED = 1997
 KS = (1, 5, 10, 15)
@@ -79,6 +80,36 @@ _BLOCK = 10
 #: The paper's K-S (D, P) of the training and test NMSE on Mackey-Glass.
 PAPER_KS_MG = {"MLP": ((0.066, 0.76), (0.052, 0.95)), "FIR gains": ((0.18, 0.0035), (0.17, 0.0054))}
 MG_NETWORKS = ("MLP", "FIR gains")
+
+
+def run_blocks(func, keys, *, seed: int, n_jobs: int = 1) -> list:
+    """Call ``func(rng, key)`` for every key, each with its own stream, on joblib threads.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(rng, key) -> result``; should spend its time in nogil Numba kernels.
+    keys : sequence of tuple of int
+        One per call; call ``key`` draws from ``SeedSequence(seed, spawn_key=key)``.
+    seed : int
+    n_jobs : int
+        Threads (-1: all cores); the results do not depend on it.
+
+    Returns
+    -------
+    list
+        The results, in the order of `keys`.
+    """
+    seed = check_int("seed", seed, low=0)
+    n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
+
+    def call(key):
+        return func(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key)), key)
+
+    return joblib.Parallel(n_jobs=n_jobs, backend="threading")(
+        joblib.delayed(call)(tuple(key)) for key in keys)
 
 
 @functools.lru_cache(maxsize=2)

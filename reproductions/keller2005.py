@@ -13,7 +13,7 @@ bootstrap replicates.
 
 Assumed here (the paper's data are not available):
 
-- A category is a simulated population (``sims.classifiers.panel_categories``): the 8-cell
+- A category is a simulated population (:func:`panel_categories`): the 8-cell
   table of a Gaussian copula of the two models' correctness, with the prevalence, the models'
   TPR/FPR, their latent correlation and their population dF1 drawn from ranges fitted to the
   paper's description (balanced prevalence 0.4-0.5, unbalanced 0.01-0.09; different models
@@ -52,12 +52,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-from core.criteria import CRITERIA
-from core.criteria.classifiers import bootstrap_criterion
-from core.mcse import rate_mcse, wilson_interval
-from core.study import make_design, run_study
-from reproductions.report import Figure, holds
-from sims.classifiers import PANEL_TITLES, PANELS, central_range_truth, panel_categories
+from evalmc.criteria import CRITERIA
+from evalmc.criteria.classifiers import bootstrap_criterion
+from evalmc.mcse import rate_mcse, wilson_interval
+from evalmc.reproductions.report import Figure, holds
+from evalmc.sims.classifiers import PairedClassifiers
+from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.study import make_design, run_study
 
 SEED = 2005
 ALPHAS = (0.01, 0.05, 0.1)
@@ -66,6 +67,87 @@ DCERR_TESTS = ("proportion", "mcnemar", "mcnemar-exact", "mcnemar-midp", "bootst
 TESTS = (*DCERR_TESTS, "bootstrap-df1")
 PAPER_TESTS = ("proportion", "mcnemar", "bootstrap-dcerr", "bootstrap-df1")
 DEFINITIONS = ("rule", "exact")
+
+
+def central_range_truth(statistics, alpha: float) -> str:
+    """The N-dependent truth rule: ``'null'`` when 0 lies in the statistic's central range.
+
+    Parameters
+    ----------
+    statistics : array_like, shape (S,)
+        The statistic (dCerr or dF1) on S evaluation sets of one population and size.
+    alpha : float
+        The range is ``[quantile(alpha / 2), quantile(1 - alpha / 2)]`` (numpy's linear
+        interpolation).
+
+    Returns
+    -------
+    str
+        ``'null'`` or ``'alternative'``.
+    """
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    values = np.asarray(statistics, dtype=float)
+    if values.size == 0 or not np.isfinite(values).all():
+        raise ValueError("`statistics` must be a non-empty array of finite numbers.")
+    low, high = np.quantile(values, [alpha / 2, 1 - alpha / 2])
+    return "null" if low <= 0.0 <= high else "alternative"
+
+
+#: The four panels of Keller et al.'s Figures 1 and 2: (balanced, close models).
+PANELS = {
+    "a": (True, False),
+    "b": (False, False),
+    "c": (True, True),
+    "d": (False, True),
+}
+PANEL_TITLES = {
+    "a": "balanced, different models",
+    "b": "unbalanced, different models",
+    "c": "balanced, close models",
+    "d": "unbalanced, close models",
+}
+
+
+def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
+                     n: int = 1000) -> list[PairedClassifiers]:
+    """A spread of `n_categories` populations ("categories") for one panel, reproducibly.
+
+    Each category draws, from ``SeedSequence(seed, spawn_key=(panel index,))``:
+
+    - prevalence: U(0.4, 0.5) balanced, U(0.01, 0.09) unbalanced;
+    - B (the stronger model): TPR U(0.80, 0.92), FPR U(0.05, 0.15) balanced;
+      TPR U(0.60, 0.85), FPR U(0.002, 0.01) unbalanced;
+    - A: FPR = B's times U(0.8, 1.25) (different) or U(0.95, 1.05) (close), and its TPR set
+      for a population dF1 of -U(0.02, 0.10) (different: A behind) or U(-0.01, 0.01) (close);
+    - rho: U(0.5, 0.7) different, U(0.90, 0.95) close.
+
+    A draw whose TPR falls outside [0, 1] is redrawn.
+
+    Returns
+    -------
+    list of PairedClassifiers
+        With ``measure='df1'`` and evaluation sets of `n` examples.
+    """
+    check_choice("panel", panel, tuple(PANELS))
+    n_categories = check_int("n_categories", n_categories, low=1)
+    balanced, close = PANELS[panel]
+    key = (list(PANELS).index(panel),)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+    out = []
+    while len(out) < n_categories:
+        prevalence = rng.uniform(0.4, 0.5) if balanced else rng.uniform(0.01, 0.09)
+        tpr_b = rng.uniform(0.80, 0.92) if balanced else rng.uniform(0.60, 0.85)
+        fpr_b = rng.uniform(0.05, 0.15) if balanced else rng.uniform(0.002, 0.01)
+        fpr_a = fpr_b * (rng.uniform(0.95, 1.05) if close else rng.uniform(0.8, 1.25))
+        df1 = rng.uniform(-0.01, 0.01) if close else -rng.uniform(0.02, 0.10)
+        rho = rng.uniform(0.90, 0.95) if close else rng.uniform(0.5, 0.7)
+        base = PairedClassifiers(n=n, prevalence=prevalence, tpr_a=tpr_b, fpr_a=fpr_a,
+                                 tpr_b=tpr_b, fpr_b=fpr_b, rho=rho, measure="df1")
+        try:
+            out.append(base.with_difference("df1", df1))
+        except ValueError:
+            continue
+    return out
 
 
 @dataclass(frozen=True)

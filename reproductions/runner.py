@@ -6,9 +6,9 @@ import importlib
 import time
 from pathlib import Path
 
-import reproductions
-from core.validation import check_choice
-from reproductions.report import SCALES, Check, Figure, save_figure, write_report
+import evalmc.reproductions
+from evalmc.reproductions.report import SCALES, Check, Figure, save_figure, write_report
+from evalmc.sims.validation import check_choice
 
 
 def default_out(scale: str) -> Path:
@@ -19,19 +19,23 @@ def default_out(scale: str) -> Path:
 def resolve(spec: str) -> list[tuple[str, Figure]]:
     """The figures `spec` names, as (paper, figure) pairs."""
     paper, _, name = spec.partition(".")
-    known = reproductions.PAPERS
+    known = evalmc.reproductions.PAPERS
     papers = known if spec == "all" else (paper,)
     for p in papers:
         if p not in known:
             valid = ", ".join(("all", *known))
             raise ValueError(f"unknown paper {p!r}; valid: {valid} (or PAPER.FIGURE).")
-    pairs = [(p, f) for p in papers for f in importlib.import_module(f"reproductions.{p}").FIGURES]
+    pairs = [(p, f) for p in papers for f in _module(p).FIGURES]
     if name:
         pairs = [(p, f) for p, f in pairs if f.name == name]
         if not pairs:
-            names = [f.name for f in importlib.import_module(f"reproductions.{paper}").FIGURES]
+            names = [f.name for f in _module(paper).FIGURES]
             raise ValueError(f"unknown figure {name!r} of {paper}; valid: {', '.join(names)}.")
     return pairs
+
+
+def _module(paper: str):
+    return importlib.import_module(f"evalmc.reproductions.{paper}")
 
 
 def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,

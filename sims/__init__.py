@@ -3,11 +3,11 @@
 ``SCENARIOS`` maps each scenario's name to its class; ``get_scenario(name)`` looks one up.
 """
 
-from sims.base import Batch, Scenario
-from sims.benchmarks import BENCHMARK_SCENARIOS
-from sims.classifiers import CLASSIFIER_SCENARIOS
-from sims.pools import Pool
-from sims.scores import SCORE_SCENARIOS
+from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.benchmarks import BENCHMARK_SCENARIOS
+from evalmc.sims.classifiers import CLASSIFIER_SCENARIOS
+from evalmc.sims.pools import Pool
+from evalmc.sims.scores import SCORE_SCENARIOS
 
 SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
 SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})

@@ -24,8 +24,8 @@ import numpy as np
 from scipy import stats
 from scipy.special import ndtr, ndtri
 
-from core.validation import check_float, check_int
-from sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.validation import check_float, check_int
 
 #: Case studies of the paper, ``task: (sigma, bias_sd)``: sd of the ideal estimator's runs and
 #: sd of the biased estimator's shared bias, as used by the authors' simulation code.

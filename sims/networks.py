@@ -9,10 +9,8 @@ weights, bias not counted; Haykin 1994).
 
 Many independent runs are trained at once: :func:`train_mlps` trains a block of runs in
 sequence from one ``numpy.random.Generator`` (which draws each run's initial weights and the
-examples of all its updates), each run by a nogil Numba kernel; :func:`run_blocks` gives each
-block its own stream ``SeedSequence(seed, spawn_key=key)`` and spreads blocks over joblib
-threads, so the results depend on the seed and the block layout only, never on the number of
-workers.
+examples of all its updates), each run by a nogil Numba kernel, so a block's results depend
+only on the stream it is given.
 
 Tasks: the teacher network of the paper's artificial task, purely random two-class labels (the
 data-snooping task), and one-step prediction of the Mackey-Glass series by a windowed MLP.
@@ -22,11 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import joblib
 import numpy as np
 from numba import njit
 
-from core.validation import check_float, check_int
+from evalmc.sims.validation import check_float, check_int
 
 
 @dataclass(frozen=True)
@@ -301,31 +298,3 @@ def mackey_glass_task(*, window: int = 6, n_train: int = 1000, n_test: int = 100
     return Task(x_train, y_train, x_test, y_test)
 
 
-def run_blocks(func, keys, *, seed: int, n_jobs: int = 1) -> list:
-    """Call ``func(rng, key)`` for every key, each with its own stream, on joblib threads.
-
-    Parameters
-    ----------
-    func : callable
-        ``func(rng, key) -> result``; should spend its time in nogil Numba kernels.
-    keys : sequence of tuple of int
-        One per call; call ``key`` draws from ``SeedSequence(seed, spawn_key=key)``.
-    seed : int
-    n_jobs : int
-        Threads (-1: all cores); the results do not depend on it.
-
-    Returns
-    -------
-    list
-        The results, in the order of `keys`.
-    """
-    seed = check_int("seed", seed, low=0)
-    n_jobs = check_int("n_jobs", n_jobs)
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
-
-    def call(key):
-        return func(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key)), key)
-
-    return joblib.Parallel(n_jobs=n_jobs, backend="threading")(
-        joblib.delayed(call)(tuple(key)) for key in keys)

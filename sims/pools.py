@@ -27,8 +27,8 @@ import numpy as np
 from scipy import stats
 from scipy.special import ndtri
 
-from core.validation import check_choice, check_float, check_int
-from sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.validation import check_choice, check_float, check_int
 
 
 @dataclass(frozen=True)
@@ -171,25 +171,3 @@ class Pool(Scenario):
         val[:, 0] += self.shift
         test[:, 0] += self.shift
         return Batch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0], b_val=val[:, 1])
-
-
-def expected_best(spec: PoolSpec, n: int, *, best: str = "max") -> float:
-    """Expected test score of the best-validation run among n from the pool (Eq 5).
-
-    E[test | val] under the Gaussian copula is computed by Gauss-Hermite quadrature over the
-    test score's copula residual.
-    """
-    from core.estimators.boon import boo_n
-
-    r = spec.copula_rho
-    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
-    weights = weights / weights.sum()
-
-    def conditional_mean(val):
-        z_val = (np.asarray(val, float) - spec.mean) / spec.sd
-        z_test = r * np.multiply.outer(z_val, np.ones_like(nodes)) + np.sqrt(1 - r * r) * nodes
-        return spec.test_from_normal_score(z_test) @ weights
-
-    # the conditional mean interpolates a table: ask the quadrature for 1e-8, not 1e-10
-    return boo_n(stats.norm(spec.mean, spec.sd), n, best=best, conditional_mean=conditional_mean,
-                 tol=1e-8)

@@ -21,8 +21,8 @@ import pandas as pd
 from numba import njit
 from scipy import stats
 
-from core.validation import check_float, check_int
-from sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.validation import check_float, check_int
 
 _N_RUNS = "number of runs (scores) per replication"
 

@@ -6,10 +6,11 @@ networks had order 5): a sequence of uniform random scalar inputs with a fair-co
 correct on the test steps on average.
 
 Networks, each with `n_hidden` tanh units and one linear output, trained like
-``sims.networks`` (quadratic cost, per-example updates, learning rate linear from `lr0` to 0):
+``evalmc.sims.networks`` (quadratic cost, per-example updates, learning rate linear from `lr0`
+to 0):
 
-- TDNN: an MLP on the window of the last `order` inputs (``sims.networks.train_mlps``). A FIR
-  MLP whose only filters are the first-layer synapses, without gains, is the same network with
+- TDNN: an MLP on the window of the last `order` inputs (``evalmc.sims.networks.train_mlps``).
+  A FIR MLP whose only filters are the first-layer synapses, without gains, is the same network with
   the same gradient, so it is not built twice.
 - FIR MLP with synaptic gains (Back 1992; also used on Mackey-Glass): hidden unit ``h`` computes
   ``tanh(b_h + g_h * sum_k w_hk u_{t-k})``; the gain ``g_h`` (initially 1) is learnt too.
@@ -27,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from core.validation import check_float, check_int
-from sims.networks import fast_tanh
+from evalmc.sims.networks import fast_tanh
+from evalmc.sims.validation import check_float, check_int
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,8 @@ def wilson(k, n, confidence=0.95):
 def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
     """One MLP by per-example backpropagation, one numpy step per update.
 
-    Draws from `rng` in the same order as sims.networks: weights unit by unit (each unit's bias
-    after its weights), then the example indices of all the updates.
+    Draws from `rng` in the same order as evalmc.sims.networks: weights unit by unit (each unit's
+    bias after its weights), then the example indices of all the updates.
     """
     n, n_in = x.shape
     n_out = y.shape[1]

@@ -1,6 +1,6 @@
 import pytest
 
-from reproductions.runner import reproduce
+from evalmc.reproductions.runner import reproduce
 
 
 @pytest.fixture(scope="module")

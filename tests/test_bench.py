@@ -3,8 +3,8 @@ import re
 
 import pytest
 
-from core.bench import WORKLOADS, run_benchmarks
-from core.cli import main
+from evalmc.bench import WORKLOADS, run_benchmarks
+from evalmc.cli import main
 
 
 def test_bench_json_reports_both_sides_and_they_agree(capsys):

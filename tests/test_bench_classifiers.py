@@ -3,8 +3,8 @@ import re
 import numpy as np
 import pytest
 
-from core.bench import WORKLOADS
-from core.bench_classifiers import (
+from evalmc.bench import WORKLOADS
+from evalmc.bench_classifiers import (
     N_SETS,
     NULL,
     SIZES,
@@ -13,9 +13,9 @@ from core.bench_classifiers import (
     peer_pvalue,
     percentile_pvalue,
 )
-from core.criteria.classifiers import bootstrap_criterion
-from sims.base import Batch
-from sims.classifiers import PairedClassifiers, correctness
+from evalmc.criteria.classifiers import bootstrap_criterion
+from evalmc.sims.base import Batch
+from evalmc.sims.classifiers import PairedClassifiers, correctness
 
 B = 2000
 

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sims import get_scenario
-from sims.benchmarks import PRESETS, Benchmark, bias_ratios, biased_sd, shift_for
+from evalmc.sims import get_scenario
+from evalmc.sims.benchmarks import PRESETS, Benchmark, bias_ratios, biased_sd, shift_for
 
 REPS = 20_000
 

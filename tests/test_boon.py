@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.estimators.boon import (
+from evalmc.estimators.boon import (
     _resample_kernel,
     boo_n,
     boo_n_bivariate_normal,

@@ -3,8 +3,8 @@ import json
 import numpy as np
 import pytest
 
-from core.cli import main
-from core.estimators.boon import boon_nonparametric, boon_parametric
+from evalmc.cli import main
+from evalmc.estimators.boon import boon_nonparametric, boon_parametric
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.bench import WORKLOADS
-from reproductions import PAPERS, bouthillier2021
-from reproductions.runner import reproduce
+from evalmc.bench import WORKLOADS
+from evalmc.reproductions import PAPERS, bouthillier2021
+from evalmc.reproductions.runner import reproduce
 
 #: Targets expected to fail at every scale, for the reasons in their notes (the paper's ~5% and
 #: ~30% do not fit the ideal estimator's exact operating characteristic at k = 50).

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.cli import main
-from core.criteria import CRITERIA
-from core.criteria.classifiers import (
+from evalmc.cli import main
+from evalmc.criteria import CRITERIA
+from evalmc.criteria.classifiers import (
     TILT_MAX,
     _bootstrap_df1,
     _percentile_pvalue,
@@ -20,9 +20,9 @@ from core.criteria.classifiers import (
     dcerr_replicate_law,
     discordant,
 )
-from core.study import make_design, run_study
-from sims.base import Batch
-from sims.classifiers import PairedClassifiers
+from evalmc.sims.base import Batch
+from evalmc.sims.classifiers import PairedClassifiers
+from evalmc.study import make_design, run_study
 
 MCNEMARS = ("mcnemar", "mcnemar-exact", "mcnemar-midp")
 COUNT_CRITERIA = ("proportion", *MCNEMARS, "bootstrap-dcerr", "bootstrap-df1")

@@ -8,18 +8,16 @@ import pytest
 from scipy import integrate, stats
 from scipy.special import ndtr, ndtri
 
-from core.study import make_design, run_study
-from sims import get_scenario
-from sims.base import Batch
-from sims.classifiers import (
-    PANELS,
+from evalmc.reproductions.keller2005 import PANELS, central_range_truth, panel_categories
+from evalmc.sims import get_scenario
+from evalmc.sims.base import Batch
+from evalmc.sims.classifiers import (
     PairedClassifiers,
     cell_probabilities,
-    central_range_truth,
     correctness,
     multinomial_rows,
-    panel_categories,
 )
+from evalmc.study import make_design, run_study
 
 UNBALANCED = {"prevalence": 0.05, "tpr_a": 0.7, "fpr_a": 0.01, "tpr_b": 0.75, "fpr_b": 0.008,
               "rho": 0.6}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
+from evalmc.cli import main
 
 MUST_SHOW = ["calibrate", "--scenario", "normal", "--param", "n_a=10", "--param", "n_b=40",
              "--param", "sd_a=3", "--param", "sd_b=1", "--criterion", "student-t",
@@ -130,7 +130,7 @@ def _env():
 
 
 def test_console_script_error_has_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "core.cli", "calibrate", "--scenario", "nope",
+    proc = subprocess.run([sys.executable, "-m", "evalmc", "calibrate", "--scenario", "nope",
                            "--criterion", "welch-t"], capture_output=True, text=True, env=_env())
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("evalmc: error: unknown scenario 'nope'")
@@ -148,7 +148,7 @@ def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path):
     path = tmp_path / "slow.py"
     path.write_text("import time\n\ndef slow(a, b):\n    time.sleep(0.002)\n    return 0.5\n")
     cache = tmp_path / "cache"
-    argv = [sys.executable, "-m", "core.cli", "calibrate", "--scenario", "normal",
+    argv = [sys.executable, "-m", "evalmc", "calibrate", "--scenario", "normal",
             "--criterion", f"{path}:slow", "--criterion", "welch-t", "--reps", "4000",
             "--block-size", "100", "--cache", str(cache), "--format", "json"]
     # as from a terminal: a shell running the tests in the background ignores SIGINT, and

@@ -3,11 +3,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.criteria import CRITERIA, get_criterion, load_criterion
-from core.criteria.base import CriterionResult, UserCriterion
-from core.criteria.nonparametric import u_null_sf
-from core.study import make_design, run_study
-from sims.base import Batch
+from evalmc.criteria import CRITERIA, get_criterion, load_criterion
+from evalmc.criteria.base import CriterionResult, UserCriterion
+from evalmc.criteria.nonparametric import u_null_sf
+from evalmc.sims.base import Batch
+from evalmc.study import make_design, run_study
 
 RNG_SEEDS = [0, 1, 2]
 

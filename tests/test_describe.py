@@ -6,16 +6,16 @@ import pytest
 from matplotlib.figure import Figure
 from scipy import stats
 
-from core.cli import main
-from core.criteria.normality import lilliefors
-from core.estimators.describe import (
+from evalmc.cli import main
+from evalmc.criteria.normality import lilliefors
+from evalmc.estimators.describe import (
     KEYS,
     bimodality_coefficient,
     describe,
     describe_columns,
     hinge_iqr,
 )
-from core.plots import box_vs_mean_sd, histograms, report_figure
+from evalmc.plots import box_vs_mean_sd, histograms, report_figure
 
 
 class TestDescribe:

@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reproductions import PAPERS, giles1997
-from reproductions.runner import resolve
+from evalmc.reproductions import PAPERS, giles1997
+from evalmc.reproductions.runner import resolve
 
 #: Targets that hold at the quick scale (the rest are judged at the paper scale only).
 HOLD_AT_QUICK = {"G6", "G13 t-tests", "G1 K=1", "G4 K=1", "G7", "G8", "G9", "G10", "G11"}

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reproductions import PAPERS, keller2005
-from reproductions.runner import reproduce
+from evalmc.reproductions import PAPERS, keller2005
+from evalmc.reproductions.runner import reproduce
 
 #: Targets expected to hold already at the quick scale (100 sets per category and N).
 QUICK_TARGETS = ("K1 exact", "K2 exact", "K4 rule", "K7-size exact", "K7-power exact")

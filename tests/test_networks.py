@@ -4,8 +4,9 @@ import pytest
 from scipy import stats
 from scipy.integrate import solve_ivp
 
-from core.bench import WORKLOADS
-from sims.networks import (
+from evalmc.bench import WORKLOADS
+from evalmc.reproductions.giles1997 import run_blocks
+from evalmc.sims.networks import (
     _mackey_glass,
     fast_tanh,
     mackey_glass,
@@ -13,7 +14,6 @@ from sims.networks import (
     nmse,
     percent_correct,
     random_label_task,
-    run_blocks,
     standardize,
     teacher_task,
     train_mlps,

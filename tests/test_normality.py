@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from core.criteria.groups import anova, f_test_variances, pairwise
-from core.criteria.normality import (
+from evalmc.criteria.groups import anova, f_test_variances, pairwise
+from evalmc.criteria.normality import (
     anderson_darling,
     ks_normal,
     lilliefors,

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from core.criteria import CRITERIA
-from core.criteria.outperform import (
+from evalmc.criteria import CRITERIA
+from evalmc.criteria.outperform import (
     CONCLUSIONS,
     DELTA_PAPER,
     DELTA_VIDEO,
@@ -17,8 +17,8 @@ from core.criteria.outperform import (
     prob_outperform,
     single_point,
 )
-from core.study import make_design, run_study
-from sims.base import Batch
+from evalmc.sims.base import Batch
+from evalmc.study import make_design, run_study
 
 
 def _within_4_mcse(rate, p, n):

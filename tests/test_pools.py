@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from core.estimators.boon import boo_n_bivariate_normal
-from sims.pools import PRESETS, Pool, PoolSpec, expected_best, get_pool
+from evalmc.estimators.boon import boo_n_bivariate_normal, expected_best
+from evalmc.sims.pools import PRESETS, Pool, PoolSpec, get_pool
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure as MplFigure
 
-import reproductions
-from core.cli import main
-from reproductions.report import Figure, holds, within
+import evalmc.reproductions
+from evalmc.cli import main
+from evalmc.reproductions.report import Figure, holds, within
 
 
 def _plot(data):
@@ -25,11 +25,11 @@ def _checks(data, scale):
 
 @pytest.fixture
 def fake_paper(monkeypatch):
-    module = types.ModuleType("reproductions.fake2000")
+    module = types.ModuleType("evalmc.reproductions.fake2000")
     module.FIGURES = [Figure("fig1", "A line.", lambda scale, n_jobs: pd.DataFrame(
         {"x": [0, 1, 2], "y": [0.0, 2.0, 4.0 if scale == "paper" else 3.0]}), _plot, _checks)]
-    monkeypatch.setitem(sys.modules, "reproductions.fake2000", module)
-    monkeypatch.setattr(reproductions, "PAPERS", ("fake2000",))
+    monkeypatch.setitem(sys.modules, "evalmc.reproductions.fake2000", module)
+    monkeypatch.setattr(evalmc.reproductions, "PAPERS", ("fake2000",))
 
 
 def test_reproduce_writes_png_csv_checks_and_report(fake_paper, tmp_path, capsys):

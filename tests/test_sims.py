@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sims import SCENARIOS, get_scenario
-from sims.base import Batch, row_mean_var
-from sims.scores import Empirical, Mixture, Normal, PairedNormal, SkewNormal, ValTest
+from evalmc.sims import SCENARIOS, get_scenario
+from evalmc.sims.base import Batch, row_mean_var
+from evalmc.sims.scores import Empirical, Mixture, Normal, PairedNormal, SkewNormal, ValTest
 
 REPS = 20_000
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.study import RESERVED, StudyError, condition_id, make_design, run_study
-from sims.scores import Normal
+from evalmc.sims.scores import Normal
+from evalmc.study import RESERVED, StudyError, condition_id, make_design, run_study
 
 CRITERIA = ["student-t", "welch-t", "mann-whitney"]
 FLAKY = '''
@@ -147,7 +147,7 @@ class TestCache:
 
 KILLABLE = '''
 import sys, time
-from core.study import make_design, run_study
+from evalmc.study import make_design, run_study
 def slow(a, b):
     time.sleep(0.002)
     return float(a.mean() > b.mean())

@@ -2,7 +2,7 @@ import naive
 import numpy as np
 import pytest
 
-from sims.temporal import (
+from evalmc.sims.temporal import (
     _elman_sgd,
     _fir_gains_sgd,
     elman_test_accuracy,

@@ -14,13 +14,13 @@ import pandas as pd
 
 #: Modules of the subcommands, in the order ``evalmc --help`` lists them.
 COMMANDS = (
-    "core.commands.listing",
-    "core.commands.calibrate",
-    "core.commands.reproduce",
-    "core.commands.bench",
-    "core.commands.boon",
-    "core.commands.describe",
-    "core.commands.compare",
+    "evalmc.commands.listing",
+    "evalmc.commands.calibrate",
+    "evalmc.commands.reproduce",
+    "evalmc.commands.bench",
+    "evalmc.commands.boon",
+    "evalmc.commands.describe",
+    "evalmc.commands.compare",
 )
 
 

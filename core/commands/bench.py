@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.commands import emit
+from evalmc.commands import emit
 
 
 def register(sub) -> None:
@@ -13,7 +13,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from core.bench import run_benchmarks
+    from evalmc.bench import run_benchmarks
 
     emit(run_benchmarks(only=args.only), args.format)
     return 0

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from core.commands import check_writable, int_arg
-from core.estimators.boon import BEST, CI_METHODS, boon_interval
-from sims.scores import read_scores
+from evalmc.commands import check_writable, int_arg
+from evalmc.estimators.boon import BEST, CI_METHODS, boon_interval
+from evalmc.sims.scores import read_scores
 
 
 def register(sub) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.commands import UsageError, check_writable, emit, int_arg
-from core.criteria import get_criterion
-from core.study import BACKENDS, DEFAULT_BLOCK_SIZE, make_design, run_study
-from sims import get_scenario
+from evalmc.commands import UsageError, check_writable, emit, int_arg
+from evalmc.criteria import get_criterion
+from evalmc.sims import get_scenario
+from evalmc.study import BACKENDS, DEFAULT_BLOCK_SIZE, make_design, run_study
 
 
 def register(sub) -> None:

@@ -18,8 +18,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from core.commands import UsageError, check_writable, int_arg
-from core.criteria.outperform import (
+from evalmc.commands import UsageError, check_writable, int_arg
+from evalmc.criteria.outperform import (
     CONCLUSIONS,
     DELTA_PAPER,
     GAMMA,
@@ -30,9 +30,9 @@ from core.criteria.outperform import (
     single_point,
     t_oracle,
 )
-from core.power import noether_sample_size
-from core.validation import check_float, check_int
-from sims.base import Batch
+from evalmc.power import noether_sample_size
+from evalmc.sims.base import Batch
+from evalmc.sims.validation import check_float, check_int
 
 
 def register(sub) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core.commands import UsageError, check_writable, emit
+from evalmc.commands import UsageError, check_writable, emit
 
 
 def register(sub) -> None:
@@ -23,7 +23,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from core.estimators.describe import describe_columns
+    from evalmc.estimators.describe import describe_columns
 
     frame = _read(args.file)
     if args.col:
@@ -39,7 +39,7 @@ def run(args) -> int:
     else:
         emit(report, "table")
     if args.plot:
-        from core.plots import report_figure
+        from evalmc.plots import report_figure
 
         samples = {c: frame[c].to_numpy(dtype=float) for c in report["column"]}
         report_figure(samples).savefig(args.plot, dpi=120)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from core.criteria import CRITERIA
-from sims import SCENARIOS
+from evalmc.criteria import CRITERIA
+from evalmc.sims import SCENARIOS
 
 
 def register(sub) -> None:

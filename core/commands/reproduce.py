@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from core.commands import int_arg
+from evalmc.commands import int_arg
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from reproductions.runner import reproduce
+    from evalmc.reproductions.runner import reproduce
 
     checks = reproduce(args.spec, scale=args.scale, out=args.out, n_jobs=args.jobs,
                        log=lambda line: print(line, file=sys.stderr))

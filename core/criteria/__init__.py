@@ -1,6 +1,6 @@
 """Decision criteria: built-in tests by name, and loading a user's own from a Python file.
 
-Every criterion maps a :class:`~sims.base.Batch` to a :class:`CriterionResult` for all its
+Every criterion maps a :class:`~evalmc.sims.base.Batch` to a :class:`CriterionResult` for all its
 replications at once.
 """
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import cloudpickle
 
-from core.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
-from core.criteria.classifiers import CLASSIFIER_CRITERIA
-from core.criteria.nonparametric import mann_whitney, sign_test
-from core.criteria.outperform import OUTPERFORM_CRITERIA
-from core.criteria.ttests import paired_t, student_t, welch_t
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
+from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
+from evalmc.criteria.nonparametric import mann_whitney, sign_test
+from evalmc.criteria.outperform import OUTPERFORM_CRITERIA
+from evalmc.criteria.ttests import paired_t, student_t, welch_t
 
 CRITERIA: dict[str, BuiltinCriterion] = {
     c.name: c

@@ -12,7 +12,7 @@ import cloudpickle
 import numpy as np
 from scipy import stats
 
-from sims.base import Batch
+from evalmc.sims.base import Batch
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Tests comparing two classifiers on one evaluation set, from its 8-cell table.
 
 All read ``Batch.counts`` (shape (n_reps, 8); cells numbered ``4 * label + 2 * a_correct +
-b_correct``, see :mod:`sims.classifiers`) and are vectorized over replications. Notation of
+b_correct``, see :mod:`evalmc.sims.classifiers`) and are vectorized over replications. Notation of
 Dietterich (1998): ``n01`` examples misclassified by A but not by B (cells 1, 5), ``n10`` by B
 but not by A (cells 2, 6).
 
@@ -22,10 +22,10 @@ from numba import njit
 from scipy import stats
 from scipy.special import ndtr
 
-from core.criteria.base import BuiltinCriterion, CriterionResult
-from core.validation import check_float, check_int
-from sims.base import Batch
-from sims.classifiers import A_WRONG, B_WRONG, chain_link, multinomial_into
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.sims.base import Batch
+from evalmc.sims.classifiers import A_WRONG, B_WRONG, chain_link, multinomial_into
+from evalmc.sims.validation import check_float, check_int
 
 #: Bootstrap replicates by default: 50 / alpha for the smallest alpha of Keller et al. (0.01).
 DEFAULT_N_BOOT = 5000
@@ -256,7 +256,7 @@ def _replicate_sign(rng, n, p):
     """Sign of dF1* of one replicate, drawing the big cells only when they matter.
 
     The four cells where A and B disagree come first, as links of the chain of
-    :func:`sims.classifiers.multinomial_into`. Given them, ``TP_A E_B - TP_B E_A`` is
+    :func:`evalmc.sims.classifiers.multinomial_into`. Given them, ``TP_A E_B - TP_B E_A`` is
     ``c0 + w (a - b) + t (a + f2 - b - f1)`` with ``c0 = a (a + f2) - b (b + f1)``, linear
     in the counts w (both wrong) and t (both right, positive) left to draw: when c0 and both
     slopes share a sign, so does every outcome, and w and t are not drawn.

@@ -9,8 +9,8 @@ from numba import njit
 from scipy import stats
 from scipy.special import ndtr
 
-from core.criteria.base import CriterionResult
-from sims.base import Batch
+from evalmc.criteria.base import CriterionResult
+from evalmc.sims.base import Batch
 
 #: As scipy.stats.mannwhitneyu(method='auto'): exact when a sample has at most this many scores
 #: and the replication has no ties, else the tie-corrected normal approximation.

@@ -33,10 +33,10 @@ import numpy as np
 from scipy import stats
 from scipy.special import stdtr
 
-from core.criteria.base import BuiltinCriterion, CriterionResult
-from core.criteria.ttests import welch_statistic
-from core.validation import check_float, check_int
-from sims.base import Batch
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.ttests import welch_statistic
+from evalmc.sims.base import Batch
+from evalmc.sims.validation import check_float, check_int
 
 DELTA_PAPER = 1.9952
 DELTA_VIDEO = 1.903

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import stdtr
 
-from core.criteria.base import CriterionResult
-from sims.base import Batch
+from evalmc.criteria.base import CriterionResult
+from evalmc.sims.base import Batch
 
 
 def paired_t(batch: Batch) -> CriterionResult:

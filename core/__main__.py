@@ -1,0 +1,7 @@
+"""``python -m evalmc``, the same as the ``evalmc`` command."""
+
+import sys
+
+from evalmc.cli import main
+
+sys.exit(main())
