@@ -10,6 +10,8 @@ times `peer_scale` (the whole over the part, e.g. sets in the study over sets th
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -154,12 +156,32 @@ def fig6_outperform():
     return ours, peer
 
 
+def cli_startup(*args):
+    """A factory of workloads: the wall time of ``evalmc ARGS`` against ``python -c pass``.
+
+    Each side launches its interpreter 10 times; the ratio is the share of the command's time
+    that Python's own start-up takes (1 would be a command that costs nothing).
+    """
+    def launches(command):
+        def run(small=False):
+            start = time.perf_counter()
+            for _ in range(1 if small else 10):
+                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+            return f"{(time.perf_counter() - start) / (1 if small else 10):.3f} s a launch"
+        return run
+
+    return (launches([sys.executable, "-m", "evalmc", *args]),
+            launches([sys.executable, "-c", "pass"]))
+
+
 WORKLOADS = {
     "paired-t-size": ("scipy.stats.power", paired_t_size),
     "mlp-training": ("per-example numpy loop", mlp_training),
     "boon-bootstrap-ci": ("boon (authors' package), looped", boon_bootstrap_ci),
     "fig6-outperform": ("scipy.stats.bootstrap, looped", fig6_outperform),
     "bootstrap-df1-size": ("scipy.stats.bootstrap, paired", bootstrap_df1_size),
+    "cli-help": ("python -c pass", lambda: cli_startup("--help")),
+    "cli-list": ("python -c pass", lambda: cli_startup("list")),
 }
 
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from evalmc.criteria.base import CriterionResult
 
-FORMAT_VERSION = 1
+#: Bumped whenever a block's content changes for the same key (2: 64-bit condition ids).
+FORMAT_VERSION = 2
 _ARRAYS = ("failed", "statistic", "pvalue", "reject")
 
 

@@ -11,8 +11,8 @@ import importlib
 import os
 import sys
 
+from evalmc import __version__
 from evalmc.commands import COMMANDS, UsageError
-from evalmc.study import StudyError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -22,6 +22,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="evalmc", description="Monte Carlo testbed for ML evaluation methods.")
+    parser.add_argument("--version", action="version", version=f"evalmc {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
@@ -42,10 +43,19 @@ def main(argv=None) -> int:
     except OSError as err:  # an unreadable file, an unreachable scheduler: one line, no trace
         print(f"evalmc: error: {err}", file=sys.stderr)
         return 2
-    except StudyError as err:
-        print(f"evalmc: stopped: {err}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("evalmc: interrupted; finished blocks are kept in --cache, if given: re-run the "
               "same command to resume.", file=sys.stderr)
         return 130
+    except Exception as err:
+        if not _is_study_error(err):
+            raise
+        print(f"evalmc: stopped: {err}", file=sys.stderr)
+        return 1
+
+
+def _is_study_error(err: Exception) -> bool:
+    """Whether `err` is a StudyError; only a loaded evalmc.study can raise one, so the command
+    line, which must start fast, does not import the engine to catch it."""
+    study = sys.modules.get("evalmc.study")
+    return study is not None and isinstance(err, study.StudyError)

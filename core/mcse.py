@@ -54,8 +54,9 @@ def wilson_interval(k, n, *, confidence=0.95):
         denom = 1.0 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-        low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
-        high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+        # at k = 0 and k = n the ends are 0 and 1 exactly; rounding would miss them by an ulp
+        low = np.where(n > 0, np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0)), np.nan)
+        high = np.where(n > 0, np.where(k == n, 1.0, np.clip(centre + half, 0.0, 1.0)), np.nan)
     return low, high
 
 

@@ -36,7 +36,7 @@ from evalmc.sims.validation import check_choice, check_float, check_int
 #: Replications per block: the unit of seeding, caching, scheduling and progress.
 DEFAULT_BLOCK_SIZE = 1000
 BACKENDS = ("threads", "loky", "dask")
-#: Summary columns; a design column may not take one of these names.
+#: The summary's own columns (it adds no other): a design column may not take these names.
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
     "bradley", "n_reps", "n_failed", "truth",
@@ -59,13 +59,10 @@ def make_design(**grid) -> pd.DataFrame:
     -------
     DataFrame
         ``condition_id`` first, then one column per parameter, in the order given.
-        ``condition_id`` is a 32-bit digest of the row's values: the same condition keeps its id
+        ``condition_id`` is a 64-bit digest of the row's values: the same condition keeps its id
         (and so its random streams) whatever else the grid holds and in whatever order.
     """
-    for name in grid:
-        if name in RESERVED:
-            raise ValueError(f"design column `{name}` is a reserved name; reserved: "
-                             f"{', '.join(RESERVED)}.")
+    _check_design_names(grid)
     values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
               for v in grid.values()]
     for name, vals in zip(grid, values, strict=True):
@@ -81,7 +78,7 @@ def make_design(**grid) -> pd.DataFrame:
 
 
 def condition_id(params: dict) -> int:
-    """32-bit digest of a condition's parameter values (integral floats count as integers)."""
+    """64-bit digest of a condition's parameter values (integral floats count as integers)."""
     canon = {}
     for key, value in params.items():
         value = value.item() if isinstance(value, np.generic) else value
@@ -89,7 +86,14 @@ def condition_id(params: dict) -> int:
             value = int(value)
         canon[key] = value
     text = json.dumps(canon, sort_keys=True, default=str)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=4).digest(), "big")
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _check_design_names(names) -> None:
+    for name in names:
+        if name in RESERVED:
+            raise ValueError(f"design column `{name}` is a reserved name; reserved: "
+                             f"{', '.join(RESERVED)}.")
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,8 @@ class StudyResult:
 
     @property
     def summary(self) -> pd.DataFrame:
-        """One row per (condition, criterion, alpha); see :meth:`summarise`."""
+        """One row per (condition, criterion, alpha), one per (condition, criterion) for a
+        decision-only criterion; see :meth:`summarise`."""
         return self.summarise()
 
     def summarise(self, alpha=None) -> pd.DataFrame:
@@ -146,38 +151,42 @@ class StudyResult:
         Returns
         -------
         DataFrame
-            ``scenario``, ``condition_id``, the design columns, ``criterion``, ``alpha``,
-            ``rate`` (rejections / valid replications), ``mcse``, ``ci_low``, ``ci_high``
-            (Wilson 95%), ``bradley`` (size judged against [0.5a, 1.5a]; None under the
-            alternative), ``n_reps`` (replications run), ``n_failed``, ``truth``.
+            ``scenario``, ``condition_id``, the design columns, ``criterion``, ``alpha`` (NaN
+            for a decision-only criterion: one row, whatever the levels), ``rate`` (rejections
+            / valid replications), ``mcse``, ``ci_low``, ``ci_high`` (Wilson 95%), ``bradley``
+            (size judged against [0.5a, 1.5a]; None under the alternative and without alpha),
+            ``n_reps`` (replications run), ``n_failed``, ``truth`` (the condition's, for the
+            criterion's alternative: ``Scenario.truth_for`` where the scenario defines it).
         """
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
-        rows = []
+        decision_only = {
+            crit.key: _decision_only(crit, [self.outcomes[(cid, crit.key)]
+                                            for cid in self.conditions])
+            for crit in self.criteria
+        }
+        rows, rejections = [], []
         for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
-            truth = self.conditions[cid].truth
             for crit in self.criteria:
                 res = self.outcomes[(cid, crit.key)]
-                n_failed = int(res.failed.sum())
-                for a in alphas:
-                    rows.append({
-                        "scenario": self.scenario.name,
-                        "condition_id": cid,
-                        **{c: cond[c] for c in design_cols},
-                        "criterion": crit.name,
-                        "alpha": a,
-                        "k": int(res.decisions(a).sum()),
-                        "n_reps": self.n_reps,
-                        "n_failed": n_failed,
-                        "truth": truth,
-                    })
+                row = {"scenario": self.scenario.name, "condition_id": cid,
+                       **{c: cond[c] for c in design_cols}, "criterion": crit.name,
+                       "n_reps": self.n_reps, "n_failed": int(res.failed.sum()),
+                       "truth": self.conditions[cid].truth_for(crit.alternative)}
+                if decision_only[crit.key]:
+                    levels = [(np.nan, res.reject & ~res.failed)]
+                else:
+                    levels = [(a, res.decisions(a)) for a in alphas]
+                for a, rejected in levels:
+                    rows.append({**row, "alpha": a})
+                    rejections.append(int(rejected.sum()))
         frame = pd.DataFrame(rows)
         valid = frame["n_reps"] - frame["n_failed"]
-        frame["rate"], frame["mcse"] = rate_mcse(frame["k"], valid)
-        frame["ci_low"], frame["ci_high"] = wilson_interval(frame["k"], valid)
+        frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
+        frame["ci_low"], frame["ci_high"] = wilson_interval(rejections, valid)
         judged = bradley(frame["rate"], frame["alpha"])
-        judged[(frame["truth"] != "null").to_numpy()] = None
+        judged[((frame["truth"] != "null") | frame["alpha"].isna()).to_numpy()] = None
         frame["bradley"] = judged
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
@@ -263,6 +272,7 @@ def run_study(
     if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
         raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
     params = [c for c in design.columns if c != "condition_id"]
+    _check_design_names(params)
     scenario.check_names(params)
     criteria = [get_criterion(c) for c in criteria]
     if not criteria:
@@ -335,6 +345,13 @@ def run_study(
                          for b, part in enumerate(parts) for rep, msg in part.errors.items()]
     return StudyResult(design, scenario, conditions, criteria, n_reps, seed, alphas, block_size,
                        outcomes, failures, len(tasks), reused)
+
+
+def _decision_only(crit, results) -> bool:
+    """Whether `crit` gives decisions only: as it declares, else as all its `results` show."""
+    if crit.decision_only is not None:
+        return crit.decision_only
+    return CriterionResult.concat(results).decision_only
 
 
 def _run_block(scenario, criteria, seed, cid, block, size):

@@ -172,8 +172,10 @@ def _measure(test: str) -> str:
 
 
 def _criteria(names, n_boot):
-    return [bootstrap_criterion(_measure(t), n_boot, p_max=max(ALPHAS))
-            if t.startswith("bootstrap") else CRITERIA[t] for t in names]
+    # the dF1 test stops a set's replicates once its decisions at every alpha are settled
+    options = {"bootstrap-dcerr": {}, "bootstrap-df1": {"p_max": max(ALPHAS)}}
+    return [bootstrap_criterion(_measure(t), n_boot, **options[t]) if t in options
+            else CRITERIA[t] for t in names]
 
 
 def _twins(categories, measure, count):

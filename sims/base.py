@@ -8,35 +8,33 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
 
+from evalmc.sims.validation import check_choice
 
-@njit(cache=True, nogil=True)
-def _row_mean_var(x, sign_y, y, mean, var):
-    """Mean and unbiased variance of each row of ``x + sign_y * y`` (two passes, no temporaries)."""
-    n = x.shape[1]
-    for i in range(x.shape[0]):
-        s = 0.0
-        for j in range(n):
-            s += x[i, j] + sign_y * y[i, j]
-        m = s / n
-        ss = 0.0
-        for j in range(n):
-            d = x[i, j] + sign_y * y[i, j] - m
-            ss += d * d
-        mean[i] = m
-        var[i] = ss / (n - 1)
+#: Alternatives a criterion can test: A differs from B, A is better, A is worse.
+ALTERNATIVES = ("two-sided", "greater", "less")
 
 
 def row_mean_var(x, y=None):
-    """Per-row mean and unbiased variance of `x`, or of ``x - y`` when `y` is given."""
-    x = np.ascontiguousarray(x)
+    """Per-row mean and unbiased variance of `x`, or of ``x - y`` when `y` is given.
+
+    Raises ValueError unless `x` (and `y`, of the same shape) is 2-D with at least 2 columns.
+    """
+    from evalmc.sims.kernels import row_mean_var_into
+
+    x = np.ascontiguousarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"`x` must be a 2-D array with at least 2 columns; got shape {x.shape}.")
+    if y is not None:
+        y = np.ascontiguousarray(y, dtype=float)
+        if y.shape != x.shape:
+            raise ValueError(f"`y` must have the shape of `x`, {x.shape}; got {y.shape}.")
     mean = np.empty(x.shape[0])
     var = np.empty(x.shape[0])
     if y is None:
-        _row_mean_var(x, 0.0, x, mean, var)
+        row_mean_var_into(x, 0.0, x, mean, var)
     else:
-        _row_mean_var(x, -1.0, np.ascontiguousarray(y), mean, var)
+        row_mean_var_into(x, -1.0, y, mean, var)
     return mean, var
 
 
@@ -74,7 +72,15 @@ class Batch:
         self.counts = counts
         if a is None and (fill is None or sizes is None):
             raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
+        if a is not None:
+            a, b = np.asarray(a), np.asarray(b)
+            if a.ndim != 2 or b.ndim != 2 or a.shape[0] != b.shape[0]:
+                raise ValueError("`a` and `b` must be 2-D with one row per replication; got "
+                                 f"shapes {a.shape} and {b.shape}.")
         self.sizes = (a.shape[1], b.shape[1]) if a is not None else tuple(sizes)
+        if paired and self.sizes[0] != self.sizes[1]:
+            raise ValueError("paired scores need as many runs of A as of B; got "
+                             f"{self.sizes[0]} and {self.sizes[1]}.")
         self._a, self._b, self.paired = a, b, paired
         self.a_val, self.b_val = a_val, b_val
         self._moments, self._diff_moments, self._fill = moments, diff_moments, fill
@@ -148,6 +154,25 @@ class Scenario:
     def truth(self) -> str:  # pragma: no cover
         """``'null'`` when A and B have the same population performance, else ``'alternative'``."""
         raise NotImplementedError
+
+    @property
+    def effect(self) -> float | None:
+        """Population performance of A minus B (positive: A better); None where undefined."""
+        return None
+
+    def truth_for(self, alternative: str) -> str:
+        """Truth for a criterion whose rejection concludes `alternative`.
+
+        For 'greater' ("A better") every population where A is not better is the null, for
+        'less' every one where A is not worse; 'two-sided', or a scenario without an
+        :attr:`effect`, gives :attr:`truth`.
+        """
+        check_choice("alternative", alternative, ALTERNATIVES)
+        effect = self.effect
+        if alternative == "two-sided" or effect is None:
+            return self.truth
+        null = effect <= 0 if alternative == "greater" else effect >= 0
+        return "null" if null else "alternative"
 
     @property
     def sizes(self) -> tuple[int, int]:

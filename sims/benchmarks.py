@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from scipy import stats
-from scipy.special import ndtr, ndtri
+import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_float, check_int
@@ -55,7 +54,7 @@ def biased_sd(k, sd, rho):
 
 def shift_for(p_ab, sigma=1.0):
     """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`."""
-    return ndtri(p_ab) * sigma * np.sqrt(2.0)
+    return scipy.special.ndtri(p_ab) * sigma * np.sqrt(2.0)
 
 
 @dataclass(frozen=True)
@@ -86,6 +85,11 @@ class Benchmark(Scenario):
         return "null" if self.p_ab == 0.5 else "alternative"
 
     @property
+    def effect(self) -> float:
+        """P(A>B) - 1/2: positive when A's runs beat B's more often than not."""
+        return self.p_ab - 0.5
+
+    @property
     def sizes(self) -> tuple[int, int]:
         return (self.k, self.k)
 
@@ -114,7 +118,7 @@ class Benchmark(Scenario):
         bias = self.bias_sd * rng.standard_normal((n_reps, 2))
         scale = self.sigma * np.sqrt(2.0)
         mu = self.shift + bias[:, 0] - bias[:, 1]
-        wins = rng.binomial(self.k, ndtr(mu / scale))
+        wins = rng.binomial(self.k, scipy.special.ndtr(mu / scale))
 
         def draw_diff():
             ranks = np.argsort(np.argsort(diff_rng.random((n_reps, self.k)), axis=1), axis=1)
@@ -122,7 +126,7 @@ class Benchmark(Scenario):
             cut = np.broadcast_to((-mu / scale)[:, None], won.shape)
             low = np.where(won, cut, -np.inf)
             high = np.where(won, np.inf, cut)
-            return stats.truncnorm.rvs(low, high, loc=mu[:, None], scale=scale,
+            return scipy.stats.truncnorm.rvs(low, high, loc=mu[:, None], scale=scale,
                                        random_state=diff_rng)
 
         def fill(diff):

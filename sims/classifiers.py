@@ -36,9 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
-from numba import njit
-from scipy import stats
-from scipy.special import ndtri
+import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_choice, check_float, check_int
@@ -52,41 +50,6 @@ A_WRONG = (0, 1, 4, 5)
 B_WRONG = (0, 2, 4, 6)
 
 
-@njit(cache=True, nogil=True)
-def chain_link(rng, left, mass, p):
-    """One cell of a multinomial drawn as a chain: ``Binomial(left, p / mass)``.
-
-    `left` is the count not yet drawn and `mass` the probability of the cells not yet drawn.
-    """
-    if left == 0 or mass <= 0.0:
-        return 0
-    return rng.binomial(left, min(1.0, max(0.0, p / mass)))
-
-
-@njit(cache=True, nogil=True)
-def multinomial_into(rng, n, p, out):
-    """One multinomial draw of `n` over the probabilities `p`, written into `out`.
-
-    Numba's Generator has no multinomial; this is the chain of conditional binomials that
-    numpy's own ``Generator.multinomial`` uses: cell ``k`` gets
-    ``Binomial(n - drawn so far, p[k] / (1 - sum(p[:k])))``, the last cell the remainder.
-    """
-    left = n
-    mass = 1.0
-    last = p.shape[0] - 1
-    for k in range(last):
-        out[k] = chain_link(rng, left, mass, p[k])
-        left -= out[k]
-        mass -= p[k]
-    out[last] = left
-
-
-@njit(cache=True, nogil=True)
-def _draw_tables(rng, n, p, out):
-    for i in range(out.shape[0]):
-        multinomial_into(rng, n, p, out[i])
-
-
 def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
     """`n_reps` independent multinomial draws of `n` over `p` (a Numba kernel, row by row).
 
@@ -96,7 +59,9 @@ def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
     """
     p = np.ascontiguousarray(p, dtype=float)
     out = np.empty((n_reps, p.size), np.int64)
-    _draw_tables(rng, n, p, out)
+    from evalmc.sims.kernels import multinomial_rows_into
+
+    multinomial_rows_into(rng, n, p, out)
     return out
 
 
@@ -107,7 +72,8 @@ def _both_correct(p_a, p_b, rho):
     if max(p_a, p_b) == 1.0:
         return min(p_a, p_b)
     cov = [[1.0, rho], [rho, 1.0]]
-    both = float(stats.multivariate_normal(cov=cov).cdf([ndtri(p_a), ndtri(p_b)]))
+    both = float(scipy.stats.multivariate_normal(cov=cov).cdf(
+        [scipy.special.ndtri(p_a), scipy.special.ndtri(p_b)]))
     return min(max(both, p_a + p_b - 1.0, 0.0), p_a, p_b)  # Frechet bounds against rounding
 
 

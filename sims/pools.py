@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-from scipy import stats
-from scipy.special import ndtri
+import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_choice, check_float, check_int
@@ -72,7 +71,7 @@ class PoolSpec:
         """Cumulative distribution function of the test score."""
         raw_mean, raw_sd = self._raw_moments()
         raw = raw_mean + (np.asarray(x, float) - self.mean) * raw_sd / self.sd
-        return sum(w * stats.norm.cdf(raw, m, s)
+        return sum(w * scipy.stats.norm.cdf(raw, m, s)
                    for w, m, s in zip(self.weights, self.means, self.sds, strict=True))
 
     def test_quantile(self, u):
@@ -80,7 +79,7 @@ class PoolSpec:
         on a grid of 200,001 points spanning 12 sd either side; exact for one component)."""
         u = np.asarray(u, float)
         if len(self.weights) == 1:
-            return self.mean + self.sd * ndtri(u)
+            return self.mean + self.sd * scipy.special.ndtri(u)
         grid, cdf = _quantile_table(self)
         return np.interp(u, cdf, grid)
 
@@ -102,7 +101,7 @@ class PoolSpec:
         """The test marginal as a scipy.stats continuous distribution (for Boo_n quadrature)."""
         spec = self
 
-        class _Marginal(stats.rv_continuous):
+        class _Marginal(scipy.stats.rv_continuous):
             def _cdf(self, x):
                 return spec.test_cdf(x)
 
@@ -110,7 +109,7 @@ class PoolSpec:
                 return spec.test_quantile(u)
 
         if len(self.weights) == 1:
-            return stats.norm(self.mean, self.sd)
+            return scipy.stats.norm(self.mean, self.sd)
         return _Marginal(name="pool")()
 
 
@@ -124,7 +123,7 @@ def _quantile_table(spec):
         cdf = spec.test_cdf(grid)
         keep = (cdf > 1e-15) & (cdf < 1 - 1e-15) & (np.diff(cdf, prepend=-1.0) > 0)
         grid, cdf = grid[keep], cdf[keep]
-        _TABLES[spec] = (grid, cdf, ndtri(cdf))
+        _TABLES[spec] = (grid, cdf, scipy.special.ndtri(cdf))
     return _TABLES[spec][:2]
 
 
@@ -165,6 +164,10 @@ class Pool(Scenario):
     @property
     def truth(self) -> str:
         return "null" if self.shift == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        return float(self.shift)
 
     def draw(self, rng, n_reps):
         val, test = self.spec.draw(rng, (n_reps, 2, self.n))

@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
-import pandas as pd
-from numba import njit
-from scipy import stats
+import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_float, check_int
@@ -48,6 +46,10 @@ class _ShiftTruth:
     @property
     def truth(self) -> str:
         return "null" if self.shift == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        return float(self.shift)
 
 
 def _gaussian_moments(rng, n_reps, n, mean, sd):
@@ -121,6 +123,10 @@ class Normal(Scenario):
     def truth(self) -> str:
         return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
 
+    @property
+    def effect(self) -> float:
+        return float(self.mean_a + self.shift - self.mean_b)
+
     def draw(self, rng, n_reps):
         fill_rng = rng.spawn(1)[0]
         mean_a, var_a = _gaussian_moments(
@@ -159,6 +165,10 @@ class PairedNormal(Scenario):
     @property
     def truth(self) -> str:
         return "null" if self.mean_diff + self.shift == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        return float(self.mean_diff + self.shift)
 
     def draw(self, rng, n_reps):
         fill_rng = rng.spawn(1)[0]
@@ -220,17 +230,6 @@ class ValTest(_ShiftTruth, Scenario):
         return Batch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0], b_val=val[:, 1])
 
 
-@njit(cache=True, nogil=True)
-def _skewnorm_kernel(rng, loc, scale, skew, out):
-    delta = skew / np.sqrt(1.0 + skew * skew)
-    tail = np.sqrt(1.0 - delta * delta)
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            u0 = rng.standard_normal()
-            u1 = delta * u0 + tail * rng.standard_normal()
-            out[i, j] = loc + scale * (u1 if u0 >= 0.0 else -u1)
-
-
 @dataclass(frozen=True)
 class SkewNormal(_ShiftTruth, Scenario):
     """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale))."""
@@ -252,19 +251,11 @@ class SkewNormal(_ShiftTruth, Scenario):
 
     def draw(self, rng, n_reps):
         out = np.empty((n_reps, self.n_a + self.n_b))
-        _skewnorm_kernel(rng, self.loc, self.scale, self.skew, out)
+        from evalmc.sims.kernels import skewnorm_into
+
+        skewnorm_into(rng, self.loc, self.scale, self.skew, out)
         a, b = _split(out, self.n_a, self.shift)
         return Batch(a, b, paired=False)
-
-
-@njit(cache=True, nogil=True)
-def _mixture_kernel(rng, weight, loc1, loc2, scale1, scale2, out):
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            if rng.random() < weight:
-                out[i, j] = loc2 + scale2 * rng.standard_normal()
-            else:
-                out[i, j] = loc1 + scale1 * rng.standard_normal()
 
 
 @dataclass(frozen=True)
@@ -291,25 +282,19 @@ class Mixture(_ShiftTruth, Scenario):
 
     def cdf(self, x):
         """Cumulative distribution function of B's scores (A's is shifted by `shift`)."""
-        c1 = stats.norm.cdf(x, self.loc1, self.scale1)
-        c2 = stats.norm.cdf(x, self.loc2, self.scale2)
+        c1 = scipy.stats.norm.cdf(x, self.loc1, self.scale1)
+        c2 = scipy.stats.norm.cdf(x, self.loc2, self.scale2)
         return (1 - self.weight) * c1 + self.weight * c2
 
     def draw(self, rng, n_reps):
         out = np.empty((n_reps, self.n_a + self.n_b))
-        _mixture_kernel(
+        from evalmc.sims.kernels import mixture_into
+
+        mixture_into(
             rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2, out
         )
         a, b = _split(out, self.n_a, self.shift)
         return Batch(a, b, paired=False)
-
-
-@njit(cache=True, nogil=True)
-def _smoothed_bootstrap_kernel(rng, data, bandwidth, out):
-    m = data.shape[0]
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = data[rng.integers(0, m)] + bandwidth * rng.standard_normal()
 
 
 @dataclass(frozen=True)
@@ -347,7 +332,7 @@ class Empirical(_ShiftTruth, Scenario):
                     f"got {self.bandwidth!r}."
                 ) from None
             check_float("bandwidth", bw, low=0, open_low=True)
-        kde = stats.gaussian_kde(scores, bw_method=bw)
+        kde = scipy.stats.gaussian_kde(scores, bw_method=bw)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
 
@@ -357,7 +342,9 @@ class Empirical(_ShiftTruth, Scenario):
 
     def draw(self, rng, n_reps):
         out = np.empty((n_reps, self.n_a + self.n_b))
-        _smoothed_bootstrap_kernel(rng, self.scores, self.kernel_sd, out)
+        from evalmc.sims.kernels import smoothed_bootstrap_into
+
+        smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, out)
         a, b = _split(out, self.n_a, self.shift)
         return Batch(a, b, paired=False)
 
@@ -378,6 +365,8 @@ def read_scores(file: str, column: str = "", *, option: str = "column") -> np.nd
     -------
     ndarray, shape (m,)
     """
+    import pandas as pd
+
     if not file:
         raise ValueError("`file` is required: the path of a CSV file of scores.")
     path = Path(file)

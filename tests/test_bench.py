@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from evalmc.bench import WORKLOADS, run_benchmarks
+from evalmc.bench import WORKLOADS, cli_startup, run_benchmarks
 from evalmc.cli import main
 
 
@@ -22,3 +22,9 @@ def test_bench_json_reports_both_sides_and_they_agree(capsys):
 def test_only_runs_the_named_workload():
     assert "paired-t-size" in WORKLOADS
     assert list(run_benchmarks(only="paired-t-size")["workload"]) == ["paired-t-size"]
+
+
+def test_cli_startup_workload_launches_both_commands():
+    ours, peer = cli_startup("--version")
+    assert re.fullmatch(r"\d+\.\d{3} s a launch", ours(small=True))
+    assert re.fullmatch(r"\d+\.\d{3} s a launch", peer(small=True))

@@ -86,6 +86,19 @@ class TestParameters:
         assert s.sizes == (7, 7) and s.truth == "null" and s.draw(_rng(0), 2).paired
         assert Benchmark(p_ab=0.6).truth == "alternative"
 
+    def test_truth_of_a_one_sided_criterion(self):
+        # "A better" criteria test P(A>B) <= 0.5 against P(A>B) > 0.5
+        low, even, high = Benchmark(p_ab=0.3), Benchmark(p_ab=0.5), Benchmark(p_ab=0.7)
+        assert [s.truth_for("greater") for s in (low, even, high)] == [
+            "null", "null", "alternative"]
+        assert [s.truth_for("less") for s in (low, even, high)] == [
+            "alternative", "null", "null"]
+        assert [s.truth_for("two-sided") for s in (low, even, high)] == [
+            "alternative", "null", "alternative"]
+        with pytest.raises(ValueError, match="`alternative` must be one of 'two-sided', "
+                                             "'greater', 'less'; got 'bigger'"):
+            low.truth_for("bigger")
+
     @pytest.mark.parametrize(("kwargs", "match"), [
         ({"k": 0}, r"`k` must be an integer >= 1; got 0"),
         ({"p_ab": 1.0}, r"`p_ab` must be in \(0, 1\); got 1.0"),

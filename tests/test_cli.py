@@ -65,6 +65,17 @@ def test_user_criterion_from_file(capsys, tmp_path):
     assert code == 0 and rows[0]["rate"] == rows[1]["rate"]
 
 
+def test_decision_only_criterion_prints_no_alpha(capsys):
+    code, out, _ = _run(capsys, "calibrate", "--scenario", "pipelines", "--param", "k=5",
+                        "--criterion", "single-point", "--criterion", "t-oracle", "--alpha",
+                        "0.01,0.05", "--reps", "200", "--quiet")
+    header, *rows = [line.split() for line in out.splitlines()]
+    assert code == 0 and [r[header.index("criterion")] for r in rows] == [
+        "single-point", "t-oracle", "t-oracle"]
+    assert [r[header.index("alpha")] for r in rows] == ["-", "0.01", "0.05"]
+    assert rows[0][header.index("bradley")] == "-"
+
+
 def test_table_default_design(capsys):
     code, out, _ = _run(capsys, "calibrate", "--scenario", "skew-normal", "--criterion",
                         "mann-whitney", "--reps", "200")

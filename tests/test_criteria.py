@@ -1,6 +1,14 @@
+import importlib
+import os
+import subprocess
+import sys
+import threading
+
+import cloudpickle
 import naive
 import numpy as np
 import pytest
+import scipy.stats
 from scipy import stats
 
 from evalmc.criteria import CRITERIA, get_criterion, load_criterion
@@ -10,6 +18,17 @@ from evalmc.sims.base import Batch
 from evalmc.study import make_design, run_study
 
 RNG_SEEDS = [0, 1, 2]
+USER_FILE = """
+SCALE = {scale}
+
+
+def helper(x):
+    return {body}
+
+
+def crit(a, b):
+    return bool(helper(a.mean()) > b.mean())
+"""
 
 
 def _batch(seed, n_a, n_b, *, rounded=False, paired=False):
@@ -133,7 +152,7 @@ def test_fixed_seed_regression_values():
     res = run_study(make_design(n_a=6, n_b=9), "normal", ["student-t", "welch-t", "mann-whitney"],
                     n_reps=5000, seed=3)
     rejections = (res.summary["rate"] * res.summary["n_reps"]).round().astype(int)
-    assert rejections.tolist() == [254, 243, 260]
+    assert rejections.tolist() == [252, 231, 235]
 
 
 class TestUserCriterion:
@@ -166,6 +185,58 @@ class TestUserCriterion:
 
     def test_key_changes_with_code(self):
         assert UserCriterion(lambda a, b: 0.1).key != UserCriterion(lambda a, b: 0.2).key
+
+    def test_key_changes_with_a_helper_or_a_global_of_a_user_file(self, tmp_path):
+        path = tmp_path / "mine.py"
+        spec = f"{path}:crit"
+        keys = []
+        for scale, body in [(1.0, "x * SCALE"), (1.0, "x * SCALE"), (1.0, "x * SCALE + 0"),
+                            (2.0, "x * SCALE")]:
+            path.write_text(USER_FILE.format(scale=scale, body=body))
+            keys.append(load_criterion(spec).key)
+        assert keys[0] == keys[1]  # unchanged file, same key
+        assert len(set(keys[1:])) == 3  # edited helper, then edited global: new keys
+
+    def test_key_changes_with_a_helper_of_an_importable_module(self, tmp_path, monkeypatch):
+        monkeypatch.syspath_prepend(str(tmp_path))
+        path = tmp_path / "evalmc_test_helper_mod.py"
+        path.write_text(USER_FILE.format(scale=1.0, body="x * SCALE"))
+        module = importlib.import_module("evalmc_test_helper_mod")
+        try:
+            before = UserCriterion(module.crit).key
+            path.write_text(USER_FILE.format(scale=1.0, body="x * SCALE + 1"))
+            importlib.reload(module)
+            assert UserCriterion(module.crit).key != before
+            # registered by value for the digest only
+            assert module.__name__ not in cloudpickle.list_registry_pickle_by_value()
+        finally:
+            del sys.modules["evalmc_test_helper_mod"]
+
+    def test_key_of_a_function_from_an_installed_package_is_by_reference(self):
+        assert UserCriterion(scipy.stats.ttest_ind).key == UserCriterion(
+            scipy.stats.ttest_ind).key
+        assert "scipy.stats._stats_py" not in cloudpickle.list_registry_pickle_by_value()
+
+    def test_key_of_an_unpicklable_function_names_the_criterion(self):
+        lock = threading.Lock()
+        crit = UserCriterion(lambda a, b: lock.locked(), name="locked")
+        with pytest.raises(ValueError, match="criterion 'locked' cannot be pickled by value"):
+            _ = crit.key
+
+    def test_key_is_stable_across_processes(self, tmp_path):
+        path = tmp_path / "mine.py"
+        path.write_text(USER_FILE.format(scale=1.0, body="x * SCALE"))
+        (tmp_path / "evalmc_test_other_mod.py").write_text(
+            USER_FILE.format(scale=1.0, body="x * SCALE"))
+        script = ("import sys; from evalmc.criteria import load_criterion, UserCriterion; "
+                  "import evalmc_test_other_mod as m; "
+                  "print(load_criterion(sys.argv[1]).key, UserCriterion(m.crit).key)")
+        env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+        keys = [subprocess.run([sys.executable, "-c", script, f"{path}:crit"], env=env,
+                               capture_output=True, text=True, check=True).stdout.split()
+                for _ in range(2)]
+        assert keys[0] == keys[1] and len(keys[0]) == 2
+        assert keys[0][0] == load_criterion(f"{path}:crit").key
 
 
 class TestErrors:

@@ -216,3 +216,17 @@ def test_fixed_seed_regression_of_the_other_scenarios(tmp_path):
     path.write_text("acc\n1.0\n2.0\n4.0\n")
     np.testing.assert_allclose(Empirical(file=str(path), n_a=2, n_b=2).draw(rng(), 1).a,
                                [[-0.275236820633, 4.920209252466]], rtol=1e-9)
+
+
+@pytest.mark.parametrize(("name", "params", "truths"), [
+    ("normal", {"shift": -0.5}, ("alternative", "null", "alternative")),
+    ("normal", {"mean_a": 1.0, "mean_b": 0.5}, ("alternative", "alternative", "null")),
+    ("paired-normal", {"mean_diff": 0.0}, ("null", "null", "null")),
+    ("skew-normal", {"shift": 1.0}, ("alternative", "alternative", "null")),
+    ("paired-classifiers", {"tpr_a": 0.9}, ("alternative",) * 3),  # no signed effect
+])
+def test_truth_depends_on_what_a_rejection_concludes(name, params, truths):
+    """For "A better" (greater), a population where A is worse is a null too."""
+    scenario = get_scenario(name)(**params)
+    got = tuple(scenario.truth_for(alt) for alt in ("two-sided", "greater", "less"))
+    assert got == truths

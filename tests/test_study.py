@@ -1,3 +1,4 @@
+import json
 import os
 import signal
 import subprocess
@@ -42,7 +43,7 @@ class TestDesign:
         big = make_design(sd_a=[1.0, 2.0], n_a=[5, 8, 13])
         cid = small["condition_id"][0]
         assert cid in set(big["condition_id"])
-        assert cid == 2359413354  # fixed: ids are part of every seed
+        assert cid == 1287540930816000845  # fixed: ids are part of every seed
 
     @pytest.mark.parametrize(("grid", "match"), [
         ({"rate": [1]}, "design column `rate` is a reserved name"),
@@ -55,7 +56,13 @@ class TestDesign:
 
     def test_reserved_names_are_the_summary_columns(self):
         cols = _study(n_reps=10).summary.columns
-        assert set(RESERVED) <= set(cols)
+        assert set(RESERVED) == set(cols) - {"n_a", "n_b", "sd_a"}
+
+    def test_ids_are_64_bit_and_do_not_collide(self):
+        ids = make_design(x=list(range(100_000)))["condition_id"]
+        assert ids.nunique() == 100_000
+        assert all(0 <= int(i) < 2**64 for i in ids[:100])
+        assert int(ids.max()) >= 2**32  # 64 bits are used
 
 
 class TestReproducibility:
@@ -84,7 +91,7 @@ class TestReproducibility:
     def test_fixed_seed_summary(self):
         s = _study().summary
         rejections = (s["rate"] * s["n_reps"]).round().astype(int).tolist()
-        assert rejections == [135, 131, 88, 167, 117, 95, 121, 115, 96, 88, 115, 93]
+        assert rejections == [116, 108, 71, 174, 128, 94, 129, 121, 107, 109, 137, 108]
 
     def test_student_t_is_liberal_and_welch_calibrated_under_unequal_variances(self):
         s = run_study(make_design(n_a=10, n_b=40, sd_a=3.0), "normal", ["student-t", "welch-t"],
@@ -98,6 +105,50 @@ class TestReproducibility:
                       seed=2).summary
         assert s["truth"].tolist() == ["null", "alternative"]
         assert pd.isna(s["bradley"].iloc[1]) and s["rate"].iloc[1] > 0.4
+
+    def test_design_column_k_is_kept(self):
+        # `pipelines` has a parameter k: the summary must show it, not a rejection count
+        s = run_study(make_design(k=[3, 7], p_ab=0.7), "pipelines", ["t-oracle"], n_reps=200,
+                      seed=0).summary
+        assert s["k"].tolist() == [3, 7]
+        assert (s["rate"] > 0.1).all()
+
+    def test_decision_only_criteria_get_one_row_without_alpha(self):
+        s = run_study(make_design(k=5, p_ab=0.5), "pipelines",
+                      ["single-point", "prob-outperform", "t-oracle"], n_reps=300, seed=0,
+                      alpha=[0.01, 0.05]).summary
+        assert s["criterion"].tolist() == ["single-point", "prob-outperform", "t-oracle",
+                                           "t-oracle"]
+        assert s["alpha"].isna().tolist() == [True, True, False, False]
+        assert s["bradley"].iloc[:2].isna().all() and s["bradley"].iloc[2:].notna().all()
+        assert s["rate"].iloc[0] > 0  # single-point rejects when a_1 - b_1 > 1.9952
+        assert json.loads(s.to_json(orient="records"))[0]["alpha"] is None
+
+    def test_user_criterion_returning_decisions_gets_one_row(self):
+        def beats(a, b):
+            return bool(a.mean() > b.mean() + 0.5)
+
+        def pval(a, b):
+            return float(a.mean() > b.mean())
+
+        s = _study(criteria=[beats, pval], n_reps=200, alpha=[0.01, 0.05]).summary
+        per_condition = s[s["condition_id"] == s["condition_id"].iloc[0]]
+        assert per_condition["criterion"].tolist() == [beats.__qualname__,
+                                                       pval.__qualname__, pval.__qualname__]
+        assert per_condition["alpha"].isna().tolist() == [True, False, False]
+
+    def test_truth_depends_on_the_criterions_alternative(self):
+        one_sided = ["single-point", "average-delta", "prob-outperform", "t-oracle"]
+        s = run_study(make_design(k=5, p_ab=[0.3, 0.5, 0.8]), "pipelines",
+                      [*one_sided, "welch-t"], n_reps=200, seed=0).summary
+        truth = s.set_index(["p_ab", "criterion"])["truth"]
+        for name in one_sided:
+            assert truth[(0.3, name)] == "null" and truth[(0.5, name)] == "null"
+            assert truth[(0.8, name)] == "alternative"
+        assert truth[(0.3, "welch-t")] == "alternative" and truth[(0.5, "welch-t")] == "null"
+        judged = s.set_index(["p_ab", "criterion"])["bradley"]
+        assert judged[(0.3, "t-oracle")] == "conservative"  # a null row: judged
+        assert pd.isna(judged[(0.3, "welch-t")]) and pd.isna(judged[(0.8, "t-oracle")])
 
     def test_several_alphas_from_one_run(self):
         res = _study(alpha=[0.01, 0.05])

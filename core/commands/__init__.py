@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Modules of the subcommands, in the order ``evalmc --help`` lists them.
 COMMANDS = (

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 
-from evalmc.criteria import CRITERIA
-from evalmc.sims import SCENARIOS
-
 
 def register(sub) -> None:
     parser = sub.add_parser("list", help="scenarios and criteria, with parameters and defaults")
@@ -15,6 +12,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from evalmc.criteria import CRITERIA
+    from evalmc.sims import SCENARIOS
+
     scenarios = {
         name: {"description": cls.description,
                "parameters": {f.name: {"default": f.default, "doc": f.metadata["doc"]}

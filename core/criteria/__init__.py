@@ -10,8 +10,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import cloudpickle
-
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
@@ -77,6 +75,8 @@ def load_criterion(spec: str) -> UserCriterion:
     func = getattr(module, func_name, None)
     if not callable(func):
         raise ValueError(f"`criterion` file {path_text!r} has no function {func_name!r}.")
+    import cloudpickle
+
     cloudpickle.register_pickle_by_value(module)
     return UserCriterion(func, name=spec)
 

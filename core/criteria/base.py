@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
+import io
 import numbers
+import site
+import sys
+import sysconfig
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
 
 import cloudpickle
 import numpy as np
-from scipy import stats
+import scipy
 
-from evalmc.sims.base import Batch
+from evalmc.sims.base import ALTERNATIVES, Batch
+from evalmc.sims.validation import check_choice
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,13 @@ class CriterionResult:
                 rejected = np.where(np.isnan(self.pvalue), self.reject, self.pvalue <= alpha)
         return rejected & ~self.failed
 
+    @property
+    def decision_only(self) -> bool:
+        """Whether the replications that did not fail (one at least) gave decisions, no p-value."""
+        valid = ~self.failed
+        return bool(self.reject is not None and valid.any()
+                    and np.isnan(self.pvalues()[valid]).all())
+
     @classmethod
     def concat(cls, parts) -> CriterionResult:
         """Join the results of consecutive blocks (errors are not carried over)."""
@@ -93,24 +109,48 @@ def _nan_errors(values):
 
 def _null_dist(null):
     name, args = null
-    return getattr(stats, name)(*args)
+    return getattr(scipy.stats, name)(*args)
 
 
 @dataclass(frozen=True)
 class BuiltinCriterion:
-    """A vectorized criterion: ``test(batch)`` gives a :class:`CriterionResult`."""
+    """A vectorized criterion: ``test(batch)`` gives a :class:`CriterionResult`.
+
+    Attributes
+    ----------
+    decision_only : bool
+        The criterion gives its own decisions and no p-value: one rate whatever the level.
+    alternative : {'two-sided', 'greater', 'less'}
+        What its rejection concludes: A differs from B, A is better, A is worse. A scenario's
+        truth depends on it (``Scenario.truth_for``).
+    """
 
     name: str
     description: str
     test: Callable[[Batch], CriterionResult]
     paired: bool = False
+    decision_only: bool = False
+    alternative: str = "two-sided"
+
+    def __post_init__(self):
+        check_choice("alternative", self.alternative, ALTERNATIVES)
 
     @property
     def key(self) -> str:
         return self.name
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
+        self.check_batch(batch)
         return self.test(batch)
+
+    def check_batch(self, batch: Batch) -> None:
+        """Raise ValueError if a paired criterion gets A and B of unequal widths.
+
+        A paired test reads ``a[i, j]`` with ``b[i, j]``: it is refused before any kernel runs.
+        """
+        if self.paired and batch.sizes[0] != batch.sizes[1]:
+            raise ValueError(f"criterion {self.name!r} needs paired samples of equal width; got "
+                             f"{batch.sizes[0]} scores of A and {batch.sizes[1]} of B.")
 
 
 @dataclass(frozen=True)
@@ -119,16 +159,21 @@ class UserCriterion:
 
     `func` returns a p-value (a number in [0, 1]) or a decision (a bool, True = reject A = B).
     A replication whose call raises, or returns anything else, is recorded as failed with its
-    message; it is never redrawn.
+    message; it is never redrawn. `alternative` is what a rejection concludes, as for
+    :class:`BuiltinCriterion`.
     """
 
     func: Callable
     name: str = ""
     paired: bool = False
+    alternative: str = "two-sided"
+    #: Not declared: a study judges from the results (:attr:`CriterionResult.decision_only`).
+    decision_only: ClassVar[bool | None] = None
 
     def __post_init__(self):
         if not callable(self.func):
             raise ValueError(f"`criterion` must be a name or a callable; got {self.func!r}.")
+        check_choice("alternative", self.alternative, ALTERNATIVES)
         if not self.name:
             object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
 
@@ -137,17 +182,24 @@ class UserCriterion:
         doc = inspect.getdoc(self.func) or "user criterion"
         return doc.splitlines()[0]
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """Name and a digest of the function's code: an edited function is not read from cache."""
-        code = getattr(self.func, "__code__", None)
-        text = repr((code.co_code, code.co_consts)) if code else repr(self.func)
-        return f"{self.name}@{hashlib.blake2b(text.encode(), digest_size=6).hexdigest()}"
+        """Name and a digest of the function by value (:func:`function_digest`).
+
+        An edited function, helper or global of its module is not read from cache.
+        """
+        try:
+            digest = function_digest(self.func)
+        except Exception as err:  # noqa: BLE001 - any pickling error, reported with its cause
+            raise ValueError(f"criterion {self.name!r} cannot be pickled by value, as its cache "
+                             f"key needs: {type(err).__name__}: {err}") from err
+        return f"{self.name}@{digest}"
 
     def __reduce__(self):
         # By value: a function loaded from a user's file is not importable on a worker, and
         # dask pickles by reference whenever plain pickle succeeds on the client.
-        return _rebuild_user_criterion, (cloudpickle.dumps(self.func), self.name, self.paired)
+        return _rebuild_user_criterion, (cloudpickle.dumps(self.func), self.name, self.paired,
+                                         self.alternative, self.key)
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         n = batch.n_reps
@@ -172,8 +224,71 @@ class UserCriterion:
         return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
 
 
-def _rebuild_user_criterion(func_bytes, name, paired):
-    return UserCriterion(cloudpickle.loads(func_bytes), name, paired)
+def _rebuild_user_criterion(func_bytes, name, paired, alternative, key):
+    crit = UserCriterion(cloudpickle.loads(func_bytes), name, paired, alternative)
+    crit.__dict__["key"] = key  # the client's: it names the results and seeds the stream
+    return crit
+
+
+_BY_VALUE_LOCK = threading.Lock()
+
+
+def function_digest(func) -> str:
+    """Digest of `func` pickled by value with cloudpickle.
+
+    The pickle holds the code, defaults, closure and docstring, and the globals the function
+    reads, functions of its module it calls included. cloudpickle pickles a function of an
+    importable module by reference (by its name): for the digest that module is registered to
+    be pickled by value, then unregistered unless it already was; except for installed code
+    (the standard library, site-packages), whose identity is its name and installed version.
+    Functions and classes it uses from other modules are pickled by reference: an edit there
+    goes unnoticed. The module's name is left out, as ``load_criterion`` derives it from a
+    per-process hash: the digest is the same in every process (but for a global set of
+    strings, whose order varies between processes: the cache then misses, never reuses stale
+    blocks).
+    """
+    module_name = getattr(func, "__module__", None)
+    module = sys.modules.get(module_name) if isinstance(module_name, str) else None
+    with _BY_VALUE_LOCK:
+        register = (module is not None and not _installed(module)
+                    and module.__name__ not in cloudpickle.list_registry_pickle_by_value())
+        if register:
+            cloudpickle.register_pickle_by_value(module)
+        try:
+            buffer = io.BytesIO()
+            _DigestPickler(buffer, module_name).dump(func)
+        finally:
+            if register:
+                cloudpickle.unregister_pickle_by_value(module)
+    return hashlib.blake2b(buffer.getvalue(), digest_size=6).hexdigest()
+
+
+class _DigestPickler(cloudpickle.Pickler):
+    """cloudpickle's pickler writing a placeholder for every occurrence of `module_name`."""
+
+    def __init__(self, file, module_name):
+        super().__init__(file, protocol=5)
+        self.module_name = module_name
+
+    def persistent_id(self, obj):
+        return "module" if type(obj) is str and obj == self.module_name else None
+
+
+def _installed(module) -> bool:
+    """Whether `module` is built in or lies under the standard library or site-packages."""
+    path = getattr(module, "__file__", None)
+    if path is None:
+        return True
+    path = Path(path).resolve()
+    return any(path.is_relative_to(root) for root in _installed_roots())
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_roots() -> tuple[Path, ...]:
+    paths = sysconfig.get_paths()
+    roots = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+    roots += [*site.getsitepackages(), site.getusersitepackages()]
+    return tuple({Path(r).resolve() for r in roots})
 
 
 def _accepts_rng(func) -> bool:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
-from scipy import stats
-from scipy.special import ndtr
+import scipy
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.sims.base import Batch
@@ -15,34 +13,6 @@ from evalmc.sims.base import Batch
 #: As scipy.stats.mannwhitneyu(method='auto'): exact when a sample has at most this many scores
 #: and the replication has no ties, else the tie-corrected normal approximation.
 EXACT_MAX_SIZE = 8
-
-
-@njit(cache=True, nogil=True)
-def _rank_sums(a, b, u1, tie_term):
-    """U statistic of `a` (average ranks for ties) and the tie term sum(t^3 - t) of each row."""
-    n_a, n_b = a.shape[1], b.shape[1]
-    n = n_a + n_b
-    pooled = np.empty(n)
-    for i in range(a.shape[0]):
-        pooled[:n_a] = a[i]
-        pooled[n_a:] = b[i]
-        order = np.argsort(pooled, kind="mergesort")
-        r1 = 0.0
-        ties = 0.0
-        start = 0
-        while start < n:
-            stop = start + 1
-            while stop < n and pooled[order[stop]] == pooled[order[start]]:
-                stop += 1
-            t = stop - start
-            rank = 0.5 * (start + stop + 1)  # average of ranks start+1 .. stop
-            for k in range(start, stop):
-                if order[k] < n_a:
-                    r1 += rank
-            ties += t * t * t - t
-            start = stop
-        u1[i] = r1 - n_a * (n_a + 1) / 2.0
-        tie_term[i] = ties
 
 
 @lru_cache(maxsize=64)
@@ -75,33 +45,20 @@ def mann_whitney(batch: Batch) -> CriterionResult:
     n1, n2 = batch.a.shape[1], batch.b.shape[1]
     u1 = np.empty(batch.n_reps)
     tie_term = np.empty(batch.n_reps)
-    _rank_sums(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), u1, tie_term)
+    from evalmc.criteria.kernels import rank_sums
+
+    rank_sums(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), u1, tie_term)
     u = np.maximum(u1, n1 * n2 - u1)
     n = n1 + n2
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.sqrt(n1 * n2 / 12.0 * ((n + 1) - tie_term / (n * (n - 1))))
         z = (u - n1 * n2 / 2.0 - 0.5) / s
-    p = 2.0 * ndtr(-z)
+    p = 2.0 * scipy.special.ndtr(-z)
     if min(n1, n2) <= EXACT_MAX_SIZE:
         exact = tie_term == 0
         sf = u_null_sf(n1, n2)
         p[exact] = 2.0 * sf[u[exact].astype(np.int64)]
     return CriterionResult.from_pvalues(np.clip(p, 0.0, 1.0), u1)
-
-
-@njit(cache=True, nogil=True)
-def _sign_counts(a, b, positive, nonzero):
-    for i in range(a.shape[0]):
-        pos = 0
-        nz = 0
-        for j in range(a.shape[1]):
-            d = a[i, j] - b[i, j]
-            if d > 0:
-                pos += 1
-            if d != 0:
-                nz += 1
-        positive[i] = pos
-        nonzero[i] = nz
 
 
 def sign_test(batch: Batch) -> CriterionResult:
@@ -112,8 +69,9 @@ def sign_test(batch: Batch) -> CriterionResult:
     """
     positive = np.empty(batch.n_reps, np.int64)
     nonzero = np.empty(batch.n_reps, np.int64)
-    _sign_counts(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), positive, nonzero)
-    tail = np.minimum(
-        stats.binom.cdf(positive, nonzero, 0.5), stats.binom.sf(positive - 1, nonzero, 0.5)
-    )
+    from evalmc.criteria.kernels import sign_counts
+
+    sign_counts(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), positive, nonzero)
+    binom = scipy.stats.binom
+    tail = np.minimum(binom.cdf(positive, nonzero, 0.5), binom.sf(positive - 1, nonzero, 0.5))
     return CriterionResult.from_pvalues(np.minimum(1.0, 2.0 * tail), positive.astype(float))

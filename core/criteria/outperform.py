@@ -7,6 +7,9 @@
   ``ci_high > gamma``.
 - ``t-oracle``: one-sided Welch t-test of ``mean(a) > mean(b)``, judged at the study's alpha.
 
+The first three give decisions only (``decision_only``: one rate whatever the study's alpha);
+all four test "A better" (``alternative='greater'``): P(A>B) <= 0.5 is their null.
+
 ``delta`` is in score units. The paper sets ``delta = 1.9952 sigma`` (:data:`DELTA_PAPER`),
 sigma the sd of the ideal estimator's runs; the authors' video code uses
 ``1.9952 Phi^-1(0.75) sqrt(2) sigma = 1.903 sigma`` (:data:`DELTA_VIDEO`). The registered
@@ -30,8 +33,7 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 
 import numpy as np
-from scipy import stats
-from scipy.special import stdtr
+import scipy
 
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult
 from evalmc.criteria.ttests import welch_statistic
@@ -103,14 +105,14 @@ def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
     grid = np.arange(k + 1)
     pmf = np.zeros((wins.size, 2 * k + 1))
     plain = ties == 0
-    pmf[plain, ::2] = stats.binom.pmf(grid, k, wins[plain, None] / k)
+    pmf[plain, ::2] = scipy.stats.binom.pmf(grid, k, wins[plain, None] / k)
     w_star, t_star = (g.ravel() for g in np.meshgrid(grid, grid, indexing="ij"))
     ok = w_star + t_star <= k
     w_star, t_star = w_star[ok], t_star[ok]
     cells = np.stack([w_star, t_star, k - w_star - t_star], axis=1)
     for i in np.flatnonzero(~plain):
         p = np.array([wins[i], ties[i], k - wins[i] - ties[i]]) / k
-        np.add.at(pmf[i], 2 * w_star + t_star, stats.multinomial.pmf(cells, k, p))
+        np.add.at(pmf[i], 2 * w_star + t_star, scipy.stats.multinomial.pmf(cells, k, p))
     return pmf
 
 
@@ -192,12 +194,12 @@ def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
         p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))
     certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
     a_better = np.sum(
-        stats.binom.pmf(n1, n_resamples, np.where(certain, 0.5, p1)[:, None])
-        * stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given[:, None]),
+        scipy.stats.binom.pmf(n1, n_resamples, np.where(certain, 0.5, p1)[:, None])
+        * scipy.stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given[:, None]),
         axis=1,
     )
     a_better[certain] = 0.0
-    not_significant = stats.binom.sf(r1 - 1, n_resamples, p1)
+    not_significant = scipy.stats.binom.sf(r1 - 1, n_resamples, p1)
     not_meaningful = np.clip(1.0 - not_significant - a_better, 0.0, 1.0)
     return np.stack([not_significant, not_meaningful, a_better], axis=1)
 
@@ -238,7 +240,7 @@ def t_oracle(batch: Batch) -> CriterionResult:
     """One-sided Welch t-test of ``mean(a) > mean(b)``: p-value ``P(T >= t)``."""
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
-        p = stdtr(df, -t)
+        p = scipy.special.stdtr(df, -t)
     return CriterionResult.from_pvalues(p, t)
 
 
@@ -252,6 +254,7 @@ class ResamplingCriterion(BuiltinCriterion):
     """A built-in criterion that needs randomness: ``test(batch, rng)``."""
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
+        self.check_batch(batch)
         return self.test(batch, rng)
 
 
@@ -260,7 +263,8 @@ def single_point(delta=DELTA_PAPER) -> BuiltinCriterion:
     delta = check_float("delta", delta)
     name = "single-point" if delta == DELTA_PAPER else f"single-point(delta={delta:g})"
     return BuiltinCriterion(name, f"one run each: A better if a_1 - b_1 > {delta:g}",
-                            partial(_single_point, delta=delta))
+                            partial(_single_point, delta=delta), decision_only=True,
+                            alternative="greater")
 
 
 def average_delta(delta=DELTA_PAPER) -> BuiltinCriterion:
@@ -268,7 +272,8 @@ def average_delta(delta=DELTA_PAPER) -> BuiltinCriterion:
     delta = check_float("delta", delta)
     name = "average-delta" if delta == DELTA_PAPER else f"average-delta(delta={delta:g})"
     return BuiltinCriterion(name, f"A better if mean(a) - mean(b) > {delta:g}",
-                            partial(_average_delta, delta=delta))
+                            partial(_average_delta, delta=delta), decision_only=True,
+                            alternative="greater")
 
 
 def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES) -> ResamplingCriterion:
@@ -281,7 +286,7 @@ def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES) -> Resampl
         name, f"P(A>B) percentile bootstrap (B={n_resamples}, {1 - alpha:.0%}): A better if "
               f"ci_low > 0.5 and ci_high > {gamma:g}",
         partial(_prob_outperform, gamma=gamma, alpha=alpha, n_resamples=n_resamples),
-        paired=True,
+        paired=True, decision_only=True, alternative="greater",
     )
 
 
@@ -289,5 +294,6 @@ OUTPERFORM_CRITERIA = (
     single_point(),
     average_delta(),
     prob_outperform(),
-    BuiltinCriterion("t-oracle", "one-sided Welch t-test of mean(A) > mean(B)", t_oracle),
+    BuiltinCriterion("t-oracle", "one-sided Welch t-test of mean(A) > mean(B)", t_oracle,
+                     alternative="greater"),
 )

@@ -6,7 +6,7 @@ They read only the batch's sample moments, so on Gaussian scenarios no score is 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import stdtr
+import scipy
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.sims.base import Batch
@@ -47,5 +47,5 @@ def welch_t(batch: Batch) -> CriterionResult:
     """Welch's t-test with Satterthwaite's df (ttest_ind, equal_var=False)."""
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
-        p = 2.0 * stdtr(df, -np.abs(t))
+        p = 2.0 * scipy.special.stdtr(df, -np.abs(t))
     return CriterionResult.from_pvalues(p, t)

@@ -1,0 +1,283 @@
+"""Numba kernels of the built-in criteria: rank and sign counts, the classifier bootstraps.
+
+Kept apart from the criteria so that naming, listing or validating a criterion never imports
+Numba; a criterion imports this module when it first runs.
+"""
+
+import numpy as np
+from numba import njit
+
+from evalmc.sims.kernels import chain_link, multinomial_into
+
+
+@njit(cache=True, nogil=True)
+def rank_sums(a, b, u1, tie_term):
+    """U statistic of `a` (average ranks for ties) and the tie term sum(t^3 - t) of each row."""
+    n_a, n_b = a.shape[1], b.shape[1]
+    n = n_a + n_b
+    pooled = np.empty(n)
+    for i in range(a.shape[0]):
+        pooled[:n_a] = a[i]
+        pooled[n_a:] = b[i]
+        order = np.argsort(pooled, kind="mergesort")
+        r1 = 0.0
+        ties = 0.0
+        start = 0
+        while start < n:
+            stop = start + 1
+            while stop < n and pooled[order[stop]] == pooled[order[start]]:
+                stop += 1
+            t = stop - start
+            rank = 0.5 * (start + stop + 1)  # average of ranks start+1 .. stop
+            for k in range(start, stop):
+                if order[k] < n_a:
+                    r1 += rank
+            ties += t * t * t - t
+            start = stop
+        u1[i] = r1 - n_a * (n_a + 1) / 2.0
+        tie_term[i] = ties
+
+
+@njit(cache=True, nogil=True)
+def sign_counts(a, b, positive, nonzero):
+    for i in range(a.shape[0]):
+        pos = 0
+        nz = 0
+        for j in range(a.shape[1]):
+            d = a[i, j] - b[i, j]
+            if d > 0:
+                pos += 1
+            if d != 0:
+                nz += 1
+        positive[i] = pos
+        nonzero[i] = nz
+
+
+#: Swaps A and B in the merged cells of :func:`bootstrap_df1_sides`: dF1 changes sign.
+_SWAP = np.array([0, 2, 1, 3, 5, 4, 6])
+#: A set's replicates come from the tilted sampler when its Chernoff bound is below this.
+TILT_MAX = 0.5
+#: Split points tried between the observed TP and error ratios, and Newton steps per bound.
+_N_SPLITS = 7
+_N_NEWTON = 40
+
+
+@njit(cache=True, nogil=True)
+def _top(p, v, lam):
+    """Largest exponent ``-lam v`` over the non-empty cells: the shift against overflow."""
+    top = -np.inf
+    for j in range(p.shape[0]):
+        if p[j] > 0.0:
+            top = max(top, -lam * v[j])
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _log_mgf(p, v, lam):
+    """``log sum p e^(-lam v)``, the tilted mean of v, and its variance."""
+    top = _top(p, v, lam)
+    s0 = s1 = s2 = 0.0
+    for j in range(p.shape[0]):
+        if p[j] > 0.0:
+            w = p[j] * np.exp(-lam * v[j] - top)
+            s0 += w
+            s1 += w * v[j]
+            s2 += w * v[j] * v[j]
+    mean = s1 / s0
+    return np.log(s0) + top, mean, max(s2 / s0 - mean * mean, 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _chernoff(p, v, n):
+    """``(log bound, lam)``: the Chernoff bound ``min_lam n log E e^(-lam v)`` of
+    ``P(sum of n draws of v <= 0)``, by damped Newton steps from lam = 0 (any lam >= 0 gives
+    a valid bound; the steps only make it tight)."""
+    lam = 0.0
+    f, mean, var = _log_mgf(p, v, lam)
+    for _ in range(_N_NEWTON):
+        if mean <= 0.0 or var <= 0.0:
+            break
+        step = mean / var
+        for _ in range(30):
+            g, g_mean, g_var = _log_mgf(p, v, lam + step)
+            if g <= f:
+                break
+            step *= 0.5
+        else:
+            break
+        lam += step
+        f, mean, var = g, g_mean, g_var
+        if step <= 1e-10 * (1.0 + lam):
+            break
+    return n * f, lam
+
+
+@njit(cache=True, nogil=True)
+def _split_values(c, v1, v2):
+    """Values per merged cell of ``L1 = TP_A - c TP_B`` and ``L2 = c E_B - E_A``."""
+    v1[:] = 0.0
+    v1[5], v1[6], v1[4] = 1.0, 1.0 - c, -c
+    v2[:] = 0.0
+    v2[0], v2[5], v2[2], v2[4], v2[1] = c - 1.0, c, c, -1.0, -1.0
+
+
+@njit(cache=True, nogil=True)
+def _tilt(p, n, x, v1, v2):
+    """The tightest bound found, over split points c, of ``P(dF1* <= 0)`` for ``dF1 > 0``.
+
+    ``dF1* <= 0`` means ``TP_A* E_B* <= TP_B* E_A*`` (E = FN + FP), which implies
+    ``TP_A* <= c TP_B*`` or ``E_A* >= c E_B*`` for any c > 0: a union of two events on sums of
+    n i.i.d. values, each with its Chernoff bound. `x` holds the observed merged counts.
+    Returns ``(log Q, c, lam1, lam2, log weight of the first event)``; ``log Q = 0`` when no
+    bound applies.
+    """
+    tp_a, tp_b = x[5] + x[6], x[4] + x[6]
+    e_a, e_b = x[0] + x[4] + x[1], x[0] + x[5] + x[2]
+    best = (0.0, 1.0, 0.0, 0.0, 0.0)
+    if tp_b == 0 or e_a == 0:
+        return best
+    lo, hi = np.log(e_a / e_b), np.log(tp_a / tp_b)
+    for k in range(1, _N_SPLITS + 1):
+        c = np.exp(lo + (hi - lo) * k / (_N_SPLITS + 1))
+        _split_values(c, v1, v2)
+        b1, lam1 = _chernoff(p, v1, n)
+        b2, lam2 = _chernoff(p, v2, n)
+        log_q = max(b1, b2) + np.log1p(np.exp(-abs(b1 - b2)))
+        if log_q < best[0]:
+            best = (log_q, c, lam1, lam2, b1 - log_q)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _tilted(p, v, lam, out):
+    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`.
+
+    Empty cells stay empty whatever their value (lam can be large when no non-empty cell
+    has v < 0), and the exponents are shifted by their maximum, as in :func:`_log_mgf`.
+    """
+    top = _top(p, v, lam)
+    total = 0.0
+    for j in range(p.shape[0]):
+        out[j] = p[j] * np.exp(-lam * v[j] - top) if p[j] > 0.0 else 0.0
+        total += out[j]
+    out /= total
+
+
+@njit(cache=True, nogil=True)
+def _df1_sign(x):
+    """Sign of dF1 = F1(A) - F1(B) of merged counts: that of ``TP_A E_B - TP_B E_A``."""
+    return np.sign((x[5] + x[6]) * (x[0] + x[5] + x[2]) - (x[4] + x[6]) * (x[0] + x[4] + x[1]))
+
+
+@njit(cache=True, nogil=True)
+def _replicate_sign(rng, n, p):
+    """Sign of dF1* of one replicate, drawing the big cells only when they matter.
+
+    The four cells where A and B disagree come first, as links of the chain of
+    :func:`evalmc.sims.kernels.multinomial_into`. Given them, ``TP_A E_B - TP_B E_A`` is
+    ``c0 + w (a - b) + t (a + f2 - b - f1)`` with ``c0 = a (a + f2) - b (b + f1)``, linear
+    in the counts w (both wrong) and t (both right, positive) left to draw: when c0 and both
+    slopes share a sign, so does every outcome, and w and t are not drawn.
+    """
+    a = chain_link(rng, n, 1.0, p[5])
+    left, mass = n - a, 1.0 - p[5]
+    b = chain_link(rng, left, mass, p[4])
+    left, mass = left - b, mass - p[4]
+    f2 = chain_link(rng, left, mass, p[2])
+    left, mass = left - f2, mass - p[2]
+    f1 = chain_link(rng, left, mass, p[1])
+    left, mass = left - f1, mass - p[1]
+    c0 = a * (a + f2) - b * (b + f1)
+    slope_w, slope_t = a - b, a + f2 - b - f1
+    if c0 > 0 and slope_w >= 0 and slope_t >= 0:
+        return 1
+    if c0 < 0 and slope_w <= 0 and slope_t <= 0:
+        return -1
+    w = chain_link(rng, left, mass, p[0])
+    t = chain_link(rng, left - w, mass - p[0], p[6])
+    return np.sign(c0 + w * slope_w + t * slope_t)
+
+
+@njit(cache=True, nogil=True)
+def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
+    """Replicates with dF1* <= 0, and those with dF1* = 0, for a set with dF1 > 0.
+
+    Exact rejection sampling under the Chernoff bound Q of :func:`_tilt`: each replicate is
+    a candidate with probability Q; a candidate is drawn from the mixture of the two tilted
+    multinomials (weights = the two bounds' shares of Q) and counts when dF1* <= 0, kept with
+    probability ``1 / (e^(-lam1 L1) + e^(-lam2 L2))``. Since
+    ``p(x) 1{dF1* <= 0} <= Q h(x)`` for the mixture h, a replicate counts with probability
+    exactly ``P(dF1* <= 0)``, independently of the others.
+    """
+    log_q, c, lam1, lam2, log_w1 = tilt
+    _split_values(c, v1, v2)
+    _tilted(p, v1, lam1, g1)
+    _tilted(p, v2, lam2, g2)
+    w1 = np.exp(log_w1)
+    rare = 0
+    ties = 0
+    for _ in range(rng.binomial(n_boot, np.exp(log_q))):
+        multinomial_into(rng, n, g1 if rng.random() < w1 else g2, x)
+        sign = _df1_sign(x)
+        if sign > 0:
+            continue
+        l1 = l2 = 0.0
+        for j in range(x.shape[0]):
+            l1 += v1[j] * x[j]
+            l2 += v2[j] * x[j]
+        if rng.random() * (np.exp(-lam1 * l1) + np.exp(-lam2 * l2)) < 1.0:
+            rare += 1
+            ties += sign == 0
+    return rare, ties
+
+
+@njit(cache=True, nogil=True)
+def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
+    """Counts of replicates with dF1* <= 0 and >= 0, per replication.
+
+    A replicate is a multinomial draw over the cells, with cells 0 and 4 (A and B both wrong,
+    either label) merged: they enter both F1 denominators alike and nothing else. The sign of
+    dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a denominator is 0, as dF1 then).
+
+    A set whose Chernoff bound of the rarer side is below `tilt_max` (in (0, 1]) draws only
+    that side's replicates, exactly and all `n_boot` of them (:func:`_rare_side`); any other
+    set draws its replicates one by one and stops early once both counts reach `stop`.
+    """
+    p = np.empty(7)
+    oriented = np.empty(7)
+    x = np.empty(7, np.int64)
+    v1, v2, g1, g2 = np.empty(7), np.empty(7), np.empty(7), np.empty(7)
+    for i in range(counts.shape[0]):
+        c = counts[i]
+        n = c.sum()
+        # merged cells: both wrong, 1, 2, 3, 5, 6, 7
+        x[0], x[1], x[2], x[3] = c[0] + c[4], c[1], c[2], c[3]
+        x[4], x[5], x[6] = c[5], c[6], c[7]
+        for j in range(7):
+            p[j] = x[j] / n
+        sign = _df1_sign(x)
+        if sign != 0:
+            if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
+                for j in range(7):
+                    oriented[j] = p[_SWAP[j]]
+                x[:] = x[_SWAP]
+            else:
+                oriented[:] = p
+            tilt = _tilt(oriented, n, x, v1, v2)
+            if tilt[0] < np.log(tilt_max):
+                rare, ties = _rare_side(rng, n, oriented, n_boot, tilt, v1, v2, g1, g2, x)
+                if sign > 0:
+                    below[i], above[i] = rare, n_boot - rare + ties
+                else:
+                    below[i], above[i] = n_boot - rare + ties, rare
+                continue
+        le = 0
+        ge = 0
+        for _ in range(n_boot):
+            s = _replicate_sign(rng, n, p)
+            le += s <= 0
+            ge += s >= 0
+            if le >= stop and ge >= stop:
+                break
+        below[i] = le
+        above[i] = ge

@@ -1,0 +1,93 @@
+"""Numba kernels of the simulators: each fills a caller-allocated array.
+
+Kept apart from the scenario classes so that listing or validating a scenario never imports
+Numba; a scenario imports this module when it first draws.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def row_mean_var_into(x, sign_y, y, mean, var):
+    """Mean and unbiased variance of each row of ``x + sign_y * y`` (two passes, no temporaries)."""
+    n = x.shape[1]
+    for i in range(x.shape[0]):
+        s = 0.0
+        for j in range(n):
+            s += x[i, j] + sign_y * y[i, j]
+        m = s / n
+        ss = 0.0
+        for j in range(n):
+            d = x[i, j] + sign_y * y[i, j] - m
+            ss += d * d
+        mean[i] = m
+        var[i] = ss / (n - 1)
+
+
+@njit(cache=True, nogil=True)
+def skewnorm_into(rng, loc, scale, skew, out):
+    """Skew-normal draws (scipy.stats.skewnorm(skew, loc, scale)) into every cell of `out`."""
+    delta = skew / np.sqrt(1.0 + skew * skew)
+    tail = np.sqrt(1.0 - delta * delta)
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            u0 = rng.standard_normal()
+            u1 = delta * u0 + tail * rng.standard_normal()
+            out[i, j] = loc + scale * (u1 if u0 >= 0.0 else -u1)
+
+
+@njit(cache=True, nogil=True)
+def mixture_into(rng, weight, loc1, loc2, scale1, scale2, out):
+    """Two-component Gaussian mixture draws (second component with `weight`) into `out`."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            if rng.random() < weight:
+                out[i, j] = loc2 + scale2 * rng.standard_normal()
+            else:
+                out[i, j] = loc1 + scale1 * rng.standard_normal()
+
+
+@njit(cache=True, nogil=True)
+def smoothed_bootstrap_into(rng, data, bandwidth, out):
+    """A resampled `data` point plus N(0, bandwidth^2) noise into every cell of `out`."""
+    m = data.shape[0]
+    for i in range(out.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = data[rng.integers(0, m)] + bandwidth * rng.standard_normal()
+
+
+@njit(cache=True, nogil=True)
+def chain_link(rng, left, mass, p):
+    """One cell of a multinomial drawn as a chain: ``Binomial(left, p / mass)``.
+
+    `left` is the count not yet drawn and `mass` the probability of the cells not yet drawn.
+    """
+    if left == 0 or mass <= 0.0:
+        return 0
+    return rng.binomial(left, min(1.0, max(0.0, p / mass)))
+
+
+@njit(cache=True, nogil=True)
+def multinomial_into(rng, n, p, out):
+    """One multinomial draw of `n` over the probabilities `p`, written into `out`.
+
+    Numba's Generator has no multinomial; this is the chain of conditional binomials that
+    numpy's own ``Generator.multinomial`` uses: cell ``k`` gets
+    ``Binomial(n - drawn so far, p[k] / (1 - sum(p[:k])))``, the last cell the remainder.
+    """
+    left = n
+    mass = 1.0
+    last = p.shape[0] - 1
+    for k in range(last):
+        out[k] = chain_link(rng, left, mass, p[k])
+        left -= out[k]
+        mass -= p[k]
+    out[last] = left
+
+
+@njit(cache=True, nogil=True)
+def multinomial_rows_into(rng, n, p, out):
+    """One multinomial draw of `n` over `p` into each row of `out`."""
+    for i in range(out.shape[0]):
+        multinomial_into(rng, n, p, out[i])
