@@ -61,6 +61,14 @@ def make_design(**grid) -> pd.DataFrame:
         ``condition_id`` first, then one column per parameter, in the order given.
         ``condition_id`` is a 64-bit digest of the row's values: the same condition keeps its id
         (and so its random streams) whatever else the grid holds and in whatever order.
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> evalmc.make_design(n=[5, 10], rho=0.5)[["n", "rho"]]
+        n  rho
+    0   5  0.5
+    1  10  0.5
     """
     _check_design_names(grid)
     values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
@@ -118,6 +126,23 @@ class StudyResult:
     failures : list of Failure
     blocks_computed, blocks_reused : int
         Blocks run in this call, and blocks read back from the cache.
+
+    Examples
+    --------
+    In a notebook the result shows as its summary table; ``plot`` draws the rates.
+
+    >>> import evalmc
+    >>> res = evalmc.calibrate("skew-normal", ["welch-t", "mann-whitney"],
+    ...                        params={"n_a": [5, 20], "n_b": 20}, reps=1000, progress=False)
+    >>> res.to_frame()[["n_a", "criterion", "rate"]]
+       n_a     criterion   rate
+    0    5       welch-t  0.059
+    1    5  mann-whitney  0.037
+    2   20       welch-t  0.041
+    3   20  mann-whitney  0.042
+    >>> fig = res.plot()  # a matplotlib Figure, not saved
+    >>> fig.axes[0].get_xlabel()
+    'n_a'
     """
 
     design: pd.DataFrame
@@ -132,6 +157,68 @@ class StudyResult:
     failures: list[Failure] = field(default_factory=list, repr=False)
     blocks_computed: int = 0
     blocks_reused: int = 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary at the study's levels (:meth:`summarise`)."""
+        return self.summarise()
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(index=False, na_rep="-")
+
+    def plot(self, ax=None, *, x: str | None = None):
+        """Rejection rate with its 95% Wilson interval, one series per criterion.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new Figure.
+        x : str, optional
+            Design column on the horizontal axis; default: the first design column that varies
+            (the condition itself when none does). Other varying columns, and several levels,
+            make separate series.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Not saved: call its ``savefig``.
+        """
+        from matplotlib.figure import Figure
+
+        frame = self.to_frame()
+        design_cols = [c for c in self.design.columns if c != "condition_id"]
+        varying = [c for c in design_cols if self.design[c].nunique() > 1]
+        if x is None:
+            x = varying[0] if varying else None
+        elif x not in design_cols:
+            raise ValueError(f"`x` must be a design column ({', '.join(design_cols)}); "
+                             f"got {x!r}.")
+        if x is None:
+            order = {cid: i for i, cid in enumerate(self.design["condition_id"])}
+            frame = frame.assign(_x=frame["condition_id"].map(order))
+        else:
+            frame = frame.assign(_x=frame[x])
+        if ax is None:
+            ax = Figure(figsize=(6, 4), layout="constrained").add_subplot()
+        keys = ["criterion", "alpha", *(c for c in varying if c != x)]
+        groups = list(frame.groupby(keys, sort=False, dropna=False))
+        spread = np.ptp(frame["_x"].to_numpy(float)) or 1.0
+        for i, (key, rows) in enumerate(groups):
+            label = ", ".join(str(v) if k == "criterion" else f"{k}={v:g}"
+                              for k, v in zip(keys, key, strict=True)
+                              if not (k == "alpha" and (np.isnan(v) or len(self.alpha) == 1)))
+            dodge = (i - (len(groups) - 1) / 2) * 0.01 * spread
+            ax.errorbar(rows["_x"] + dodge, rows["rate"],
+                        yerr=[rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]],
+                        marker="o", capsize=2, label=label)
+        for a in self.alpha:
+            ax.axhline(a, color="k", ls="--", lw=0.8)
+        if x is None:
+            labels = [str(int(c)) for c in self.design["condition_id"]]
+            ax.set_xticks(range(len(labels)), labels, rotation=30, fontsize=7)
+        ax.set(xlabel=x or "condition", ylabel="rejection rate",
+               title=f"{self.scenario.name}: {self.n_reps} replications per condition")
+        ax.legend(fontsize=8)
+        return ax.figure
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -251,6 +338,19 @@ def run_study(
     Returns
     -------
     StudyResult
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> design = evalmc.make_design(n=[5, 10], rho=0.5)
+    >>> res = evalmc.run_study(design, "paired-normal", ["paired-t", "sign"], n_reps=2000,
+    ...                        seed=7, progress=False)
+    >>> res.summary[["n", "criterion", "rate", "bradley"]]
+        n criterion    rate       bradley
+    0   5  paired-t  0.0505        robust
+    1   5      sign  0.0000  conservative
+    2  10  paired-t  0.0490        robust
+    3  10      sign  0.0265        robust
     """
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)

@@ -7,3 +7,5 @@ parameters and what we had to assume.
 
 #: Paper modules, in the order ``reproduce all`` runs them.
 PAPERS = ("bajgar2018", "keller2005", "giles1997", "bouthillier2021")
+#: Scales of every figure: a quick check, and the paper's own.
+SCALES = ("quick", "paper")

@@ -11,8 +11,6 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-SCALES = ("quick", "paper")
-
 
 @dataclass(frozen=True)
 class Check:

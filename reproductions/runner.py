@@ -5,10 +5,14 @@ from __future__ import annotations
 import importlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import evalmc.reproductions
-from evalmc.reproductions.report import SCALES, Check, Figure, save_figure, write_report
+from evalmc.reproductions import SCALES
 from evalmc.sims.validation import check_choice
+
+if TYPE_CHECKING:
+    from evalmc.reproductions.report import Check, Figure
 
 
 def default_out(scale: str) -> Path:
@@ -42,13 +46,35 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,
               log=print) -> list[Check]:
     """Compute, plot and check the figures of `spec`; rebuild the report under `out`.
 
+    Parameters
+    ----------
+    spec : str
+        ``'all'``, a paper (``evalmc.reproductions.PAPERS``) or ``'paper.figure'``.
+    scale : {'quick', 'paper'}
+    out : path, optional
+        Output directory; default ``figures/`` (paper scale) or ``figures/quick/``.
+    n_jobs : int
+    log : callable
+        Called with one line per figure.
+
     Returns
     -------
     list of Check
         Every target of the figures run.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import evalmc
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     checks = evalmc.reproduce("bouthillier2021.figc1", out=out, log=lambda line: None)
+    >>> [(c.id, c.passed) for c in checks]
+    [('T1', True), ('T2', True)]
     """
     check_choice("scale", scale, SCALES)
     figures = resolve(spec)
+    from evalmc.reproductions.report import save_figure, write_report
+
     out = Path(out) if out is not None else default_out(scale)
     checks = []
     for paper, figure in figures:

@@ -16,7 +16,15 @@ SCENARIOS[Pool.name] = Pool
 
 
 def get_scenario(name: str) -> type[Scenario]:
-    """Return the scenario class called `name`, or raise ValueError listing the valid names."""
+    """Return the scenario class called `name`, or raise ValueError listing the valid names.
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> normal = evalmc.get_scenario("normal")
+    >>> normal(n_a=5).truth, [p.name for p in normal.parameters()][:3]
+    ('null', ['n_a', 'n_b', 'mean_a'])
+    """
     try:
         return SCENARIOS[name]
     except KeyError:

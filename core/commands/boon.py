@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import sys
 
-import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
-
 from evalmc.commands import check_writable, int_arg
-from evalmc.estimators.boon import BEST, CI_METHODS, boon_interval
-from evalmc.sims.scores import read_scores
+
+#: As ``evalmc.estimators.boon.BEST`` and ``CI_METHODS`` (a test keeps them equal; the
+#: estimators are not imported to parse).
+BEST = ("max", "min")
+CI_METHODS = ("percentile", "smoothed")
 
 
 def register(sub) -> None:
@@ -35,6 +34,10 @@ def register(sub) -> None:
 
 def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dict:
     """The ``evalmc boon`` record: Boo_n estimates with intervals, mean, median, m, n."""
+    import numpy as np
+
+    from evalmc.estimators.boon import boon_interval
+
     record = {"n": n, "m": int(test.size)}
     for estimator in ("nonparametric", "parametric"):
         res = boon_interval(test, val, n=n, estimator=estimator, method=method,
@@ -48,6 +51,10 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
 
 
 def run(args) -> int:
+    import pandas as pd
+
+    from evalmc.sims.scores import read_scores
+
     if args.plot:
         check_writable(args.plot, "--plot")
     test = read_scores(args.file, args.test, option="--test")
@@ -69,6 +76,8 @@ def run(args) -> int:
 
 
 def _plot(test, val, record):
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(9 if val is not None else 5, 3.8), layout="constrained")
     axes = fig.subplots(1, 2 if val is not None else 1, squeeze=False)[0]
     axes[0].hist(test, bins="auto", color="0.75")

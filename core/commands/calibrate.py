@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalmc.commands import UsageError, check_writable, emit, int_arg
-from evalmc.criteria import get_criterion
-from evalmc.sims import get_scenario
-from evalmc.study import BACKENDS, DEFAULT_BLOCK_SIZE, make_design, run_study
+
+#: As ``evalmc.study.BACKENDS`` (a test keeps them equal; the engine is not imported to parse).
+BACKENDS = ("threads", "loky", "dask")
 
 
 def register(sub) -> None:
@@ -25,7 +25,8 @@ def register(sub) -> None:
     cal.add_argument("--backend", choices=BACKENDS, default="threads")
     cal.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
     cal.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
-    cal.add_argument("--block-size", type=int_arg("block-size"), default=DEFAULT_BLOCK_SIZE)
+    cal.add_argument("--block-size", type=int_arg("block-size"),
+                     help="replications per block (default 1000)")
     cal.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cal.add_argument("--out", help="write the summary to this file instead of stdout")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -33,6 +34,9 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from evalmc.calibration import calibrate
+    from evalmc.sims import get_scenario
+
     scenario = get_scenario(args.scenario)
     grid = {}
     for item in args.param:
@@ -49,18 +53,13 @@ def run(args) -> int:
             alphas.append(float(text))
         except ValueError:
             raise UsageError(f"`alpha` must be a number in (0, 1); got {text!r}.") from None
-    criteria = [get_criterion(c) for c in args.criterion]
     if args.out:
         check_writable(args.out)
     if args.cache and Path(args.cache).exists() and not Path(args.cache).is_dir():
         raise UsageError(f"`--cache` must be a directory (or not exist yet); got {args.cache!r}.")
-    if not grid:
-        first = scenario.parameters()[0]
-        grid = {first.name: first.default}
-    result = run_study(
-        make_design(**grid), scenario, criteria, n_reps=args.reps, seed=args.seed,
-        alpha=alphas, block_size=args.block_size, n_jobs=args.jobs, backend=args.backend,
-        cache=args.cache, progress=False if args.quiet else None, scheduler=args.scheduler,
-    )
+    result = calibrate(scenario, args.criterion, params=grid, reps=args.reps, alpha=alphas,
+                       seed=args.seed, jobs=args.jobs, backend=args.backend,
+                       scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
+                       progress=False if args.quiet else None)
     emit(result.summary, args.format, args.out)
     return 0

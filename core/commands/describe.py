@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from evalmc.commands import UsageError, check_writable, emit
 
@@ -46,7 +45,13 @@ def run(args) -> int:
     return 0
 
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+
 def _read(file: str) -> pd.DataFrame:
+    import pandas as pd
+
     if not Path(file).is_file():
         raise UsageError(f"`FILE` must be an existing CSV file; got {file!r}.")
     try:

@@ -36,7 +36,16 @@ CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
 
 
 def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
-    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, or a callable."""
+    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, or a callable.
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> evalmc.get_criterion("welch-t").description
+    "Welch's t-test, unequal variances"
+    >>> evalmc.get_criterion(lambda a, b: a.mean() > b.mean()).paired
+    False
+    """
     if isinstance(spec, (BuiltinCriterion, UserCriterion)):
         return spec
     if callable(spec):

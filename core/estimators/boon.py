@@ -12,7 +12,7 @@ rounding for any m and n. (Integer powers of ranks, as in the authors' package, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -48,6 +48,13 @@ def boo_n(dist, n: int, *, best: str = "max", conditional_mean=None, tol: float 
     float
         ``integral of g(x) n f(x) F(x)^(n-1) dx``, computed as ``integral_0^1 g(Q(t^(1/n))) dt``
         with the upper quantile taken by ``isf(-expm1(log(t) / n))`` so large n loses nothing.
+
+    Examples
+    --------
+    >>> from scipy import stats
+    >>> import evalmc
+    >>> round(evalmc.boo_n(stats.norm(70, 2), 5), 4)  # 70 + 2 Boo_5(N(0, 1))
+    72.3259
     """
     n = check_int("n", n, low=1)
     check_choice("best", best, BEST)
@@ -63,7 +70,14 @@ def boo_n(dist, n: int, *, best: str = "max", conditional_mean=None, tol: float 
 
 @lru_cache(maxsize=256)
 def boo_n_normal(n: int) -> float:
-    """Boo_n(N(0, 1)): the expected maximum of n standard normal scores (0 for n = 1)."""
+    """Boo_n(N(0, 1)): the expected maximum of n standard normal scores (0 for n = 1).
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> round(evalmc.boo_n_normal(5), 6)
+    1.162964
+    """
     return boo_n(stats.norm(), n)
 
 
@@ -168,12 +182,68 @@ class BoonInterval:
     estimate, low, high : float
     replicates : ndarray
         The bootstrap replicates of the estimator.
+    n : int
+        Pool size.
+    estimator, method : str
+    confidence : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalmc
+    >>> ci = evalmc.boon_interval([3.1, 2.7, 3.5, 2.9, 3.3, 3.0], n=3, n_resamples=500,
+    ...                           rng=np.random.default_rng(0))
+    >>> fig = ci.plot()  # histogram of the replicates, with the estimate and the interval
+    >>> round(ci.estimate, 4)
+    3.3079
     """
 
     estimate: float
     low: float
     high: float
-    replicates: np.ndarray
+    replicates: np.ndarray = field(repr=False)
+    n: int
+    estimator: str
+    method: str
+    confidence: float
+
+    def to_frame(self):
+        """One row: ``estimator``, ``n``, ``estimate``, ``low``, ``high``, ``confidence``,
+        ``method``, ``n_resamples``."""
+        import pandas as pd
+
+        return pd.DataFrame([{"estimator": self.estimator, "n": self.n,
+                              "estimate": self.estimate, "low": self.low, "high": self.high,
+                              "confidence": self.confidence, "method": self.method,
+                              "n_resamples": self.replicates.size}])
+
+    def _repr_html_(self) -> str:
+        return self.to_frame().to_html(index=False)
+
+    def plot(self, ax=None):
+        """Histogram of the bootstrap replicates with the estimate and the interval.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; default: a new Figure.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Not saved: call its ``savefig``.
+        """
+        from matplotlib.figure import Figure
+
+        if ax is None:
+            ax = Figure(figsize=(5, 3.5), layout="constrained").add_subplot()
+        ax.hist(self.replicates, bins="auto", color="0.75")
+        ax.axvspan(self.low, self.high, color="C0", alpha=0.15,
+                   label=f"{self.confidence:.0%} {self.method} interval")
+        ax.axvline(self.estimate, color="k", label=f"estimate {self.estimate:.4g}")
+        ax.set(xlabel=f"Boo_{self.n} ({self.estimator})", ylabel="bootstrap replicates")
+        ax.legend(fontsize=8)
+        return ax.figure
 
 
 def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
@@ -199,6 +269,18 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     bandwidth : 'scott', 'silverman' or float
         scipy's ``bw_method``, for ``method='smoothed'``.
     rng : numpy.random.Generator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalmc
+    >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+    >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=2000, rng=np.random.default_rng(1))
+    >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
+    71.196 [70.887, 71.436]
+    >>> ci.to_frame()[["estimator", "n", "n_resamples"]]
+           estimator  n  n_resamples
+    0  nonparametric  5         2000
     """
     test, val, n = _check_runs(test, val, n, best)
     check_choice("estimator", estimator, ESTIMATORS)
@@ -219,7 +301,8 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
         test, None if single else val, n=n, best=best)
     tail = (1 - confidence) / 2
     low, high = np.quantile(reps, [tail, 1 - tail])
-    return BoonInterval(estimate, float(low), float(high), reps)
+    return BoonInterval(estimate, float(low), float(high), reps, n, estimator, method,
+                        confidence)
 
 
 def _resampled(rng, test, val, n, sign, single, estimator, n_resamples):

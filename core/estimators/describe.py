@@ -59,6 +59,14 @@ def describe(x) -> dict:
         :func:`evalmc.criteria.normality.ks_normal`; conservative), ``lilliefors_p`` (the same
         distance judged with estimated mean and sd), ``shapiro_p``,
         ``mean_minus_sd_below_min`` (bool).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalmc
+    >>> report = evalmc.describe(np.random.default_rng(0).lognormal(size=30))
+    >>> round(report["skewness"], 3), round(report["shapiro_p"], 5)
+    (1.499, 0.00022)
     """
     x = check_sample(x, low=4)
     mean, sd = float(x.mean()), float(x.std(ddof=1))
