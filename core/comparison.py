@@ -110,10 +110,9 @@ class CompareResult:
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
         """
-        from matplotlib.figure import Figure
+        from evalmc.plots import axes_or_new
 
-        if ax is None:
-            ax = Figure(figsize=(6, 3.5), layout="constrained").add_subplot()
+        ax = axes_or_new(ax, figsize=(6, 3.5))
         k = self.k
         pmf = bootstrap_pmf([self.wins], [self.ties], k)[0]
         ax.bar(np.arange(2 * k + 1) / (2 * k), pmf, width=0.8 / (2 * k), color="C0")

@@ -10,6 +10,13 @@ import numpy as np
 from matplotlib.figure import Figure
 
 
+def axes_or_new(ax=None, *, figsize=(6, 4)):
+    """`ax`, or the axes of a new Figure of `figsize` (for result objects' ``plot(ax=None)``)."""
+    if ax is None:
+        ax = Figure(figsize=figsize, layout="constrained").add_subplot()
+    return ax
+
+
 def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int = 20) -> None:
     """Histogram whose ordinate is the percentage of results in each bin (as in the paper)."""
     values = np.asarray(values, dtype=float)

@@ -182,7 +182,7 @@ class StudyResult:
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
         """
-        from matplotlib.figure import Figure
+        from evalmc.plots import axes_or_new
 
         frame = self.to_frame()
         design_cols = [c for c in self.design.columns if c != "condition_id"]
@@ -197,8 +197,7 @@ class StudyResult:
             frame = frame.assign(_x=frame["condition_id"].map(order))
         else:
             frame = frame.assign(_x=frame[x])
-        if ax is None:
-            ax = Figure(figsize=(6, 4), layout="constrained").add_subplot()
+        ax = axes_or_new(ax, figsize=(6, 4))
         keys = ["criterion", "alpha", *(c for c in varying if c != x)]
         groups = list(frame.groupby(keys, sort=False, dropna=False))
         spread = np.ptp(frame["_x"].to_numpy(float)) or 1.0

@@ -233,10 +233,9 @@ class BoonInterval:
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
         """
-        from matplotlib.figure import Figure
+        from evalmc.plots import axes_or_new
 
-        if ax is None:
-            ax = Figure(figsize=(5, 3.5), layout="constrained").add_subplot()
+        ax = axes_or_new(ax, figsize=(5, 3.5))
         ax.hist(self.replicates, bins="auto", color="0.75")
         ax.axvspan(self.low, self.high, color="C0", alpha=0.15,
                    label=f"{self.confidence:.0%} {self.method} interval")
