@@ -12,7 +12,7 @@ code. Runs of one pipeline are then correlated, with average pairwise correlatio
 A's mean is shifted so that one run of A beats one run of B with probability `p_ab` under the
 ideal estimator: ``shift = Phi^-1(p_ab) sigma sqrt(2)``. Every decision rule of the paper is
 invariant to the unit of the scores, so ``sigma = 1`` with ``bias_sd`` given in units of
-sigma loses nothing (:data:`PRESETS` holds the case studies' values in their own units).
+sigma loses nothing.
 """
 
 from __future__ import annotations
@@ -25,21 +25,6 @@ import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_float, check_int
-
-#: Case studies of the paper, ``task: (sigma, bias_sd)``: sd of the ideal estimator's runs and
-#: sd of the biased estimator's shared bias, as used by the authors' simulation code.
-PRESETS = {
-    "vgg": (0.003859, 0.002842),
-    "segmentation": (0.013640, 0.003005),
-    "bert-sst2": (0.007231, 0.003074),
-    "bert-rte": (0.031065, 0.012657),
-    "bio-task2": (0.022229, 0.003157),
-}
-
-
-def bias_ratios() -> dict[str, float]:
-    """``bias_sd / sigma`` of each case study in :data:`PRESETS`."""
-    return {task: bias / sigma for task, (sigma, bias) in PRESETS.items()}
 
 
 def biased_sd(k, sd, rho):

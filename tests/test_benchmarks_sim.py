@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from evalmc.reproductions.bouthillier2021 import PRESETS, bias_ratios
 from evalmc.sims import get_scenario
-from evalmc.sims.benchmarks import PRESETS, Benchmark, bias_ratios, biased_sd, shift_for
+from evalmc.sims.benchmarks import Benchmark, biased_sd, shift_for
 
 REPS = 20_000
 
