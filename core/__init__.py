@@ -4,16 +4,16 @@ Is a way of deciding "A beats B" right on the score distributions that training 
 evalmc measures the size and power of decision criteria by simulation, estimates Boo_n and
 P(A>B) on your own runs, and reproduces the method papers' figures.
 
-The names below are what a user calls; each is imported on first use, so ``import evalmc``
-(and the ``evalmc`` command) starts at once. Everything else is reached by its module.
+The names of ``__all__`` are what a user calls; each is imported on first use, so ``import
+evalmc`` (and the ``evalmc`` command) starts at once. Everything else is reached by its module.
 """
 
 import importlib as _importlib
 
 __version__ = "0.2.0"
 
-#: Public name -> the module that defines it.
-_PUBLIC = {
+#: Public name -> the module that defines it, imported on first use.
+_LAZY = {
     "make_design": "evalmc.study",
     "run_study": "evalmc.study",
     "StudyResult": "evalmc.study",
@@ -24,7 +24,6 @@ _PUBLIC = {
     "BoonInterval": "evalmc.estimators.boon",
     "compare": "evalmc.comparison",
     "CompareResult": "evalmc.comparison",
-    "describe": "evalmc.estimators.describe",
     "reproduce": "evalmc.reproductions.runner",
     "SCENARIOS": "evalmc.sims",
     "get_scenario": "evalmc.sims",
@@ -32,16 +31,58 @@ _PUBLIC = {
     "get_criterion": "evalmc.criteria",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = [
+    "make_design", "run_study", "StudyResult", "calibrate",
+    "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
+    "compare", "CompareResult", "describe", "reproduce",
+    "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
+]
+
+
+def describe(data, columns=None):
+    """The descriptive report of run results: one row per column of `data`.
+
+    Median, IQR, minimum and maximum beside the mean and sd, the skewness, Sarle's bimodality
+    coefficient, normality tests and whether ``mean - sd`` falls below the best run, as Giles
+    and Lawrence (1997) recommend; ``evalmc describe FILE.csv`` prints the same report.
+
+    Parameters
+    ----------
+    data : DataFrame, dict of str to array_like, or array_like of shape (n,)
+        Runs: a DataFrame or dict (column name to its n >= 4 results), or one unnamed sample,
+        reported as column ``0``.
+    columns : list of str, optional
+        Columns to describe; default: every numeric column.
+
+    Returns
+    -------
+    DataFrame
+        ``column``, then the keys of :func:`evalmc.estimators.describe.describe`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import evalmc
+    >>> rng = np.random.default_rng(0)
+    >>> runs = {"lognormal": rng.lognormal(size=30), "normal": rng.normal(size=30)}
+    >>> evalmc.describe(runs)[["column", "n", "skewness", "shapiro_p"]].round(4)
+          column   n  skewness  shapiro_p
+    0  lognormal  30    1.4993     0.0002
+    1     normal  30   -0.0700     0.2725
+    """
+    from evalmc.estimators.describe import describe_columns
+
+    return describe_columns(data, columns)
 
 
 def __getattr__(name: str):
-    if name not in _PUBLIC:
+    if name not in _LAZY:
         raise AttributeError(f"module 'evalmc' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(_PUBLIC[name]), name)
+    value = getattr(_importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted({*globals(), *_PUBLIC})
+    """The public names, and the module's dunders: not its helpers or loaded submodules."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

@@ -1,21 +1,24 @@
 """``calibrate``: the size and power of criteria under a scenario, in one call.
 
-The function behind ``evalmc calibrate``: everything it is given is checked before the study
-engine is imported, so a bad argument is reported at once.
+The function behind ``evalmc calibrate``. The scenario, the criteria, the levels and every
+condition of the grid are checked before the study engine is imported, so a bad argument is
+reported at once; the engine checks the run options (``reps``, ``jobs``, ``backend``, ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Mapping
 
 from evalmc.criteria import get_criterion
 from evalmc.sims import get_scenario
+from evalmc.sims.base import Scenario
 from evalmc.sims.validation import check_float
 
 
 def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 10_000,
               alpha=0.05, seed: int = 0, jobs: int = 1, backend: str = "threads",
-              scheduler: str | None = None, cache=None, block_size: int | None = None,
+              scheduler: str | None = None, cache=None, block_size: int = 1000,
               progress: bool | None = None):
     """Rejection rates of `criteria` on data drawn from `scenario`, over a grid of its parameters.
 
@@ -25,20 +28,27 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
         A name from ``evalmc.SCENARIOS`` or a scenario class.
     criteria : str, callable, or a sequence of them
         Built-in names (``evalmc.CRITERIA``), ``'path/to/file.py:function'`` specs, or
-        callables ``f(a, b)`` returning a p-value or a decision.
+        callables ``f(a, b)`` (or ``f(a, b, rng)``) returning a p-value or a decision.
     params : mapping, optional
-        Parameter name to a value or a list of values; lists make a full grid. Default: the
-        scenario's first parameter at its default.
+        Parameter name to a value or a list of values; lists make a full grid. Default: one
+        condition, the scenario's defaults.
     reps : int
         Replications per condition.
     alpha : float or sequence of float
-        Level(s) each p-value is judged at.
+        Level(s) each p-value is judged at, in (0, 1).
     seed : int
-        Root seed; results do not depend on `jobs`, `backend` or `cache`.
-    jobs, backend, scheduler, cache, progress
-        As :func:`evalmc.run_study` (`jobs` is its ``n_jobs``).
-    block_size : int, optional
-        Replications per block; default: the engine's.
+        Root seed; the result does not depend on `jobs`, `backend` or `cache`.
+    jobs : int
+        Workers; -1 for all cores.
+    backend : {'threads', 'loky', 'dask'}
+    scheduler : str, optional
+        Address of a dask scheduler (with ``backend='dask'``).
+    cache : path, optional
+        Directory of finished blocks: a re-run resumes from it.
+    block_size : int
+        Replications per block, the unit of seeding and caching.
+    progress : bool, optional
+        Show a progress bar; default: when stderr is a terminal.
 
     Returns
     -------
@@ -54,34 +64,43 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     0   1.0   welch-t  0.0550  robust
     1   3.0   welch-t  0.0575  robust
     """
-    scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
-    if isinstance(criteria, (str, Callable)):
+    if isinstance(scenario, str):
+        scenario = get_scenario(scenario)
+    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+    if isinstance(criteria, str) or callable(criteria) or not isinstance(criteria, Iterable):
         criteria = [criteria]
     criteria = [get_criterion(c) for c in criteria]
     if not criteria:
         raise ValueError("`criteria` must name at least one criterion.")
-    alphas = [alpha] if not isinstance(alpha, Sequence) else list(alpha)
+    alphas = _values(alpha)
+    if not alphas:
+        raise ValueError("`alpha` must hold at least one level.")
     for a in alphas:
         check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
-    grid = dict(params or {})
-    scenario.check_names(grid)
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise ValueError("`params` must be a mapping of parameter name to a value or a list of "
+                         f"values; got {params!r}.")
+    scenario.check_names(params)
+    grid = {name: _values(value) for name, value in params.items()}
     if not grid:
         first = scenario.parameters()[0]
-        grid = {first.name: first.default}
-    values = {k: v if isinstance(v, (list, tuple)) else [v] for k, v in grid.items()}
-    for combo in _combinations(values):  # every condition's parameters are valid
-        scenario(**combo)
+        grid = {first.name: [first.default]}
+    for combo in itertools.product(*grid.values()):  # every condition's parameters are valid
+        scenario(**dict(zip(grid, combo, strict=True)))
 
     from evalmc.study import make_design, run_study
 
-    options = {} if block_size is None else {"block_size": block_size}
     return run_study(make_design(**grid), scenario, criteria, n_reps=reps, seed=seed,
-                     alpha=alphas, n_jobs=jobs, backend=backend, cache=cache,
-                     progress=progress, scheduler=scheduler, **options)
+                     alpha=alphas, block_size=block_size, n_jobs=jobs, backend=backend,
+                     cache=cache, progress=progress, scheduler=scheduler)
 
 
-def _combinations(values: dict):
-    import itertools
-
-    for combo in itertools.product(*values.values()):
-        yield dict(zip(values, combo, strict=True))
+def _values(value) -> list:
+    """A value or a list of values (list, tuple, range, 1-D array or Series) as a list."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) \
+            or getattr(value, "ndim", 1) == 0:
+        return [value]
+    return list(value)

@@ -167,10 +167,14 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
-    if a.ndim != 1 or a.shape != b.shape or a.size < 2 or not np.isfinite(a).all() \
-            or not np.isfinite(b).all():
-        raise ValueError("`a` and `b` must be 1-D arrays of the same length >= 2 of finite "
-                         f"scores; got shapes {a.shape} and {b.shape}.")
+    if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+        raise ValueError("`a` and `b` must be 1-D arrays of the same length >= 2; got shapes "
+                         f"{a.shape} and {b.shape}.")
+    for name, x in (("a", a), ("b", b)):
+        bad = np.flatnonzero(~np.isfinite(x))
+        if bad.size:
+            raise ValueError(f"`{name}` must hold finite scores; {name}[{bad[0]}] is "
+                             f"{x[bad[0]]}.")
     k = a.size
     delta = check_float("delta", delta)
     if sigma is None:

@@ -1,23 +1,57 @@
 """The public API: what ``import evalmc`` gives, each name documented with examples that run."""
 
+import argparse
 import doctest
+import inspect
+import io
+import json
 import subprocess
 import sys
-import types
 
 import pytest
 
 import evalmc
 
 DATA = {"__version__", "SCENARIOS", "CRITERIA"}
+#: Libraries ``import evalmc`` and the command modules' top levels must not load.
+HEAVY = ("numpy", "pandas", "scipy", "numba", "matplotlib", "joblib")
+#: evalmc modules the command modules may import only inside ``run``.
+HEAVY_EVALMC = ("evalmc.study", "evalmc.estimators", "evalmc.comparison", "evalmc.calibration",
+                "evalmc.criteria.outperform", "evalmc.power")
+
+
+def _loaded(code: str) -> list:
+    probe = (f"import json, sys\n{code}\n"
+             f"print(json.dumps([m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+             f"or m.startswith({HEAVY_EVALMC!r})]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out)
+
+
+def test_import_evalmc_is_light():
+    assert _loaded("import evalmc; dir(evalmc); evalmc.__version__") == []
+
+
+def test_command_parsers_are_light():
+    code = ("import argparse\n"
+            "from evalmc.commands import boon, calibrate, compare, describe\n"
+            "sub = argparse.ArgumentParser().add_subparsers()\n"
+            "for module in (boon, calibrate, compare, describe):\n"
+            "    module.register(sub)")
+    assert _loaded(code) == []
 
 
 def test_all_is_what_dir_adds_and_every_name_resolves():
-    public = {n for n in dir(evalmc)  # less the subpackages imported so far
-              if not n.startswith("_") and not isinstance(getattr(evalmc, n), types.ModuleType)}
-    assert public == set(evalmc.__all__) - {"__version__"}
+    import evalmc.study  # noqa: F401  (a loaded submodule stays out of dir)
+
+    added = {n for n in dir(evalmc) if not (n.startswith("__") and n.endswith("__"))}
+    assert added == set(evalmc.__all__) - {"__version__"}
+    assert len(evalmc.__all__) == len(set(evalmc.__all__)) == 17
     for name in evalmc.__all__:
         assert getattr(evalmc, name) is not None
+    assert evalmc.calibrate.__module__ == "evalmc.calibration"
+    assert evalmc.compare.__module__ == evalmc.CompareResult.__module__ == "evalmc.comparison"
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         evalmc.nope  # noqa: B018
 
@@ -34,9 +68,10 @@ def test_public_name_has_examples_that_run(name):
     tests = [t for t in doctest.DocTestFinder(recurse=False).find(obj, name) if t.examples]
     assert tests, f"{name} has no Examples section"
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    report = io.StringIO()
     for test in tests:
-        runner.run(test)
-    assert runner.failures == 0, f"{runner.failures} example(s) of {name} failed"
+        runner.run(test, out=report.write)
+    assert runner.failures == 0, report.getvalue()
 
 
 def test_python_m_evalmc_is_the_command():
@@ -45,14 +80,43 @@ def test_python_m_evalmc_is_the_command():
     assert out.strip() == f"evalmc {evalmc.__version__}"
 
 
-def test_parsers_choices_are_the_librarys():
-    """The command line parses without importing the engine: its copies must match."""
-    from evalmc.commands import boon, calibrate
-    from evalmc.estimators.boon import BEST, CI_METHODS
-    from evalmc.study import BACKENDS
+def _defaults(module, *argv) -> dict:
+    parser = argparse.ArgumentParser()
+    module.register(parser.add_subparsers())
+    return vars(parser.parse_args(list(argv)))
+
+
+def _signature(func) -> dict:
+    return {k: p.default for k, p in inspect.signature(func).parameters.items()}
+
+
+def test_parsers_defaults_and_choices_are_the_librarys():
+    """The command line parses without importing the library: its copies must match."""
+    from evalmc.commands import boon, calibrate, compare
+    from evalmc.criteria import outperform
+    from evalmc.estimators.boon import BEST, CI_METHODS, boon_interval
+    from evalmc.study import BACKENDS, DEFAULT_BLOCK_SIZE
 
     assert calibrate.BACKENDS == BACKENDS
+    assert calibrate.BLOCK_SIZE == DEFAULT_BLOCK_SIZE
     assert (boon.BEST, boon.CI_METHODS) == (BEST, CI_METHODS)
+    assert (compare.GAMMA, compare.N_RESAMPLES, compare.DELTA_PAPER) == (
+        outperform.GAMMA, outperform.N_RESAMPLES, outperform.DELTA_PAPER)
+
+    cli = _defaults(calibrate, "calibrate", "--scenario", "normal", "--criterion", "welch-t")
+    lib = _signature(evalmc.calibrate)
+    assert (cli["reps"], float(cli["alpha"]), cli["seed"], cli["jobs"], cli["backend"],
+            cli["block_size"]) == (lib["reps"], lib["alpha"], lib["seed"], lib["jobs"],
+                                   lib["backend"], lib["block_size"])
+    cli = _defaults(compare, "compare", "f.csv", "--a", "A", "--b", "B")
+    lib = _signature(evalmc.compare)
+    assert {k: cli[k] for k in ("gamma", "alpha", "beta", "delta", "sigma", "seed")} == {
+        k: lib[k] for k in ("gamma", "alpha", "beta", "delta", "sigma", "seed")}
+    assert cli["resamples"] == lib["n_resamples"]
+    cli = _defaults(boon, "boon", "f.csv", "--n", "5")
+    lib = _signature(boon_interval)
+    assert (cli["best"], cli["confidence"], cli["method"], cli["resamples"]) == (
+        lib["best"], lib["confidence"], lib["method"], lib["n_resamples"])
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +139,12 @@ def test_results_show_as_tables_and_plot_on_a_given_axes(results, kind):
     res = results[kind]
     frame = res.to_frame()
     assert isinstance(frame, pd.DataFrame) and len(frame) > 0
-    assert res._repr_html_().startswith("<") and "<table" in res._repr_html_()
+    html = res._repr_html_()
+    assert frame.to_html(index=False, na_rep="-" if kind == "study" else "") in html
     fig = res.plot()
     assert isinstance(fig, Figure) and len(fig.axes) == 1 and fig.axes[0].has_data()
     ax = Figure().subplots(1, 2)[1]
-    assert res.plot(ax=ax) is ax.figure and ax.has_data()
+    assert res.plot(ax=ax) is ax.figure and ax.has_data() and not ax.figure.axes[0].has_data()
 
 
 def test_study_frame_is_its_summary(results):
@@ -88,28 +153,117 @@ def test_study_frame_is_its_summary(results):
     study = results["study"]
     pd.testing.assert_frame_equal(study.to_frame(), study.summary)
     assert study.plot().axes[0].get_xlabel() == "n_a"
-    with pytest.raises(ValueError, match="`x` must be a design column"):
-        study.plot(x="nope")
 
 
-def test_compare_dict_is_the_json_of_the_command(results):
-    record = results["compare"].to_dict()
+def test_compare_result():
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    b = rng.normal(70.0, 1.0, 30)
+    a = b + 1.0 + rng.normal(0, 1.0, 30)
+    a[5] = b[5]
+    res = evalmc.compare(a, b, seed=1)
+    record = res.to_dict()
+    assert record == {
+        "k": 30, "wins": 24, "ties": 1, "p_a_beats_b": pytest.approx(24.5 / 30),
+        "ci_low": pytest.approx(20 / 30), "ci_high": pytest.approx(28 / 30),
+        "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "resamples": 1000,
+        "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12),
+        "delta": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
+        "criteria": {"prob-outperform": "A better", "single-point": "not better",
+                     "average-delta": "not better", "t-oracle": "A better"}}
     assert list(record) == ["k", "wins", "ties", "p_a_beats_b", "ci_low", "ci_high",
                             "conclusion", "gamma", "alpha", "resamples", "noether_n", "sigma",
                             "delta", "criteria"]
+    json.dumps(record)  # the command's --format json
+    frame = res.to_frame()
+    assert list(frame["criterion"]) == list(res.criteria)
+    assert frame["p_a_beats_b"].iloc[0] == res.p_a_beats_b and frame["ci_low"].iloc[1:].isna().all()
+    ax = res.plot().axes[0]
+    heights = [bar.get_height() for bar in ax.containers[0]]
+    assert len(heights) == 61 and sum(heights) == pytest.approx(1.0)
+    assert {line.get_xdata()[0] for line in ax.lines} == {0.5, 0.75}
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"criteria": []}, "`criteria` must name at least one criterion"),
     ({"criteria": "welch-t", "params": {"nope": 1}}, "unknown parameter `nope`"),
     ({"criteria": "welch-t", "params": {"n_a": [5, 1]}}, "`n_a` must be an integer >= 2"),
+    ({"criteria": "welch-t", "params": "n_a=5"}, "`params` must be a mapping of parameter"),
     ({"criteria": "welch-t", "alpha": [0.05, 1.0]}, r"`alpha` must be in \(0, 1\)"),
+    ({"criteria": "welch-t", "alpha": "0.05"}, "`alpha` must be a real number; got '0.05'"),
+    ({"criteria": "welch-t", "alpha": []}, "`alpha` must hold at least one level"),
+    ({"criteria": "welch-t", "scenario": 3}, "`scenario` must be a scenario name or class"),
+    ({"criteria": "welch-t", "backend": "mpi"}, "`backend` must be one of 'threads'"),
 ])
 def test_calibrate_checks_its_arguments(kwargs, match):
+    kwargs = {"scenario": "normal", **kwargs}
     with pytest.raises(ValueError, match=match):
-        evalmc.calibrate("normal", **kwargs)
+        evalmc.calibrate(**kwargs)
+
+
+def test_calibrate_is_the_command(capsys):
+    """The command parses its strings and calls calibrate: the same summary, to the digit."""
+    import numpy as np
+
+    from evalmc.cli import main
+
+    assert main(["calibrate", "--scenario", "normal", "--param", "n_a=5,8", "--param",
+                 "sd_a=2", "--criterion", "welch-t", "--criterion", "student-t", "--alpha",
+                 "0.01,0.05", "--reps", "400", "--seed", "5", "--block-size", "150",
+                 "--format", "json", "--quiet"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    res = evalmc.calibrate(evalmc.get_scenario("normal"), ["welch-t", "student-t"],
+                           params={"n_a": np.array([5, 8]), "sd_a": 2.0}, alpha=(0.01, 0.05),
+                           reps=400, seed=5, block_size=150, progress=False)
+    assert cli == json.loads(res.summary.to_json(orient="records", double_precision=10))
+    assert len(cli) == 8 and res.block_size == 150
+
+
+def test_calibrate_defaults_to_one_condition_at_the_scenarios_defaults():
+    res = evalmc.calibrate("normal", "welch-t", reps=200, progress=False)
+    assert list(res.design.columns) == ["condition_id", "n_a"]
+    assert res.design["n_a"].tolist() == [evalmc.get_scenario("normal")().n_a]
+    assert res.summary["criterion"].tolist() == ["welch-t"] and res.n_reps == 200
 
 
 def test_compare_checks_its_runs():
     with pytest.raises(ValueError, match="`a` and `b` must be 1-D arrays of the same length"):
         evalmc.compare([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"`b` must hold finite scores; b\[1\] is nan"):
+        evalmc.compare([1.0, 2.0, 3.0], [1.0, float("nan"), 2.0])
+
+
+def test_describe_takes_a_frame_a_dict_or_one_sample():
+    import numpy as np
+    import pandas as pd
+
+    from evalmc.estimators.describe import KEYS, describe, describe_columns
+
+    rng = np.random.default_rng(4)
+    x, y = rng.gamma(2.0, size=30), rng.normal(size=30)
+    by_frame = evalmc.describe(pd.DataFrame({"x": x, "y": y, "name": ["r"] * 30}))
+    assert list(by_frame.columns) == ["column", *KEYS] and list(by_frame["column"]) == ["x", "y"]
+    pd.testing.assert_frame_equal(by_frame, describe_columns(pd.DataFrame({"x": x, "y": y})))
+    pd.testing.assert_frame_equal(evalmc.describe({"x": x, "y": list(y)}), by_frame)
+    one = evalmc.describe(x)
+    assert one["column"].tolist() == [0]
+    assert one.drop(columns="column").iloc[0].to_dict() == describe(x)
+    assert evalmc.describe(pd.Series(x, name="acc"))["column"].tolist() == ["acc"]
+    ragged = evalmc.describe({"x": x, "y": y[:10]}, columns="y")
+    assert ragged[["column", "n"]].values.tolist() == [["y", 10]]
+
+
+@pytest.mark.parametrize(("data", "columns", "match"), [
+    ([[1.0, 2.0], [3.0, 4.0]], None, "`data` must be a DataFrame, a dict of column name to "
+                                     "runs or a 1-D array of runs; got list of 2 dimensions"),
+    ({"x": [1.0, 2.0, 3.0, 4.0]}, ["z"], "`columns` must name columns of `data`; 'z' is not "
+                                        "one of x"),
+    ({"x": ["a", "b", "c", "d"]}, None, "`columns` must name at least one numeric column"),
+    ({"x": [1.0, 2.0, None, 4.0, 5.0]}, ["x"], "column 'x' must hold finite numbers only; data "
+                                              "row 3 holds nan"),
+    ([1.0, 2.0, 3.0], None, "column 0: `x` must be a 1-D sample of at least 4 values"),
+])
+def test_describe_checks_its_data(data, columns, match):
+    with pytest.raises(ValueError, match=match):
+        evalmc.describe(data, columns)

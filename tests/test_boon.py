@@ -152,6 +152,25 @@ class TestIntervals:
         se = res.replicates.std(ddof=1) / np.sqrt(res.replicates.size)
         assert abs(res.replicates.mean() - test.mean()) <= 4 * se
 
+    def test_result_as_a_table_and_a_plot(self):
+        from matplotlib.figure import Figure
+
+        val, test = self._data()
+        res = boon_interval(test, val, n=5, n_resamples=2000, confidence=0.9,
+                            rng=np.random.default_rng(9))
+        frame = res.to_frame()
+        assert frame.to_dict("records") == [{
+            "estimator": "nonparametric", "n": 5, "estimate": res.estimate, "low": res.low,
+            "high": res.high, "confidence": 0.9, "method": "percentile", "n_resamples": 2000}]
+        assert res._repr_html_() == frame.to_html(index=False)
+        ax = Figure().add_subplot()
+        assert res.plot(ax=ax) is ax.figure
+        assert sum(bar.get_height() for bar in ax.containers[0]) == 2000
+        assert [line.get_xdata()[0] for line in ax.lines] == [res.estimate]
+        span = ax.patches[-1].get_extents().transformed(ax.transData.inverted())
+        assert (span.x0, span.x1) == pytest.approx((res.low, res.high))
+        assert ax.get_xlabel() == "Boo_5 (nonparametric)"
+
     def test_kernel_is_deterministic_given_picks(self):
         picks = np.zeros((1, 3), np.int32)
         out = np.empty(1)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from evalmc.cli import main
+from evalmc.comparison import compare
 from evalmc.criteria.outperform import outperform_test
 
 KEYS = {"k", "p_a_beats_b", "ci_low", "ci_high", "conclusion", "noether_n", "criteria"}
@@ -44,6 +45,15 @@ def test_json_answer_matches_the_library(capsys, runs):
     sigma = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
     expected = "A better" if a.mean() - b.mean() > 1.9952 * sigma else "not better"
     assert res["criteria"]["average-delta"] == expected
+
+
+def test_json_is_the_librarys_result(capsys, runs):
+    path, a, b = runs
+    code, out, _ = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--pair-by", "seed",
+                        "--format", "json", "--gamma", "0.6", "--sigma", "0.5", "--seed", "2")
+    assert code == 0
+    res = compare(a, b, gamma=0.6, sigma=0.5, seed=2)
+    assert json.loads(out) == {**res.to_dict(), "n_dropped": 0}
 
 
 def test_table_and_plot(capsys, runs, tmp_path):

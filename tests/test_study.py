@@ -318,3 +318,63 @@ def test_progress_bar_on_request_and_silent_otherwise(capsys):
     assert "evalmc normal" in capsys.readouterr().err
     _study(n_reps=1000)  # stderr is not a terminal under pytest
     assert capsys.readouterr().err == ""
+
+
+@pytest.fixture(scope="module")
+def classifiers():
+    return run_study(make_design(n=[200, 400], measure=["dcerr", "df1"]), "paired-classifiers",
+                     ["mcnemar", "proportion"], n_reps=200, seed=2, alpha=[0.01, 0.05])
+
+
+class TestDisplay:
+    """A result shows as its summary table and plots one marker per criterion and condition."""
+
+    @staticmethod
+    def _series(ax):
+        """Legend label -> (x, y) of each errorbar's markers."""
+        return {c.get_label(): tuple(np.asarray(v, dtype=float) for v in c.lines[0].get_data())
+                for c in ax.containers}
+
+    def test_html_and_frame_are_the_summary(self, classifiers):
+        pd.testing.assert_frame_equal(classifiers.to_frame(), classifiers.summary)
+        assert classifiers._repr_html_() == classifiers.summary.to_html(index=False, na_rep="-")
+
+    def test_conditions_on_x_when_several_columns_vary(self, classifiers):
+        ax = classifiers.plot().axes[0]
+        assert ax.get_xlabel() == "condition"
+        assert [t.get_text() for t in ax.get_xticklabels()] == [
+            "n=200, measure=dcerr", "n=200, measure=df1", "n=400, measure=dcerr",
+            "n=400, measure=df1"]
+        series = self._series(ax)
+        assert list(series) == ["mcnemar, alpha=0.01", "mcnemar, alpha=0.05",
+                                "proportion, alpha=0.01", "proportion, alpha=0.05"]
+        summary = classifiers.summary
+        for label, (x, y) in series.items():
+            crit, alpha = label.split(", alpha=")
+            rows = summary[(summary["criterion"] == crit) & (summary["alpha"] == float(alpha))]
+            np.testing.assert_array_equal(y, rows["rate"])
+            np.testing.assert_allclose(x - x.mean(), np.arange(4) - 1.5)  # dodged, in order
+        assert sorted(line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == "--") \
+            == [0.01, 0.05]
+
+    def test_a_text_column_is_categorical_and_the_others_make_series(self, classifiers):
+        ax = classifiers.plot(x="measure").axes[0]
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["dcerr", "df1"]
+        series = self._series(ax)
+        assert len(series) == 8 and "proportion, alpha=0.05, n=400" in series
+        ax = classifiers.plot(x="n").axes[0]
+        assert ax.get_xlabel() == "n" and "mcnemar, alpha=0.01, measure=df1" in self._series(ax)
+        np.testing.assert_allclose(self._series(ax)["mcnemar, alpha=0.01, measure=df1"][0],
+                                   [200, 400], atol=0.1 * 200)
+        with pytest.raises(ValueError, match=r"`x` must be a design column \(n, measure\); "
+                                             r"got 'nope'"):
+            classifiers.plot(x="nope")
+
+    def test_one_varying_number_is_x(self):
+        res = _study(design=make_design(n_a=[5, 8, 12], n_b=6), criteria=["welch-t"],
+                     n_reps=300)
+        ax = res.plot().axes[0]
+        ((label, (x, y)),) = self._series(ax).items()
+        assert label == "welch-t" and ax.get_xlabel() == "n_a"
+        np.testing.assert_array_equal(x, [5, 8, 12])
+        np.testing.assert_array_equal(y, res.summary["rate"])

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from evalmc.commands import UsageError, check_writable, emit, int_arg
 
-#: As ``evalmc.study.BACKENDS`` (a test keeps them equal; the engine is not imported to parse).
+#: As ``evalmc.study.BACKENDS`` and ``DEFAULT_BLOCK_SIZE`` (a test keeps them equal; the engine
+#: is not imported to parse).
 BACKENDS = ("threads", "loky", "dask")
+BLOCK_SIZE = 1000
 
 
 def register(sub) -> None:
@@ -25,8 +27,8 @@ def register(sub) -> None:
     cal.add_argument("--backend", choices=BACKENDS, default="threads")
     cal.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
     cal.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
-    cal.add_argument("--block-size", type=int_arg("block-size"),
-                     help="replications per block (default 1000)")
+    cal.add_argument("--block-size", type=int_arg("block-size"), default=BLOCK_SIZE,
+                     help="replications per block (default %(default)s)")
     cal.add_argument("--format", choices=("table", "csv", "json"), default="table")
     cal.add_argument("--out", help="write the summary to this file instead of stdout")
     cal.add_argument("--quiet", action="store_true", help="no progress bar")

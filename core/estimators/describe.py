@@ -7,6 +7,8 @@ multimodality measure; normality tests; and a flag when ``mean - sd`` lies below
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -63,8 +65,8 @@ def describe(x) -> dict:
     Examples
     --------
     >>> import numpy as np
-    >>> import evalmc
-    >>> report = evalmc.describe(np.random.default_rng(0).lognormal(size=30))
+    >>> from evalmc.estimators.describe import describe
+    >>> report = describe(np.random.default_rng(0).lognormal(size=30))
     >>> round(report["skewness"], 3), round(report["shapiro_p"], 5)
     (1.499, 0.00022)
     """
@@ -81,28 +83,58 @@ def describe(x) -> dict:
     }
 
 
-def describe_columns(frame: pd.DataFrame, columns=None) -> pd.DataFrame:
-    """:func:`describe` of each column, one row per column (``column`` first).
+def describe_columns(data, columns=None) -> pd.DataFrame:
+    """:func:`describe` of each column of `data`, one row per column (``column`` first).
 
     Parameters
     ----------
-    frame : DataFrame
-    columns : list of str, optional
+    data : DataFrame, dict of str to array_like, or array_like of shape (n,)
+        A dict's samples may differ in length; a 1-D array is one sample, named ``0`` (a
+        Series keeps its name).
+    columns : str or list of str, optional
         Default: every numeric column.
+
+    Returns
+    -------
+    DataFrame
     """
+    samples = _samples(data)
     if columns is None:
-        columns = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-    if not columns:
+        columns = [c for c, s in samples.items() if pd.api.types.is_numeric_dtype(s)]
+    elif isinstance(columns, str):
+        columns = [columns]
+    if len(columns) == 0:
         raise ValueError("`columns` must name at least one numeric column.")
     rows = []
     for col in columns:
-        values = pd.to_numeric(frame[col], errors="coerce").to_numpy(dtype=float)
+        if col not in samples:
+            raise ValueError(f"`columns` must name columns of `data`; {col!r} is not one of "
+                             f"{', '.join(map(str, samples))}.")
+        raw = samples[col]
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
+            held = raw.iloc[bad[0]]
+            held = repr(held) if isinstance(held, str) else held
             raise ValueError(f"column {col!r} must hold finite numbers only; data row "
-                             f"{bad[0] + 1} holds {frame[col].iloc[bad[0]]!r}.")
+                             f"{bad[0] + 1} holds {held}.")
         try:
             rows.append({"column": col, **describe(values)})
         except ValueError as err:
             raise ValueError(f"column {col!r}: {err}") from None
     return pd.DataFrame(rows, columns=["column", *KEYS])
+
+
+def _samples(data) -> dict:
+    """`data` as column name -> Series."""
+    if isinstance(data, pd.DataFrame):
+        return {c: data[c] for c in data.columns}
+    if isinstance(data, Mapping):
+        return {c: pd.Series(v) for c, v in data.items()}
+    if isinstance(data, pd.Series):
+        return {0 if data.name is None else data.name: data.reset_index(drop=True)}
+    if np.ndim(data) != 1:
+        raise ValueError("`data` must be a DataFrame, a dict of column name to runs or a 1-D "
+                         f"array of runs; got {type(data).__name__} of {np.ndim(data)} "
+                         "dimensions.")
+    return {0: pd.Series(data)}
