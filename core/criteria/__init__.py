@@ -6,6 +6,7 @@ replications at once.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -70,7 +71,9 @@ def load_criterion(spec: str) -> UserCriterion:
     path = Path(path_text)
     if not path.is_file():
         raise ValueError(f"`criterion` file {path_text!r} does not exist.")
-    module_name = f"evalmc_user_{abs(hash(path.resolve()))}"
+    # named by its path, the same in every process: the criterion's cache key digests it
+    digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=8).hexdigest()
+    module_name = f"evalmc_user_{digest}"
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module

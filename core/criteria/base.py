@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
-import io
 import numbers
 import site
 import sys
@@ -242,10 +241,8 @@ def function_digest(func) -> str:
     be pickled by value, then unregistered unless it already was; except for installed code
     (the standard library, site-packages), whose identity is its name and installed version.
     Functions and classes it uses from other modules are pickled by reference: an edit there
-    goes unnoticed. The module's name is left out, as ``load_criterion`` derives it from a
-    per-process hash: the digest is the same in every process (but for a global set of
-    strings, whose order varies between processes: the cache then misses, never reuses stale
-    blocks).
+    goes unnoticed. The digest is the same in every process (but for a global set of strings,
+    whose order varies between processes: the cache then misses, never reuses stale blocks).
     """
     module_name = getattr(func, "__module__", None)
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
@@ -255,23 +252,11 @@ def function_digest(func) -> str:
         if register:
             cloudpickle.register_pickle_by_value(module)
         try:
-            buffer = io.BytesIO()
-            _DigestPickler(buffer, module_name).dump(func)
+            pickled = cloudpickle.dumps(func, protocol=5)
         finally:
             if register:
                 cloudpickle.unregister_pickle_by_value(module)
-    return hashlib.blake2b(buffer.getvalue(), digest_size=6).hexdigest()
-
-
-class _DigestPickler(cloudpickle.Pickler):
-    """cloudpickle's pickler writing a placeholder for every occurrence of `module_name`."""
-
-    def __init__(self, file, module_name):
-        super().__init__(file, protocol=5)
-        self.module_name = module_name
-
-    def persistent_id(self, obj):
-        return "module" if type(obj) is str and obj == self.module_name else None
+    return hashlib.blake2b(pickled, digest_size=6).hexdigest()
 
 
 def _installed(module) -> bool:
