@@ -156,22 +156,26 @@ def fig6_outperform():
     return ours, peer
 
 
-def cli_startup(*args):
+def cli_startup(*args, status=0):
     """A factory of workloads: the wall time of ``evalmc ARGS`` against ``python -c pass``.
 
     Each side launches its interpreter 10 times; the ratio is the share of the command's time
-    that Python's own start-up takes (1 would be a command that costs nothing).
+    that Python's own start-up takes (1 would be a command that costs nothing). `status` is
+    the exit status the command must end with (2 for a bad argument).
     """
-    def launches(command):
+    def launches(command, expected):
         def run(small=False):
             start = time.perf_counter()
             for _ in range(1 if small else 10):
-                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+                code = subprocess.run(command, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL).returncode
+                if code != expected:
+                    raise RuntimeError(f"{' '.join(command)} exited {code}, not {expected}.")
             return f"{(time.perf_counter() - start) / (1 if small else 10):.3f} s a launch"
         return run
 
-    return (launches([sys.executable, "-m", "evalmc", *args]),
-            launches([sys.executable, "-c", "pass"]))
+    return (launches([sys.executable, "-m", "evalmc", *args], status),
+            launches([sys.executable, "-c", "pass"], 0))
 
 
 WORKLOADS = {
@@ -182,6 +186,9 @@ WORKLOADS = {
     "bootstrap-df1-size": ("scipy.stats.bootstrap, paired", bootstrap_df1_size),
     "cli-help": ("python -c pass", lambda: cli_startup("--help")),
     "cli-list": ("python -c pass", lambda: cli_startup("list")),
+    "cli-bad-argument": ("python -c pass", lambda: cli_startup(
+        "calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5",
+        status=2)),
 }
 
 

@@ -28,3 +28,11 @@ def test_cli_startup_workload_launches_both_commands():
     ours, peer = cli_startup("--version")
     assert re.fullmatch(r"\d+\.\d{3} s a launch", ours(small=True))
     assert re.fullmatch(r"\d+\.\d{3} s a launch", peer(small=True))
+
+
+def test_cli_startup_workload_checks_the_exit_status():
+    ours, _ = cli_startup("calibrate", "--scenario", "nope", "--criterion", "welch-t", status=2)
+    assert re.fullmatch(r"\d+\.\d{3} s a launch", ours(small=True))
+    wrong, _ = cli_startup("--version", status=2)
+    with pytest.raises(RuntimeError, match="exited 0, not 2"):
+        wrong(small=True)
