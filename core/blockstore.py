@@ -2,7 +2,8 @@
 
 One ``.npz`` file per (condition, block), written atomically (temporary file, then rename), so
 a process killed mid-write leaves either the previous file or none. A file that cannot be read
-counts as missing and is recomputed.
+counts as missing and is recomputed. A block holds one record per analysis key (a criterion's
+tally, say): named arrays and JSON metadata. Saving adds to the records already there.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from evalmc.criteria.base import CriterionResult
+#: Bumped whenever a block's content changes for the same key (3: summaries, not values).
+FORMAT_VERSION = 3
 
-#: Bumped whenever a block's content changes for the same key (2: 64-bit condition ids).
-FORMAT_VERSION = 2
-_ARRAYS = ("failed", "statistic", "pvalue", "reject")
+Record = tuple[dict[str, np.ndarray], dict]
 
 
 class BlockStore:
@@ -40,8 +40,8 @@ class BlockStore:
     def _path(self, block: int, size: int) -> Path:
         return self.dir / f"block{block:06d}-n{size}.npz"
 
-    def load(self, block: int, size: int) -> dict[str, CriterionResult]:
-        """The criteria results stored for the block, by criterion key (empty if none)."""
+    def load(self, block: int, size: int) -> dict[str, Record]:
+        """The records stored for the block, by key (empty if none or unreadable)."""
         path = self._path(block, size)
         if not path.exists():
             return {}
@@ -50,35 +50,20 @@ class BlockStore:
                 meta = json.loads(str(data["meta"]))
                 if meta["version"] != FORMAT_VERSION:
                     return {}
-                out = {}
-                for i, key in enumerate(meta["keys"]):
-                    arrays = {f: data[f"{i}.{f}"] if f"{i}.{f}" in data else None
-                              for f in _ARRAYS}
-                    null = meta["null"][i]
-                    out[key] = CriterionResult(
-                        **arrays,
-                        null=None if null is None else (null[0], tuple(null[1])),
-                        errors={int(r): m for r, m in meta["errors"][i].items()},
-                    )
-                return out
+                return {key: ({name: data[f"{i}.{name}"] for name in names}, info)
+                        for i, (key, names, info) in enumerate(meta["records"])}
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return {}
 
-    def save(self, block: int, size: int, results: dict[str, CriterionResult]) -> None:
-        """Store the block's results atomically."""
+    def save(self, block: int, size: int, records: dict[str, Record]) -> None:
+        """Store `records` with those already in the block, atomically."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        keys = list(results)
-        arrays = {}
-        for i, key in enumerate(keys):
-            for name in _ARRAYS:
-                if getattr(results[key], name) is not None:
-                    arrays[f"{i}.{name}"] = getattr(results[key], name)
-        meta = {
-            "version": FORMAT_VERSION,
-            "keys": keys,
-            "null": [results[k].null for k in keys],
-            "errors": [{str(r): m for r, m in results[k].errors.items()} for k in keys],
-        }
+        records = {**self.load(block, size), **records}
+        arrays, listing = {}, []
+        for i, (key, (named, info)) in enumerate(records.items()):
+            listing.append((key, list(named), info))
+            arrays.update({f"{i}.{name}": value for name, value in named.items()})
+        meta = {"version": FORMAT_VERSION, "records": listing}
         fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:

@@ -55,7 +55,7 @@ def main(argv=None) -> int:
 
 
 def _is_study_error(err: Exception) -> bool:
-    """Whether `err` is a StudyError; only a loaded evalmc.study can raise one, so the command
+    """Whether `err` is a StudyError; only a loaded evalmc.engine can raise one, so the command
     line, which must start fast, does not import the engine to catch it."""
-    study = sys.modules.get("evalmc.study")
-    return study is not None and isinstance(err, study.StudyError)
+    engine = sys.modules.get("evalmc.engine")
+    return engine is not None and isinstance(err, engine.StudyError)

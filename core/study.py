@@ -1,50 +1,41 @@
 """Monte Carlo study engine: Design, Generate, Analyse, Summarise (after R's SimDesign).
 
 A study runs every condition of a design grid through a scenario (Generate) and a set of
-criteria (Analyse), block by block, and summarises each criterion's rejection rate with its
-Monte Carlo error (Summarise).
-
-Reproducibility: block ``b`` of condition ``c`` draws from
-``SeedSequence(seed, spawn_key=(c, b))``, and each criterion from its own stream
-``SeedSequence(seed, spawn_key=(c, b, crc32(criterion key)))``. A block's outcome therefore
-depends on nothing but the seed, the condition, the block, its size and the criterion: never on
-the number of workers, the backend, the order blocks finish in, or which other criteria run.
+criteria (Analyse), block by block on :mod:`evalmc.engine` (seeding, scheduling, caching), and
+summarises each criterion's rejection rate with its Monte Carlo error (Summarise). It keeps a
+:class:`~evalmc.tallies.RejectionTally` per criterion and condition, in memory that does not
+grow with the replications; every p-value is kept only on request (``keep_values``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import itertools
 import json
-import sys
-import zlib
 from dataclasses import dataclass, field
 
-import joblib
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-from evalmc.blockstore import FORMAT_VERSION, BlockStore
+from evalmc import engine
 from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult
+from evalmc.engine import BACKENDS, TASK_SECONDS, Failure, StudyError
 from evalmc.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.sims import Batch, Scenario, get_scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.tallies import RejectionTally, grid_index
 
-#: Replications per block: the unit of seeding, caching, scheduling and progress.
+__all__ = ["DEFAULT_BLOCK_SIZE", "RESERVED", "Failure", "StudyError", "StudyResult",
+           "condition_id", "make_design", "run_study"]
+
+#: Replications per block: the unit of seeding and caching.
 DEFAULT_BLOCK_SIZE = 1000
-BACKENDS = ("threads", "loky", "dask")
 #: The summary's own columns (it adds no other): a design column may not take these names.
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
     "bradley", "n_reps", "n_failed", "truth",
 )
-
-
-class StudyError(RuntimeError):
-    """A study stopped because a condition's replications mostly failed."""
 
 
 def make_design(**grid) -> pd.DataFrame:
@@ -104,26 +95,21 @@ def _check_design_names(names) -> None:
                              f"{', '.join(RESERVED)}.")
 
 
-@dataclass(frozen=True)
-class Failure:
-    """A replication on which a criterion failed; ``StudyResult.replay`` redraws its data."""
-
-    condition_id: int
-    block: int
-    rep: int
-    criterion: str
-    message: str
-
-
 @dataclass
 class StudyResult:
     """Outcome of :func:`run_study`: per-replication results and their summary.
 
     Attributes
     ----------
-    outcomes : dict
-        ``(condition_id, criterion key)`` to a :class:`CriterionResult` over all replications.
+    tallies : dict
+        ``(condition_id, criterion key)`` to the :class:`~evalmc.tallies.RejectionTally` of
+        all its replications.
+    outcomes : dict or None
+        ``(condition_id, criterion key)`` to a :class:`CriterionResult` over all replications,
+        when the study kept them (``keep_values=True``).
     failures : list of Failure
+        The first :data:`~evalmc.engine.MAX_FAILURES_KEPT` failed replications of each
+        criterion and condition, in order (``n_failed`` in the summary counts them all).
     blocks_computed, blocks_reused : int
         Blocks run in this call, and blocks read back from the cache.
 
@@ -153,8 +139,9 @@ class StudyResult:
     seed: int
     alpha: tuple[float, ...]
     block_size: int
-    outcomes: dict[tuple[int, str], CriterionResult] = field(repr=False)
+    tallies: dict[tuple[int, str], RejectionTally] = field(repr=False)
     failures: list[Failure] = field(default_factory=list, repr=False)
+    outcomes: dict[tuple[int, str], CriterionResult] | None = field(default=None, repr=False)
     blocks_computed: int = 0
     blocks_reused: int = 0
 
@@ -243,8 +230,8 @@ class StudyResult:
         Parameters
         ----------
         alpha : float or sequence of float, optional
-            Levels to judge p-values at; default: the study's. P-values are kept, so any level
-            is summarised without re-running.
+            Levels to judge p-values at; default: the study's. Any multiple of 0.001 is exact
+            without re-running (the p-value histogram's grid), as is every level of the study.
 
         Returns
         -------
@@ -259,7 +246,7 @@ class StudyResult:
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
         decision_only = {
-            crit.key: _decision_only(crit, [self.outcomes[(cid, crit.key)]
+            crit.key: _decision_only(crit, [self.tallies[(cid, crit.key)]
                                             for cid in self.conditions])
             for crit in self.criteria
         }
@@ -267,18 +254,18 @@ class StudyResult:
         for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
             for crit in self.criteria:
-                res = self.outcomes[(cid, crit.key)]
+                tally = self.tallies[(cid, crit.key)]
                 row = {"scenario": self.scenario.name, "condition_id": cid,
                        **{c: cond[c] for c in design_cols}, "criterion": crit.name,
-                       "n_reps": self.n_reps, "n_failed": int(res.failed.sum()),
+                       "n_reps": self.n_reps, "n_failed": tally.failed,
                        "truth": self.conditions[cid].truth_for(crit.alternative)}
                 if decision_only[crit.key]:
-                    levels = [(np.nan, res.reject & ~res.failed)]
+                    levels = [(np.nan, tally.decided_reject)]
                 else:
-                    levels = [(a, res.decisions(a)) for a in alphas]
+                    levels = [(a, tally.rejections(a)) for a in alphas]
                 for a, rejected in levels:
                     rows.append({**row, "alpha": a})
-                    rejections.append(int(rejected.sum()))
+                    rejections.append(rejected)
         frame = pd.DataFrame(rows)
         valid = frame["n_reps"] - frame["n_failed"]
         frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
@@ -290,10 +277,36 @@ class StudyResult:
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
         return frame[order]
 
+    def size_curve(self, criterion, condition_id: int) -> pd.DataFrame:
+        """Rejection rate at every level ``k / 1000``: the p-values' distribution function.
+
+        Under the null a calibrated test's curve is the diagonal (a P-P plot against the
+        uniform distribution).
+
+        Parameters
+        ----------
+        criterion : str
+            A criterion of the study, by name.
+        condition_id : int
+
+        Returns
+        -------
+        DataFrame
+            ``alpha`` and ``rate`` (share of the p-values at or below it).
+        """
+        names = {crit.name: crit.key for crit in self.criteria}
+        if criterion not in names:
+            raise ValueError(f"`criterion` must be one of the study's ({', '.join(names)}); "
+                             f"got {criterion!r}.")
+        if (condition_id, names[criterion]) not in self.tallies:
+            raise ValueError(f"`condition_id` {condition_id} is not a condition of the study.")
+        levels, rate = self.tallies[(condition_id, names[criterion])].pvalue_cdf()
+        return pd.DataFrame({"alpha": levels, "rate": rate})
+
     def replay(self, failure: Failure) -> Batch:
         """Redraw the data of a failed replication, as a batch of one."""
         size = min(self.block_size, self.n_reps - failure.block * self.block_size)
-        rng = np.random.default_rng(_block_seed(self.seed, failure.condition_id, failure.block))
+        rng = engine.block_rng(self.seed, failure.condition_id, failure.block)
         batch = self.conditions[failure.condition_id].draw(rng, size)
         return batch.take(failure.rep)
 
@@ -313,6 +326,8 @@ def run_study(
     progress: bool | None = None,
     scheduler: str | None = None,
     max_failure_rate: float = 0.5,
+    keep_values: bool = False,
+    task_seconds: float = TASK_SECONDS,
 ) -> StudyResult:
     """Run a Monte Carlo study of criteria's rejection rates.
 
@@ -345,6 +360,11 @@ def run_study(
         Address of a dask scheduler, with ``backend='dask'``.
     max_failure_rate : float
         Stop with :class:`StudyError` when a condition's failed share exceeds this.
+    keep_values : bool
+        Keep every replication's result (``StudyResult.outcomes``): memory then grows with
+        `n_reps`. By default the study keeps the tallies only.
+    task_seconds : float
+        Target duration of a task, a run of blocks sent to a worker at once.
 
     Returns
     -------
@@ -375,6 +395,7 @@ def run_study(
                                    open_low=True)
     if scheduler is not None and backend != "dask":
         raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
+    task_seconds = check_float("task_seconds", task_seconds, low=0, open_low=True)
     if isinstance(design, dict):
         design = make_design(**design)
     if not isinstance(design, pd.DataFrame) or "condition_id" not in design:
@@ -410,136 +431,91 @@ def run_study(
                 )
         conditions[cid] = cond
 
-    sizes = [min(block_size, n_reps - start) for start in range(0, n_reps, block_size)]
-    blocks: dict[tuple[int, int], dict[str, CriterionResult]] = {}
-    stored: dict[tuple[int, int], dict[str, CriterionResult]] = {}  # incl. other criteria's
-    stores = {}
-    tasks = []
-    reused = 0
-    for cid, cond in conditions.items():
-        if cache is not None:
-            stores[cid] = BlockStore(cache, _namespace(cond, seed, block_size))
-        for b, size in enumerate(sizes):
-            stored[(cid, b)] = stores[cid].load(b, size) if cache is not None else {}
-            have = {k: v for k, v in stored[(cid, b)].items() if k in keys}
-            blocks[(cid, b)] = have
-            missing = [c for c in criteria if c.key not in have]
-            if missing:
-                tasks.append((cid, b, size, missing))
-            else:
-                reused += 1
-
-    tally = _FailureTally(conditions, n_reps, max_failure_rate)
-    for (cid, _), have in blocks.items():
-        tally.add(cid, have)
-    tally.check()
-    show = sys.stderr.isatty() if progress is None else progress
-    with tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="block",
-              desc=f"evalmc {scenario.name}") as bar, _parallel(backend, n_jobs, scheduler) as par:
-        jobs = (joblib.delayed(_run_block)(conditions[cid], missing, seed, cid, b, size)
-                for cid, b, size, missing in tasks)
-        for cid, b, size, out in par(jobs):
-            blocks[(cid, b)] = {**blocks[(cid, b)], **out}
-            if cache is not None:
-                stores[cid].save(b, size, {**stored[(cid, b)], **blocks[(cid, b)]})
-            bar.update()
-            tally.add(cid, out)
-            tally.check()
-
-    outcomes = {}
-    failures = []
-    for cid in conditions:
-        for crit in criteria:
-            parts = [blocks[(cid, b)][crit.key] for b in range(len(sizes))]
-            outcomes[(cid, crit.key)] = CriterionResult.concat(parts)
-            failures += [Failure(cid, b, rep, crit.name, msg)
-                         for b, part in enumerate(parts) for rep, msg in part.errors.items()]
+    off_grid = tuple(a for a in alphas if grid_index(a) is None)
+    plan = engine.Plan(conditions, [_CriterionRun(c, off_grid) for c in criteria], n_reps, seed,
+                       block_size)
+    out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
+                     progress=progress, task_seconds=task_seconds, keep_values=keep_values,
+                     max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
+    outcomes = None
+    if keep_values:
+        outcomes = {key: CriterionResult.concat(parts) for key, parts in out.values.items()}
     return StudyResult(design, scenario, conditions, criteria, n_reps, seed, alphas, block_size,
-                       outcomes, failures, len(tasks), reused)
+                       out.tallies, out.failures, outcomes, out.blocks_computed,
+                       out.blocks_reused)
 
 
-def _decision_only(crit, results) -> bool:
-    """Whether `crit` gives decisions only: as it declares, else as all its `results` show."""
+@dataclass(frozen=True)
+class _CriterionRun:
+    """A criterion as the engine runs it (see :class:`evalmc.engine.Plan`)."""
+
+    criterion: object
+    off_grid: tuple[float, ...]
+    tally_type = RejectionTally
+
+    @property
+    def key(self) -> str:
+        return self.criterion.key
+
+    @property
+    def name(self) -> str:
+        return self.criterion.name
+
+    @property
+    def uses_rng(self) -> bool:
+        return self.criterion.uses_rng
+
+    def run(self, batch, rng) -> CriterionResult:
+        return self.criterion(batch, rng)
+
+    def tallies(self, result, starts):
+        blocks = RejectionTally.of_blocks(result, starts, self.off_grid)
+        errors = [{} for _ in blocks]
+        for rep, msg in result.errors.items():
+            k = int(np.searchsorted(starts, rep, side="right")) - 1
+            errors[k][rep - int(starts[k])] = msg
+        return list(zip(blocks, errors, strict=True))
+
+    def split(self, result, starts):
+        return [result.take(starts[k], starts[k + 1]) for k in range(len(starts) - 1)]
+
+    def usable(self, records, key, keep_values) -> bool:
+        arrays, meta = records[key]
+        return (all(a in meta["levels"] for a in self.off_grid)
+                and (not keep_values or f"{key}#values" in records))
+
+    def from_records(self, records, key, block, keep_values):
+        arrays, meta = records[key]
+        errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
+        values = None
+        if keep_values:
+            named, info = records[f"{key}#values"]
+            null = info["null"]
+            values = CriterionResult(
+                **{f: named.get(f) for f in ("failed", "statistic", "pvalue", "reject")},
+                null=None if null is None else (null[0], tuple(null[1])),
+                errors={rep: msg for (_, rep), msg in errors.items()})
+        return RejectionTally.from_record(arrays, meta), errors, values
+
+    def to_records(self, key, tally, errors, values):
+        arrays, meta = tally.to_record()
+        records = {key: (arrays, {**meta, "errors": {str(rep): m
+                                                      for (_, rep), m in errors.items()}})}
+        if values is not None:
+            named = {f: getattr(values, f) for f in ("failed", "statistic", "pvalue", "reject")
+                     if getattr(values, f) is not None}
+            records[f"{key}#values"] = (named, {"null": values.null})
+        return records
+
+
+def _decision_only(crit, tallies) -> bool:
+    """Whether `crit` gives decisions only: as it declares, else as all its `tallies` show."""
     if crit.decision_only is not None:
         return crit.decision_only
-    return CriterionResult.concat(results).decision_only
-
-
-def _run_block(scenario, criteria, seed, cid, block, size):
-    """Generate one block and analyse it with each criterion (runs on a worker)."""
-    rng = np.random.default_rng(_block_seed(seed, cid, block))
-    batch = scenario.draw(rng, size)
-    out = {}
-    for crit in criteria:
-        crit_rng = np.random.default_rng(
-            np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(crit.key.encode())))
-        )
-        out[crit.key] = crit(batch, crit_rng)
-    return cid, block, size, out
-
-
-def _block_seed(seed, cid, block):
-    return np.random.SeedSequence(seed, spawn_key=(cid, block))
-
-
-def _namespace(cond: Scenario, seed: int, block_size: int) -> str:
-    text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
-    return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
-
-
-class _FailureTally:
-    """Counts failed replications per (condition, criterion) and stops a failing condition."""
-
-    def __init__(self, conditions, n_reps, max_rate):
-        self.conditions, self.n_reps, self.max_rate = conditions, n_reps, max_rate
-        self.done: dict = {}
-        self.failed: dict = {}
-        self.first: dict = {}
-
-    def add(self, cid, results):
-        for key, res in results.items():
-            self.done[(cid, key)] = self.done.get((cid, key), 0) + res.failed.size
-            self.failed[(cid, key)] = self.failed.get((cid, key), 0) + int(res.failed.sum())
-            if res.errors and (cid, key) not in self.first:
-                self.first[(cid, key)] = next(iter(res.errors.values()))
-
-    def check(self):
-        for (cid, key), failed in self.failed.items():
-            done = self.done[(cid, key)]
-            # against all n_reps, so the decision does not depend on which blocks finished first
-            if failed > self.max_rate * self.n_reps:
-                cond = self.conditions[cid]
-                raise StudyError(
-                    f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
-                    f"{key.split('@')[0]!r} failed in {failed} of {done} replications; first "
-                    f"error: {self.first.get((cid, key), '?')}. Finished blocks are kept in "
-                    "the cache, if one was given."
-                )
-
-
-@contextlib.contextmanager
-def _parallel(backend, n_jobs, scheduler):
-    """A joblib.Parallel yielding block results as they finish, on the chosen backend."""
-    kwargs = {"return_as": "generator_unordered"}
-    if backend != "dask":
-        name = "threading" if backend == "threads" else "loky"
-        yield joblib.Parallel(n_jobs=n_jobs, backend=name, **kwargs)
-        return
-    from distributed import Client, LocalCluster, get_client
-
-    with contextlib.ExitStack() as stack:
-        if scheduler is not None:
-            stack.enter_context(Client(scheduler))
-        else:
-            try:
-                get_client()
-            except ValueError:
-                workers = joblib.cpu_count() if n_jobs == -1 else n_jobs
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=workers, threads_per_worker=1, dashboard_address=None))
-                stack.enter_context(Client(cluster))
-        stack.enter_context(joblib.parallel_config(backend="dask"))
-        yield joblib.Parallel(n_jobs=-1, **kwargs)
+    total = tallies[0]
+    for tally in tallies[1:]:
+        total = total + tally
+    return total.decision_only
 
 
 def _check_alphas(alpha) -> tuple[float, ...]:

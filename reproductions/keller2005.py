@@ -200,7 +200,8 @@ def _run_group(panel, group, populations, tests, protocol, n_jobs):
     index = np.repeat(np.arange(len(populations)), len(protocol.n_values))
     criteria = _criteria(tests, protocol.n_boot)
     res = run_study(design, "paired-classifiers", criteria, n_reps=protocol.n_sets, seed=SEED,
-                    alpha=ALPHAS, block_size=protocol.n_sets, n_jobs=n_jobs, progress=False)
+                    alpha=ALPHAS, block_size=protocol.n_sets, n_jobs=n_jobs, progress=False,
+                    keep_values=True)
     rows = []
     for cat, row in zip(index, design.to_dict("records"), strict=True):
         cid = int(row["condition_id"])

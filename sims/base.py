@@ -119,6 +119,39 @@ class Batch:
             self._diff_moments = row_mean_var(self.a, self.b)
         return self._diff_moments
 
+    @classmethod
+    def concat(cls, batches) -> Batch | None:
+        """The replications of `batches` one after the other, or None if they cannot be joined.
+
+        Lazy scores stay lazy: the joined batch fills each part's scores, in order, when they
+        are first needed, so every replication gets the very values it would get alone. Only
+        plain batches of the same shape join; a single batch is returned as it is.
+        """
+        first = batches[0]
+        if len(batches) == 1:
+            return first
+        if any(type(b) is not Batch or b.sizes != first.sizes or b.paired != first.paired
+               for b in batches):
+            return None
+
+        def join(name):
+            parts = [getattr(b, name) for b in batches]
+            if any(p is None for p in parts):
+                return None
+            if isinstance(parts[0], tuple):
+                return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
+            return np.concatenate(parts)
+
+        def fill():
+            scores = [(b.a, b.b) for b in batches]
+            return (np.concatenate([a for a, _ in scores]),
+                    np.concatenate([b for _, b in scores]))
+
+        return Batch(join("_a"), join("_b"), paired=first.paired, a_val=join("a_val"),
+                     b_val=join("b_val"), moments=join("_moments"),
+                     diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
+                     counts=join("counts"))
+
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
         pick = slice(i, i + 1)

@@ -116,7 +116,7 @@ class TestScenario:
     def test_results_do_not_depend_on_workers(self):
         design = make_design(n=[60, 200], prevalence=0.3)
         runs = [run_study(design, "paired-classifiers", ["mcnemar", "bootstrap-dcerr"],
-                          n_reps=300, seed=5, block_size=100, n_jobs=jobs)
+                          n_reps=300, seed=5, block_size=100, n_jobs=jobs, keep_values=True)
                 for jobs in (1, 2)]
         for key, res in runs[0].outcomes.items():
             np.testing.assert_array_equal(res.pvalue, runs[1].outcomes[key].pvalue)

@@ -82,8 +82,8 @@ class TestReproducibility:
         assert res.failures == ref.failures and len(ref.failures) > 0
 
     def test_criterion_results_do_not_depend_on_the_other_criteria(self):
-        alone = _study(criteria=["mann-whitney"])
-        together = _study()
+        alone = _study(criteria=["mann-whitney"], keep_values=True)
+        together = _study(keep_values=True)
         for key in alone.outcomes:
             np.testing.assert_array_equal(alone.outcomes[key].pvalues(),
                                           together.outcomes[key].pvalues())
@@ -168,8 +168,8 @@ class TestCache:
         assert again.summary.equals(first.summary)
 
     def test_extension_reuses_finished_blocks(self, tmp_path):
-        short = _study(cache=tmp_path, n_reps=1500)
-        longer = _study(cache=tmp_path, n_reps=2500)
+        short = _study(cache=tmp_path, n_reps=1500, keep_values=True)
+        longer = _study(cache=tmp_path, n_reps=2500, keep_values=True)
         assert longer.blocks_reused == 4 * 3 and longer.blocks_computed == 4 * 2
         assert longer.summary.equals(_study().summary)
         key = next(iter(short.outcomes))

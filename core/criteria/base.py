@@ -89,6 +89,15 @@ class CriterionResult:
         return bool(self.reject is not None and valid.any()
                     and np.isnan(self.pvalues()[valid]).all())
 
+    def take(self, start: int, stop: int) -> CriterionResult:
+        """Replications ``start:stop``, with their errors."""
+        def part(values):
+            return None if values is None else values[start:stop]
+
+        return CriterionResult(part(self.failed), part(self.statistic), part(self.pvalue),
+                               self.null, part(self.reject),
+                               {i - start: m for i, m in self.errors.items() if start <= i < stop})
+
     @classmethod
     def concat(cls, parts) -> CriterionResult:
         """Join the results of consecutive blocks (errors are not carried over)."""
@@ -102,10 +111,17 @@ class CriterionResult:
         return cls(join("failed"), join("statistic"), join("pvalue"), first.null, join("reject"))
 
 
+@functools.lru_cache(maxsize=256)
+def critical_values(null: tuple, levels: tuple[float, ...]) -> np.ndarray:
+    """``|statistic|`` at or above which a two-sided test with null `null` rejects at `levels`."""
+    return _null_dist(null).isf(np.asarray(levels) / 2)
+
+
 def _nan_errors(values):
     return {int(i): "no result (degenerate sample)" for i in np.flatnonzero(np.isnan(values))}
 
 
+@functools.lru_cache(maxsize=256)
 def _null_dist(null):
     name, args = null
     return getattr(scipy.stats, name)(*args)
@@ -130,6 +146,9 @@ class BuiltinCriterion:
     paired: bool = False
     decision_only: bool = False
     alternative: str = "two-sided"
+    #: Whether it draws random numbers: a study then runs it block by block, each with its
+    #: own stream; otherwise on several blocks at once.
+    uses_rng: ClassVar[bool] = False
 
     def __post_init__(self):
         check_choice("alternative", self.alternative, ALTERNATIVES)
@@ -168,6 +187,7 @@ class UserCriterion:
     alternative: str = "two-sided"
     #: Not declared: a study judges from the results (:attr:`CriterionResult.decision_only`).
     decision_only: ClassVar[bool | None] = None
+    uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
 
     def __post_init__(self):
         if not callable(self.func):

@@ -207,6 +207,11 @@ class CountCriterion(BuiltinCriterion):
                              f"{self.name!r} got p_max={self.p_max}.")
 
     @property
+    def uses_rng(self) -> bool:
+        """Bootstrap tests draw replicates; the others need no randomness."""
+        return self.n_boot > 0
+
+    @property
     def key(self) -> str:
         """The name, with the options that differ from the defaults (cached blocks differ)."""
         options = []

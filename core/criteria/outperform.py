@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from typing import ClassVar
 
 import numpy as np
 import scipy
@@ -252,6 +253,8 @@ def _decided(statistic, reject) -> CriterionResult:
 @dataclass(frozen=True)
 class ResamplingCriterion(BuiltinCriterion):
     """A built-in criterion that needs randomness: ``test(batch, rng)``."""
+
+    uses_rng: ClassVar[bool] = True
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         self.check_batch(batch)

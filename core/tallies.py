@@ -1,0 +1,191 @@
+"""What a study keeps of its replications: small summaries that add up, block after block.
+
+A rejection study keeps, per criterion and condition, a :class:`RejectionTally`: how many
+replications ran, failed, and gave a decision without a p-value, and a histogram of the
+p-values on the grid of levels ``k / 1000``, plus exact counts at the study's levels that are
+off that grid. Its size does not grow with the replication count, and the rejection rate at
+any level of the grid is exact. Integer counts add up in any order, so workers may add their
+blocks before returning them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from evalmc.criteria.base import critical_values
+
+#: The p-value histogram's resolution: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID`` (bin 0:
+#: ``p <= 0``), so the rejections at every level ``k/GRID`` are exact.
+GRID = 1000
+
+
+def grid_index(alpha: float) -> int | None:
+    """``k`` when `alpha` is the level ``k / GRID`` exactly, else None."""
+    k = round(alpha * GRID)
+    return k if k / GRID == alpha else None
+
+
+@njit(cache=True, nogil=True)
+def _tally_blocks(pvalue, reject, failed, starts, off_grid, counts, hist, exact):
+    """Per block ``k`` (rows ``starts[k]:starts[k+1]``): counts, p-value histogram, exact counts.
+
+    ``counts[k]`` is (failed, decided without p-value, of those rejected).
+    """
+    grid = hist.shape[1] - 1
+    for k in range(starts.size - 1):
+        for i in range(starts[k], starts[k + 1]):
+            if failed[i]:
+                counts[k, 0] += 1
+                continue
+            p = pvalue[i]
+            if np.isnan(p):
+                counts[k, 1] += 1
+                if reject[i]:
+                    counts[k, 2] += 1
+                continue
+            j = min(grid, max(0, int(np.ceil(p * grid))))
+            while j > 0 and (j - 1) / grid >= p:  # the rounding of p * grid, corrected
+                j -= 1
+            while j < grid and j / grid < p:
+                j += 1
+            hist[k, j] += 1
+            for a in range(off_grid.size):
+                if p <= off_grid[a]:
+                    exact[k, a] += 1
+
+
+@njit(cache=True, nogil=True)
+def _tally_statistic(statistic, failed, starts, critical, critical_off, counts, hist, exact):
+    """As :func:`_tally_blocks` for a two-sided statistic: level ``k`` rejects when
+    ``|statistic| >= critical[k]`` (decreasing in ``k``), level ``off[a]`` at ``critical_off[a]``.
+    """
+    grid = hist.shape[1] - 1
+    for k in range(starts.size - 1):
+        for i in range(starts[k], starts[k + 1]):
+            if failed[i]:
+                counts[k, 0] += 1
+                continue
+            x = abs(statistic[i])
+            lo, hi = 0, grid  # the first level that rejects: critical[grid] = 0 always does
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if x >= critical[mid]:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            hist[k, lo] += 1
+            for a in range(critical_off.size):
+                if x >= critical_off[a]:
+                    exact[k, a] += 1
+
+
+@dataclass
+class RejectionTally:
+    """A criterion's results over some replications, summed.
+
+    Attributes
+    ----------
+    n, failed : int
+        Replications, and those that failed.
+    decided, decided_reject : int
+        Valid replications that gave a decision but no p-value, and those that rejected.
+    hist : ndarray of int64, shape (GRID + 1,)
+        P-values of the valid replications: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID``.
+    exact : dict of float to int
+        P-values at or below each of the study's levels off the grid.
+    """
+
+    n: int
+    failed: int
+    decided: int
+    decided_reject: int
+    hist: np.ndarray
+    exact: dict[float, int] = field(default_factory=dict)
+
+    associative = True  # integer counts: blocks add up in any order
+
+    @classmethod
+    def of_blocks(cls, result, starts, off_grid) -> list[RejectionTally]:
+        """One tally per block of a :class:`~evalmc.criteria.base.CriterionResult` over blocks.
+
+        Parameters
+        ----------
+        result : CriterionResult
+            Over consecutive blocks; block ``k`` is rows ``starts[k]:starts[k + 1]``.
+        starts : ndarray of int64
+        off_grid : tuple of float
+            Levels off the grid to count exactly.
+        """
+        n_blocks = starts.size - 1
+        counts = np.zeros((n_blocks, 3), np.int64)
+        hist = np.zeros((n_blocks, GRID + 1), np.int64)
+        exact = np.zeros((n_blocks, len(off_grid)), np.int64)
+        if result.pvalue is None and result.null is not None:  # no p-value to compute
+            levels = tuple(np.arange(GRID + 1) / GRID)
+            _tally_statistic(result.statistic, result.failed, starts,
+                             critical_values(result.null, levels),
+                             critical_values(result.null, tuple(off_grid)), counts, hist, exact)
+        else:
+            reject = result.reject if result.reject is not None else np.zeros(starts[-1], bool)
+            _tally_blocks(np.ascontiguousarray(result.pvalues(), dtype=float),
+                          np.ascontiguousarray(reject, dtype=np.bool_), result.failed, starts,
+                          np.asarray(off_grid, float), counts, hist, exact)
+        return [cls(int(starts[k + 1] - starts[k]), *(int(c) for c in counts[k]), hist[k],
+                    dict(zip(off_grid, exact[k].tolist(), strict=True)))
+                for k in range(n_blocks)]
+
+    def __add__(self, other: RejectionTally) -> RejectionTally:
+        return RejectionTally(
+            self.n + other.n, self.failed + other.failed, self.decided + other.decided,
+            self.decided_reject + other.decided_reject, self.hist + other.hist,
+            {a: c + other.exact[a] for a, c in self.exact.items() if a in other.exact})
+
+    @property
+    def valid(self) -> int:
+        return self.n - self.failed
+
+    @property
+    def decision_only(self) -> bool:
+        """Whether the valid replications (one at least) gave decisions and no p-value."""
+        return self.valid > 0 and self.decided == self.valid
+
+    def covers(self, levels) -> bool:
+        """Whether the rejections at every one of `levels` are known."""
+        return all(grid_index(a) is not None or a in self.exact for a in levels)
+
+    def rejections(self, alpha: float) -> int:
+        """Valid replications rejecting at level `alpha` (p <= alpha, or their own decision)."""
+        k = grid_index(alpha)
+        if k is not None:
+            below = int(self.hist[:k + 1].sum())
+        elif alpha in self.exact:
+            below = self.exact[alpha]
+        else:
+            raise ValueError(
+                f"`alpha` {alpha} is neither a level the study counted ("
+                f"{', '.join(f'{a:g}' for a in self.exact) or 'none off the grid'}) nor a "
+                f"multiple of 1/{GRID}; run the study with it.")
+        return below + self.decided_reject
+
+    def pvalue_cdf(self) -> tuple[np.ndarray, np.ndarray]:
+        """Levels ``k / GRID`` and the share of p-values at or below each (valid ones only)."""
+        total = self.valid - self.decided
+        cdf = np.cumsum(self.hist) / total if total else np.full(GRID + 1, np.nan)
+        return np.arange(GRID + 1) / GRID, cdf
+
+    def to_record(self) -> tuple[dict, dict]:
+        """Arrays and JSON metadata for the block store."""
+        levels = list(self.exact)
+        arrays = {"counts": np.array([self.n, self.failed, self.decided, self.decided_reject]),
+                  "hist": self.hist.astype(np.int32), "exact": np.array(
+                      [self.exact[a] for a in levels], np.int64)}
+        return arrays, {"levels": levels}
+
+    @classmethod
+    def from_record(cls, arrays: dict, meta: dict) -> RejectionTally:
+        n, failed, decided, decided_reject = (int(c) for c in arrays["counts"])
+        exact = dict(zip(meta["levels"], arrays["exact"].tolist(), strict=True))
+        return cls(n, failed, decided, decided_reject, arrays["hist"].astype(np.int64), exact)
