@@ -19,6 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from evalmc.bench_classifiers import bootstrap_df1_size
+from evalmc.bench_engine import workloads
 
 REPEATS = 3
 
@@ -190,6 +191,7 @@ WORKLOADS = {
         "calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5",
         status=2)),
 }
+WORKLOADS.update(workloads())
 
 
 def run_benchmarks(only: str | None = None) -> pd.DataFrame:

@@ -33,13 +33,13 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from evalmc.blockstore import FORMAT_VERSION, BlockStore
-from evalmc.sims import Batch, Scenario
+from evalmc.sims import Scenario
 
 BACKENDS = ("threads", "loky", "dask")
 #: Default target duration of a task, in seconds.
 TASK_SECONDS = 0.5
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
-SLAB_REPS = 65_536
+SLAB_REPS = 16_384
 #: Failed replications whose message a study keeps, per analysis and condition (the first ones).
 MAX_FAILURES_KEPT = 1000
 
@@ -124,8 +124,8 @@ def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values
     step = max(1, SLAB_REPS // max(sizes))
     for s in range(0, len(sizes), step):
         slab = list(enumerate(sizes[s:s + step], start=first + s))
-        batches = [scenario.draw(block_rng(seed, cid, b), size) for b, size in slab]
-        joint = Batch.concat(batches)
+        joint, batches = scenario.draw_slab([block_rng(seed, cid, b) for b, _ in slab],
+                                            [size for _, size in slab])
         for a in analyses:
             if a.uses_rng or joint is None:  # block by block, each with its own stream
                 runs = [([b], a.run(batch, analysis_rng(seed, cid, b, a.key)), [0, size])

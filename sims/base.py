@@ -152,6 +152,14 @@ class Batch:
                      diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
                      counts=join("counts"))
 
+    def rows(self, start: int, stop: int) -> Batch:
+        """Replications ``start:stop`` of a batch of drawn scores, as views."""
+        def part(values):
+            return None if values is None else values[start:stop]
+
+        return Batch(part(self.a), part(self.b), paired=self.paired, a_val=part(self.a_val),
+                     b_val=part(self.b_val), counts=part(self.counts))
+
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
         pick = slice(i, i + 1)
@@ -206,6 +214,15 @@ class Scenario:
             return self.truth
         null = effect <= 0 if alternative == "greater" else effect >= 0
         return "null" if null else "alternative"
+
+    def draw_slab(self, rngs, sizes) -> tuple[Batch | None, list[Batch]]:
+        """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``.
+
+        Returns the blocks joined (None if they cannot be: :meth:`Batch.concat`) and each
+        block; scenarios that can draw the joined batch directly do so.
+        """
+        blocks = [self.draw(rng, size) for rng, size in zip(rngs, sizes, strict=True)]
+        return Batch.concat(blocks), blocks
 
     @property
     def sizes(self) -> tuple[int, int]:

@@ -26,35 +26,53 @@ def row_mean_var_into(x, sign_y, y, mean, var):
 
 
 @njit(cache=True, nogil=True)
-def skewnorm_into(rng, loc, scale, skew, out):
-    """Skew-normal draws (scipy.stats.skewnorm(skew, loc, scale)) into every cell of `out`."""
+def skewnorm_into(rng, loc, scale, skew, shift, a, b):
+    """Skew-normal draws (scipy.stats.skewnorm(skew, loc, scale)) into every cell of `a`, plus
+    `shift`, and of `b`: row by row, A's cells first."""
     delta = skew / np.sqrt(1.0 + skew * skew)
     tail = np.sqrt(1.0 - delta * delta)
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
+    n_a = a.shape[1]
+    for i in range(a.shape[0]):
+        for j in range(n_a + b.shape[1]):
             u0 = rng.standard_normal()
             u1 = delta * u0 + tail * rng.standard_normal()
-            out[i, j] = loc + scale * (u1 if u0 >= 0.0 else -u1)
-
-
-@njit(cache=True, nogil=True)
-def mixture_into(rng, weight, loc1, loc2, scale1, scale2, out):
-    """Two-component Gaussian mixture draws (second component with `weight`) into `out`."""
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            if rng.random() < weight:
-                out[i, j] = loc2 + scale2 * rng.standard_normal()
+            x = loc + scale * (u1 if u0 >= 0.0 else -u1)
+            if j < n_a:
+                a[i, j] = x + shift
             else:
-                out[i, j] = loc1 + scale1 * rng.standard_normal()
+                b[i, j - n_a] = x
 
 
 @njit(cache=True, nogil=True)
-def smoothed_bootstrap_into(rng, data, bandwidth, out):
-    """A resampled `data` point plus N(0, bandwidth^2) noise into every cell of `out`."""
+def mixture_into(rng, weight, loc1, loc2, scale1, scale2, shift, a, b):
+    """Two-component Gaussian mixture draws (second component with `weight`) into `a`, plus
+    `shift`, and `b`: row by row, A's cells first."""
+    n_a = a.shape[1]
+    for i in range(a.shape[0]):
+        for j in range(n_a + b.shape[1]):
+            if rng.random() < weight:
+                x = loc2 + scale2 * rng.standard_normal()
+            else:
+                x = loc1 + scale1 * rng.standard_normal()
+            if j < n_a:
+                a[i, j] = x + shift
+            else:
+                b[i, j - n_a] = x
+
+
+@njit(cache=True, nogil=True)
+def smoothed_bootstrap_into(rng, data, bandwidth, shift, a, b):
+    """A resampled `data` point plus N(0, bandwidth^2) noise into every cell of `a`, plus
+    `shift`, and of `b`: row by row, A's cells first."""
     m = data.shape[0]
-    for i in range(out.shape[0]):
-        for j in range(out.shape[1]):
-            out[i, j] = data[rng.integers(0, m)] + bandwidth * rng.standard_normal()
+    n_a = a.shape[1]
+    for i in range(a.shape[0]):
+        for j in range(n_a + b.shape[1]):
+            x = data[rng.integers(0, m)] + bandwidth * rng.standard_normal()
+            if j < n_a:
+                a[i, j] = x + shift
+            else:
+                b[i, j - n_a] = x
 
 
 @njit(cache=True, nogil=True)

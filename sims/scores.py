@@ -93,10 +93,27 @@ def _fill_given_scatter(rng, mean_a, mean_b, s_aa, s_ab, s_bb, n):
     return a, b
 
 
-def _split(out, n_a, shift):
-    a, b = out[:, :n_a], out[:, n_a:]
-    a += shift
-    return a, b
+class _Independent:
+    """Mixin: A's and B's scores drawn cell by cell by a kernel, ``_fill(rng, a, b)``.
+
+    A slab of blocks is drawn into one pair of arrays, each block from its own generator, so
+    it is the same as the blocks drawn one by one and joined, without the copy.
+    """
+
+    def draw(self, rng, n_reps):
+        a, b = np.empty((n_reps, self.n_a)), np.empty((n_reps, self.n_b))
+        self._fill(rng, a, b)
+        return Batch(a, b, paired=False)
+
+    def draw_slab(self, rngs, sizes):
+        total = sum(sizes)
+        a, b = np.empty((total, self.n_a)), np.empty((total, self.n_b))
+        bounds = np.cumsum([0, *sizes])
+        for rng, start, stop in zip(rngs, bounds[:-1], bounds[1:], strict=True):
+            self._fill(rng, a[start:stop], b[start:stop])
+        joint = Batch(a, b, paired=False)
+        return joint, [joint.rows(start, stop) for start, stop in zip(bounds[:-1], bounds[1:],
+                                                                      strict=True)]
 
 
 @dataclass(frozen=True)
@@ -231,7 +248,7 @@ class ValTest(_ShiftTruth, Scenario):
 
 
 @dataclass(frozen=True)
-class SkewNormal(_ShiftTruth, Scenario):
+class SkewNormal(_Independent, _ShiftTruth, Scenario):
     """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale))."""
 
     name: ClassVar[str] = "skew-normal"
@@ -249,17 +266,14 @@ class SkewNormal(_ShiftTruth, Scenario):
         _check_real(self, "loc", "skew", "shift")
         _check_sd(self, "scale")
 
-    def draw(self, rng, n_reps):
-        out = np.empty((n_reps, self.n_a + self.n_b))
+    def _fill(self, rng, a, b):
         from evalmc.sims.kernels import skewnorm_into
 
-        skewnorm_into(rng, self.loc, self.scale, self.skew, out)
-        a, b = _split(out, self.n_a, self.shift)
-        return Batch(a, b, paired=False)
+        skewnorm_into(rng, self.loc, self.scale, self.skew, self.shift, a, b)
 
 
 @dataclass(frozen=True)
-class Mixture(_ShiftTruth, Scenario):
+class Mixture(_Independent, _ShiftTruth, Scenario):
     """Two independent samples from a two-component Gaussian mixture (multimodal results)."""
 
     name: ClassVar[str] = "mixture"
@@ -286,19 +300,15 @@ class Mixture(_ShiftTruth, Scenario):
         c2 = scipy.stats.norm.cdf(x, self.loc2, self.scale2)
         return (1 - self.weight) * c1 + self.weight * c2
 
-    def draw(self, rng, n_reps):
-        out = np.empty((n_reps, self.n_a + self.n_b))
+    def _fill(self, rng, a, b):
         from evalmc.sims.kernels import mixture_into
 
-        mixture_into(
-            rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2, out
-        )
-        a, b = _split(out, self.n_a, self.shift)
-        return Batch(a, b, paired=False)
+        mixture_into(rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2,
+                     self.shift, a, b)
 
 
 @dataclass(frozen=True)
-class Empirical(_ShiftTruth, Scenario):
+class Empirical(_Independent, _ShiftTruth, Scenario):
     """The user's own run scores, resampled by a smoothed bootstrap (Gaussian kernel).
 
     Both models draw from the same kernel density estimate of one CSV column, so ``shift=0``
@@ -340,13 +350,10 @@ class Empirical(_ShiftTruth, Scenario):
         digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()
         return f"{super().fingerprint()}|scores={digest}"
 
-    def draw(self, rng, n_reps):
-        out = np.empty((n_reps, self.n_a + self.n_b))
+    def _fill(self, rng, a, b):
         from evalmc.sims.kernels import smoothed_bootstrap_into
 
-        smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, out)
-        a, b = _split(out, self.n_a, self.shift)
-        return Batch(a, b, paired=False)
+        smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, self.shift, a, b)
 
 
 def read_scores(file: str, column: str = "", *, option: str = "column") -> np.ndarray:

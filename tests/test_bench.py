@@ -36,3 +36,30 @@ def test_cli_startup_workload_checks_the_exit_status():
     wrong, _ = cli_startup("--version", status=2)
     with pytest.raises(RuntimeError, match="exited 0, not 2"):
         wrong(small=True)
+
+
+def test_engine_workloads_give_the_same_rejections_on_both_sides():
+    from evalmc.bench_engine import loky, threads
+
+    for make in (threads(2), loky):
+        ours, peer = make()
+        assert ours(small=True) == peer(small=True)
+        assert re.fullmatch(r"rejections( \d+){6}", ours(small=True))
+
+
+def test_memory_workload_reports_peak_memory():
+    from evalmc.bench_engine import memory
+
+    ours, _ = memory()
+    assert re.fullmatch(r"1e\+03 replications: size 0\.\d+, peak RSS \d+ MB", ours(small=True))
+
+
+def test_numpy_reference_counts_within_monte_carlo_error_of_ours():
+    from evalmc.bench_engine import numpy_reference
+
+    ours, peer = numpy_reference()
+    mine = [int(c) for c in ours(small=True).split()[1:]]
+    theirs = [int(c) for c in peer(small=True).split()[1:]]
+    for m, t in zip(mine, theirs, strict=True):  # 2000 replications each: 4 sd of a difference
+        p = (m + t) / 4000
+        assert abs(m - t) / 2000 <= 4 * (2 * p * (1 - p) / 2000) ** 0.5 + 1e-9

@@ -12,7 +12,7 @@ from evalmc.criteria import CRITERIA
 from evalmc.criteria.base import CriterionResult
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.base import param
-from evalmc.sims.scores import Normal
+from evalmc.sims.scores import Mixture, Normal, SkewNormal
 from evalmc.study import make_design, run_study
 from evalmc.tallies import GRID, RejectionTally, grid_index
 
@@ -64,6 +64,18 @@ class TestTasks:
             whole = CRITERIA[name](joint, None).pvalues()
             parts = np.concatenate([CRITERIA[name](b, None).pvalues() for b in batches])
             np.testing.assert_array_equal(whole, parts)
+
+
+    @pytest.mark.parametrize("scenario", [SkewNormal(n_a=3, n_b=5, shift=0.5),
+                                          Mixture(n_a=4, n_b=2, shift=-1.0)])
+    def test_a_slab_drawn_at_once_equals_its_blocks_drawn_alone(self, scenario):
+        sizes = [7, 7, 3]
+        joint, blocks = scenario.draw_slab([np.random.default_rng(i) for i in range(3)], sizes)
+        alone = [scenario.draw(np.random.default_rng(i), n) for i, n in enumerate(sizes)]
+        np.testing.assert_array_equal(joint.a, np.concatenate([b.a for b in alone]))
+        np.testing.assert_array_equal(joint.b, np.concatenate([b.b for b in alone]))
+        for block, ref in zip(blocks, alone, strict=True):
+            np.testing.assert_array_equal(block.a, ref.a)
 
 
 class TestTallies:

@@ -1,0 +1,128 @@
+"""Benchmarks of the study engine: parallel efficiency, dask, throughput, memory.
+
+The study is the one a user measured on 16 cores: 4 million replications of the skew-normal
+scenario (n_a = n_b = 10, skew -4, shift 0 and 0.5) under Welch's t, Mann-Whitney U and
+Student's t. "ours" and "peer" are two ways of running it, so the ratio (peer time / our time)
+reads as: a speed-up over one thread, the share of the threads' speed dask keeps, or how many
+times faster than a plain numpy implementation.
+"""
+
+from __future__ import annotations
+
+import atexit
+import subprocess
+import sys
+
+import joblib
+import numpy as np
+
+STUDY = {"n_a": 10, "n_b": 10, "skew": -4.0, "shift": [0.0, 0.5]}
+CRITERIA = ("welch-t", "mann-whitney", "student-t")
+REPS = 2_000_000  # per condition: 4 million in all
+
+
+def _study(n_jobs=1, backend="threads", reps=REPS):
+    """Run the study; the result text is every rejection count (identical on every backend)."""
+    from evalmc.study import make_design, run_study
+
+    def run(small=False):
+        res = run_study(make_design(**STUDY), "skew-normal", list(CRITERIA), seed=1,
+                        n_reps=2000 if small else reps, n_jobs=n_jobs, backend=backend,
+                        progress=False)
+        s = res.summary
+        return "rejections " + " ".join(str(round(r * n)) for r, n in zip(
+            s["rate"], s["n_reps"], strict=True))
+    return run
+
+
+def threads(workers):
+    """`workers` threads against one: the ratio is the speed-up; efficiency = ratio / workers."""
+    def make():
+        return _study(n_jobs=workers), _study()
+    return make
+
+
+def loky():
+    """Two loky processes against one thread."""
+    return _study(n_jobs=2, backend="loky"), _study()
+
+
+def dask_local():
+    """A LocalCluster of two single-thread workers (started once, outside the timing) against
+    two threads: a ratio of 0.8 or more is dask within 1.25 x of threads."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
+    client = Client(cluster)
+    atexit.register(cluster.close)
+    atexit.register(client.close)
+    return _study(n_jobs=2, backend="dask"), _study(n_jobs=2)
+
+
+def numpy_reference():
+    """One thread against plain numpy and scipy on the same draws and tests: the skew-normal
+    draws as evalmc's kernel makes them, vectorized, then ``scipy.stats.ttest_ind`` (twice) and
+    ``scipy.stats.mannwhitneyu`` along the replications, 100,000 at a time. The draws differ
+    (numpy's order), so the counts agree within Monte Carlo error, not exactly.
+    """
+    from scipy import stats
+
+    def peer(small=False):
+        reps, chunk = (2000, 2000) if small else (REPS, 100_000)
+        rng = np.random.default_rng(1)
+        delta = STUDY["skew"] / np.sqrt(1 + STUDY["skew"] ** 2)
+        counts = []
+        for shift in STUDY["shift"]:
+            rejected = np.zeros(3, np.int64)
+            for _ in range(reps // chunk):
+                u0 = rng.standard_normal((chunk, 20))
+                u1 = delta * u0 + np.sqrt(1 - delta**2) * rng.standard_normal((chunk, 20))
+                x = np.where(u0 >= 0, u1, -u1)
+                a, b = x[:, :10] + shift, x[:, 10:]
+                p = [stats.ttest_ind(a, b, axis=1, equal_var=False).pvalue,
+                     stats.mannwhitneyu(a, b, axis=1).pvalue,
+                     stats.ttest_ind(a, b, axis=1).pvalue]
+                rejected += [int((q <= 0.05).sum()) for q in p]
+            counts += rejected.tolist()
+        return "rejections " + " ".join(map(str, counts))
+
+    return _study(), peer
+
+
+_RSS = """
+import resource
+from evalmc.study import make_design, run_study
+res = run_study(make_design(n_a=10, n_b=10), "normal", ["student-t"], n_reps={reps}, seed=1,
+                progress=False)
+rate = res.summary["rate"].iloc[0]
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"size {{rate:.5f}}, peak RSS {{peak:.0f}} MB")
+"""
+
+
+def memory():
+    """Peak resident memory of a study of 10^8 replications (ours) against 10^6 (peer), each
+    in a fresh process: the two must be about equal. The ratio is of times (about 1/100)."""
+    def at(reps):
+        def run(small=False):
+            n = 1000 if small else reps
+            out = subprocess.run([sys.executable, "-c", _RSS.format(reps=n)],
+                                 capture_output=True, text=True, check=True)
+            return f"{n:.0e} replications: {out.stdout.strip()}"
+        return run
+    return at(100_000_000), at(1_000_000)
+
+
+def workloads() -> dict:
+    """The engine's workloads, by name: ``(peer description, factory)``."""
+    cores = joblib.cpu_count()
+    out = {
+        "study-2-threads": ("1 thread", threads(2)),
+        "study-loky-2": ("1 thread", loky),
+        "study-dask-2": ("2 threads", dask_local),
+        "study-numpy": ("plain numpy + scipy.stats", numpy_reference),
+        "study-memory": ("10^6 replications", memory),
+    }
+    if cores > 2:
+        out[f"study-{cores}-threads"] = ("1 thread", threads(cores))
+    return out
