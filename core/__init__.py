@@ -18,6 +18,8 @@ _LAZY = {
     "run_study": "evalmc.study",
     "StudyResult": "evalmc.study",
     "calibrate": "evalmc.calibration",
+    "run_estimation": "evalmc.estimation",
+    "EstimationResult": "evalmc.estimation",
     "boo_n": "evalmc.estimators.boon",
     "boo_n_normal": "evalmc.estimators.boon",
     "boon_interval": "evalmc.estimators.boon",
@@ -32,7 +34,7 @@ _LAZY = {
 }
 
 __all__ = [
-    "make_design", "run_study", "StudyResult", "calibrate",
+    "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "describe", "reproduce",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",

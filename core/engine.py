@@ -63,12 +63,14 @@ class Failure:
 class Plan:
     """What to run: conditions, analyses and the replications of each condition.
 
-    Each analysis has a ``key`` (names its results and seeds its stream), a ``name``,
-    ``uses_rng`` (False: it may run on several blocks at once), ``run(batch, rng)`` giving a
-    result over the batch's replications, ``tallies(result, starts)`` giving one
-    ``(tally, errors)`` per block of it, ``split(result, starts)`` giving its values per block,
-    ``usable(record)`` telling whether a stored tally serves this study, and the tally's type
-    as ``tally_type`` (with ``associative``, ``from_record``, ``to_record``, ``failed``).
+    Each analysis has a ``key`` (names its stored results), a ``stream`` (seeds its random
+    numbers), a ``name``, ``uses_rng`` (False: it may run on several blocks at once),
+    ``run(batch, rng)`` giving a result over the batch's replications,
+    ``tallies(result, starts, scenario)`` giving one ``(tally, errors)`` per block of it,
+    ``split(result, starts)`` giving its values per block, ``usable(records, key,
+    keep_values)`` telling whether a block's stored records serve this study,
+    ``from_records``/``to_records`` reading and writing them, and its tally's type as
+    ``tally_type`` (with ``associative``, ``n``, ``failed`` and ``+``).
     """
 
     conditions: dict[int, Scenario]
@@ -105,6 +107,40 @@ def analysis_rng(seed: int, cid: int, block: int, key: str) -> np.random.Generat
         np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(key.encode()))))
 
 
+def split_errors(errors: dict[int, str], starts) -> list[dict[int, str]]:
+    """Messages by replication of a run of blocks, as one dict per block (block-relative)."""
+    out = [{} for _ in range(len(starts) - 1)]
+    for rep, msg in errors.items():
+        k = int(np.searchsorted(starts, rep, side="right")) - 1
+        out[k][rep - int(starts[k])] = msg
+    return out
+
+
+def read_records(records, key, block, keep_values, tally_type):
+    """A stored tally, its errors by ``(block, rep)``, and its values' arrays and metadata
+    (None unless `keep_values`)."""
+    arrays, meta = records[key]
+    errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
+    named, info = records[f"{key}#values"] if keep_values else (None, None)
+    return tally_type.from_record(arrays, meta), errors, named, info
+
+
+def write_records(key, tally, errors, values) -> dict:
+    """The records of a block's tally (with its errors) and, when given as ``(arrays,
+    metadata)``, its values: missing arrays (None) are left out."""
+    arrays, meta = tally.to_record()
+    records = {key: (arrays, {**meta, "errors": {str(rep): m for (_, rep), m in errors.items()}})}
+    if values is not None:
+        named, info = values
+        records[f"{key}#values"] = ({k: v for k, v in named.items() if v is not None}, info)
+    return records
+
+
+def block_errors(errors: dict) -> dict[int, str]:
+    """Messages by replication within the block, from messages by ``(block, rep)``."""
+    return {rep: msg for (_, rep), msg in errors.items()}
+
+
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
     """The cache folder of a condition: everything its blocks depend on but their index."""
     text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
@@ -128,7 +164,7 @@ def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values
                                             [size for _, size in slab])
         for a in analyses:
             if a.uses_rng or joint is None:  # block by block, each with its own stream
-                runs = [([b], a.run(batch, analysis_rng(seed, cid, b, a.key)), [0, size])
+                runs = [([b], a.run(batch, analysis_rng(seed, cid, b, a.stream)), [0, size])
                         for (b, size), batch in zip(slab, batches, strict=True)]
             else:  # once on the slab: its blocks' results are the same, computed at once
                 runs = [([b for b, _ in slab], a.run(joint, None),
@@ -136,7 +172,7 @@ def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values
             for blocks, result, starts in runs:
                 starts = np.asarray(starts, np.int64)
                 if not per_block and a.tally_type.associative:  # one tally for the run
-                    ((tally, errors),) = a.tallies(result, starts[::len(starts) - 1])
+                    ((tally, errors),) = a.tallies(result, starts[::len(starts) - 1], scenario)
                     where = np.searchsorted(starts, list(errors), side="right") - 1
                     out[a.key].append((blocks[0], tally, {
                         (blocks[k], rep - int(starts[k])): m
@@ -144,8 +180,8 @@ def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values
                         None))
                     continue
                 values = a.split(result, starts) if keep_values else [None] * len(blocks)
-                for b, (tally, errors), vals in zip(blocks, a.tallies(result, starts), values,
-                                                    strict=True):
+                tallied = a.tallies(result, starts, scenario)
+                for b, (tally, errors), vals in zip(blocks, tallied, values, strict=True):
                     out[a.key].append((b, tally, {(b, rep): m for rep, m in errors.items()},
                                        vals))
     if not per_block:

@@ -386,26 +386,10 @@ def run_study(
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)
     alphas = _check_alphas(alpha)
-    block_size = check_int("block_size", block_size, low=1)
-    n_jobs = check_int("n_jobs", n_jobs)
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
-    check_choice("backend", backend, BACKENDS)
-    max_failure_rate = check_float("max_failure_rate", max_failure_rate, low=0, high=1,
-                                   open_low=True)
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
-    task_seconds = check_float("task_seconds", task_seconds, low=0, open_low=True)
-    if isinstance(design, dict):
-        design = make_design(**design)
-    if not isinstance(design, pd.DataFrame) or "condition_id" not in design:
-        raise ValueError("`design` must be a DataFrame from make_design, or a dict of values.")
-    scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
-    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
-        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
-    params = [c for c in design.columns if c != "condition_id"]
-    _check_design_names(params)
-    scenario.check_names(params)
+    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
+                                         backend=backend, scheduler=scheduler,
+                                         task_seconds=task_seconds,
+                                         max_failure_rate=max_failure_rate)
     criteria = [get_criterion(c) for c in criteria]
     if not criteria:
         raise ValueError("`criteria` must name at least one criterion.")
@@ -458,6 +442,10 @@ class _CriterionRun:
         return self.criterion.key
 
     @property
+    def stream(self) -> str:
+        return self.criterion.key
+
+    @property
     def name(self) -> str:
         return self.criterion.name
 
@@ -468,13 +456,9 @@ class _CriterionRun:
     def run(self, batch, rng) -> CriterionResult:
         return self.criterion(batch, rng)
 
-    def tallies(self, result, starts):
-        blocks = RejectionTally.of_blocks(result, starts, self.off_grid)
-        errors = [{} for _ in blocks]
-        for rep, msg in result.errors.items():
-            k = int(np.searchsorted(starts, rep, side="right")) - 1
-            errors[k][rep - int(starts[k])] = msg
-        return list(zip(blocks, errors, strict=True))
+    def tallies(self, result, starts, scenario):
+        return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid),
+                        engine.split_errors(result.errors, starts), strict=True))
 
     def split(self, result, starts):
         return [result.take(starts[k], starts[k + 1]) for k in range(len(starts) - 1)]
@@ -485,27 +469,48 @@ class _CriterionRun:
                 and (not keep_values or f"{key}#values" in records))
 
     def from_records(self, records, key, block, keep_values):
-        arrays, meta = records[key]
-        errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
+        tally, errors, named, info = engine.read_records(records, key, block, keep_values,
+                                                         RejectionTally)
         values = None
-        if keep_values:
-            named, info = records[f"{key}#values"]
+        if named is not None:
             null = info["null"]
             values = CriterionResult(
-                **{f: named.get(f) for f in ("failed", "statistic", "pvalue", "reject")},
-                null=None if null is None else (null[0], tuple(null[1])),
-                errors={rep: msg for (_, rep), msg in errors.items()})
-        return RejectionTally.from_record(arrays, meta), errors, values
+                **{f: named.get(f) for f in _VALUES}, errors=engine.block_errors(errors),
+                null=None if null is None else (null[0], tuple(null[1])))
+        return tally, errors, values
 
     def to_records(self, key, tally, errors, values):
-        arrays, meta = tally.to_record()
-        records = {key: (arrays, {**meta, "errors": {str(rep): m
-                                                      for (_, rep), m in errors.items()}})}
-        if values is not None:
-            named = {f: getattr(values, f) for f in ("failed", "statistic", "pvalue", "reject")
-                     if getattr(values, f) is not None}
-            records[f"{key}#values"] = (named, {"null": values.null})
-        return records
+        return engine.write_records(key, tally, errors, None if values is None else (
+            {f: getattr(values, f) for f in _VALUES}, {"null": values.null}))
+
+
+_VALUES = ("failed", "statistic", "pvalue", "reject")
+
+
+def check_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,
+              max_failure_rate):
+    """Check the options every study shares; the design (as a DataFrame), the scenario class
+    and the design's parameter names."""
+    check_int("block_size", block_size, low=1)
+    n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
+    check_choice("backend", backend, BACKENDS)
+    check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
+    check_float("task_seconds", task_seconds, low=0, open_low=True)
+    if isinstance(design, dict):
+        design = make_design(**design)
+    if not isinstance(design, pd.DataFrame) or "condition_id" not in design:
+        raise ValueError("`design` must be a DataFrame from make_design, or a dict of values.")
+    scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+    params = [c for c in design.columns if c != "condition_id"]
+    _check_design_names(params)
+    scenario.check_names(params)
+    return design, scenario, params
 
 
 def _decision_only(crit, tallies) -> bool:

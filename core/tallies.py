@@ -6,6 +6,9 @@ p-values on the grid of levels ``k / 1000``, plus exact counts at the study's le
 off that grid. Its size does not grow with the replication count, and the rejection rate at
 any level of the grid is exact. Integer counts add up in any order, so workers may add their
 blocks before returning them.
+
+An estimator study keeps an :class:`EstimateTally`: the moments of the estimates and of their
+errors, and the coverage and width of the intervals, added block after block in block order.
 """
 
 from __future__ import annotations
@@ -189,3 +192,112 @@ class RejectionTally:
         n, failed, decided, decided_reject = (int(c) for c in arrays["counts"])
         exact = dict(zip(meta["levels"], arrays["exact"].tolist(), strict=True))
         return cls(n, failed, decided, decided_reject, arrays["hist"].astype(np.int64), exact)
+
+
+def _chan(k1, mean1, m2_1, k2, mean2, m2_2):
+    """Count, mean and sum of squared deviations of two parts joined (Chan et al. 1979)."""
+    k = k1 + k2
+    if k1 == 0 or k2 == 0:
+        return (k, mean1, m2_1) if k2 == 0 else (k, mean2, m2_2)
+    d = mean2 - mean1
+    return k, mean1 + d * k2 / k, m2_1 + m2_2 + d * d * k1 * k2 / k
+
+
+def _moments(x):
+    return (x.size, float(x.mean()), float(((x - x.mean()) ** 2).sum())) if x.size else \
+        (0, 0.0, 0.0)
+
+
+@dataclass
+class EstimateTally:
+    """An estimator's results over some replications, summed: what bias, empirical SE, RMSE,
+    interval coverage and width need, each with its Monte Carlo error (Morris et al. 2019).
+
+    Floating-point sums depend on their order: a study adds blocks in block order only.
+
+    Attributes
+    ----------
+    n, failed : int
+        Replications, and those that failed.
+    k, mean, m2 : int, float, float
+        Valid estimates, their mean and sum of squared deviations.
+    e2, e4 : float
+        Sums of the squared and fourth powers of the errors (estimate - truth).
+    k_int, covered : int
+        Valid intervals, and those holding the truth.
+    w_mean, w_m2 : float
+        Mean width of the intervals and the sum of its squared deviations.
+    """
+
+    n: int
+    failed: int
+    k: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    e2: float = 0.0
+    e4: float = 0.0
+    k_int: int = 0
+    covered: int = 0
+    w_mean: float = 0.0
+    w_m2: float = 0.0
+
+    associative = False  # float sums: blocks add up in block order
+
+    @classmethod
+    def of(cls, estimate, low, high, failed, truth) -> EstimateTally:
+        """The tally of one block: arrays over its replications (NaN: no estimate)."""
+        est = estimate[~failed & ~np.isnan(estimate)] if estimate is not None else np.empty(0)
+        err = est - truth
+        k, mean, m2 = _moments(est)
+        tally = cls(int(failed.size), int(failed.sum()), k, mean, m2, float((err**2).sum()),
+                    float((err**4).sum()))
+        if low is not None:
+            ok = ~failed & ~np.isnan(low) & ~np.isnan(high)
+            tally.k_int, tally.w_mean, tally.w_m2 = _moments(high[ok] - low[ok])
+            tally.covered = int(((low[ok] <= truth) & (truth <= high[ok])).sum())
+        return tally
+
+    def __add__(self, other: EstimateTally) -> EstimateTally:
+        k, mean, m2 = _chan(self.k, self.mean, self.m2, other.k, other.mean, other.m2)
+        k_int, w_mean, w_m2 = _chan(self.k_int, self.w_mean, self.w_m2, other.k_int,
+                                    other.w_mean, other.w_m2)
+        return EstimateTally(self.n + other.n, self.failed + other.failed, k, mean, m2,
+                             self.e2 + other.e2, self.e4 + other.e4, k_int,
+                             self.covered + other.covered, w_mean, w_m2)
+
+    def summary(self, truth: float) -> dict:
+        """Performance measures with their Monte Carlo standard errors (NaN where undefined)."""
+        nan = float("nan")
+        k, ki = self.k, self.k_int
+        var = self.m2 / (k - 1) if k > 1 else nan
+        mse = self.e2 / k if k else nan
+        # MCSE of the MSE: sd of the squared errors over sqrt(k)
+        mse_var = (self.e4 - 2 * mse * self.e2 + k * mse * mse) / (k * (k - 1)) if k > 1 \
+            else nan
+        rmse = np.sqrt(mse)
+        cover = self.covered / ki if ki else nan
+        w_var = self.w_m2 / (ki - 1) if ki > 1 else nan
+        return {
+            "mean": self.mean if k else nan, "bias": self.mean - truth if k else nan,
+            "bias_mcse": np.sqrt(var / k) if k > 1 else nan,
+            "emp_se": np.sqrt(var), "emp_se_mcse": np.sqrt(var / (2 * (k - 1))) if k > 1
+            else nan,
+            "rmse": rmse, "rmse_mcse": np.sqrt(max(mse_var, 0.0)) / (2 * rmse)
+            if k > 1 and rmse > 0 else nan,
+            "coverage": cover, "coverage_mcse": np.sqrt(cover * (1 - cover) / ki) if ki
+            else nan,
+            "width": self.w_mean if ki else nan,
+            "width_mcse": np.sqrt(w_var / ki) if ki > 1 else nan,
+        }
+
+    def to_record(self) -> tuple[dict, dict]:
+        """Arrays and JSON metadata for the block store."""
+        return {"ints": np.array([self.n, self.failed, self.k, self.k_int, self.covered]),
+                "floats": np.array([self.mean, self.m2, self.e2, self.e4, self.w_mean,
+                                    self.w_m2])}, {}
+
+    @classmethod
+    def from_record(cls, arrays: dict, meta: dict) -> EstimateTally:
+        n, failed, k, k_int, covered = (int(v) for v in arrays["ints"])
+        mean, m2, e2, e4, w_mean, w_m2 = (float(v) for v in arrays["floats"])
+        return cls(n, failed, k, mean, m2, e2, e4, k_int, covered, w_mean, w_m2)

@@ -201,6 +201,12 @@ class Scenario:
         """Population performance of A minus B (positive: A better); None where undefined."""
         return None
 
+    @property
+    def a_mean(self) -> float | None:
+        """Population mean of A's scores (the estimand of an interval on A's mean); None
+        where the scenario does not define it."""
+        return None
+
     def truth_for(self, alternative: str) -> str:
         """Truth for a criterion whose rejection concludes `alternative`.
 

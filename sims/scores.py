@@ -144,6 +144,10 @@ class Normal(Scenario):
     def effect(self) -> float:
         return float(self.mean_a + self.shift - self.mean_b)
 
+    @property
+    def a_mean(self) -> float:
+        return float(self.mean_a + self.shift)
+
     def draw(self, rng, n_reps):
         fill_rng = rng.spawn(1)[0]
         mean_a, var_a = _gaussian_moments(
@@ -186,6 +190,10 @@ class PairedNormal(Scenario):
     @property
     def effect(self) -> float:
         return float(self.mean_diff + self.shift)
+
+    @property
+    def a_mean(self) -> float:
+        return float(self.mean_diff + self.shift)  # B's mean is 0
 
     def draw(self, rng, n_reps):
         fill_rng = rng.spawn(1)[0]
@@ -266,6 +274,11 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario):
         _check_real(self, "loc", "skew", "shift")
         _check_sd(self, "scale")
 
+    @property
+    def a_mean(self) -> float:
+        delta = self.skew / np.sqrt(1 + self.skew**2)
+        return float(self.loc + self.scale * delta * np.sqrt(2 / np.pi) + self.shift)
+
     def _fill(self, rng, a, b):
         from evalmc.sims.kernels import skewnorm_into
 
@@ -299,6 +312,10 @@ class Mixture(_Independent, _ShiftTruth, Scenario):
         c1 = scipy.stats.norm.cdf(x, self.loc1, self.scale1)
         c2 = scipy.stats.norm.cdf(x, self.loc2, self.scale2)
         return (1 - self.weight) * c1 + self.weight * c2
+
+    @property
+    def a_mean(self) -> float:
+        return float((1 - self.weight) * self.loc1 + self.weight * self.loc2 + self.shift)
 
     def _fill(self, rng, a, b):
         from evalmc.sims.kernels import mixture_into

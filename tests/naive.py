@@ -280,3 +280,15 @@ def elman_numpy(u, y, n_updates, lr0, w, rec, b, v, c):
         c = c - lr * err
         ctx = hidden
     return w, rec, b, v, c
+
+
+def percentile_bootstrap_coverage(n, reps, n_boot, rng, level=0.95):
+    """Coverage of the percentile bootstrap interval of the mean of `n` N(0, 1) runs, plainly:
+    one replication at a time, resampled by index, with ``np.percentile``."""
+    covered = 0
+    for _ in range(reps):
+        x = rng.standard_normal(n)
+        means = x[rng.integers(0, n, (n_boot, n))].mean(axis=1)
+        low, high = np.percentile(means, [50 * (1 - level), 50 * (1 + level)])
+        covered += low <= 0.0 <= high
+    return covered / reps

@@ -33,6 +33,8 @@ print(status, [m for m in {heavy!r} if m in sys.modules], file=sys.stderr)
     (["calibrate", "--scenario", "normal", "--criterion", "nope"], 2),
     (["calibrate", "--scenario", "normal", "--param", "n_a=1", "--criterion", "welch-t"], 2),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5"], 2),
+    (["coverage", "--help"], 0),
+    (["coverage", "--scenario", "normal", "--estimator", "nope"], 2),
     (["compare", "--help"], 0),
     (["boon", "--help"], 0),
     (["reproduce", "nope"], 2),

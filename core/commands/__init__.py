@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 COMMANDS = (
     "evalmc.commands.listing",
     "evalmc.commands.calibrate",
+    "evalmc.commands.coverage",
     "evalmc.commands.reproduce",
     "evalmc.commands.bench",
     "evalmc.commands.boon",
@@ -62,3 +63,38 @@ def int_arg(name: str):
                 f"`{name}` must be an integer; got {text!r}.") from None
     parse.__name__ = name
     return parse
+
+
+def parse_grid(scenario, items) -> dict:
+    """``--param KEY=V1,V2`` options as a grid of `scenario`'s typed parameter values."""
+    grid = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key or not text:
+            raise UsageError(f"`--param` must be KEY=VALUE[,VALUE...]; got {item!r}.")
+        if key in grid:
+            raise UsageError(f"`--param` {key} is given twice; list its values once, "
+                             "comma-separated.")
+        grid[key] = [scenario.coerce(key, v.strip()) for v in text.split(",")]
+    return grid
+
+
+def check_cache(path: str | None) -> None:
+    """Raise UsageError if `path` exists and is not a directory."""
+    if path and Path(path).exists() and not Path(path).is_dir():
+        raise UsageError(f"`--cache` must be a directory (or not exist yet); got {path!r}.")
+
+
+def add_run_options(parser, block_size: int, backends: tuple) -> None:
+    """The options every Monte Carlo command shares: seed, workers, cache, output."""
+    parser.add_argument("--seed", type=int_arg("seed"), default=0)
+    parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
+                        help="workers; -1 for all cores")
+    parser.add_argument("--backend", choices=backends, default="threads")
+    parser.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
+    parser.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
+    parser.add_argument("--block-size", type=int_arg("block-size"), default=block_size,
+                        help="replications per block (default %(default)s)")
+    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    parser.add_argument("--out", help="write the summary to this file instead of stdout")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -1,0 +1,73 @@
+"""``evalmc coverage``: bias, SE, RMSE, coverage and width of estimators under a scenario."""
+
+from __future__ import annotations
+
+from evalmc.commands import (
+    UsageError,
+    add_run_options,
+    check_cache,
+    check_writable,
+    emit,
+    int_arg,
+    parse_grid,
+)
+from evalmc.commands.calibrate import BACKENDS, BLOCK_SIZE
+
+#: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.estimation.TARGETS`` (a test
+#: keeps them equal; the engine is not imported to parse).
+ESTIMATORS = ("mean-a", "t-interval", "percentile-bootstrap")
+TARGETS = ("mean-a", "effect")
+
+
+def register(sub) -> None:
+    cov = sub.add_parser("coverage", help="bias, SE, RMSE, coverage and width of estimators")
+    cov.add_argument("--scenario", required=True, help="data-generating process (see list)")
+    cov.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
+                     help="scenario parameter; several values make a grid (repeatable)")
+    cov.add_argument("--estimator", action="append", required=True, metavar="NAME",
+                     help=f"{', '.join(ESTIMATORS)}, or path/to/file.py:function returning "
+                          "an estimate, (low, high) or (estimate, low, high) (repeatable)")
+    cov.add_argument("--target", default="mean-a",
+                     help=f"the estimand: {' or '.join(TARGETS)}, or a number "
+                          "(default %(default)s)")
+    cov.add_argument("--reps", type=int_arg("reps"), default=10_000,
+                     help="replications per condition")
+    add_run_options(cov, BLOCK_SIZE, BACKENDS)
+    cov.add_argument("--plot", metavar="PATH", help="save a figure of coverage against the "
+                                                    "parameter that varies")
+    cov.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from evalmc.sims import get_scenario
+
+    scenario = get_scenario(args.scenario)
+    grid = parse_grid(scenario, args.param) or {
+        scenario.parameters()[0].name: [scenario.parameters()[0].default]}
+    for name in args.estimator:
+        if name not in ESTIMATORS and not (":" in name and name.rsplit(":", 1)[0].endswith(
+                ".py")):
+            raise UsageError(f"unknown estimator {name!r}; valid names: "
+                             f"{', '.join(ESTIMATORS)}, or path/to/file.py:function.")
+    target = args.target
+    if target not in TARGETS:
+        try:
+            target = float(target)
+        except ValueError:
+            raise UsageError(f"`target` must be {' or '.join(TARGETS)} or a number; got "
+                             f"{args.target!r}.") from None
+    for path, option in ((args.out, "--out"), (args.plot, "--plot")):
+        if path:
+            check_writable(path, option)
+    check_cache(args.cache)
+    from evalmc.estimation import run_estimation
+    from evalmc.study import make_design
+
+    result = run_estimation(make_design(**grid), scenario, args.estimator, n_reps=args.reps,
+                            seed=args.seed, target=target, block_size=args.block_size,
+                            n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
+                            cache=args.cache, progress=False if args.quiet else None)
+    emit(result.summary, args.format, args.out)
+    if args.plot:
+        result.plot(measure="coverage").savefig(args.plot, dpi=120)
+    return 0

@@ -1,0 +1,292 @@
+"""Estimator studies: bias, empirical SE, RMSE, interval coverage and width, with their Monte
+Carlo errors (Morris, White and Crowther 2019), on the same engine as the rejection studies:
+the same seeding, caching, resumption, failure capture and workers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from evalmc import engine
+from evalmc.engine import TASK_SECONDS, Failure
+from evalmc.estimators.intervals import EstimateResult, get_estimator
+from evalmc.sims import Scenario
+from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.tallies import EstimateTally
+
+#: Named estimands: the population quantity an estimator's truth is read from.
+TARGETS = {"mean-a": "a_mean", "effect": "effect"}
+MEASURES = ("bias", "emp_se", "rmse", "coverage", "width")
+
+
+@dataclass
+class EstimationResult:
+    """Outcome of :func:`run_estimation`: performance measures per estimator and condition.
+
+    Attributes
+    ----------
+    truths : dict
+        Condition id to the estimand's true value.
+    tallies : dict
+        ``(condition_id, estimator key)`` to its :class:`~evalmc.tallies.EstimateTally`.
+    values : dict or None
+        ``(condition_id, estimator key)`` to every replication's :class:`EstimateResult`,
+        when the study kept them.
+    failures : list of Failure
+
+    Examples
+    --------
+    In a notebook the result shows as its summary table; ``plot`` draws a measure against the
+    design column that varies.
+
+    >>> import evalmc
+    >>> res = evalmc.run_estimation({"n_a": [3, 5, 10]}, "normal", ["percentile-bootstrap"],
+    ...                             n_reps=1000, seed=2, progress=False)
+    >>> res.to_frame()[["n_a", "coverage", "width"]].round(3)
+       n_a  coverage  width
+    0    3     0.735  1.687
+    1    5     0.835  1.432
+    2   10     0.890  1.129
+    >>> fig = res.plot(measure="coverage")  # a matplotlib Figure, not saved
+    >>> fig.axes[0].get_xlabel()
+    'n_a'
+    """
+
+    design: pd.DataFrame
+    scenario: type[Scenario]
+    estimators: list
+    target: object
+    n_reps: int
+    seed: int
+    truths: dict[int, float]
+    tallies: dict = field(repr=False)
+    failures: list[Failure] = field(default_factory=list, repr=False)
+    values: dict | None = field(default=None, repr=False)
+    summarise_values: Callable | None = field(default=None, repr=False)
+    blocks_computed: int = 0
+    blocks_reused: int = 0
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per (condition, estimator): ``truth``, ``n_reps``, ``n_failed``, ``level``,
+        then ``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage``, ``width``, each but the
+        mean with its ``_mcse``; NaN where it does not apply (coverage of a point estimator).
+        A user's `summarise` adds its columns."""
+        design_cols = [c for c in self.design.columns if c != "condition_id"]
+        rows = []
+        for cond in self.design.to_dict("records"):
+            cid = int(cond["condition_id"])
+            for est in self.estimators:
+                tally = self.tallies[(cid, est.key)]
+                row = {"scenario": self.scenario.name, "condition_id": cid,
+                       **{c: cond[c] for c in design_cols}, "estimator": est.name,
+                       "truth": self.truths[cid], "level": est.level, "n_reps": self.n_reps,
+                       "n_failed": tally.failed, **tally.summary(self.truths[cid])}
+                if self.summarise_values is not None:
+                    row.update(self.summarise_values(self.values[(cid, est.key)],
+                                                     self.truths[cid]))
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The summary."""
+        return self.summary
+
+    def _repr_html_(self) -> str:
+        return self.summary.to_html(index=False, na_rep="-")
+
+    def plot(self, ax=None, *, x: str | None = None, measure: str = "coverage"):
+        """A measure with its 95% Monte Carlo interval (1.96 MCSE), one series per estimator.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+        x : str, optional
+            Design column on the horizontal axis; default: the first that varies.
+        measure : {'bias', 'emp_se', 'rmse', 'coverage', 'width'}
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            Not saved. For coverage, dashed lines mark each estimator's nominal level.
+        """
+        from evalmc.plots import axes_or_new
+
+        check_choice("measure", measure, MEASURES)
+        frame = self.summary
+        cols = [c for c in self.design.columns if c != "condition_id"]
+        varying = [c for c in cols if self.design[c].nunique() > 1] or cols
+        x = varying[0] if x is None else x
+        if x not in cols:
+            raise ValueError(f"`x` must be a design column ({', '.join(cols)}); got {x!r}.")
+        ax = axes_or_new(ax, figsize=(6, 4))
+        for name, rows in frame.groupby("estimator", sort=False):
+            ax.errorbar(rows[x], rows[measure], yerr=1.96 * rows[f"{measure}_mcse"],
+                        marker="o", capsize=2, label=name)
+            level = rows["level"].iloc[0]
+            if measure == "coverage" and level is not None and not pd.isna(level):
+                ax.axhline(level, color="k", ls="--", lw=0.8)
+        if measure == "bias":
+            ax.axhline(0.0, color="k", ls="--", lw=0.8)
+        ax.set(xlabel=x, ylabel=f"{measure} (95% Monte Carlo interval)",
+               title=f"{self.scenario.name}: {self.n_reps} replications per condition")
+        ax.legend(fontsize=8)
+        return ax.figure
+
+
+def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
+                   target="mean-a", block_size: int = 1000, n_jobs: int = 1,
+                   backend: str = "threads", cache=None, progress: bool | None = None,
+                   scheduler: str | None = None, keep_values: bool = False,
+                   summarise: Callable | None = None, task_seconds: float = TASK_SECONDS,
+                   max_failure_rate: float = 0.5) -> EstimationResult:
+    """Run a Monte Carlo study of estimators: bias, variance, RMSE, coverage and width.
+
+    Parameters
+    ----------
+    design : DataFrame or dict
+        Conditions, from :func:`~evalmc.study.make_design` (a dict is passed to it).
+    scenario : str or Scenario subclass
+    estimators : sequence
+        Built-in names (``evalmc.estimators.intervals.ESTIMATORS``), ``'file.py:function'``
+        specs or callables ``f(a, b)`` (or ``f(a, b, rng)``) returning an estimate,
+        ``(low, high)`` or ``(estimate, low, high)`` for one replication.
+    n_reps, seed, block_size, n_jobs, backend, cache, progress, scheduler, task_seconds,
+    max_failure_rate
+        As for :func:`~evalmc.study.run_study`.
+    target : {'mean-a', 'effect'}, float or callable
+        The estimand: A's population mean, the population difference A - B, a number, or a
+        function of the condition's scenario giving its true value.
+    keep_values : bool
+        Keep every replication's estimate (``EstimationResult.values``).
+    summarise : callable, optional
+        ``summarise(values, truth) -> dict`` of extra summary columns, from a condition's
+        :class:`EstimateResult` over all its replications (SimDesign's Summarise); implies
+        `keep_values`.
+
+    Returns
+    -------
+    EstimationResult
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> res = evalmc.run_estimation({"n_a": [3, 10]}, "normal", ["t-interval"], n_reps=2000,
+    ...                             seed=1, progress=False)
+    >>> res.summary[["n_a", "coverage", "coverage_mcse"]].round(4)
+       n_a  coverage  coverage_mcse
+    0    3    0.9545         0.0047
+    1   10    0.9485         0.0049
+    """
+    from evalmc.study import _py, check_run
+
+    n_reps = check_int("n_reps", n_reps, low=1)
+    seed = check_int("seed", seed, low=0)
+    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
+                                         backend=backend, scheduler=scheduler,
+                                         task_seconds=task_seconds,
+                                         max_failure_rate=max_failure_rate)
+    estimators = [get_estimator(e) for e in estimators]
+    if not estimators:
+        raise ValueError("`estimators` must name at least one estimator.")
+    if len({e.key for e in estimators}) != len(estimators):
+        raise ValueError("`estimators` lists an estimator twice.")
+    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
+                  for row in design.to_dict("records")}
+    truths = {cid: _truth(target, cond) for cid, cond in conditions.items()}
+    label = _target_label(target)
+    by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}
+    plan = engine.Plan(conditions, [_EstimatorRun(e, label, by_scenario) for e in estimators],
+                       n_reps, seed, block_size)
+    keep = keep_values or summarise is not None
+    out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
+                     progress=progress, task_seconds=task_seconds, keep_values=keep,
+                     max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
+    values = None
+    if keep:
+        values = {(cid, key.split("|target=")[0]): EstimateResult.concat(parts)
+                  for (cid, key), parts in out.values.items()}
+    tallies = {(cid, key.split("|target=")[0]): t for (cid, key), t in out.tallies.items()}
+    return EstimationResult(design, scenario, estimators, target, n_reps, seed, truths,
+                            tallies, out.failures, values, summarise, out.blocks_computed,
+                            out.blocks_reused)
+
+
+def _truth(target, cond: Scenario) -> float:
+    if callable(target):
+        value = target(cond)
+    elif isinstance(target, str):
+        check_choice("target", target, tuple(TARGETS))
+        value = getattr(cond, TARGETS[target])
+        if value is None:
+            raise ValueError(f"scenario {cond.name!r} does not define `target` {target!r}; "
+                             "give `target` as a number or a function of the scenario.")
+    else:
+        value = target
+    return check_float("target", value)
+
+
+def _target_label(target) -> str:
+    if callable(target):
+        from evalmc.criteria.base import function_digest
+
+        return f"{getattr(target, '__qualname__', 'target')}@{function_digest(target)}"
+    return str(target) if isinstance(target, str) else repr(float(target))
+
+
+@dataclass(frozen=True)
+class _EstimatorRun:
+    """An estimator as the engine runs it (see :class:`evalmc.engine.Plan`); its stored
+    tallies are named by the estimator and the target, its random stream by the estimator."""
+
+    estimator: object
+    target: str
+    truths: dict
+    tally_type = EstimateTally
+
+    @property
+    def key(self) -> str:
+        return f"{self.estimator.key}|target={self.target}"
+
+    @property
+    def stream(self) -> str:
+        return self.estimator.key
+
+    @property
+    def name(self) -> str:
+        return self.estimator.name
+
+    @property
+    def uses_rng(self) -> bool:
+        return self.estimator.uses_rng
+
+    def run(self, batch, rng) -> EstimateResult:
+        return self.estimator(batch, rng)
+
+    def tallies(self, result, starts, scenario):
+        truth = self.truths[scenario]
+        parts = self.split(result, starts)
+        return [(EstimateTally.of(p.estimate, p.low, p.high, p.failed, truth), p.errors)
+                for p in parts]
+
+    def split(self, result, starts):
+        return [result.take(int(starts[k]), int(starts[k + 1])) for k in range(len(starts) - 1)]
+
+    def usable(self, records, key, keep_values) -> bool:
+        return not keep_values or f"{key}#values" in records
+
+    def from_records(self, records, key, block, keep_values):
+        tally, errors, named, _ = engine.read_records(records, key, block, keep_values,
+                                                      EstimateTally)
+        values = None
+        if named is not None:
+            values = EstimateResult(named["estimate"], named.get("low"), named.get("high"),
+                                    named["failed"], engine.block_errors(errors))
+        return tally, errors, values
+
+    def to_records(self, key, tally, errors, values):
+        return engine.write_records(key, tally, errors, None if values is None else (
+            {f: getattr(values, f) for f in ("estimate", "low", "high", "failed")}, {}))

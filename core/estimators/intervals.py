@@ -1,0 +1,245 @@
+"""Estimators an estimator study runs: built-in intervals for A's mean, and a user's own.
+
+An estimator maps a batch of replications to an :class:`EstimateResult`: a point estimate
+and, for an interval estimator, its bounds, per replication.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import cloudpickle
+import numpy as np
+import scipy
+
+from evalmc.criteria.base import function_digest
+from evalmc.sims.base import Batch
+from evalmc.sims.validation import check_float, check_int
+
+#: Bootstrap resamples of the built-in percentile interval.
+N_BOOT = 1000
+#: Replications whose bootstrap means are held at once (bounds memory to ROWS x n_boot).
+ROWS = 256
+
+
+@dataclass(frozen=True)
+class EstimateResult:
+    """Estimates over a batch of replications (NaN: none); ``low``/``high`` for intervals."""
+
+    estimate: np.ndarray
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
+    failed: np.ndarray | None = None
+    errors: dict[int, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.failed is None:
+            bad = np.isnan(self.estimate)
+            if self.low is not None:
+                bad = bad & (np.isnan(self.low) | np.isnan(self.high))
+            object.__setattr__(self, "failed", bad)
+            object.__setattr__(self, "errors", {int(i): "no estimate (degenerate sample)"
+                                                for i in np.flatnonzero(bad)})
+
+    def take(self, start: int, stop: int) -> EstimateResult:
+        """Replications ``start:stop``, with their errors."""
+        def part(values):
+            return None if values is None else values[start:stop]
+
+        return EstimateResult(part(self.estimate), part(self.low), part(self.high),
+                              part(self.failed), {i - start: m for i, m in self.errors.items()
+                                                  if start <= i < stop})
+
+    @classmethod
+    def concat(cls, parts) -> EstimateResult:
+        """Join the results of consecutive blocks (errors are not carried over)."""
+        def join(name):
+            if getattr(parts[0], name) is None:
+                return None
+            return np.concatenate([getattr(p, name) for p in parts])
+
+        return cls(join("estimate"), join("low"), join("high"), join("failed"))
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """A built-in estimator: ``func(batch, rng)`` gives an :class:`EstimateResult`.
+
+    Attributes
+    ----------
+    level : float or None
+        Nominal coverage of its interval; None for a point estimator.
+    uses_rng : bool
+        Whether it draws random numbers (each block then gets its own stream).
+    """
+
+    name: str
+    description: str
+    func: Callable
+    level: float | None = None
+    uses_rng: bool = False
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    def __call__(self, batch: Batch, rng) -> EstimateResult:
+        return self.func(batch, rng)
+
+
+def _mean_a(batch, rng):
+    return EstimateResult(batch.moments()[0])
+
+
+def t_interval(level: float = 0.95) -> Estimator:
+    """Student's t interval for A's mean: ``mean +- t(n-1) s / sqrt(n)``."""
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+
+    def func(batch, rng):
+        n = batch.sizes[0]
+        mean, var = batch.moments()[:2]
+        half = scipy.stats.t.isf((1 - level) / 2, n - 1) * np.sqrt(var / n)
+        return EstimateResult(mean, mean - half, mean + half)
+
+    name = "t-interval" if level == 0.95 else f"t-interval(level={level:g})"
+    return Estimator(name, f"Student's t {level:.0%} interval of A's mean", func, level)
+
+
+def percentile_bootstrap(n_boot: int = N_BOOT, level: float = 0.95) -> Estimator:
+    """Percentile bootstrap interval of A's mean: quantiles of `n_boot` resampled means
+    (numpy's default, linear interpolation)."""
+    n_boot = check_int("n_boot", n_boot, low=1)
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+
+    def func(batch, rng):
+        from evalmc.estimators.kernels import bootstrap_means_into
+
+        a = np.ascontiguousarray(batch.a, dtype=float)
+        low, high = np.empty(a.shape[0]), np.empty(a.shape[0])
+        means = np.empty((min(ROWS, a.shape[0]), n_boot))
+        for start in range(0, a.shape[0], ROWS):
+            rows = a[start:start + ROWS]
+            out = means[:rows.shape[0]]
+            bootstrap_means_into(rng, rows, out)
+            low[start:start + ROWS], high[start:start + ROWS] = np.quantile(
+                out, [(1 - level) / 2, (1 + level) / 2], axis=1)
+        return EstimateResult(a.mean(axis=1), low, high)
+
+    default = (n_boot, level) == (N_BOOT, 0.95)
+    name = "percentile-bootstrap" if default else \
+        f"percentile-bootstrap(B={n_boot},level={level:g})"
+    return Estimator(name, f"percentile bootstrap {level:.0%} interval of A's mean "
+                           f"(B={n_boot})", func, level, uses_rng=True)
+
+
+ESTIMATORS: dict[str, Estimator] = {e.name: e for e in (
+    Estimator("mean-a", "mean of A's runs", _mean_a),
+    t_interval(),
+    percentile_bootstrap(),
+)}
+
+
+@dataclass(frozen=True)
+class UserEstimator:
+    """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
+
+    It returns an estimate (a number), an interval ``(low, high)``, or both
+    ``(estimate, low, high)``. A replication whose call raises, or returns anything else, is
+    recorded as failed with its message.
+    """
+
+    func: Callable
+    name: str = ""
+    level: float | None = None
+    uses_rng: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if not callable(self.func):
+            raise ValueError(f"`estimator` must be a name or a callable; got {self.func!r}.")
+        if not self.name:
+            object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
+
+    @property
+    def description(self) -> str:
+        doc = inspect.getdoc(self.func) or "user estimator"
+        return doc.splitlines()[0]
+
+    @functools.cached_property
+    def key(self) -> str:
+        """Name and a digest of the function by value: an edited function is not cached."""
+        return f"{self.name}@{function_digest(self.func)}"
+
+    def __reduce__(self):
+        return _rebuild, (cloudpickle.dumps(self.func), self.name, self.level, self.key)
+
+    def __call__(self, batch: Batch, rng) -> EstimateResult:
+        n = batch.n_reps
+        out = np.full((n, 3), np.nan)
+        failed = np.zeros(n, bool)
+        errors = {}
+        kwargs = {"rng": rng} if "rng" in _parameters(self.func) else {}
+        a, b = batch.a, batch.b
+        for i in range(n):
+            try:
+                parts = _parts(self.func(a[i], b[i], **kwargs))
+                if len(parts) == 1:
+                    out[i, 0] = parts[0]
+                else:
+                    out[i, 3 - len(parts):] = parts
+            except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
+                failed[i] = True
+                errors[i] = f"{type(err).__name__}: {err}"
+        has_interval = not np.isnan(out[~failed, 1]).all() if (~failed).any() else False
+        return EstimateResult(out[:, 0], out[:, 1] if has_interval else None,
+                              out[:, 2] if has_interval else None, failed, errors)
+
+
+def _parts(value) -> tuple[float, ...]:
+    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats."""
+    parts = (value,) if isinstance(value, numbers.Real) else (
+        tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ())
+    if len(parts) not in (1, 2, 3) or not all(isinstance(v, numbers.Real) for v in parts):
+        raise TypeError(f"returned {value!r}; expected an estimate, (low, high) or "
+                        "(estimate, low, high)")
+    return tuple(float(v) for v in parts)
+
+
+def _rebuild(func_bytes, name, level, key):
+    est = UserEstimator(cloudpickle.loads(func_bytes), name, level)
+    est.__dict__["key"] = key
+    return est
+
+
+def _parameters(func):
+    try:
+        return inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def get_estimator(spec) -> Estimator | UserEstimator:
+    """A built-in name (:data:`ESTIMATORS`), ``'path/to/file.py:function'``, or a callable.
+
+    Examples
+    --------
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> get_estimator("t-interval").level
+    0.95
+    """
+    if isinstance(spec, (Estimator, UserEstimator)):
+        return spec
+    if callable(spec):
+        return UserEstimator(spec)
+    if isinstance(spec, str) and ":" in spec and spec.rsplit(":", 1)[0].endswith(".py"):
+        from evalmc.criteria import load_criterion
+
+        return UserEstimator(load_criterion(spec).func, name=spec)
+    if spec in ESTIMATORS:
+        return ESTIMATORS[spec]
+    raise ValueError(f"unknown estimator {spec!r}; valid names: {', '.join(ESTIMATORS)}, or "
+                     "path/to/file.py:function.")

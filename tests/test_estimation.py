@@ -1,0 +1,159 @@
+"""Estimator studies: coverage, bias, SE and RMSE with Monte Carlo errors, on the engine."""
+
+import naive
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evalmc
+from evalmc.estimation import run_estimation
+from evalmc.tallies import EstimateTally
+
+BOTH = ["t-interval", "percentile-bootstrap"]
+
+
+def _study(**kwargs):
+    args = dict(design={"n_a": [3, 5, 10]}, scenario="normal", estimators=BOTH, n_reps=4000,
+                seed=11, block_size=500)
+    return run_estimation(**{**args, **kwargs})
+
+
+@pytest.fixture(scope="module")
+def study():
+    return _study()
+
+
+def test_t_interval_covers_at_its_level_exactly_on_normal_runs(study):
+    s = study.summary.query("estimator == 't-interval'")
+    assert (abs(s["coverage"] - 0.95) <= 4 * np.sqrt(0.95 * 0.05 / 4000)).all()
+
+
+def test_bias_and_empirical_se_match_theory(study):
+    s = study.summary.query("estimator == 't-interval'")
+    assert (abs(s["bias"]) <= 4 * s["bias_mcse"]).all()
+    theory = 1 / np.sqrt(s["n_a"])
+    assert (abs(s["emp_se"] - theory) <= 4 * s["emp_se_mcse"]).all()
+    # RMSE^2 = bias^2 + var: for an unbiased mean, the RMSE is the SE
+    assert (abs(s["rmse"] - theory) <= 4 * s["rmse_mcse"]).all()
+
+
+def test_percentile_bootstrap_coverage_equals_a_plain_simulation(study):
+    s = study.summary.query("estimator == 'percentile-bootstrap'").set_index("n_a")
+    rng = np.random.default_rng(5)
+    for n in (3, 5, 10):
+        ref = naive.percentile_bootstrap_coverage(n, 4000, 1000, rng)
+        ours = s.loc[n, "coverage"]
+        se = np.sqrt(ours * (1 - ours) / 4000 + ref * (1 - ref) / 4000)
+        assert abs(ours - ref) <= 4 * se, (n, ours, ref)
+    assert s["coverage"].is_monotonic_increasing and s.loc[3, "coverage"] < 0.8
+
+
+def test_fixed_seed_counts(study):
+    s = study.summary
+    covered = (s["coverage"] * 4000).round().astype(int).tolist()
+    assert covered == [3782, 2937, 3796, 3331, 3809, 3596]
+
+
+@pytest.mark.parametrize("kwargs", [{"n_jobs": 2}, {"n_jobs": 2, "backend": "loky"},
+                                    {"task_seconds": 1e-9, "n_jobs": 2}])
+def test_identical_for_workers_backends_and_task_lengths(study, kwargs):
+    pd.testing.assert_frame_equal(_study(**kwargs).summary, study.summary)
+
+
+def test_cache_resume_and_extension(tmp_path, study):
+    short = _study(cache=tmp_path, n_reps=1500)
+    assert short.blocks_computed == 9
+    full = _study(cache=tmp_path)
+    assert full.blocks_reused == 9 and full.blocks_computed == 15
+    pd.testing.assert_frame_equal(full.summary, study.summary)
+    again = _study(cache=tmp_path)
+    assert again.blocks_computed == 0
+    # another target is another tally: not read from the cache
+    other = _study(cache=tmp_path, target="effect")
+    assert other.blocks_computed == 24
+
+
+def test_measures_equal_the_kept_values():
+    res = _study(estimators=["percentile-bootstrap"], keep_values=True, n_reps=1200)
+    row = res.summary.iloc[0]
+    values = res.values[(int(res.design["condition_id"][0]), "percentile-bootstrap")]
+    est = values.estimate
+    assert row["mean"] == pytest.approx(est.mean(), rel=1e-12)
+    assert row["emp_se"] == pytest.approx(est.std(ddof=1), rel=1e-10)
+    assert row["rmse"] == pytest.approx(np.sqrt(np.mean(est**2)), rel=1e-10)
+    e2 = est**2
+    assert row["rmse_mcse"] == pytest.approx(e2.std(ddof=1) / np.sqrt(e2.size)
+                                             / (2 * row["rmse"]), rel=1e-8)
+    width = values.high - values.low
+    assert row["width"] == pytest.approx(width.mean(), rel=1e-12)
+    assert row["width_mcse"] == pytest.approx(stats.sem(width), rel=1e-10)
+    assert row["coverage"] == np.mean((values.low <= 0) & (0 <= values.high))
+
+
+def test_tallies_added_in_order_equal_the_whole():
+    rng = np.random.default_rng(3)
+    est, low = rng.normal(size=900), rng.normal(size=900) - 1
+    high, failed = low + 2, np.zeros(900, bool)
+    whole = EstimateTally.of(est, low, high, failed, 0.1)
+    parts = [EstimateTally.of(est[i:i + 300], low[i:i + 300], high[i:i + 300],
+                              failed[i:i + 300], 0.1) for i in (0, 300, 600)]
+    total = parts[0] + parts[1] + parts[2]
+    for key, value in whole.summary(0.1).items():
+        assert total.summary(0.1)[key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_user_estimator_intervals_failures_and_summarise():
+    def shaky(a, b):
+        """A mean +- 1 interval that fails when A's first run is high."""
+        if a[0] > 1.5:
+            raise ValueError("too high")
+        return a.mean() - 1.0, a.mean() + 1.0
+
+    def quantiles(values, truth):
+        return {"low_q05": float(np.quantile(values.low[~values.failed], 0.05))}
+
+    res = run_estimation({"n_a": 4}, "normal", [shaky], n_reps=3000, seed=2,
+                         summarise=quantiles)
+    row = res.summary.iloc[0]
+    # P(first run > 1.5) = 0.0668: the failures are those draws
+    assert abs(row["n_failed"] / 3000 - 0.0668) <= 4 * np.sqrt(0.0668 * 0.9332 / 3000)
+    assert res.failures[0].message == "ValueError: too high"
+    assert np.isnan(row["bias"]) and row["width"] == pytest.approx(2.0)
+    # mean of 4 N(0,1) runs within 1 of 0: P(|Z| < 2) = 0.9545, among replications kept
+    assert abs(row["coverage"] - 0.9545) < 0.02
+    assert "low_q05" in res.summary
+
+
+@pytest.mark.parametrize(("target", "truth"), [
+    ("effect", 0.5), (2.0, 2.0), (lambda sc: sc.shift * 2, 1.0), ("mean-a", 0.5)])
+def test_targets(target, truth):
+    res = run_estimation({"shift": 0.5}, "normal", ["mean-a"], n_reps=10, seed=0,
+                         target=target)
+    assert res.summary["truth"].iloc[0] == truth
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"target": "median"}, "`target` must be one of 'mean-a', 'effect'; got 'median'"),
+    ({"scenario": "pipelines", "design": {"k": 5}}, "scenario 'pipelines' does not define "
+                                                    "`target` 'mean-a'"),
+    ({"estimators": ["nope"]}, "unknown estimator 'nope'"),
+    ({"estimators": []}, "`estimators` must name at least one estimator"),
+    ({"n_reps": 0}, "`n_reps` must be an integer >= 1; got 0"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        _study(**kwargs)
+
+
+def test_plot_coverage_against_n(study):
+    ax = study.plot().axes[0]
+    assert ax.get_xlabel() == "n_a"
+    labels = [c.get_label() for c in ax.containers]
+    assert labels == BOTH
+    assert [line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == "--"] == \
+        [0.95, 0.95]
+
+
+def test_public_api():
+    assert evalmc.run_estimation is run_estimation
