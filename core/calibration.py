@@ -17,9 +17,9 @@ from evalmc.sims.validation import check_float
 
 
 def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 10_000,
-              alpha=0.05, seed: int = 0, jobs: int = 1, backend: str = "threads",
+              alpha=0.05, seed: int = 0, jobs: int = 1, backend: str | None = None,
               scheduler: str | None = None, cache=None, block_size: int = 1000,
-              progress: bool | None = None):
+              task_seconds: float = 0.5, progress: bool | None = None):
     """Rejection rates of `criteria` on data drawn from `scenario`, over a grid of its parameters.
 
     Parameters
@@ -40,13 +40,16 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
         Root seed; the result does not depend on `jobs`, `backend` or `cache`.
     jobs : int
         Workers; -1 for all cores.
-    backend : {'threads', 'loky', 'dask'}
+    backend : {'threads', 'loky', 'dask'}, optional
+        Default: threads, or loky processes when several workers run a user's function.
     scheduler : str, optional
         Address of a dask scheduler (with ``backend='dask'``).
     cache : path, optional
         Directory of finished blocks: a re-run resumes from it.
     block_size : int
         Replications per block, the unit of seeding and caching.
+    task_seconds : float
+        Target duration of a task (a run of blocks) sent to a worker.
     progress : bool, optional
         Show a progress bar; default: when stderr is a terminal.
 
@@ -95,7 +98,8 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
 
     return run_study(make_design(**grid), scenario, criteria, n_reps=reps, seed=seed,
                      alpha=alphas, block_size=block_size, n_jobs=jobs, backend=backend,
-                     cache=cache, progress=progress, scheduler=scheduler)
+                     cache=cache, progress=progress, scheduler=scheduler,
+                     task_seconds=task_seconds)
 
 
 def _values(value) -> list:

@@ -229,10 +229,21 @@ class _Sums:
             self.next_block += 1
 
 
-def run(plan: Plan, *, n_jobs=1, backend="threads", scheduler=None, cache=None,
+def choose_backend(analyses, n_jobs: int) -> str:
+    """'loky' processes when several workers would run a pure-Python analysis (a user's
+    function, which holds the GIL), else 'threads' (built-in kernels release it)."""
+    pure = any(getattr(a, "pure_python", False) for a in analyses)
+    return "loky" if pure and n_jobs != 1 else "threads"
+
+
+def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
         progress=None, task_seconds=TASK_SECONDS, keep_values=False, max_failure_rate=0.5,
         desc="evalmc") -> Outcome:
-    """Run every block of `plan` not in `cache`, and sum the tallies (see the module doc)."""
+    """Run every block of `plan` not in `cache`, and sum the tallies (see the module doc).
+
+    `backend` None chooses by :func:`choose_backend`.
+    """
+    backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
     sizes = plan.sizes
     keys = [a.key for a in plan.analyses]
     by_key = {a.key: a for a in plan.analyses}

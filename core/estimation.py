@@ -12,7 +12,7 @@ import pandas as pd
 
 from evalmc import engine
 from evalmc.engine import TASK_SECONDS, Failure
-from evalmc.estimators.intervals import EstimateResult, get_estimator
+from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.sims import Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
 from evalmc.tallies import EstimateTally
@@ -139,7 +139,7 @@ class EstimationResult:
 
 def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
                    target="mean-a", block_size: int = 1000, n_jobs: int = 1,
-                   backend: str = "threads", cache=None, progress: bool | None = None,
+                   backend: str | None = None, cache=None, progress: bool | None = None,
                    scheduler: str | None = None, keep_values: bool = False,
                    summarise: Callable | None = None, task_seconds: float = TASK_SECONDS,
                    max_failure_rate: float = 0.5) -> EstimationResult:
@@ -262,6 +262,10 @@ class _EstimatorRun:
     @property
     def uses_rng(self) -> bool:
         return self.estimator.uses_rng
+
+    @property
+    def pure_python(self) -> bool:
+        return isinstance(self.estimator, UserEstimator)
 
     def run(self, batch, rng) -> EstimateResult:
         return self.estimator(batch, rng)

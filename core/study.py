@@ -19,7 +19,7 @@ import pandas as pd
 
 from evalmc import engine
 from evalmc.criteria import get_criterion
-from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.engine import BACKENDS, TASK_SECONDS, Failure, StudyError
 from evalmc.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.sims import Batch, Scenario, get_scenario
@@ -321,7 +321,7 @@ def run_study(
     alpha=0.05,
     block_size: int = DEFAULT_BLOCK_SIZE,
     n_jobs: int = 1,
-    backend: str = "threads",
+    backend: str | None = None,
     cache=None,
     progress: bool | None = None,
     scheduler: str | None = None,
@@ -349,9 +349,10 @@ def run_study(
         Replications per block. Results depend on it; keep it fixed to reuse a cache.
     n_jobs : int
         Workers (-1: all cores). Results do not depend on it.
-    backend : {'threads', 'loky', 'dask'}
-        joblib backend. 'dask' uses the running ``distributed`` client, the one at
-        `scheduler`, or a ``LocalCluster`` of `n_jobs` workers made for this call.
+    backend : {'threads', 'loky', 'dask'}, optional
+        Threads, loky processes, or dask: the running ``distributed`` client, the one at
+        `scheduler`, or a ``LocalCluster`` of `n_jobs` workers made for this call. Default:
+        threads, or loky when several workers would run a user's Python criterion.
     cache : path, optional
         Directory where finished blocks are stored as they complete and read back on a re-run.
     progress : bool, optional
@@ -453,6 +454,10 @@ class _CriterionRun:
     def uses_rng(self) -> bool:
         return self.criterion.uses_rng
 
+    @property
+    def pure_python(self) -> bool:
+        return isinstance(self.criterion, UserCriterion)
+
     def run(self, batch, rng) -> CriterionResult:
         return self.criterion(batch, rng)
 
@@ -495,7 +500,8 @@ def check_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_
     n_jobs = check_int("n_jobs", n_jobs)
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
-    check_choice("backend", backend, BACKENDS)
+    if backend is not None:
+        check_choice("backend", backend, BACKENDS)
     check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
     if scheduler is not None and backend != "dask":
         raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")

@@ -301,3 +301,36 @@ class EstimateTally:
         n, failed, k, k_int, covered = (int(v) for v in arrays["ints"])
         mean, m2, e2, e4, w_mean, w_m2 = (float(v) for v in arrays["floats"])
         return cls(n, failed, k, mean, m2, e2, e4, k_int, covered, w_mean, w_m2)
+
+
+@dataclass
+class RecordsTally:
+    """Every replication's records: a table of columns, rows tagged with their replication.
+
+    It grows with the replications, by design: a study that collects records keeps them all.
+
+    Attributes
+    ----------
+    n : int
+        Replications.
+    columns : dict of str to ndarray
+        Equal-length columns; ``rep`` numbers each row's replication from 0.
+    """
+
+    n: int
+    columns: dict[str, np.ndarray]
+    failed: int = 0
+
+    associative = False  # rows are numbered in block order
+
+    def __add__(self, other: RecordsTally) -> RecordsTally:
+        shifted = {**other.columns, "rep": other.columns["rep"] + self.n}
+        return RecordsTally(self.n + other.n, {
+            name: np.concatenate([col, shifted[name]]) for name, col in self.columns.items()})
+
+    def to_record(self) -> tuple[dict, dict]:
+        return dict(self.columns), {"n": self.n}
+
+    @classmethod
+    def from_record(cls, arrays: dict, meta: dict) -> RecordsTally:
+        return cls(meta["n"], dict(arrays))

@@ -8,19 +8,25 @@ directly; the paper drew them by smoothed bootstrap from its own finite pools.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
+from evalmc.estimation import run_estimation
 from evalmc.estimators.boon import boo_n, boo_n_normal, expected_best, rank_weights
+from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.reproductions.report import Figure, holds, within
+from evalmc.sims import Batch, Scenario
+from evalmc.sims.base import param
 from evalmc.sims.pools import PRESETS
+from evalmc.study import make_design
 
 SEED = 2018
 N = 5  # the paper's choice of n for Boo_n
-CHUNK = 20_000  # samples per vectorized chunk
 
 
 def _rng(*key):
@@ -29,7 +35,7 @@ def _rng(*key):
 
 # --- Boo_n of the standard normal (Section 3.1.1, Appendix A) -----------------------------
 
-def compute_normal(scale, n_jobs):
+def compute_normal(scale, runs):
     ns = np.unique(np.round(np.logspace(0, 4, 41 if scale == "paper" else 13)).astype(int))
     ns = np.union1d(ns, [5, 10])
     return pd.DataFrame({"n": ns, "boo_n": [boo_n_normal(int(n)) for n in ns]})
@@ -56,7 +62,7 @@ def check_normal(data, scale):
 POOL_SIZES = {"resnet-fixed": 74, "asreader-fixed": 370, "asreader-random": 197}
 
 
-def compute_fig1(scale, n_jobs):
+def compute_fig1(scale, runs):
     frames = []
     for i, (name, m) in enumerate(POOL_SIZES.items()):
         val, test = PRESETS[name].draw(_rng(1, i), m)
@@ -113,36 +119,94 @@ PANELS = {"a": ("resnet-fixed", 50), "b": ("asreader-random", 100)}
 STATISTICS = ("best single", "Boo_5", "mean")
 
 
-def _stats_of_samples(spec, m, n_samples, rng):
-    """Best-validation test score, non-parametric Boo_5 and mean of `n_samples` sets of m runs."""
-    weights = rank_weights(m, N)
-    out = []
-    for start in range(0, n_samples, CHUNK):
-        val, test = spec.draw(rng, (min(CHUNK, n_samples - start), m))
-        order = np.argsort(val, axis=1)
-        by_val = np.take_along_axis(test, order, axis=1)
-        out.append(np.column_stack([by_val[:, -1], by_val @ weights, test.mean(axis=1)]))
-    return np.vstack(out)
+@dataclass(frozen=True)
+class PoolRuns(Scenario):
+    """Sets of m runs of one model from a preset pool: validation and test scores.
+
+    Only model A is drawn (B is the same array): its estimators read ``a`` and ``a_val``.
+    """
+
+    name: ClassVar[str] = "pool-runs"
+    description: ClassVar[str] = "sets of m runs of one model from a preset pool"
+
+    preset: str = param("asreader-random", str, "pool of evalmc.sims.pools.PRESETS")
+    m: int = param(5, int, "runs per set")
+
+    @property
+    def truth(self) -> str:
+        return "null"
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return (self.m, self.m)
+
+    def draw(self, rng, n_reps):
+        val, test = PRESETS[self.preset].draw(rng, (n_reps, self.m))
+        return Batch(test, test, paired=False, a_val=val, b_val=val)
 
 
-def _fig2_row(panel, m, n_samples):
-    name, _ = PANELS[panel]
-    values = _stats_of_samples(PRESETS[name], m, n_samples, _rng(2, ord(panel), m))
-    low, high = np.quantile(values, [0.025, 0.975], axis=0)
-    return [{"panel": panel, "pool": name, "m": m, "statistic": s, "mean": values[:, i].mean(),
-             "ci_low": low[i], "ci_high": high[i], "sd": values[:, i].std(ddof=1),
-             "n_samples": n_samples} for i, s in enumerate(STATISTICS)]
+def _by_val(batch):
+    """Test scores sorted by validation score, worst to best, per set."""
+    return np.take_along_axis(batch.a, np.argsort(batch.a_val, axis=1), axis=1)
 
 
-def compute_fig2(scale, n_jobs):
+def _boon_nonparametric(batch, rng):
+    return EstimateResult(_by_val(batch) @ rank_weights(batch.sizes[0], N))
+
+
+def _boon_parametric(batch, rng):
+    """Gaussian Boo_5: mean + rho(val, test) sd(test) Boo_5(N(0, 1))."""
+    val, test = batch.a_val, batch.a
+    dv = val - val.mean(axis=1, keepdims=True)
+    dt = test - test.mean(axis=1, keepdims=True)
+    rho = np.sum(dv * dt, axis=1) / np.sqrt(np.sum(dv**2, axis=1) * np.sum(dt**2, axis=1))
+    return EstimateResult(test.mean(axis=1) + rho * test.std(axis=1, ddof=1) * boo_n_normal(N))
+
+
+ESTIMATES = {
+    "best single": Estimator("best single", "test score of the best-validation run",
+                             lambda batch, rng: EstimateResult(_by_val(batch)[:, -1])),
+    "Boo_5": Estimator("Boo_5", "non-parametric Boo_5 (Eq 7)", _boon_nonparametric),
+    "mean": Estimator("mean", "mean test score", lambda batch, rng: EstimateResult(
+        batch.a.mean(axis=1))),
+    "parametric": Estimator("parametric", "Gaussian parametric Boo_5", _boon_parametric),
+}
+
+
+def _spread(values, truth) -> dict:
+    """The 95% range of the estimates, and the MCSE of their variance, sqrt((m4 - var^2) / S)."""
+    est = values.estimate
+    m4 = np.mean((est - est.mean()) ** 4)
+    var = est.var(ddof=1)
+    low, high = np.quantile(est, [0.025, 0.975])
+    return {"ci_low": low, "ci_high": high,
+            "variance_mcse": np.sqrt(max(m4 - var**2, 0.0) / est.size)}
+
+
+def _estimate(spec_of_m, names, n_samples, runs, stream):
+    """Each estimator of `names` on `n_samples` sets of every m (the engine's seeding)."""
+    frames = []
+    for preset, ms in spec_of_m.items():
+        res = run_estimation(make_design(preset=preset, m=list(ms)), PoolRuns,
+                             [ESTIMATES[n] for n in names], n_reps=n_samples,
+                             seed=SEED + stream, target=0.0, summarise=_spread, progress=False,
+                             **runs.engine)
+        frames.append(res.summary)
+    return pd.concat(frames, ignore_index=True)
+
+
+def compute_fig2(scale, runs):
     n_samples = 100_000 if scale == "paper" else 4_000
-    jobs = []
-    for panel, (_, m_max) in PANELS.items():
+    spec_of_m = {}
+    for _, (name, m_max) in PANELS.items():
         ms = range(1, m_max + 1) if scale == "paper" else [1, 2, 3, 5, 10, 20, 50, m_max]
-        jobs += [(panel, m) for m in sorted(set(ms))]
-    rows = Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(_fig2_row)(panel, m, n_samples) for panel, m in jobs)
-    return pd.DataFrame([r for block in rows for r in block])
+        spec_of_m[name] = sorted(set(ms))
+    s = _estimate(spec_of_m, STATISTICS, n_samples, runs, stream=2)
+    panel = {name: p for p, (name, _) in PANELS.items()}
+    return pd.DataFrame({"panel": s["preset"].map(panel), "pool": s["preset"], "m": s["m"],
+                         "statistic": s["estimator"], "mean": s["mean"],
+                         "ci_low": s["ci_low"], "ci_high": s["ci_high"], "sd": s["emp_se"],
+                         "n_samples": n_samples})
 
 
 def plot_fig2(data):
@@ -205,34 +269,13 @@ def check_fig2(data, scale):
 
 # --- Figure 3: variance of the non-parametric and parametric estimators ---------------------
 
-def _fig3_row(m, n_samples):
-    spec = PRESETS["asreader-fixed"]
-    rng = _rng(3, m)
-    weights = rank_weights(m, N)
-    val, test = spec.draw(rng, (n_samples, m))
-    by_val = np.take_along_axis(test, np.argsort(val, axis=1), axis=1)
-    nonparam = by_val @ weights
-    dv = val - val.mean(axis=1, keepdims=True)
-    dt = test - test.mean(axis=1, keepdims=True)
-    rho = np.sum(dv * dt, axis=1) / np.sqrt(np.sum(dv**2, axis=1) * np.sum(dt**2, axis=1))
-    param = test.mean(axis=1) + rho * test.std(axis=1, ddof=1) * boo_n_normal(N)
-    rows = []
-    for name, est in (("nonparametric", nonparam), ("parametric", param)):
-        var = est.var(ddof=1)
-        # MCSE of a sample variance: sqrt((m4 - var^2) / S)
-        m4 = np.mean((est - est.mean()) ** 4)
-        rows.append({"m": m, "estimator": name, "variance": var,
-                     "variance_mcse": np.sqrt(max(m4 - var**2, 0.0) / n_samples),
-                     "mean": est.mean(), "n_samples": n_samples})
-    return rows
-
-
-def compute_fig3(scale, n_jobs):
+def compute_fig3(scale, runs):
     ms = range(5, 101, 5) if scale == "paper" else [5, 10, 20, 50]
     n_samples = 20_000 if scale == "paper" else 2_000
-    rows = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(_fig3_row)(m, n_samples)
-                                                      for m in ms)
-    return pd.DataFrame([r for block in rows for r in block])
+    s = _estimate({"asreader-fixed": ms}, ("Boo_5", "parametric"), n_samples, runs, stream=3)
+    return pd.DataFrame({"m": s["m"], "estimator": s["estimator"].replace(
+        {"Boo_5": "nonparametric"}), "variance": s["emp_se"] ** 2,
+        "variance_mcse": s["variance_mcse"], "mean": s["mean"], "n_samples": n_samples})
 
 
 def plot_fig3(data):

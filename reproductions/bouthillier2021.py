@@ -41,6 +41,7 @@ from evalmc.criteria.outperform import (
     prob_outperform,
     single_point,
 )
+from evalmc.estimation import run_estimation
 from evalmc.power import average_power, noether_sample_size, outperform_power
 from evalmc.reproductions.report import Figure, holds, within
 from evalmc.sims.benchmarks import Benchmark, biased_sd
@@ -86,13 +87,13 @@ def _shade(ax, gamma=GAMMA):
 
 # --- Figure 6: error rates of the three criteria ------------------------------------------
 
-def compute_fig6(scale, n_jobs):
+def compute_fig6(scale, runs):
     grid = _p_grid(100 if scale == "paper" else 20)
     n_reps = 1000
     ratios = bias_ratios()
     criteria = [single_point(), average_delta(), prob_outperform(), "t-oracle"]
     res = run_study(make_design(k=K, p_ab=list(grid), bias_sd=[0.0, *ratios.values()]),
-                    Benchmark, criteria, n_reps=n_reps, seed=SEED, alpha=ALPHA, n_jobs=n_jobs,
+                    Benchmark, criteria, n_reps=n_reps, seed=SEED, alpha=ALPHA, **runs.engine,
                     progress=False)
     sim = res.summary
     sim["estimator"] = np.where(sim["bias_sd"] == 0, "ideal", "biased")
@@ -209,7 +210,7 @@ def check_fig6(data, scale):
 BETAS = (0.05, 0.1, 0.2)
 
 
-def compute_figc1(scale, n_jobs):
+def compute_figc1(scale, runs):
     gammas = np.round(np.linspace(0.51, 0.99, 49 if scale == "paper" else 13), 4)
     gammas = np.union1d(gammas, [0.55, GAMMA])
     rows = [{"gamma": g, "beta": b, "noether_n": noether_sample_size(g, alpha=ALPHA, beta=b)}
@@ -245,7 +246,7 @@ SIZES = (10, 20, 50, 100)
 GAMMAS = (0.6, 0.75, 0.9)
 
 
-def compute_figi6(scale, n_jobs):
+def compute_figi6(scale, runs):
     grid = _p_grid(60 if scale == "paper" else 15)
     ratios = list(bias_ratios().values())
     frames = []
@@ -296,7 +297,7 @@ def check_figi6(data, scale):
 SIM_KS = (1, 5, 20, 50, 100)
 
 
-def compute_eq7(scale, n_jobs):
+def compute_eq7(scale, runs):
     n_reps = 4000 if scale == "paper" else 1000
     cases = {"ideal": 0.0, **bias_ratios()}
     rows = []
@@ -306,12 +307,11 @@ def compute_eq7(scale, n_jobs):
         total = np.hypot(1.0, ratio)
         rows += [{"case": case, "rho": rho, "k": int(k), "source": "eq7",
                   "sd": float(biased_sd(k, total, rho)), "mcse": 0.0} for k in ks]
-        for i, k in enumerate(SIM_KS):
-            rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(7, i)))
-            means = Benchmark(k=k, bias_sd=ratio).draw(rng, n_reps).a.mean(axis=1)
-            sd = float(means.std(ddof=1))
-            rows.append({"case": case, "rho": rho, "k": k, "source": "simulation", "sd": sd,
-                         "mcse": sd / np.sqrt(2 * (n_reps - 1))})
+        sim = run_estimation(make_design(k=list(SIM_KS), bias_sd=ratio), Benchmark,
+                             ["mean-a"], n_reps=n_reps, seed=SEED + 7, target=0.0,
+                             progress=False, **runs.engine).summary
+        rows += [{"case": case, "rho": rho, "k": int(r.k), "source": "simulation",
+                  "sd": r.emp_se, "mcse": r.emp_se_mcse} for r in sim.itertuples()]
     return pd.DataFrame(rows)
 
 
@@ -348,7 +348,7 @@ def check_eq7(data, scale):
 
 # --- False positives of the biased P(A>B) test against the bias sd --------------------------
 
-def compute_fpbias(scale, n_jobs):
+def compute_fpbias(scale, runs):
     ratios = np.linspace(0.0, 1.0, 41 if scale == "paper" else 11)
     rows = []
     for r in ratios:
@@ -366,7 +366,7 @@ def compute_fpbias(scale, n_jobs):
     sim_ratios = [0.0, *sorted(bias_ratios().values())]
     res = run_study(make_design(k=K, p_ab=0.5, bias_sd=sim_ratios), Benchmark,
                     [prob_outperform()], n_reps=2000 if scale == "paper" else 500,
-                    seed=SEED + 1, n_jobs=n_jobs, progress=False).summary
+                    seed=SEED + 1, **runs.engine, progress=False).summary
     rows += [{"bias_ratio": r.bias_sd, "criterion": "prob-outperform", "source": "simulation",
               "rate": r.rate, "mcse": r.mcse} for r in res.itertuples()]
     return pd.DataFrame(rows)

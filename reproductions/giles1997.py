@@ -4,8 +4,9 @@ and "significant" results on purely random labels.
 
 Common to every figure (paper): stochastic backpropagation (one update per example), quadratic
 cost, learning rate linear from 0.1 to 0, standardized inputs, initial weights
-U(-2.4/F, 2.4/F). Training is ``evalmc.sims.networks``; every data set and block of runs draws from
-its own ``SeedSequence(SEED, spawn_key=...)`` stream, so nothing depends on the workers.
+U(-2.4/F, 2.4/F). Training is ``evalmc.sims.networks``; every data set and block of runs is
+a block of an ``evalmc.collection`` study, with its own stream, so nothing depends on the
+workers, and a stopped run resumes from its cache.
 
 Assumed where the paper is silent: tanh hidden units and a linear output; each update's example
 drawn uniformly at random; the teacher task's inputs standard normal and its targets
@@ -25,19 +26,23 @@ from __future__ import annotations
 
 import functools
 import warnings
+from dataclasses import dataclass
+from typing import ClassVar
 
-import joblib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
+from evalmc.collection import collect
 from evalmc.criteria.groups import f_test_variances, pairwise
 from evalmc.criteria.normality import ks_normal
 from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
 from evalmc.mcse import rate_mcse
 from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
-from evalmc.reproductions.report import Figure, holds, within
+from evalmc.reproductions.report import Figure, Runs, holds, within
+from evalmc.sims import Scenario
+from evalmc.sims.base import Records, param
 from evalmc.sims.networks import (
     mackey_glass_task,
     nmse,
@@ -52,7 +57,7 @@ from evalmc.sims.temporal import (
     fir_gains_test_accuracy,
     temporal_random_task,
 )
-from evalmc.sims.validation import check_int
+from evalmc.study import make_design
 
 SEED = 1997
 KS = (1, 5, 10, 15)
@@ -82,65 +87,61 @@ PAPER_KS_MG = {"MLP": ((0.066, 0.76), (0.052, 0.95)), "FIR gains": ((0.18, 0.003
 MG_NETWORKS = ("MLP", "FIR gains")
 
 
-def run_blocks(func, keys, *, seed: int, n_jobs: int = 1) -> list:
-    """Call ``func(rng, key)`` for every key, each with its own stream, on joblib threads.
+def _collect(scenario, design: pd.DataFrame, n_reps: int, runs: Runs, block_size: int = 1):
+    """Every record of `scenario` over `design` (``evalmc.collection``): one stream per block."""
+    data = collect(design, scenario, n_reps=n_reps, seed=SEED, block_size=block_size,
+                   progress=False, **runs.engine)
+    return data.drop(columns="condition_id")
 
-    Parameters
-    ----------
-    func : callable
-        ``func(rng, key) -> result``; should spend its time in nogil Numba kernels.
-    keys : sequence of tuple of int
-        One per call; call ``key`` draws from ``SeedSequence(seed, spawn_key=key)``.
-    seed : int
-    n_jobs : int
-        Threads (-1: all cores); the results do not depend on it.
 
-    Returns
-    -------
-    list
-        The results, in the order of `keys`.
-    """
-    seed = check_int("seed", seed, low=0)
-    n_jobs = check_int("n_jobs", n_jobs)
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
+def _data_sets(scenario, scale: str, sets: str, runs: Runs) -> pd.DataFrame:
+    """The records of `scenario` over the scale's number of `sets`, one data set a block."""
+    data = _collect(scenario, make_design(updates=SCALE[scale]["random_updates"]),
+                    SCALE[scale][sets], runs)
+    return data.rename(columns={"rep": "data_set"}).drop(columns="updates")
 
-    def call(key):
-        return func(np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key)), key)
 
-    return joblib.Parallel(n_jobs=n_jobs, backend="threading")(
-        joblib.delayed(call)(tuple(key)) for key in keys)
+@functools.lru_cache(maxsize=1)
+def _mg_task():
+    return mackey_glass_task()
+
+
+@dataclass(frozen=True)
+class MackeyGlassRuns(Scenario):
+    """Runs of one network trained on the Mackey-Glass series: train and test NMSE."""
+
+    name: ClassVar[str] = "giles-mackey-glass"
+    network: str = param("MLP", str, "MLP or FIR gains")
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
+        task = _mg_task()
+        common = {"n_runs": n_reps, "n_hidden": 5, "n_updates": self.updates}
+        if self.network == "MLP":
+            nets = train_mlps(task.x_train, task.y_train, rng=rng, **common)
+            errors = (nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test,
+                                                                    task.y_test))
+        else:
+            out = fir_gains_outputs(task.x_train, task.y_train, rng=rng,
+                                    x_eval=np.r_[task.x_train, task.x_test], **common)
+            n = task.y_train.size
+            errors = tuple(((o - y) ** 2).mean(axis=1) / y.var()
+                           for o, y in ((out[:, :n], task.y_train), (out[:, n:], task.y_test)))
+        return Records([{"rep": i, "train_nmse": errors[0][i], "test_nmse": errors[1][i]}
+                        for i in range(n_reps)], n_reps)
 
 
 @functools.lru_cache(maxsize=2)
-def _mackey_glass(scale: str, n_jobs: int) -> pd.DataFrame:
+def _mackey_glass(scale: str, runs: Runs) -> pd.DataFrame:
     cfg = SCALE[scale]
-    task = mackey_glass_task()
-    common = {"n_runs": _BLOCK, "n_hidden": 5, "n_updates": cfg["teacher_updates"]}
-
-    def block(rng, key):
-        if key[0] == 4:
-            nets = train_mlps(task.x_train, task.y_train, rng=rng, **common)
-            return nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test, task.y_test)
-        out = fir_gains_outputs(task.x_train, task.y_train, rng=rng,
-                                x_eval=np.r_[task.x_train, task.x_test], **common)
-        n = task.y_train.size
-        return tuple(((o - y) ** 2).mean(axis=1) / y.var()
-                     for o, y in ((out[:, :n], task.y_train), (out[:, n:], task.y_test)))
-
-    n_blocks = cfg["teacher_runs"] // _BLOCK
-    frames = []
-    for fig_key, name in ((4, "MLP"), (6, "FIR gains")):
-        parts = run_blocks(block, [(fig_key, b) for b in range(n_blocks)], seed=SEED,
-                           n_jobs=n_jobs)
-        frames.append(pd.DataFrame({"network": name, "run": np.arange(n_blocks * _BLOCK),
-                                    "train_nmse": np.concatenate([p[0] for p in parts]),
-                                    "test_nmse": np.concatenate([p[1] for p in parts])}))
-    return pd.concat(frames, ignore_index=True)
+    data = _collect(MackeyGlassRuns, make_design(network=list(MG_NETWORKS),
+                                                 updates=cfg["teacher_updates"]),
+                    cfg["teacher_runs"], runs, block_size=_BLOCK)
+    return data.rename(columns={"rep": "run"}).drop(columns="updates")
 
 
-def compute_mackey_glass(scale, n_jobs):
-    return _mackey_glass(scale, n_jobs).copy()
+def compute_mackey_glass(scale, runs):
+    return _mackey_glass(scale, runs).copy()
 
 
 def plot_fig2(data):
@@ -198,29 +199,42 @@ def check_fig3(data, scale):
 
 # --- Figs 4-5: the teacher-network task ----------------------------------------------------
 
+@functools.lru_cache(maxsize=4)
+def _teacher_task(k: float, teacher: int):
+    rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(1, teacher)))
+    return teacher_task(rng, k=k)
+
+
+@dataclass(frozen=True)
+class TeacherRuns(Scenario):
+    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE."""
+
+    name: ClassVar[str] = "giles-teacher"
+    k: float = param(5.0, float, "the teacher's weight scale K")
+    teacher: int = param(0, int, "which teacher draw")
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
+        task = _teacher_task(self.k, self.teacher)
+        nets = train_mlps(task.x_train, task.y_train, n_runs=n_reps, n_hidden=5,
+                          n_updates=self.updates, rng=rng)
+        train, test = nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test,
+                                                                   task.y_test)
+        return Records([{"rep": i, "train_nmse": train[i], "test_nmse": test[i]}
+                        for i in range(n_reps)], n_reps)
+
+
 @functools.lru_cache(maxsize=2)
-def _teacher(scale: str, n_jobs: int) -> pd.DataFrame:
+def _teacher(scale: str, runs: Runs) -> pd.DataFrame:
     cfg = SCALE[scale]
-    frames = []
-    for ki, k in enumerate(KS):
-        task = teacher_task(np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(1, ki))),
-                            k=k)
-
-        def block(rng, key, task=task):
-            nets = train_mlps(task.x_train, task.y_train, n_runs=_BLOCK, n_hidden=5,
-                              n_updates=cfg["teacher_updates"], rng=rng)
-            return nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test, task.y_test)
-
-        keys = [(1, ki, b) for b in range(cfg["teacher_runs"] // _BLOCK)]
-        parts = run_blocks(block, keys, seed=SEED, n_jobs=n_jobs)
-        frames.append(pd.DataFrame({"k": k, "run": np.arange(len(keys) * _BLOCK),
-                                    "train_nmse": np.concatenate([p[0] for p in parts]),
-                                    "test_nmse": np.concatenate([p[1] for p in parts])}))
-    return pd.concat(frames, ignore_index=True)
+    design = pd.concat([make_design(k=k, teacher=ki, updates=cfg["teacher_updates"])
+                        for ki, k in enumerate(KS)], ignore_index=True)
+    data = _collect(TeacherRuns, design, cfg["teacher_runs"], runs, block_size=_BLOCK)
+    return data.rename(columns={"rep": "run"}).drop(columns=["teacher", "updates"])
 
 
-def compute_teacher(scale, n_jobs):
-    return _teacher(scale, n_jobs).copy()
+def compute_teacher(scale, runs):
+    return _teacher(scale, runs).copy()
 
 
 def plot_fig4(data):
@@ -320,26 +334,32 @@ def check_fig5(data, scale):
 
 # --- Fig 6 and the test-set-size curve: t-tests on random labels ---------------------------
 
-@functools.lru_cache(maxsize=2)
-def _random(scale: str, n_jobs: int) -> pd.DataFrame:
-    updates = SCALE[scale]["random_updates"]
+@dataclass(frozen=True)
+class RandomLabelSets(Scenario):
+    """Data sets with random labels, each with 10 runs of a 5-3-1 MLP: their test accuracy on
+    the first 100, 300, 1000 and 3000 test points."""
 
-    def one_set(rng, key):
-        task = random_label_task(rng, n_train=100, n_test=max(TEST_SIZES))
-        nets = train_mlps(task.x_train, task.y_train, n_runs=_RUNS_PER_SET, n_hidden=3,
-                          n_updates=updates, rng=rng)
+    name: ClassVar[str] = "giles-random-labels"
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
         rows = []
-        for m in TEST_SIZES:
-            acc = percent_correct(nets, task.x_test[:m], task.y_test[:m])
-            rows.append({"data_set": key[1], "n_test": m, "mean": acc.mean(),
-                         "sd": acc.std(ddof=1), "t_p": _t_pvalue(acc),
-                         "shapiro_p": _shapiro_pvalue(acc),
-                         **{f"acc{r}": a for r, a in enumerate(acc)}})
-        return rows
+        for rep in range(n_reps):
+            task = random_label_task(rng, n_train=100, n_test=max(TEST_SIZES))
+            nets = train_mlps(task.x_train, task.y_train, n_runs=_RUNS_PER_SET, n_hidden=3,
+                              n_updates=self.updates, rng=rng)
+            for m in TEST_SIZES:
+                acc = percent_correct(nets, task.x_test[:m], task.y_test[:m])
+                rows.append({"rep": rep, "n_test": m, "mean": acc.mean(),
+                             "sd": acc.std(ddof=1), "t_p": _t_pvalue(acc),
+                             "shapiro_p": _shapiro_pvalue(acc),
+                             **{f"acc{r}": a for r, a in enumerate(acc)}})
+        return Records(rows, n_reps)
 
-    keys = [(2, d) for d in range(SCALE[scale]["random_sets"])]
-    return pd.DataFrame([r for rows in run_blocks(one_set, keys, seed=SEED, n_jobs=n_jobs)
-                         for r in rows])
+
+@functools.lru_cache(maxsize=2)
+def _random(scale: str, runs: Runs) -> pd.DataFrame:
+    return _data_sets(RandomLabelSets, scale, "random_sets", runs)
 
 
 def _t_pvalue(acc, alternative="two-sided"):
@@ -353,8 +373,8 @@ def _shapiro_pvalue(acc):
     return float(stats.shapiro(acc).pvalue) if np.ptp(acc) > 0 else 0.0
 
 
-def compute_fig6(scale, n_jobs):
-    return _random(scale, n_jobs).copy()
+def compute_fig6(scale, runs):
+    return _random(scale, runs).copy()
 
 
 def _accuracies(frame):
@@ -422,8 +442,8 @@ def _paper_noise(rate):
             f"{np.sqrt(rate * (1 - rate) / 20):.2f})")
 
 
-def compute_test_size(scale, n_jobs):
-    data = _random(scale, n_jobs)
+def compute_test_size(scale, runs):
+    data = _random(scale, runs)
     rows = []
     for m, sub in data.groupby("n_test"):
         for a in ALPHAS:
@@ -465,36 +485,43 @@ def check_test_size(data, scale):
 
 # --- Fig 7: the learning rate chosen on the test set ---------------------------------------
 
-@functools.lru_cache(maxsize=2)
-def _learning_rates(scale: str, n_jobs: int) -> pd.DataFrame:
-    updates = SCALE[scale]["random_updates"]
+@dataclass(frozen=True)
+class LearningRateSets(Scenario):
+    """Data sets with random labels, 10 runs at each learning rate: accuracy, t-test and vote
+    on each half of a test set of 200 points."""
 
-    def one_set(rng, key):
-        task = random_label_task(rng, n_train=100, n_test=200)
-        halves = ((task.x_test[:100], task.y_test[:100]), (task.x_test[100:], task.y_test[100:]))
+    name: ClassVar[str] = "giles-learning-rates"
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
         rows = []
-        for lr in LEARNING_RATES:
-            nets = train_mlps(task.x_train, task.y_train, n_runs=_RUNS_PER_SET, n_hidden=3,
-                              n_updates=updates, lr0=lr, rng=rng)
-            row = {"data_set": key[1], "lr0": lr}
-            for name, (x, y) in zip(("test1", "test2"), halves, strict=True):
-                acc = percent_correct(nets, x, y)
-                vote = np.sign(nets.predict(x)[..., 0].mean(axis=0))
-                correct = int((vote == y).sum())
-                row |= {f"{name}_mean": acc.mean(),
-                        f"{name}_t_p": _t_pvalue(acc, "greater"),
-                        f"{name}_binom_p": float(stats.binomtest(correct, y.size, 0.5,
-                                                                 "greater").pvalue)}
-            rows.append(row)
-        return rows
+        for rep in range(n_reps):
+            task = random_label_task(rng, n_train=100, n_test=200)
+            halves = ((task.x_test[:100], task.y_test[:100]),
+                      (task.x_test[100:], task.y_test[100:]))
+            for lr in LEARNING_RATES:
+                nets = train_mlps(task.x_train, task.y_train, n_runs=_RUNS_PER_SET, n_hidden=3,
+                                  n_updates=self.updates, lr0=lr, rng=rng)
+                row = {"rep": rep, "lr0": lr}
+                for name, (x, y) in zip(("test1", "test2"), halves, strict=True):
+                    acc = percent_correct(nets, x, y)
+                    vote = np.sign(nets.predict(x)[..., 0].mean(axis=0))
+                    correct = int((vote == y).sum())
+                    row |= {f"{name}_mean": acc.mean(),
+                            f"{name}_t_p": _t_pvalue(acc, "greater"),
+                            f"{name}_binom_p": float(stats.binomtest(correct, y.size, 0.5,
+                                                                     "greater").pvalue)}
+                rows.append(row)
+        return Records(rows, n_reps)
 
-    keys = [(3, d) for d in range(SCALE[scale]["lr_sets"])]
-    return pd.DataFrame([r for rows in run_blocks(one_set, keys, seed=SEED, n_jobs=n_jobs)
-                         for r in rows])
+
+@functools.lru_cache(maxsize=2)
+def _learning_rates(scale: str, runs: Runs) -> pd.DataFrame:
+    return _data_sets(LearningRateSets, scale, "lr_sets", runs)
 
 
-def compute_fig7(scale, n_jobs):
-    return _learning_rates(scale, n_jobs).copy()
+def compute_fig7(scale, runs):
+    return _learning_rates(scale, runs).copy()
 
 
 def plot_fig7(data):
@@ -569,28 +596,35 @@ NETWORKS = ("TDNN", "FIR gains", "Elman")
 ORDER = 5
 
 
+@dataclass(frozen=True)
+class TemporalSets(Scenario):
+    """Temporal random-label data sets, 10 runs of each network type: test accuracies."""
+
+    name: ClassVar[str] = "giles-temporal"
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
+        common = {"n_runs": _RUNS_PER_SET, "n_hidden": 3, "n_updates": self.updates}
+        rows = []
+        for rep in range(n_reps):
+            task = temporal_random_task(rng)
+            x = task.windows(ORDER)
+            nets = train_mlps(x[:task.n_train], task.labels[:task.n_train], rng=rng, **common)
+            accs = {"TDNN": percent_correct(nets, x[task.n_train:], task.labels[task.n_train:]),
+                    "FIR gains": fir_gains_test_accuracy(task, order=ORDER, rng=rng, **common),
+                    "Elman": elman_test_accuracy(task, rng=rng, **common)}
+            rows += [{"rep": rep, "network": name, **{f"acc{r}": a for r, a in enumerate(acc)}}
+                     for name, acc in accs.items()]
+        return Records(rows, n_reps)
+
+
 @functools.lru_cache(maxsize=2)
-def _temporal(scale: str, n_jobs: int) -> pd.DataFrame:
-    updates = SCALE[scale]["random_updates"]
-    common = {"n_runs": _RUNS_PER_SET, "n_hidden": 3, "n_updates": updates}
-
-    def one_set(rng, key):
-        task = temporal_random_task(rng)
-        x = task.windows(ORDER)
-        nets = train_mlps(x[:task.n_train], task.labels[:task.n_train], rng=rng, **common)
-        accs = {"TDNN": percent_correct(nets, x[task.n_train:], task.labels[task.n_train:]),
-                "FIR gains": fir_gains_test_accuracy(task, order=ORDER, rng=rng, **common),
-                "Elman": elman_test_accuracy(task, rng=rng, **common)}
-        return [{"data_set": key[1], "network": name,
-                 **{f"acc{r}": a for r, a in enumerate(acc)}} for name, acc in accs.items()]
-
-    keys = [(5, d) for d in range(SCALE[scale]["temporal_sets"])]
-    return pd.DataFrame([r for rows in run_blocks(one_set, keys, seed=SEED, n_jobs=n_jobs)
-                         for r in rows])
+def _temporal(scale: str, runs: Runs) -> pd.DataFrame:
+    return _data_sets(TemporalSets, scale, "temporal_sets", runs)
 
 
-def compute_fig8(scale, n_jobs):
-    return _temporal(scale, n_jobs).copy()
+def compute_fig8(scale, runs):
+    return _temporal(scale, runs).copy()
 
 
 def _fig8_pairs(data):

@@ -55,7 +55,7 @@ from matplotlib.figure import Figure as MplFigure
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.classifiers import bootstrap_criterion
 from evalmc.mcse import rate_mcse, wilson_interval
-from evalmc.reproductions.report import Figure, holds
+from evalmc.reproductions.report import Figure, Runs, holds
 from evalmc.sims.classifiers import PairedClassifiers
 from evalmc.sims.validation import check_choice, check_float, check_int
 from evalmc.study import make_design, run_study
@@ -191,7 +191,7 @@ def _twins(categories, measure, count):
     return out
 
 
-def _run_group(panel, group, populations, tests, protocol, n_jobs):
+def _run_group(panel, group, populations, tests, protocol, runs):
     """Rejection counts per (category, N, test, alpha, definition, kind) for one group."""
     if not populations:
         return []
@@ -200,7 +200,7 @@ def _run_group(panel, group, populations, tests, protocol, n_jobs):
     index = np.repeat(np.arange(len(populations)), len(protocol.n_values))
     criteria = _criteria(tests, protocol.n_boot)
     res = run_study(design, "paired-classifiers", criteria, n_reps=protocol.n_sets, seed=SEED,
-                    alpha=ALPHAS, block_size=protocol.n_sets, n_jobs=n_jobs, progress=False,
+                    alpha=ALPHAS, block_size=protocol.n_sets, **runs.engine, progress=False,
                     keep_values=True)
     rows = []
     for cat, row in zip(index, design.to_dict("records"), strict=True):
@@ -226,7 +226,7 @@ def _run_group(panel, group, populations, tests, protocol, n_jobs):
 
 
 @functools.lru_cache(maxsize=2)
-def simulate(scale: str, n_jobs: int) -> pd.DataFrame:
+def simulate(scale: str, runs: Runs) -> pd.DataFrame:
     """Rejections per category, N, test, alpha, truth definition (shared by both figures).
 
     Returns
@@ -239,11 +239,11 @@ def simulate(scale: str, n_jobs: int) -> pd.DataFrame:
     rows = []
     for panel in PANELS:
         cats = panel_categories(panel, protocol.n_categories, seed=SEED)
-        rows += _run_group(panel, "category", cats, TESTS, protocol, n_jobs)
+        rows += _run_group(panel, "category", cats, TESTS, protocol, runs)
         rows += _run_group(panel, "dcerr-null", _twins(cats, "dcerr", protocol.n_twins),
-                           DCERR_TESTS, protocol, n_jobs)
+                           DCERR_TESTS, protocol, runs)
         rows += _run_group(panel, "df1-null", _twins(cats, "df1", protocol.n_twins),
-                           ("bootstrap-df1",), protocol, n_jobs)
+                           ("bootstrap-df1",), protocol, runs)
     return pd.DataFrame(rows)
 
 
@@ -270,14 +270,14 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
     return out[order].sort_values(keys, ignore_index=True)
 
 
-def compute_fig1(scale, n_jobs):
+def compute_fig1(scale, runs):
     """Figure 1's data: pooled sizes."""
-    return pooled(simulate(scale, n_jobs), "size")
+    return pooled(simulate(scale, runs), "size")
 
 
-def compute_fig2(scale, n_jobs):
+def compute_fig2(scale, runs):
     """Figure 2's data: pooled powers."""
-    return pooled(simulate(scale, n_jobs), "power")
+    return pooled(simulate(scale, runs), "power")
 
 
 COLORS = {"proportion": "tab:green", "mcnemar": "tab:blue", "mcnemar-exact": "tab:cyan",

@@ -39,6 +39,27 @@ def holds(id: str, claim: str, *, paper: str, ours: str, passed: bool, note: str
 
 
 @dataclass(frozen=True)
+class Runs:
+    """How a figure's Monte Carlo work runs; its results do not depend on it.
+
+    Attributes
+    ----------
+    n_jobs : int
+        Workers.
+    cache : path or None
+        Directory of finished blocks: an interrupted figure resumes from it.
+    """
+
+    n_jobs: int = 1
+    cache: Path | None = None
+
+    @property
+    def engine(self) -> dict:
+        """The keyword arguments of :func:`~evalmc.study.run_study` it sets."""
+        return {"n_jobs": self.n_jobs, "cache": self.cache}
+
+
+@dataclass(frozen=True)
 class Figure:
     """One figure of a paper.
 
@@ -49,7 +70,8 @@ class Figure:
     caption : str
         The paper's caption and parameters, and our assumptions.
     compute : callable
-        ``compute(scale, n_jobs) -> DataFrame``: the tidy data of the figure.
+        ``compute(scale, runs) -> DataFrame``: the tidy data of the figure; `runs`, a
+        :class:`Runs`, says how its Monte Carlo work runs.
     plot : callable
         ``plot(data) -> matplotlib.figure.Figure``; reads only `data`.
     check : callable
@@ -58,7 +80,7 @@ class Figure:
 
     name: str
     caption: str
-    compute: Callable[[str, int], pd.DataFrame]
+    compute: Callable[[str, Runs], pd.DataFrame]
     plot: Callable[[pd.DataFrame], MplFigure]
     check: Callable[[pd.DataFrame, str], list[Check]]
 

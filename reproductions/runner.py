@@ -42,7 +42,7 @@ def _module(paper: str):
     return importlib.import_module(f"evalmc.reproductions.{paper}")
 
 
-def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,
+def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cache=None,
               log=print) -> list[Check]:
     """Compute, plot and check the figures of `spec`; rebuild the report under `out`.
 
@@ -54,6 +54,8 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,
     out : path, optional
         Output directory; default ``figures/`` (paper scale) or ``figures/quick/``.
     n_jobs : int
+    cache : path, optional
+        Directory of finished blocks: a figure stopped part-way resumes from it.
     log : callable
         Called with one line per figure.
 
@@ -73,13 +75,13 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1,
     """
     check_choice("scale", scale, SCALES)
     figures = resolve(spec)
-    from evalmc.reproductions.report import save_figure, write_report
+    from evalmc.reproductions.report import Runs, save_figure, write_report
 
     out = Path(out) if out is not None else default_out(scale)
     checks = []
     for paper, figure in figures:
         start = time.perf_counter()
-        data = figure.compute(scale, n_jobs)
+        data = figure.compute(scale, Runs(n_jobs, None if cache is None else Path(cache)))
         found = figure.check(data, scale)
         seconds = time.perf_counter() - start
         save_figure(out, paper, figure, data, found, seconds, scale)

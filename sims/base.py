@@ -272,3 +272,23 @@ class Scenario:
     def fingerprint(self) -> str:
         """Text that changes whenever the distribution drawn from changes (for the block cache)."""
         return repr((self.name, sorted(self.to_dict().items())))
+
+
+class Records:
+    """Records a scenario draws directly, in place of scores (the errors of trained networks,
+    say): a table of equal-length columns, any number of rows per replication, each row's
+    replication (from 0 within the draw) in column ``rep``.
+
+    Parameters
+    ----------
+    rows : list of dict
+        One dict per row, all with the same keys, ``rep`` among them.
+    n_reps : int
+        Replications drawn (some may have no row).
+    """
+
+    def __init__(self, rows: list[dict], n_reps: int):
+        if not rows:
+            raise ValueError("`rows` must hold at least one row.")
+        self.n_reps = n_reps
+        self.columns = {name: np.array([row[name] for row in rows]) for name in rows[0]}

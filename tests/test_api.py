@@ -100,6 +100,10 @@ def test_parsers_defaults_and_choices_are_the_librarys():
 
     assert calibrate.BACKENDS == BACKENDS
     assert calibrate.BLOCK_SIZE == DEFAULT_BLOCK_SIZE
+    from evalmc import commands, engine
+
+    assert commands.TASK_SECONDS == engine.TASK_SECONDS == _signature(
+        evalmc.calibrate)["task_seconds"]
     assert (boon.BEST, boon.CI_METHODS) == (BEST, CI_METHODS)
     assert (compare.GAMMA, compare.N_RESAMPLES, compare.DELTA_PAPER) == (
         outperform.GAMMA, outperform.N_RESAMPLES, outperform.DELTA_PAPER)

@@ -158,3 +158,21 @@ class TestFailures:
         assert len(res.failures) == 5 and res.summary["n_failed"].iloc[0] > 100
         where = [(f.block, f.rep) for f in res.failures]
         assert where == sorted(where) and where[0][0] == 0
+
+
+def test_processes_are_chosen_for_a_users_python_criterion_on_several_workers():
+    from evalmc import engine
+    from evalmc.criteria import get_criterion
+    from evalmc.study import _CriterionRun
+
+    def mine(a, b):
+        return float(a.mean() > b.mean())
+
+    builtin, user = (_CriterionRun(get_criterion(c), ()) for c in ("welch-t", mine))
+    assert engine.choose_backend([builtin], 4) == "threads"
+    assert engine.choose_backend([builtin, user], 4) == "loky"
+    assert engine.choose_backend([builtin, user], 1) == "threads"
+    ref = run_study(make_design(n_a=5), "normal", [mine], n_reps=300, seed=1, block_size=100)
+    auto = run_study(make_design(n_a=5), "normal", [mine], n_reps=300, seed=1, block_size=100,
+                     n_jobs=2)
+    assert auto.summary.equals(ref.summary)

@@ -3,17 +3,20 @@ import pandas as pd
 import pytest
 
 from evalmc.reproductions import PAPERS, giles1997
+from evalmc.reproductions.report import Runs
 from evalmc.reproductions.runner import resolve
 
-#: Targets that hold at the quick scale (the rest are judged at the paper scale only).
-HOLD_AT_QUICK = {"G6", "G13 t-tests", "G1 K=1", "G4 K=1", "G7", "G8", "G9", "G10", "G11"}
+#: Targets that hold at the quick scale (the rest are judged at the paper scale only). Not G10:
+#: it misses at the paper scale (0.16 +- 0.01 against 0.3), so at 100 data sets it lands
+#: within the tolerance or not by chance.
+HOLD_AT_QUICK = {"G6", "G13 t-tests", "G1 K=1", "G4 K=1", "G7", "G8", "G9", "G11"}
 
 
 @pytest.fixture(scope="module")
 def quick():
     out = {}
     for fig in giles1997.FIGURES:
-        data = fig.compute("quick", 2)
+        data = fig.compute("quick", Runs(2))
         out[fig.name] = (data, fig.check(data, "quick"), fig.plot(data))
     return out
 
@@ -52,7 +55,7 @@ def test_quick_scale_data(quick):
 
 
 def test_quick_scale_is_deterministic(quick):
-    again = giles1997.compute_fig6("quick", 1)
+    again = giles1997.compute_fig6("quick", Runs(1))
     pd.testing.assert_frame_equal(again, quick["fig6"][0])
 
 

@@ -1,11 +1,13 @@
 import naive
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from scipy.integrate import solve_ivp
 
 from evalmc.bench import WORKLOADS
-from evalmc.reproductions.giles1997 import run_blocks
+from evalmc.collection import collect
+from evalmc.reproductions.giles1997 import TeacherRuns
 from evalmc.sims.networks import (
     _mackey_glass,
     fast_tanh,
@@ -18,6 +20,7 @@ from evalmc.sims.networks import (
     teacher_task,
     train_mlps,
 )
+from evalmc.study import make_design
 
 
 def _rng(seed=0):
@@ -92,7 +95,8 @@ class TestTasks:
             return (percent_correct(nets, task.x_test, task.y_test)[0],
                     percent_correct(nets, task.x_train, task.y_train)[0])
 
-        acc = np.array(run_blocks(one, [(d,) for d in range(300)], seed=9))
+        acc = np.array([one(np.random.default_rng(seq), None)
+                        for seq in np.random.SeedSequence(9).spawn(300)])
         assert abs(acc[:, 0].mean() - 50) <= 4 * 5 / np.sqrt(300)
         assert acc[:, 1].mean() > 55  # it does fit its own training labels
 
@@ -112,16 +116,12 @@ class TestSeeding:
                                    [0.077638109220082, 0.06406838291654376], rtol=1e-9)
 
     def test_results_do_not_depend_on_workers(self):
-        x, y = _small_data()
-
-        def block(rng, key):
-            return train_mlps(x, y, n_runs=2, n_hidden=2, n_updates=300, rng=rng).w1
-
-        one = run_blocks(block, [(1, b) for b in range(4)], seed=3, n_jobs=1)
-        two = run_blocks(block, [(1, b) for b in range(4)], seed=3, n_jobs=2)
-        for a, b in zip(one, two, strict=True):
-            np.testing.assert_array_equal(a, b)
-        assert not np.array_equal(one[0], one[1])
+        design = make_design(k=[1.0, 5.0], teacher=0, updates=300)
+        one = collect(design, TeacherRuns, n_reps=4, seed=3, block_size=2)
+        two = collect(design, TeacherRuns, n_reps=4, seed=3, block_size=2, n_jobs=2)
+        pd.testing.assert_frame_equal(one, two)
+        assert one["rep"].tolist() == [0, 1, 2, 3] * 2
+        assert one["test_nmse"].nunique() == 8
 
 
 class TestValidation:
@@ -153,11 +153,12 @@ class TestValidation:
         with pytest.raises(ValueError, match=r"`n_train` must be an integer >= 2; got 1\."):
             random_label_task(_rng(), n_train=1)
 
-    def test_run_blocks_arguments(self):
+    def test_collect_arguments(self):
+        design = make_design(k=1.0)
         with pytest.raises(ValueError, match=r"`n_jobs` must be a positive integer or -1"):
-            run_blocks(lambda rng, key: 0, [(0,)], seed=1, n_jobs=0)
+            collect(design, TeacherRuns, n_reps=1, seed=1, n_jobs=0)
         with pytest.raises(ValueError, match=r"`seed` must be an integer >= 0; got -1\."):
-            run_blocks(lambda rng, key: 0, [(0,)], seed=-1)
+            collect(design, TeacherRuns, n_reps=1, seed=-1)
 
 
 def test_bench_workload_sides_agree():

@@ -26,7 +26,7 @@ def _checks(data, scale):
 @pytest.fixture
 def fake_paper(monkeypatch):
     module = types.ModuleType("evalmc.reproductions.fake2000")
-    module.FIGURES = [Figure("fig1", "A line.", lambda scale, n_jobs: pd.DataFrame(
+    module.FIGURES = [Figure("fig1", "A line.", lambda scale, runs: pd.DataFrame(
         {"x": [0, 1, 2], "y": [0.0, 2.0, 4.0 if scale == "paper" else 3.0]}), _plot, _checks)]
     monkeypatch.setitem(sys.modules, "evalmc.reproductions.fake2000", module)
     monkeypatch.setattr(evalmc.reproductions, "PAPERS", ("fake2000",))

@@ -53,14 +53,26 @@ def check_writable(path: str, option: str = "--out") -> None:
         raise UsageError(f"`{option}` must be a file in a writable directory; got {path!r}.")
 
 
+#: As ``evalmc.engine.TASK_SECONDS`` (a test keeps them equal).
+TASK_SECONDS = 0.5
+
+
+def float_arg(name: str):
+    """An argparse type that reads a number and names the option when it cannot."""
+    return _typed_arg(name, float, "a number")
+
+
 def int_arg(name: str):
     """An argparse type that reads an integer and names the option when it cannot."""
+    return _typed_arg(name, int, "an integer")
+
+
+def _typed_arg(name: str, kind, rule: str):
     def parse(text):
         try:
-            return int(text)
+            return kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"`{name}` must be an integer; got {text!r}.") from None
+            raise argparse.ArgumentTypeError(f"`{name}` must be {rule}; got {text!r}.") from None
     parse.__name__ = name
     return parse
 
@@ -90,11 +102,16 @@ def add_run_options(parser, block_size: int, backends: tuple) -> None:
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
-    parser.add_argument("--backend", choices=backends, default="threads")
+    parser.add_argument("--backend", choices=backends,
+                        help="default: threads, or loky processes for your own Python "
+                             "functions with --jobs above 1")
     parser.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
     parser.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
     parser.add_argument("--block-size", type=int_arg("block-size"), default=block_size,
                         help="replications per block (default %(default)s)")
+    parser.add_argument("--task-seconds", type=float_arg("task-seconds"), default=TASK_SECONDS,
+                        help="target duration of a task sent to a worker (default "
+                             "%(default)s)")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
     parser.add_argument("--out", help="write the summary to this file instead of stdout")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

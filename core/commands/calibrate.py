@@ -50,6 +50,6 @@ def run(args) -> int:
     result = calibrate(scenario, args.criterion, params=grid, reps=args.reps, alpha=alphas,
                        seed=args.seed, jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
-                       progress=False if args.quiet else None)
+                       task_seconds=args.task_seconds, progress=False if args.quiet else None)
     emit(result.summary, args.format, args.out)
     return 0

@@ -66,7 +66,8 @@ def run(args) -> int:
     result = run_estimation(make_design(**grid), scenario, args.estimator, n_reps=args.reps,
                             seed=args.seed, target=target, block_size=args.block_size,
                             n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-                            cache=args.cache, progress=False if args.quiet else None)
+                            cache=args.cache, task_seconds=args.task_seconds,
+                            progress=False if args.quiet else None)
     emit(result.summary, args.format, args.out)
     if args.plot:
         result.plot(measure="coverage").savefig(args.plot, dpi=120)

@@ -14,15 +14,20 @@ def register(sub) -> None:
     parser.add_argument("--out", help="output directory (default: figures/ for the paper "
                                       "scale, figures/quick/ for the quick one)")
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1)
+    parser.add_argument("--cache", help="directory of finished blocks: a stopped run resumes "
+                                        "from it")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 1 when a target is missed")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from evalmc.commands import check_cache
     from evalmc.reproductions.runner import reproduce
 
+    check_cache(args.cache)
     checks = reproduce(args.spec, scale=args.scale, out=args.out, n_jobs=args.jobs,
+                       cache=args.cache,
                        log=lambda line: print(line, file=sys.stderr))
     missed = [c.id for c in checks if not c.passed]
     print(f"{len(checks) - len(missed)}/{len(checks)} targets met"

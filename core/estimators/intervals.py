@@ -93,6 +93,8 @@ class Estimator:
 
 
 def _mean_a(batch, rng):
+    if batch.sizes[0] == 1:  # no variance to compute with the mean
+        return EstimateResult(batch.a[:, 0].astype(float))
     return EstimateResult(batch.moments()[0])
 
 

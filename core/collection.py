@@ -1,0 +1,116 @@
+"""Collecting studies: every replication's records, for figures that show the raw runs.
+
+A scenario whose ``draw`` returns :class:`~evalmc.sims.base.Records` (trained networks'
+errors, per-data-set test results) runs on the engine like any other study: the same seeding,
+caching, resumption and workers; the study keeps all its rows, in replication order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from evalmc import engine
+from evalmc.engine import TASK_SECONDS
+from evalmc.sims.validation import check_int
+from evalmc.tallies import RecordsTally
+
+
+def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_jobs: int = 1,
+            backend: str = "threads", scheduler: str | None = None, cache=None,
+            progress: bool | None = None, task_seconds: float = TASK_SECONDS) -> pd.DataFrame:
+    """Every record of `n_reps` replications of each condition of `design`.
+
+    Parameters
+    ----------
+    design : DataFrame or dict
+        Conditions, from :func:`~evalmc.study.make_design` (a dict is passed to it).
+    scenario : str or Scenario subclass
+        Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records`.
+    n_reps, seed, n_jobs, backend, scheduler, cache, progress, task_seconds
+        As for :func:`~evalmc.study.run_study`.
+    block_size : int
+        Replications per block (one seed each); default 1, as a replication is usually long.
+
+    Returns
+    -------
+    DataFrame
+        ``condition_id``, the design columns, ``rep`` (the replication, from 0), then the
+        scenario's columns, condition after condition.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> from typing import ClassVar
+    >>> from evalmc.sims import Scenario
+    >>> from evalmc.sims.base import Records, param
+    >>> @dataclass(frozen=True)
+    ... class Dice(Scenario):
+    ...     name: ClassVar[str] = "dice"
+    ...     sides: int = param(6, int, "sides of the die")
+    ...     def draw(self, rng, n):
+    ...         return Records([{"rep": i, "roll": int(rng.integers(1, self.sides + 1))}
+    ...                         for i in range(n)], n)
+    >>> collect({"sides": [6, 20]}, Dice, n_reps=2, seed=1)[["sides", "rep", "roll"]]
+       sides  rep  roll
+    0      6    0     2
+    1      6    1     1
+    2     20    0     8
+    3     20    1     9
+    """
+    from evalmc.study import _py, check_run
+
+    n_reps = check_int("n_reps", n_reps, low=1)
+    seed = check_int("seed", seed, low=0)
+    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
+                                         backend=backend, scheduler=scheduler,
+                                         task_seconds=task_seconds, max_failure_rate=1.0)
+    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
+                  for row in design.to_dict("records")}
+    plan = engine.Plan(conditions, [_Collect()], n_reps, seed, block_size)
+    out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
+                     progress=progress, task_seconds=task_seconds,
+                     desc=f"evalmc {scenario.name}")
+    frames = []
+    for row in design.to_dict("records"):
+        table = pd.DataFrame(out.tallies[(int(row["condition_id"]), _Collect.key)].columns)
+        for i, name in enumerate(["condition_id", *params]):
+            table.insert(i, name, row[name])
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)
+
+
+@dataclass(frozen=True)
+class _Collect:
+    """The engine's analysis that keeps a block's records (see :class:`evalmc.engine.Plan`)."""
+
+    key = stream = name = "records"
+    uses_rng = False
+    tally_type = RecordsTally
+
+    def run(self, records, rng):
+        return records
+
+    def tallies(self, records, starts, scenario):
+        rep = records.columns["rep"]
+        out = []
+        for k in range(len(starts) - 1):
+            rows = (rep >= starts[k]) & (rep < starts[k + 1])
+            columns = {name: col[rows] for name, col in records.columns.items()}
+            columns["rep"] = columns["rep"] - starts[k]
+            out.append((RecordsTally(int(starts[k + 1] - starts[k]), columns), {}))
+        return out
+
+    def split(self, records, starts):
+        return [None] * (len(starts) - 1)
+
+    def usable(self, records, key, keep_values) -> bool:
+        return True
+
+    def from_records(self, records, key, block, keep_values):
+        tally, errors, _, _ = engine.read_records(records, key, block, False, RecordsTally)
+        return tally, errors, None
+
+    def to_records(self, key, tally, errors, values):
+        return engine.write_records(key, tally, errors, None)

@@ -1,0 +1,61 @@
+"""The Monte Carlo figures resume from their cache: a stopped run recomputes only what it
+had not finished, and gives the same figure as a run never stopped."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from evalmc.cli import main
+
+
+def _reproduce(spec, out, cache=None):
+    args = ["reproduce", spec, "--out", str(out)] + (["--cache", str(cache)] if cache else [])
+    assert main(args) == 0
+
+
+def test_boon_figure_recomputes_only_the_missing_blocks(tmp_path, capsys):
+    cache = tmp_path / "cache"
+    _reproduce("bajgar2018.fig2", tmp_path / "fresh")
+    _reproduce("bajgar2018.fig2", tmp_path / "first", cache)
+    blocks = sorted(cache.rglob("*.npz"))
+    for path in blocks[::2]:  # as if stopped with half the blocks done
+        path.unlink()
+    before = {p: p.stat().st_mtime_ns for p in blocks[1::2]}
+    _reproduce("bajgar2018.fig2", tmp_path / "resumed", cache)
+    assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # not rewritten
+    assert len(list(cache.rglob("*.npz"))) == len(blocks)
+    fresh = pd.read_csv(tmp_path / "fresh" / "bajgar2018" / "fig2.csv")
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "resumed" / "bajgar2018" / "fig2.csv"),
+                                  fresh)
+
+
+def test_network_figure_resumes_after_a_kill(tmp_path):
+    cache, env = tmp_path / "cache", {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
+
+    def command(out, with_cache=True):
+        return [sys.executable, "-m", "evalmc", "reproduce", "giles1997.fig6", "--out",
+                str(out), *(["--cache", str(cache)] if with_cache else [])]
+
+    proc = subprocess.Popen(command(tmp_path / "killed"), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    start = time.time()
+    while len(list(cache.rglob("*.npz"))) < 10:
+        assert proc.poll() is None, "the figure finished before it could be stopped"
+        assert time.time() - start < 120
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(list(cache.rglob("*.npz")))
+    assert 10 <= done < 100
+    for out, with_cache in ((tmp_path / "resumed", True), (tmp_path / "fresh", False)):
+        subprocess.run(command(out, with_cache), env=env, check=True, capture_output=True)
+    assert len(list(cache.rglob("*.npz"))) == 100
+    assert not list(cache.rglob("*.tmp"))
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "resumed" / "giles1997" / "fig6.csv"),
+        pd.read_csv(tmp_path / "fresh" / "giles1997" / "fig6.csv"))
