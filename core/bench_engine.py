@@ -89,13 +89,15 @@ def numpy_reference():
     return _study(), peer
 
 
+# The peak is the process's own high-water mark (VmHWM): ru_maxrss would carry the parent's
+# resident memory over the fork and exec that started it.
 _RSS = """
-import resource
 from evalmc.study import make_design, run_study
 res = run_study(make_design(n_a=10, n_b=10), "normal", ["student-t"], n_reps={reps}, seed=1,
                 progress=False)
 rate = res.summary["rate"].iloc[0]
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+with open("/proc/self/status") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
 print(f"size {{rate:.5f}}, peak RSS {{peak:.0f}} MB")
 """
 
