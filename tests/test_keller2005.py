@@ -130,3 +130,27 @@ def test_undefined_sizes_fail_instead_of_passing():
     data["rate"] = np.nan
     checks = {c.id: c for c in keller2005.check_fig1(data, "quick")}
     assert not checks["K1 rule"].passed and checks["K1 rule"].ours == "no null case"
+
+
+def _fake_curves(rates: dict, panels=keller2005.PANELS):
+    """``{(panel, test): DataFrame indexed by n}`` with the given ``{test: {n: rate}}``."""
+    return {(panel, test): pd.DataFrame({"rate": pd.Series(by_n, dtype=float)})
+            for panel in panels for test, by_n in rates.items()}
+
+
+def test_agreement_within_tolerance_in_exact_arithmetic_passes():
+    # 458/1000 - 408/1000 is 0.05 exactly, 0.050000000000000044 in floating point
+    curves = _fake_curves({"mcnemar": {1000: 458 / 1000}, "bootstrap-dcerr": {1000: 408 / 1000}})
+    assert keller2005._agree_check("K3", "agree", curves, 0.05).passed
+    curves = _fake_curves({"mcnemar": {1000: 459 / 1000}, "bootstrap-dcerr": {1000: 408 / 1000}})
+    assert not keller2005._agree_check("K3", "agree", curves, 0.05).passed
+
+
+def test_order_is_judged_at_the_n_values_all_tests_share():
+    # McNemar alone has a rate at N = 100; at the common N = 1000, bootstrap-dF1 is highest
+    rates = {t: {1000: 0.5} for t in keller2005.PAPER_TESTS}
+    rates["mcnemar"] = {100: 1.0, 1000: 0.5}
+    rates["bootstrap-df1"] = {100: np.nan, 1000: 0.7}
+    check = keller2005._order_check("K6", "highest", _fake_curves(rates), keller2005.PANELS,
+                                    "bootstrap-df1", True, "highest", "alternative set")
+    assert check.passed, check
