@@ -21,24 +21,26 @@ CRITERIA = ("welch-t", "mann-whitney", "student-t")
 REPS = 2_000_000  # per condition: 4 million in all
 
 
-def _study(n_jobs=1, backend="threads", reps=REPS):
+def _study(n_jobs=1, backend="threads", reps=REPS, block_size=1000):
     """Run the study; the result text is every rejection count (identical on every backend)."""
     from evalmc.study import make_design, run_study
 
     def run(small=False):
         res = run_study(make_design(**STUDY), "skew-normal", list(CRITERIA), seed=1,
                         n_reps=2000 if small else reps, n_jobs=n_jobs, backend=backend,
-                        progress=False)
+                        block_size=block_size, progress=False)
         s = res.summary
         return "rejections " + " ".join(str(round(r * n)) for r, n in zip(
             s["rate"], s["n_reps"], strict=True))
     return run
 
 
-def threads(workers):
-    """`workers` threads against one: the ratio is the speed-up; efficiency = ratio / workers."""
+def threads(workers, block_size=1000):
+    """`workers` threads against one: the ratio is the speed-up; efficiency = ratio / workers.
+    Both sides use blocks of `block_size` (larger blocks: less Python per replication)."""
     def make():
-        return _study(n_jobs=workers), _study()
+        return (_study(n_jobs=workers, block_size=block_size),
+                _study(block_size=block_size))
     return make
 
 
@@ -120,6 +122,7 @@ def workloads() -> dict:
     cores = joblib.cpu_count()
     out = {
         "study-2-threads": ("1 thread", threads(2)),
+        "study-2-threads-block-10000": ("1 thread", threads(2, block_size=10_000)),
         "study-loky-2": ("1 thread", loky),
         "study-dask-2": ("2 threads", dask_local),
         "study-numpy": ("plain numpy + scipy.stats", numpy_reference),

@@ -59,15 +59,13 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     2     20    0     8
     3     20    1     9
     """
-    from evalmc.study import _py, check_run
+    from evalmc.study import prepare_run
 
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)
-    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
-                                         backend=backend, scheduler=scheduler,
-                                         task_seconds=task_seconds, max_failure_rate=1.0)
-    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
-                  for row in design.to_dict("records")}
+    design, scenario, params, conditions = prepare_run(
+        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+        scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=1.0)
     plan = engine.Plan(conditions, [_Collect()], n_reps, seed, block_size)
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds,

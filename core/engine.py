@@ -80,9 +80,13 @@ class Plan:
     block_size: int
 
     @property
-    def sizes(self) -> list[int]:
-        return [min(self.block_size, self.n_reps - start)
-                for start in range(0, self.n_reps, self.block_size)]
+    def n_blocks(self) -> int:
+        return -(-self.n_reps // self.block_size)
+
+    def sizes(self, start: int, stop: int) -> list[int]:
+        """Replications of blocks ``start:stop`` (all full but the study's last)."""
+        return [min(self.block_size, self.n_reps - b * self.block_size)
+                for b in range(start, stop)]
 
 
 @dataclass
@@ -218,7 +222,7 @@ class _Sums:
     next_block: int = 0
     waiting: dict = field(default_factory=dict)
 
-    def add(self, block, tally, n_blocks=1):
+    def add(self, block, tally):
         if self.associative:
             self.total = tally if self.total is None else self.total + tally
             return
@@ -244,10 +248,12 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
     `backend` None chooses by :func:`choose_backend`.
     """
     backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
-    sizes = plan.sizes
+    def size(block):
+        return plan.sizes(block, block + 1)[0]
+
     keys = [a.key for a in plan.analyses]
     by_key = {a.key: a for a in plan.analyses}
-    conds = {cid: _Condition(cid, len(sizes), BlockStore(cache, namespace(
+    conds = {cid: _Condition(cid, plan.n_blocks, BlockStore(cache, namespace(
         sc, plan.seed, plan.block_size)) if cache is not None else None)
         for cid, sc in plan.conditions.items()}
     sums = {(cid, k): _Sums(by_key[k].tally_type.associative) for cid in conds for k in keys}
@@ -278,51 +284,51 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                 f"{done[(cid, key)]} replications; first error: {first}. Finished blocks "
                 "are kept in the cache, if one was given.")
 
-    def cached(cond, block):
-        """The stored records of `block` this study can use, by key."""
+    def load(cond, block):
+        """The records stored for `block` (read once, even when peeked at ahead of a task)."""
         if cond.store is None:
             return {}
         if cond.peeked is not None and cond.peeked[0] == block:
-            records = cond.peeked[1]
-        else:
-            records = cond.store.load(block, sizes[block])
-        usable = {}
-        for key in keys:
-            if key in records and by_key[key].usable(records, key, keep_values):
-                usable[key] = records
-        return usable
+            return cond.peeked[1]
+        return cond.store.load(block, size(block))
 
-    def take_cached(cond, block, usable):
-        for key, records in usable.items():
-            record(cond.cid, key, block,
-                   *by_key[key].from_records(records, key, block, keep_values))
+    def missing(records):
+        """The keys whose stored record this study cannot use."""
+        return [k for k in keys
+                if not (k in records and by_key[k].usable(records, k, keep_values))]
+
+    def take_cached(cond, block, records, absent):
+        for key in keys:
+            if key not in absent:
+                record(cond.cid, key, block,
+                       *by_key[key].from_records(records, key, block, keep_values))
 
     def next_task(cond, chunk):
         """The next task of `cond` (after taking its cached blocks), or None when done."""
         while cond.next < cond.n_blocks:
             b = cond.next
-            usable = cached(cond, b)
-            take_cached(cond, b, usable)
-            if len(usable) == len(keys):
+            records = load(cond, b)
+            absent = missing(records)
+            take_cached(cond, b, records, absent)
+            if not absent:
                 cond.next += 1
                 outcome.blocks_reused += 1
-                bar.update(sizes[b])
+                bar.update(size(b))
                 continue
-            missing = [k for k in keys if k not in usable]
             stop = b + 1
             while stop < cond.n_blocks and stop - b < chunk:
-                ahead = cached(cond, stop)
-                if [k for k in keys if k not in ahead] != missing:
-                    cond.peeked = (stop, cond.store.load(stop, sizes[stop]))
+                ahead = load(cond, stop)
+                if missing(ahead) != absent:
+                    cond.peeked = (stop, ahead)
                     break
-                take_cached(cond, stop, ahead)
+                take_cached(cond, stop, ahead, absent)
                 stop += 1
             cond.next = stop
-            return [by_key[k] for k in missing], b, sizes[b:stop]
+            return [by_key[k] for k in absent], b, plan.sizes(b, stop)
         return None
 
     show = sys.stderr.isatty() if progress is None else progress
-    remaining = len(sizes) * len(conds)
+    remaining = plan.n_blocks * len(conds)
     bar = tqdm(total=plan.n_reps * len(conds), disable=not show, file=sys.stderr, unit="rep",
                unit_scale=True, desc=desc)
     with bar, _pool(backend, n_jobs, scheduler) as (workers, pool):
@@ -358,7 +364,7 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                     by_block[block].append((key, entry))
             for block in sorted(by_block):
                 if cond.store is not None:  # stored first: a stop keeps this block
-                    cond.store.save(block, sizes[block], {
+                    cond.store.save(block, size(block), {
                         name: rec for key, entry in by_block[block]
                         for name, rec in by_key[key].to_records(key, *entry).items()})
                 for key, entry in by_block[block]:

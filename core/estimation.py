@@ -181,35 +181,34 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     0    3    0.9545         0.0047
     1   10    0.9485         0.0049
     """
-    from evalmc.study import _py, check_run
+    from evalmc.study import prepare_run
 
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)
-    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
-                                         backend=backend, scheduler=scheduler,
-                                         task_seconds=task_seconds,
-                                         max_failure_rate=max_failure_rate)
+    design, scenario, _, conditions = prepare_run(
+        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+        scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
     estimators = [get_estimator(e) for e in estimators]
     if not estimators:
         raise ValueError("`estimators` must name at least one estimator.")
     if len({e.key for e in estimators}) != len(estimators):
         raise ValueError("`estimators` lists an estimator twice.")
-    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
-                  for row in design.to_dict("records")}
     truths = {cid: _truth(target, cond) for cid, cond in conditions.items()}
     label = _target_label(target)
     by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}
-    plan = engine.Plan(conditions, [_EstimatorRun(e, label, by_scenario) for e in estimators],
+    runs = [_EstimatorRun(e, label, by_scenario) for e in estimators]
+    plan = engine.Plan(conditions, runs,
                        n_reps, seed, block_size)
     keep = keep_values or summarise is not None
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds, keep_values=keep,
                      max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
+    name = {run.key: run.estimator.key for run in runs}  # stored by estimator and target
     values = None
     if keep:
-        values = {(cid, key.split("|target=")[0]): EstimateResult.concat(parts)
+        values = {(cid, name[key]): EstimateResult.concat(parts)
                   for (cid, key), parts in out.values.items()}
-    tallies = {(cid, key.split("|target=")[0]): t for (cid, key), t in out.tallies.items()}
+    tallies = {(cid, name[key]): t for (cid, key), t in out.tallies.items()}
     return EstimationResult(design, scenario, estimators, target, n_reps, seed, truths,
                             tallies, out.failures, values, summarise, out.blocks_computed,
                             out.blocks_reused)

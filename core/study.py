@@ -387,10 +387,9 @@ def run_study(
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)
     alphas = _check_alphas(alpha)
-    design, scenario, params = check_run(design, scenario, block_size=block_size, n_jobs=n_jobs,
-                                         backend=backend, scheduler=scheduler,
-                                         task_seconds=task_seconds,
-                                         max_failure_rate=max_failure_rate)
+    design, scenario, params, conditions = prepare_run(
+        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+        scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
     criteria = [get_criterion(c) for c in criteria]
     if not criteria:
         raise ValueError("`criteria` must name at least one criterion.")
@@ -403,18 +402,14 @@ def run_study(
             raise ValueError(f"criterion {crit.name!r} works on {needs}; scenario "
                              f"{scenario.name!r} draws {draws}.")
 
-    conditions = {}
-    for row in design.to_dict("records"):
-        values = {p: _py(row[p]) for p in params}
-        cond = scenario(**values)
-        cid = int(row["condition_id"])
+    for cid, cond in conditions.items():
         for crit in criteria:
             if crit.paired and len(set(cond.sizes)) != 1:
+                values = {p: getattr(cond, p) for p in params}
                 raise ValueError(
                     f"criterion {crit.name!r} needs paired samples of equal size; condition "
                     f"{cid} {values} of scenario {scenario.name!r} has sizes {cond.sizes}."
                 )
-        conditions[cid] = cond
 
     off_grid = tuple(a for a in alphas if grid_index(a) is None)
     plan = engine.Plan(conditions, [_CriterionRun(c, off_grid) for c in criteria], n_reps, seed,
@@ -492,10 +487,10 @@ class _CriterionRun:
 _VALUES = ("failed", "statistic", "pvalue", "reject")
 
 
-def check_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,
-              max_failure_rate):
-    """Check the options every study shares; the design (as a DataFrame), the scenario class
-    and the design's parameter names."""
+def prepare_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,
+                max_failure_rate):
+    """Check the options every study shares. Returns the design (as a DataFrame), the scenario
+    class, the design's parameter names and each condition's scenario, by condition id."""
     check_int("block_size", block_size, low=1)
     n_jobs = check_int("n_jobs", n_jobs)
     if n_jobs == 0 or n_jobs < -1:
@@ -516,7 +511,9 @@ def check_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_
     params = [c for c in design.columns if c != "condition_id"]
     _check_design_names(params)
     scenario.check_names(params)
-    return design, scenario, params
+    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
+                  for row in design.to_dict("records")}
+    return design, scenario, params, conditions
 
 
 def _decision_only(crit, tallies) -> bool:

@@ -23,6 +23,7 @@ from evalmc.criteria.base import critical_values
 #: The p-value histogram's resolution: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID`` (bin 0:
 #: ``p <= 0``), so the rejections at every level ``k/GRID`` are exact.
 GRID = 1000
+_LEVELS = tuple(np.arange(GRID + 1) / GRID)
 
 
 def grid_index(alpha: float) -> int | None:
@@ -127,9 +128,8 @@ class RejectionTally:
         hist = np.zeros((n_blocks, GRID + 1), np.int64)
         exact = np.zeros((n_blocks, len(off_grid)), np.int64)
         if result.pvalue is None and result.null is not None:  # no p-value to compute
-            levels = tuple(np.arange(GRID + 1) / GRID)
             _tally_statistic(result.statistic, result.failed, starts,
-                             critical_values(result.null, levels),
+                             critical_values(result.null, _LEVELS),
                              critical_values(result.null, tuple(off_grid)), counts, hist, exact)
         else:
             reject = result.reject if result.reject is not None else np.zeros(starts[-1], bool)
