@@ -1,41 +1,197 @@
-"""Figures, their checks against the paper's numbers, and figures/REPORT.md."""
+"""Figures, the papers' targets as data, and figures/REPORT.md.
+
+A paper module declares its targets in one :class:`Targets` table: for each, the claim, the
+paper's value, the tolerance, the sentence of the paper it comes from, and its role. Its
+figures' ``check`` functions measure and judge; the table supplies everything else, so a
+target is stated once, next to its source.
+"""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
+#: What a row of the report is.
+#:
+#: - ``'target'``: a claim of the paper, judged pass or fail; the count of targets met.
+#: - ``'calibration'``: a summary the simulation was fitted to; its pass checks the fit, not
+#:   the paper's claim.
+#: - ``'extension'``: our own check beyond the paper (e.g. under another definition of H0),
+#:   judged, but not counted against the paper.
+#: - ``'finding'``: a measured value the paper does not state, or states without a number;
+#:   reported, never judged.
+ROLES = ("target", "calibration", "extension", "finding")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One target of a paper.
+
+    Attributes
+    ----------
+    id : str
+        Short id, unique within the paper (``'K1'``).
+    claim : str
+        What is checked, in words.
+    paper : str
+        The paper's value or statement, as the report prints it.
+    source : str
+        The paper's sentence the target rests on, quoted, with where it stands.
+    tolerance : str
+        How far ours may be from the paper's value, as printed (``'±0.3'``, ``'2 MCSE'``).
+    role : str
+        One of :data:`ROLES`.
+    value, tol : float, optional
+        For a numeric target: the paper's number and the tolerance; ours passes when
+        ``|ours - value| <= tol``.
+    """
+
+    id: str
+    claim: str
+    paper: str
+    source: str
+    tolerance: str = "-"
+    role: str = "target"
+    value: float | None = None
+    tol: float | None = None
+
+    def __post_init__(self):
+        if self.role not in ROLES:
+            raise ValueError(f"`role` must be one of {', '.join(ROLES)}; got {self.role!r}.")
+        if (self.value is None) != (self.tol is None):
+            raise ValueError(f"target {self.id}: give both `value` and `tol`, or neither.")
+        if not self.source.strip():
+            raise ValueError(f"target {self.id}: `source` must quote the paper.")
+
 
 @dataclass(frozen=True)
 class Check:
-    """One target: the paper's claim, its value and ours, and whether ours meets it."""
+    """One target judged: its row of the report.
+
+    `passed` is None for a finding (reported, not judged).
+    """
 
     id: str
     claim: str
     paper: str
     ours: str
     tolerance: str
-    passed: bool
+    passed: bool | None
     note: str = ""
+    source: str = ""
+    role: str = "target"
+
+    @property
+    def result(self) -> str:
+        """``'pass'``, ``'FAIL'`` or ``'finding'``."""
+        return "finding" if self.passed is None else "pass" if self.passed else "FAIL"
+
+
+class Targets:
+    """A paper's targets, in the order the report lists them.
+
+    Parameters
+    ----------
+    targets : iterable of Target
+        Ids must be unique.
+
+    Examples
+    --------
+    >>> table = Targets([Target("X1", "y at 1", paper="2", source='"y(1) = 2" (Sec 1)',
+    ...                         tolerance="±0.1", value=2.0, tol=0.1)])
+    >>> table.within("X1", 2.04).result
+    'pass'
+    """
+
+    def __init__(self, targets: Iterable[Target]):
+        self._by_id: dict[str, Target] = {}
+        for target in targets:
+            if target.id in self._by_id:
+                raise ValueError(f"duplicate target id {target.id!r}.")
+            self._by_id[target.id] = target
+
+    def __iter__(self):
+        return iter(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __getitem__(self, id: str) -> Target:
+        try:
+            return self._by_id[id]
+        except KeyError:
+            raise KeyError(f"no target {id!r} in the table") from None
+
+    @property
+    def ids(self) -> list[str]:
+        """The ids, in table order."""
+        return list(self._by_id)
+
+    def _check(self, target, ours, passed, note):
+        if target.role == "finding" and passed is not None:
+            raise ValueError(f"target {target.id} is a finding: it is reported, not judged.")
+        if target.role != "finding" and passed is None:
+            raise ValueError(f"target {target.id} must be judged (its role is {target.role}).")
+        return Check(target.id, target.claim, target.paper, ours, target.tolerance, passed,
+                     note, target.source, target.role)
+
+    def within(self, id: str, ours: float, *, note: str = "", digits: int = 3) -> Check:
+        """Judge a numeric target: passes when ``|ours - value| <= tol`` (NaN fails)."""
+        target = self[id]
+        if target.value is None:
+            raise ValueError(f"target {id} has no numeric `value` and `tol`.")
+        passed = bool(math.isfinite(ours) and abs(ours - target.value) <= target.tol)
+        return self._check(target, f"{ours:.{digits}g}", passed, note)
+
+    def holds(self, id: str, *, ours: str, passed: bool, note: str = "") -> Check:
+        """Judge a qualitative target: what we measured, and whether the claim holds."""
+        return self._check(self[id], ours, bool(passed), note)
+
+    def finding(self, id: str, *, ours: str, note: str = "") -> Check:
+        """Report a finding: what we measured, not judged."""
+        return self._check(self[id], ours, None, note)
 
 
 def within(id: str, claim: str, *, paper: float, ours: float, tol: float, note: str = "",
            digits: int = 3) -> Check:
-    """A numeric target: passes when ``|ours - paper| <= tol``."""
+    """A numeric target stated in place (to be replaced by a :class:`Targets` table)."""
     passed = bool(math.isfinite(ours) and abs(ours - paper) <= tol)
     return Check(id, claim, f"{paper:.{digits}g}", f"{ours:.{digits}g}", f"±{tol:g}", passed, note)
 
 
 def holds(id: str, claim: str, *, paper: str, ours: str, passed: bool, note: str = "",
           tolerance: str = "-") -> Check:
-    """A qualitative target: the paper's statement, what we measured, and whether it holds."""
+    """A qualitative target stated in place (to be replaced by a :class:`Targets` table)."""
     return Check(id, claim, paper, ours, tolerance, bool(passed), note)
+
+
+def missed(checks: Iterable[Check]) -> list[str]:
+    """Ids of the judged checks that failed."""
+    return [c.id for c in checks if c.passed is False]
+
+
+def tally(checks: Iterable[Check]) -> dict[str, tuple[int, int]]:
+    """``{role: (met, judged)}``; for findings, ``(0, count)``."""
+    out: dict[str, tuple[int, int]] = {}
+    for c in checks:
+        met, judged = out.get(c.role, (0, 0))
+        out[c.role] = (met + bool(c.passed), judged + 1)
+    return {role: out[role] for role in ROLES if role in out}
+
+
+def tally_text(checks: Iterable[Check]) -> str:
+    """One line: targets met, then calibration checks, extensions and findings."""
+    words = {"target": "targets met", "calibration": "calibration checks met",
+             "extension": "extensions met"}
+    parts = [f"{n} finding{'s' * (n != 1)}" if role == "finding" else f"{met}/{n} {words[role]}"
+             for role, (met, n) in tally(checks).items()]
+    return ", ".join(parts) or "no targets"
 
 
 @dataclass(frozen=True)
@@ -66,9 +222,10 @@ class Figure:
     Attributes
     ----------
     name : str
-        Short name, e.g. ``'fig2'``; files are ``<paper>/<name>.png`` and ``.csv``.
+        Short name, e.g. ``'fig2'``; files are ``<paper>/<name>.png``, ``.csv`` and ``.md``.
     caption : str
-        The paper's caption and parameters, and our assumptions.
+        The paper's caption and parameters, and our assumptions; written beside the PNG and
+        into the report.
     compute : callable
         ``compute(scale, runs) -> DataFrame``: the tidy data of the figure; `runs`, a
         :class:`Runs`, says how its Monte Carlo work runs.
@@ -76,6 +233,9 @@ class Figure:
         ``plot(data) -> matplotlib.figure.Figure``; reads only `data`.
     check : callable
         ``check(data, scale) -> list[Check]``: the figure's targets.
+    title : str
+        Names the paper and its figure (``'Keller et al. 2005, Fig 1: size against N'``); set
+        as the plot's title.
     """
 
     name: str
@@ -83,39 +243,130 @@ class Figure:
     compute: Callable[[str, Runs], pd.DataFrame]
     plot: Callable[[pd.DataFrame], MplFigure]
     check: Callable[[pd.DataFrame, str], list[Check]]
+    title: str = ""
 
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
                 scale) -> None:
-    """Write the figure's PNG, CSV and checks under ``out/paper``."""
+    """Write the figure's PNG, CSV, caption (``.md``) and checks under ``out/paper``."""
     folder = out / paper
     folder.mkdir(parents=True, exist_ok=True)
     data.to_csv(folder / f"{figure.name}.csv", index=False)
-    figure.plot(data).savefig(folder / f"{figure.name}.png", dpi=120)
-    record = {"paper": paper, "figure": figure.name, "scale": scale,
-              "seconds": round(seconds, 1), "checks": [asdict(c) for c in checks]}
+    drawn = figure.plot(data)
+    if figure.title:
+        drawn.suptitle(figure.title, fontsize=11)
+    drawn.savefig(folder / f"{figure.name}.png", dpi=120)
+    (folder / f"{figure.name}.md").write_text(_caption_md(figure, scale))
+    record = {"paper": paper, "figure": figure.name, "title": figure.title,
+              "caption": figure.caption.strip(), "scale": scale, "seconds": round(seconds, 1),
+              "checks": [asdict(c) for c in checks]}
     (folder / f"{figure.name}.checks.json").write_text(json.dumps(record, indent=1) + "\n")
+
+
+def _caption_md(figure: Figure, scale: str) -> str:
+    heading = figure.title or figure.name
+    return (f"# {heading}\n\n![{heading}]({figure.name}.png)\n\n{figure.caption.strip()}\n\n"
+            f"Scale: {scale}. Data: [{figure.name}.csv]({figure.name}.csv).\n")
+
+
+def _cell(x) -> str:
+    return str(x).replace("|", "/").replace("\n", " ")
 
 
 def write_report(out: Path) -> Path:
     """Rebuild ``out/REPORT.md`` from every figure's checks found under `out`."""
     records = [json.loads(p.read_text()) for p in sorted(out.glob("*/*.checks.json"))]
+    every = [Check(**c) for r in records for c in r["checks"]]
     lines = ["# Reproduction report", "",
              "Each target: the paper's value, ours, the tolerance, and whether ours meets it.",
-             "Generated by `evalmc reproduce`; do not edit.", ""]
+             "Roles: *target*, a claim of the paper; *calibration*, a summary the simulation "
+             "was fitted to; *extension*, our check beyond the paper; *finding*, a value the "
+             "paper does not state, reported and not judged.",
+             "Generated by `evalmc reproduce`; do not edit.", "",
+             f"All papers: {tally_text(every)}.", ""]
     for paper in dict.fromkeys(r["paper"] for r in records):
-        lines += [f"## {paper}", "", "| id | claim | paper | ours | tolerance | result | note |",
-                  "|---|---|---|---|---|---|---|"]
-        timing = []
-        for rec in (r for r in records if r["paper"] == paper):
-            timing.append(f"{rec['figure']} ({rec['scale']}, {rec['seconds']} s)")
-            for c in rec["checks"]:
-                result = "pass" if c["passed"] else "FAIL"
-                cells = [c["id"], c["claim"], c["paper"], c["ours"], c["tolerance"], result,
-                         c["note"]]
-                lines.append("| " + " | ".join(str(x).replace("|", "/") for x in cells) + " |")
-        lines += ["", "Figures: " + ", ".join(timing) + ".", ""]
+        mine = [r for r in records if r["paper"] == paper]
+        checks = [Check(**c) for r in mine for c in r["checks"]]
+        lines += [f"## {paper}", "", f"{tally_text(checks)}.", ""]
+        for rec in mine:
+            title = rec.get("title") or rec["figure"]
+            lines += [f"### {rec['figure']}: {title}", "",
+                      f"![{title}]({paper}/{rec['figure']}.png)", "",
+                      rec.get("caption", ""), "",
+                      f"Scale: {rec['scale']}, {rec['seconds']} s.", ""]
+            if not rec["checks"]:
+                continue
+            lines += ["| id | claim | paper | ours | tolerance | role | result | note |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for c in (Check(**c) for c in rec["checks"]):
+                cells = [c.id, c.claim, c.paper, c.ours, c.tolerance, c.role, c.result, c.note]
+                lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+            lines += ["", "Sources:", ""]
+            lines += [f"- **{c['id']}**: {_cell(c['source'])}" for c in rec["checks"]]
+            lines.append("")
     path = out / "REPORT.md"
     out.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
     return path
+
+
+#: The most curves a panel may show.
+MAX_CURVES = 6
+
+
+def layout_problems(fig: MplFigure) -> list[str]:
+    """What makes a drawn figure hard to read: crowded panels and overlapping text.
+
+    Flags a panel with more than :data:`MAX_CURVES` curves (drawn lines through more than two
+    points; markers alone and reference lines are not curves), two panels whose extents
+    (labels, ticks, titles, legends) overlap, the figure's title or legend over a panel, and
+    overlapping titles, axis labels, legends and annotations within a panel.
+
+    Returns
+    -------
+    list of str
+        One line per problem; empty when the figure reads cleanly.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    problems = []
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.has_data()]
+    names = {ax: ax.get_title() or ax.get_title("left") or f"panel {i + 1}"
+             for i, ax in enumerate(axes)}
+    for ax in axes:
+        curves = sum(len(line.get_xdata()) > 2 and line.get_linestyle() != "None"
+                     for line in ax.get_lines())
+        if curves > MAX_CURVES:
+            problems.append(f"{names[ax]}: {curves} curves (at most {MAX_CURVES})")
+        parts = [t for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
+                             ax.yaxis.label, *ax.texts) if t.get_visible() and t.get_text()]
+        if ax.get_legend() is not None:
+            parts.append(ax.get_legend())
+        boxes = [(_label(p), p.get_window_extent(renderer)) for p in parts]
+        problems += [f"{names[ax]}: {a} overlaps {b}" for a, b in _overlaps(boxes)]
+    extents = [(names[ax], ax.get_tightbbox(renderer)) for ax in axes]
+    extra = [t for t in (fig._suptitle, *fig.legends) if t is not None and t.get_visible()]
+    extents += [(_label(t), t.get_window_extent(renderer)) for t in extra]
+    problems += [f"{a} overlaps {b}" for a, b in _overlaps(extents)]
+    return problems
+
+
+def _label(artist) -> str:
+    text = artist.get_text() if hasattr(artist, "get_text") else ""
+    return f"{type(artist).__name__.lower()} {text[:30]!r}" if text else type(
+        artist).__name__.lower()
+
+
+def _overlaps(boxes, pixels: float = 1.0):
+    """Pairs of named boxes that overlap by more than `pixels` in both directions."""
+    out = []
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            dx = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            dy = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if dx > pixels and dy > pixels:
+                out.append((a, b))
+    return out

@@ -75,7 +75,7 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
     """
     check_choice("scale", scale, SCALES)
     figures = resolve(spec)
-    from evalmc.reproductions.report import Runs, save_figure, write_report
+    from evalmc.reproductions.report import Runs, missed, save_figure, tally_text, write_report
 
     out = Path(out) if out is not None else default_out(scale)
     checks = []
@@ -85,8 +85,8 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
         found = figure.check(data, scale)
         seconds = time.perf_counter() - start
         save_figure(out, paper, figure, data, found, seconds, scale)
-        failed = [c.id for c in found if not c.passed]
-        log(f"{paper}.{figure.name}: {len(found) - len(failed)}/{len(found)} targets met"
+        failed = missed(found)
+        log(f"{paper}.{figure.name}: {tally_text(found)}"
             + (f" (missed: {', '.join(failed)})" if failed else "") + f", {seconds:.1f} s")
         checks += found
     write_report(out)

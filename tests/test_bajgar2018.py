@@ -17,7 +17,7 @@ def test_every_target_is_reported(quick):
     report = (out / "REPORT.md").read_text()
     for name in ("boon-normal", "fig1", "fig2", "fig3"):
         assert (out / "bajgar2018" / f"{name}.png").exists()
-        assert f"{name} (quick" in report
+        assert f"### {name}:" in report
 
 
 def test_quick_scale_outcomes(quick):

@@ -42,7 +42,8 @@ def test_quick_scale_meets_every_target_but_the_known_misses(quick):
 def test_report_and_files(quick):
     out, _ = quick
     report = (out / "REPORT.md").read_text()
-    assert re.search(r"\| T1 \| Noether N at gamma = 0.75.* \| 29 \| 29 \| ±0 \| pass \|", report)
+    row = r"\| T1 \| Noether N at gamma = 0.75.* \| 29 \| 29 \| ±0 \| target \| pass \|"
+    assert re.search(row, report)
     for name in ("fig6", "figc1", "figi6", "eq7", "fpbias"):
         assert (out / "bouthillier2021" / f"{name}.png").stat().st_size > 1000
 

@@ -8,7 +8,23 @@ from matplotlib.figure import Figure as MplFigure
 
 import evalmc.reproductions
 from evalmc.cli import main
-from evalmc.reproductions.report import Figure, holds, within
+from evalmc.reproductions.report import (
+    Figure,
+    Target,
+    Targets,
+    layout_problems,
+    tally_text,
+)
+
+TARGETS = Targets([
+    Target("X1", "y at 1 is 2", paper="2", source='"y(1) = 2" (Sec 1)', tolerance="±0.1",
+           value=2.0, tol=0.1),
+    Target("X2", "y grows", paper="increasing", source='"y grows" (Sec 2)'),
+    Target("X3", "y at 2", paper="not stated", source='"y is large at 2" (Sec 3)',
+           role="finding"),
+    Target("X4", "y at 0 is 0", paper="0", source='"we start at 0" (Sec 1)',
+           role="calibration", value=0.0, tol=0.0),
+])
 
 
 def _plot(data):
@@ -18,16 +34,19 @@ def _plot(data):
 
 
 def _checks(data, scale):
-    return [within("X1", "y at 1 is 2", paper=2.0, ours=float(data["y"][1]), tol=0.1),
-            holds("X2", "y grows", paper="increasing", ours="decreasing", passed=False,
-                  note="made up to fail")]
+    y = data["y"]
+    return [TARGETS.within("X1", float(y[1])),
+            TARGETS.holds("X2", ours="decreasing", passed=False, note="made up to fail"),
+            TARGETS.finding("X3", ours=f"{y[2]:g}"),
+            TARGETS.within("X4", float(y[0]))]
 
 
 @pytest.fixture
 def fake_paper(monkeypatch):
     module = types.ModuleType("evalmc.reproductions.fake2000")
-    module.FIGURES = [Figure("fig1", "A line.", lambda scale, runs: pd.DataFrame(
-        {"x": [0, 1, 2], "y": [0.0, 2.0, 4.0 if scale == "paper" else 3.0]}), _plot, _checks)]
+    module.FIGURES = [Figure("fig1", "A line. Parameters: none.", lambda scale, runs: pd.DataFrame(
+        {"x": [0, 1, 2], "y": [0.0, 2.0, 4.0 if scale == "paper" else 3.0]}), _plot, _checks,
+        title="Fake 2000, Fig 1: a line")]
     monkeypatch.setitem(sys.modules, "evalmc.reproductions.fake2000", module)
     monkeypatch.setattr(evalmc.reproductions, "PAPERS", ("fake2000",))
 
@@ -35,15 +54,26 @@ def fake_paper(monkeypatch):
 def test_reproduce_writes_png_csv_checks_and_report(fake_paper, tmp_path, capsys):
     assert main(["reproduce", "fake2000.fig1", "--out", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
-    assert out == "1/2 targets met; missed: X2\n"
-    assert "fake2000.fig1: 1/2 targets met (missed: X2)" in err
+    summary = "1/2 targets met, 1/1 calibration checks met, 1 finding"
+    assert out == summary + "; missed: X2\n"
+    assert f"fake2000.fig1: {summary} (missed: X2)" in err
     assert (tmp_path / "fake2000" / "fig1.png").stat().st_size > 1000
     assert pd.read_csv(tmp_path / "fake2000" / "fig1.csv")["y"].tolist() == [0, 2, 3]
     record = json.loads((tmp_path / "fake2000" / "fig1.checks.json").read_text())
     assert record["scale"] == "quick" and record["checks"][0]["passed"] is True
+    caption = (tmp_path / "fake2000" / "fig1.md").read_text()
+    assert caption.startswith("# Fake 2000, Fig 1: a line\n\n![Fake 2000, Fig 1: a line](fig1.png)")
+    assert "A line. Parameters: none." in caption
     report = (tmp_path / "REPORT.md").read_text()
-    assert "| X1 | y at 1 is 2 | 2 | 2 | ±0.1 | pass |  |" in report
-    assert "| X2 | y grows | increasing | decreasing | - | FAIL | made up to fail |" in report
+    assert "### fig1: Fake 2000, Fig 1: a line" in report
+    assert "A line. Parameters: none." in report
+    assert "| X1 | y at 1 is 2 | 2 | 2 | ±0.1 | target | pass |  |" in report
+    row = "| X2 | y grows | increasing | decreasing | - | target | FAIL | made up to fail |"
+    assert row in report
+    assert "| X3 | y at 2 | not stated | 3 | - | finding | finding |  |" in report
+    assert "| X4 | y at 0 is 0 | 0 | 0 | - | calibration | pass |  |" in report
+    assert '- **X2**: "y grows" (Sec 2)' in report
+    assert "All papers: 1/2 targets met, 1/1 calibration checks met, 1 finding." in report
 
 
 def test_check_flag_exits_1_on_a_missed_target(fake_paper, tmp_path):
@@ -64,3 +94,50 @@ def test_quick_scale_does_not_touch_committed_figures(fake_paper, tmp_path, monk
 def test_unknown_names(fake_paper, capsys, spec, match):
     assert main(["reproduce", spec]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_targets_table_rules():
+    with pytest.raises(ValueError, match="duplicate target id 'X1'"):
+        Targets([TARGETS["X1"], TARGETS["X1"]])
+    with pytest.raises(ValueError, match="`role` must be one of"):
+        Target("Y", "c", paper="p", source="s", role="guess")
+    with pytest.raises(ValueError, match="`source` must quote the paper"):
+        Target("Y", "c", paper="p", source=" ")
+    with pytest.raises(ValueError, match="give both `value` and `tol`"):
+        Target("Y", "c", paper="p", source="s", value=1.0)
+    with pytest.raises(ValueError, match="X3 is a finding"):
+        TARGETS.holds("X3", ours="x", passed=True)
+    with pytest.raises(ValueError, match="X2 has no numeric"):
+        TARGETS.within("X2", 1.0)
+    with pytest.raises(KeyError, match="no target 'X9'"):
+        TARGETS["X9"]
+    assert TARGETS.within("X1", 2.1 + 1e-9).passed is False
+    assert TARGETS.within("X1", float("nan")).passed is False
+    assert TARGETS.ids == ["X1", "X2", "X3", "X4"]
+    assert tally_text([]) == "no targets"
+
+
+def test_layout_problems_flag_crowded_panels_and_overlaps():
+    fig = MplFigure(figsize=(6, 3))
+    left, right = fig.subplots(1, 2)
+    for i in range(7):
+        left.plot([0, 1, 2], [i, i, i])
+    left.axhline(0.05)  # a reference line is not a curve
+    left.plot([0, 1, 2], [0, 1, 2], "o")  # nor are markers alone
+    left.set_title("crowded")
+    right.plot([0, 1, 2], [0, 1, 2], label="a long label")
+    right.set_title("right")
+    right.legend(loc="upper left", bbox_to_anchor=(-1.2, 1))  # over the left panel
+    problems = layout_problems(fig)
+    assert "crowded: 7 curves (at most 6)" in problems
+    assert "crowded overlaps right" in problems
+
+
+def test_layout_problems_pass_a_clean_figure():
+    fig = MplFigure(figsize=(8, 3), layout="constrained")
+    for ax in fig.subplots(1, 2):
+        ax.plot([0, 1, 2], [0, 1, 4], label="y")
+        ax.set_title("a panel")
+        ax.legend()
+    fig.suptitle("Fake 2000, Fig 1")
+    assert layout_problems(fig) == []

@@ -17,7 +17,7 @@ def register(sub) -> None:
     parser.add_argument("--cache", help="directory of finished blocks: a stopped run resumes "
                                         "from it")
     parser.add_argument("--check", action="store_true",
-                        help="exit with status 1 when a target is missed")
+                        help="exit with status 1 when a judged target is missed")
     parser.set_defaults(run=run)
 
 
@@ -29,7 +29,8 @@ def run(args) -> int:
     checks = reproduce(args.spec, scale=args.scale, out=args.out, n_jobs=args.jobs,
                        cache=args.cache,
                        log=lambda line: print(line, file=sys.stderr))
-    missed = [c.id for c in checks if not c.passed]
-    print(f"{len(checks) - len(missed)}/{len(checks)} targets met"
-          + (f"; missed: {', '.join(missed)}" if missed else ""))
-    return 1 if args.check and missed else 0
+    from evalmc.reproductions.report import missed, tally_text  # after names are checked
+
+    failed = missed(checks)
+    print(tally_text(checks) + (f"; missed: {', '.join(failed)}" if failed else ""))
+    return 1 if args.check and failed else 0
