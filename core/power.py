@@ -4,6 +4,7 @@
 - :func:`outperform_power`: probability that the P(A>B) bootstrap test concludes "A better",
   exactly, from its operating characteristic (no resampling).
 - :func:`average_power`: the same for "mean(A) - mean(B) > delta", in closed form.
+- :func:`wins_power`: the same for any decision made from the count of wins.
 
 Both power functions take the benchmark process of ``evalmc.sims.benchmarks``: k paired runs,
 runs of sd sigma, and under the biased estimator a bias of sd ``bias_ratio * sigma`` shared by each
@@ -81,10 +82,35 @@ def outperform_power(p_ab, *, k: int, gamma=GAMMA, alpha=0.05, n_resamples=N_RES
     -------
     ndarray, shape like ``np.atleast_1d(p_ab)``
     """
+    k = check_int("k", k, low=1)
+    better = conclusion_probabilities(k, gamma=gamma, alpha=alpha, n_resamples=n_resamples)[:, 2]
+    return wins_power(better, p_ab, k=k, bias_ratio=bias_ratio)
+
+
+def wins_power(better, p_ab, *, k: int, bias_ratio=0.0) -> np.ndarray:
+    """Probability of a decision that depends on the wins only, at each true P(A>B).
+
+    Parameters
+    ----------
+    better : array_like, shape (k + 1,)
+        Probability of the decision given w wins of `k`, for w = 0..k.
+    p_ab : array_like of float
+        True P(A>B) of one run against one, each in (0, 1).
+    k : int
+        Pairs of runs.
+    bias_ratio : float
+        Sd of each pipeline's shared bias over sigma; 0 for the ideal estimator.
+
+    Returns
+    -------
+    ndarray, shape like ``np.atleast_1d(p_ab)``
+    """
     p_ab = _check_p_ab(p_ab)
     bias_ratio = _check_bias(bias_ratio)
     k = check_int("k", k, low=1)
-    better = conclusion_probabilities(k, gamma=gamma, alpha=alpha, n_resamples=n_resamples)[:, 2]
+    better = np.asarray(better, dtype=float)
+    if better.shape != (k + 1,):
+        raise ValueError(f"`better` must have k + 1 = {k + 1} values; got shape {better.shape}.")
     nodes, weights = _bias_nodes(bias_ratio)
     p = ndtr(ndtri(p_ab)[:, None] + bias_ratio * nodes)  # (n_p, n_nodes)
     pmf = stats.binom.pmf(np.arange(k + 1), k, p[..., None])  # (n_p, n_nodes, k + 1)

@@ -4,7 +4,7 @@ import pytest
 from scipy import integrate, stats
 
 from evalmc.criteria.outperform import average_delta, conclusion_probabilities, prob_outperform
-from evalmc.power import average_power, noether_sample_size, outperform_power
+from evalmc.power import average_power, noether_sample_size, outperform_power, wins_power
 from evalmc.study import make_design, run_study
 
 
@@ -75,3 +75,25 @@ class TestAveragePower:
         exact = average_power(grid, k=k, delta=1.0, bias_ratio=bias_sd)
         for p, e in zip(grid, exact, strict=True):
             assert abs(found[p] - e) <= 4 * np.sqrt(e * (1 - e) / reps) + 1e-12, (p, e)
+
+
+class TestWinsPower:
+    def test_threshold_rule_is_the_binomial_tail(self):
+        k = 40
+        better = (np.arange(k + 1) >= 27).astype(float)
+        got = wins_power(better, [0.5, 0.7], k=k)
+        np.testing.assert_allclose(got, stats.binom.sf(26, k, [0.5, 0.7]), rtol=1e-12)
+
+    def test_biased_matches_a_plain_simulation(self):
+        # wins ~ Binomial(k, Phi(Phi^-1(p) + r Z)): 200,000 draws, within 4 binomial SEs
+        k, r, n = 20, 0.4, 200_000
+        rng = np.random.default_rng(7)
+        p = stats.norm.cdf(stats.norm.ppf(0.6) + r * rng.standard_normal(n))
+        wins = rng.binomial(k, p)
+        rate = np.mean(wins >= 14)
+        exact = wins_power((np.arange(k + 1) >= 14).astype(float), 0.6, k=k, bias_ratio=r)[0]
+        assert abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / n)
+
+    def test_length_must_be_k_plus_one(self):
+        with pytest.raises(ValueError, match="`better` must have k \\+ 1 = 11 values"):
+            wins_power(np.ones(10), 0.5, k=10)
