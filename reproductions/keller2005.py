@@ -11,42 +11,50 @@ per category S = 500 evaluation sets of N documents, N in {100, 200, 500, 1000, 
 4000, 5000, 6000}; rates pooled over sets and categories; alpha in {0.01, 0.05, 0.1}; B = 5000
 bootstrap replicates.
 
-Assumed here (the paper's data are not available):
+Protocol, after a second reading of the paper:
 
-- A category is a simulated population (:func:`panel_categories`): the 8-cell
-  table of a Gaussian copula of the two models' correctness, with the prevalence, the models'
-  TPR/FPR, their latent correlation and their population dF1 drawn from ranges fitted to the
-  paper's description (balanced prevalence 0.4-0.5, unbalanced 0.01-0.09; different models
-  rho 0.5-0.7 with A behind by dF1 0.02-0.10; close models rho 0.90-0.95, |dF1| <= 0.01).
-- Truth, two definitions, both reported. "rule" (the paper's, as its Fig 2c/d caveat
-  suggests): H0 holds for a category at size N when 0 lies in the central 1 - alpha range of
-  the statistic (dCerr or dF1) over its S sets. "exact": H0 holds when the population
-  difference is exactly 0; since no realistic category has that, each panel adds exact-null
-  twins of its first categories (A's TPR moved so that dCerr = 0, resp. dF1 = 0), on which
-  the size is measured; the power is measured on the categories.
-  Under the rule, a category counts as H0 while its true difference is within about 2
-  standard deviations of the statistic at N, where even a calibrated test rejects up to half
-  the time: the rule's "size" mixes in power against small differences, and grows with N
-  when the categories' differences are spread (ours are drawn from ranges). The paper's
-  sizes near alpha at large N suggest null categories with differences near exactly 0 (in
-  RCV1, perhaps categories where both models predict almost everything alike).
-- The bootstrap percentile test rejects when 0 lies outside ``[x_(k), x_(B+1-k)]``,
-  ``k = alpha B / 2``, of the ordered replicates; a replicate is a multinomial draw over the
-  set's cells. Its decisions are drawn exactly, not approximated: for dCerr the counts of
-  replicates on each side of 0 are one multinomial draw from their exact law; for dF1 a set
-  far from 0 draws only its rare side's replicates (rejection sampling under a Chernoff
-  bound), and any other set stops once its decision at every alpha <= 0.1 is settled
-  (``p_max=0.1``).
-- Rates where no case exists are left empty (the paper plots -1). The band on every curve is
-  the 95% Wilson interval of the pooled rate.
-- Ten categories per panel at the paper scale (4,500 evaluation sets each), three exact-null
-  twins per panel and difference; the paper pooled its 101 categories over three model pairs.
+- Truth. The N-dependent rule is the paper's H0 and the primary definition: H0 holds for a
+  category at size N when 0 lies in the central 1 - alpha range of the statistic (dCerr or
+  dF1) over its S sets (its captions: "H0 was always false" in Fig 1(b), "H1 was never true"
+  in Figs 2(c), 2(d), and "the first points ... of Figures 2(c) and 2(d) were computed over
+  only 500 evaluation sets"). The exact null (population difference exactly 0, measured on
+  exact-null twins of the first categories) is our extension, reported in the supplementary
+  figures ``fig1-exact`` and ``fig2-exact``, not judged against the paper.
+- Categories (:func:`panel_categories`), calibrated to RCV1 and the paper's description: 50
+  per panel ("101 categories"); unbalanced prevalence log-uniform on 0.001-0.1 ("most of them
+  resulted in highly unbalanced tasks, often with a ratio of 10 to 100 between the two
+  classes"), balanced 0.4-0.5 (the meta-categories); close models are two SVMs ("Most of the
+  times the two SVMs gave very similar results"): latent correlation 0.98-0.995 and |dF1|
+  log-normal around 0.003, of either sign; different models are SVM vs MLP ("the MLP gave
+  poorer results on average"): correlation 0.5-0.7 and dF1 ~ N(-0.03, 0.04), gaps of both signs
+  and widely varying size.
+- Bands and MCSE across categories: the paper reports spread across categories ("a standard
+  deviation std, over the categories"), so a rate's MCSE is the cluster (category) standard
+  error of the pooled ratio, not a binomial one over sets pooled as independent.
+- K1 follows "most of the statistical tests are positively influenced by the size of the
+  evaluation set, in the sense that their alpha_true value converges to alpha": most, not every,
+  test. K6 and K7 compare the tests at the N values all of them have.
+- The bootstrap interval. The paper centres its interval "around the mean of p(dF1)"; ours is
+  the percentile interval ``[x_(k), x_(B+1-k)]``, ``k = alpha B / 2``, of the ordered
+  replicates, which equals a mean-centred interval only for a symmetric replicate law.
+
+Other assumptions (the paper's data are not available):
+
+- A category is a simulated population: the 8-cell table of a Gaussian copula of the two
+  models' correctness, with the prevalence, the models' TPR/FPR, their latent correlation and
+  their population dF1 drawn as above.
+- A bootstrap replicate is a multinomial draw over the set's cells. Decisions are drawn
+  exactly, not approximated: for dCerr the counts of replicates on each side of 0 are one
+  multinomial draw from their exact law; for dF1 a set far from 0 draws only its rare side's
+  replicates (rejection sampling under a Chernoff bound), and any other set stops once its
+  decision at every alpha <= 0.1 is settled (``p_max=0.1``).
+- Rates where no case exists are left empty (the paper plots -1).
 """
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -55,7 +63,7 @@ from matplotlib.figure import Figure as MplFigure
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.classifiers import bootstrap_criterion
 from evalmc.mcse import rate_mcse, wilson_interval
-from evalmc.reproductions.report import Figure, Runs, holds
+from evalmc.reproductions.report import Figure, Runs, Target, Targets
 from evalmc.sims.classifiers import PairedClassifiers
 from evalmc.sims.validation import check_choice, check_float, check_int
 from evalmc.study import make_design, run_study
@@ -114,12 +122,14 @@ def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
 
     Each category draws, from ``SeedSequence(seed, spawn_key=(panel index,))``:
 
-    - prevalence: U(0.4, 0.5) balanced, U(0.01, 0.09) unbalanced;
-    - B (the stronger model): TPR U(0.80, 0.92), FPR U(0.05, 0.15) balanced;
-      TPR U(0.60, 0.85), FPR U(0.002, 0.01) unbalanced;
-    - A: FPR = B's times U(0.8, 1.25) (different) or U(0.95, 1.05) (close), and its TPR set
-      for a population dF1 of -U(0.02, 0.10) (different: A behind) or U(-0.01, 0.01) (close);
-    - rho: U(0.5, 0.7) different, U(0.90, 0.95) close.
+    - prevalence: U(0.4, 0.5) balanced; log-uniform on [0.001, 0.1] unbalanced;
+    - B (an SVM): TPR U(0.80, 0.92), FPR U(0.05, 0.15) balanced; TPR U(0.60, 0.85),
+      FPR U(0.002, 0.01) unbalanced;
+    - close models (two SVMs): rho U(0.98, 0.995), A's FPR = B's times U(0.97, 1.03), and a
+      population dF1 of random sign and size log-normal with median 0.003 (log-sd 0.7);
+    - different models (SVM vs MLP): rho U(0.5, 0.7), A's FPR = B's times U(0.8, 1.25), and
+      dF1 ~ N(-0.03, 0.04);
+    - A's TPR is then set to give that dF1.
 
     A draw whose TPR falls outside [0, 1] is redrawn.
 
@@ -135,16 +145,22 @@ def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
     out = []
     while len(out) < n_categories:
-        prevalence = rng.uniform(0.4, 0.5) if balanced else rng.uniform(0.01, 0.09)
+        prevalence = (rng.uniform(0.4, 0.5) if balanced
+                      else float(np.exp(rng.uniform(np.log(0.001), np.log(0.1)))))
         tpr_b = rng.uniform(0.80, 0.92) if balanced else rng.uniform(0.60, 0.85)
         fpr_b = rng.uniform(0.05, 0.15) if balanced else rng.uniform(0.002, 0.01)
-        fpr_a = fpr_b * (rng.uniform(0.95, 1.05) if close else rng.uniform(0.8, 1.25))
-        df1 = rng.uniform(-0.01, 0.01) if close else -rng.uniform(0.02, 0.10)
-        rho = rng.uniform(0.90, 0.95) if close else rng.uniform(0.5, 0.7)
+        if close:
+            rho = rng.uniform(0.98, 0.995)
+            fpr_a = fpr_b * rng.uniform(0.97, 1.03)
+            df1 = rng.choice((-1.0, 1.0)) * 0.003 * np.exp(0.7 * rng.standard_normal())
+        else:
+            rho = rng.uniform(0.5, 0.7)
+            fpr_a = fpr_b * rng.uniform(0.8, 1.25)
+            df1 = rng.normal(-0.03, 0.04)
         base = PairedClassifiers(n=n, prevalence=prevalence, tpr_a=tpr_b, fpr_a=fpr_a,
                                  tpr_b=tpr_b, fpr_b=fpr_b, rho=rho, measure="df1")
         try:
-            out.append(base.with_difference("df1", df1))
+            out.append(base.with_difference("df1", float(df1)))
         except ValueError:
             continue
     return out
@@ -162,8 +178,8 @@ class Protocol:
 
 
 PROTOCOLS = {
-    "quick": Protocol((100, 1000, 6000), 100, 1000, 2, 1),
-    "paper": Protocol((100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), 500, 5000, 10, 3),
+    "quick": Protocol((100, 1000, 6000), 100, 1000, 6, 1),
+    "paper": Protocol((100, 200, 500, 1000, 2000, 3000, 4000, 5000, 6000), 500, 5000, 50, 3),
 }
 
 
@@ -250,6 +266,11 @@ def simulate(scale: str, runs: Runs) -> pd.DataFrame:
 def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
     """Rates pooled over sets and categories, for every panel, definition, N, test and alpha.
 
+    The MCSE is the cluster standard error of the pooled ratio over categories,
+    ``sqrt(C / (C - 1) sum_c (k_c - rate s_c)^2) / sum_c s_c``: it carries the spread across
+    categories, not only the sets' binomial noise. With one category it is the binomial MCSE.
+    The band is ``rate +- 2 MCSE`` (Wilson's interval with one category), clipped to [0, 1].
+
     Returns
     -------
     DataFrame
@@ -259,12 +280,24 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
     """
     keys = ["panel", "definition", "n", "criterion", "alpha"]
     full = raw[keys].drop_duplicates()
-    part = raw[raw["kind"] == kind].groupby(keys, as_index=False).agg(
+    cases = raw[raw["kind"] == kind]
+    part = cases.groupby(keys, as_index=False).agg(
         k=("k", "sum"), sets=("sets", "sum"), categories=("category", "size"))
     out = full.merge(part, on=keys, how="left").fillna({"k": 0, "sets": 0, "categories": 0})
     out[["k", "sets", "categories"]] = out[["k", "sets", "categories"]].astype(int)
-    out["rate"], out["mcse"] = rate_mcse(out["k"], out["sets"])
-    out["ci_low"], out["ci_high"] = wilson_interval(out["k"], out["sets"])
+    out["rate"], binomial = rate_mcse(out["k"], out["sets"])
+    resid = cases.merge(out[[*keys, "rate"]], on=keys)
+    resid["sq"] = (resid["k"] - resid["rate"] * resid["sets"]) ** 2
+    sq = out[keys].merge(resid.groupby(keys, as_index=False)["sq"].sum(), on=keys,
+                         how="left")["sq"].to_numpy()
+    c = out["categories"].to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cluster = np.sqrt(c / (c - 1) * sq) / out["sets"].to_numpy()
+    many = c >= 2
+    out["mcse"] = np.where(many, cluster, binomial)
+    wilson_low, wilson_high = wilson_interval(out["k"], out["sets"])
+    out["ci_low"] = np.where(many, np.clip(out["rate"] - 2 * out["mcse"], 0, 1), wilson_low)
+    out["ci_high"] = np.where(many, np.clip(out["rate"] + 2 * out["mcse"], 0, 1), wilson_high)
     order = ["panel", "definition", "n", "criterion", "alpha", "rate", "mcse", "ci_low",
              "ci_high", "sets", "categories"]
     return out[order].sort_values(keys, ignore_index=True)
@@ -285,40 +318,95 @@ COLORS = {"proportion": "tab:green", "mcnemar": "tab:blue", "mcnemar-exact": "ta
           "bootstrap-df1": "tab:red"}
 
 
-def _plot(data, ylabel, title):
+def _plot(data, ylabel, definition, tests):
     fig = MplFigure(figsize=(10, 7.5), layout="constrained")
     axes = fig.subplots(2, 2, sharex=True).ravel()
-    data = data[data["alpha"] == ALPHA]
+    data = data[(data["alpha"] == ALPHA) & (data["definition"] == definition)
+                & data["criterion"].isin(tests)]
     for ax, panel in zip(axes, PANELS, strict=True):
-        for (crit, definition), curve in data[data["panel"] == panel].groupby(
-                ["criterion", "definition"], sort=False):
-            curve = curve.sort_values("n")
-            style = "-" if definition == "rule" else "--"
-            label = crit if definition == "rule" else None
-            ax.plot(curve["n"], curve["rate"], style, color=COLORS[crit], marker=".",
-                    label=label)
+        for crit in tests:
+            curve = data[(data["panel"] == panel) & (data["criterion"] == crit)].sort_values("n")
+            ax.plot(curve["n"], curve["rate"], color=COLORS[crit], marker=".", label=crit)
             ax.fill_between(curve["n"], curve["ci_low"], curve["ci_high"], color=COLORS[crit],
-                            alpha=0.12 if definition == "rule" else 0.06, linewidth=0)
+                            alpha=0.12, linewidth=0)
         if ylabel == "size":
             ax.axhline(ALPHA, color="black", linewidth=0.8)
         ax.set_title(f"({panel}) {PANEL_TITLES[panel]}", fontsize=10)
         ax.set_xlabel("evaluation set size N")
         ax.set_ylabel(ylabel)
-    axes[0].legend(fontsize=7, title="solid: N-dependent rule\ndashed: exact truth",
-                   title_fontsize=7)
-    fig.suptitle(title, fontsize=11)
+    axes[0].legend(fontsize=7)
     return fig
 
 
 def plot_fig1(data):
-    return _plot(data, "size", "Size at alpha = 0.05 (Keller et al. 2005, Fig 1)")
+    return _plot(data, "size", "rule", PAPER_TESTS)
 
 
 def plot_fig2(data):
-    return _plot(data, "power", "Power at alpha = 0.05 (Keller et al. 2005, Fig 2)")
+    return _plot(data, "power", "rule", PAPER_TESTS)
 
 
-# --- Targets K1-K7 (REPRODUCTION_NOTES), each under both truth definitions ------------------
+def plot_fig1_exact(data):
+    return _plot(data, "size", "exact", TESTS)
+
+
+def plot_fig2_exact(data):
+    return _plot(data, "power", "exact", TESTS)
+
+
+# --- Targets K1-K7: the N-dependent rule (targets) and exact nulls (extensions) -------------
+
+_CONVERGE = ('"First of all, as expected, most of the statistical tests are positively '
+             'influenced by the size of the evaluation set, in the sense that their alpha_true '
+             'value converges to alpha for large sample sizes." (Sec 3.3)')
+_SIMILAR = ('"On the available results, the McNemar test and the bootstrap test over dCerr '
+            'have a similar performance. They are always pessimistic even for small evaluation '
+            'set sizes" (Sec 3.3)')
+_POWER_SIMILAR = ('"They have also a similar performance in Power over all the different '
+                  'conditions, higher in general when comparing very different models." '
+                  '(Sec 3.3)')
+_DF1 = ('"When the compared models are similar, the bootstrap test over dF1 has a pessimistic '
+        'behavior even on quite small evaluation sets. However, when the models are really '
+        'different the bootstrap test over dF1 is on average always optimistic." (Sec 3.3)')
+_PROPORTION = ('"The proportion test have in general, on the available results, a more '
+               'conservative behavior than the McNemar test and the dCerr bootstrap test. It has '
+               'more pessimistic results and less Power." (Sec 3.3)')
+_PROPORTION_D = ('"However, when comparing close models in a small unbalanced evaluation set '
+                 '(Figure 1(d)), this conservative behavior is not present." (Sec 3.3)')
+_DF1_POWER = ('"The bootstrap-based statistical test over dF1 has higher Power than the other '
+              'compared tests" (Sec 4)')
+
+_BASE = [
+    Target("K1", "most of the paper's four tests have size <= alpha + 3 MCSE at N = 6000",
+           paper="most converge to alpha", source=_CONVERGE, tolerance="3 MCSE"),
+    Target("K2", "McNemar, bootstrap-dCerr never optimistic (size <= alpha + 2 MCSE)",
+           paper="always pessimistic", source=_SIMILAR, tolerance="2 MCSE"),
+    Target("K3-size", "McNemar and bootstrap-dCerr sizes agree", paper="|difference| <= 0.01",
+           source=_SIMILAR, tolerance="0.01"),
+    Target("K4", "bootstrap-dF1 optimistic, different models (mean size over N <= 1000)",
+           paper="> 0.05 in a, b", source=_DF1, tolerance="2 MCSE"),
+    Target("K5", "bootstrap-dF1 pessimistic, close models (mean size over N)",
+           paper="< 0.05 in c, d", source=_DF1, tolerance="2 MCSE"),
+    Target("K7-size", "proportion test the most conservative (a, b, c)",
+           paper="lowest mean size", source=_PROPORTION),
+    Target("K7-d", "proportion test optimistic, close models, small unbalanced sets "
+           "(d, N <= 1000)", paper="> 0.05 in d", source=_PROPORTION_D, tolerance="2 MCSE"),
+    Target("K3-power", "McNemar and bootstrap-dCerr powers agree",
+           paper="|difference| <= 0.05", source=_POWER_SIMILAR, tolerance="0.05"),
+    Target("K6", "bootstrap-dF1 has the highest power (mean over the N all tests share)",
+           paper="highest in every panel", source=_DF1_POWER),
+    Target("K7-power", "proportion test has the lowest power (mean over the N all tests share)",
+           paper="lowest in every panel", source=_PROPORTION),
+]
+
+#: The paper's targets under its N-dependent rule, then the same under exact nulls (ours).
+TARGETS = Targets([*_BASE, *(replace(t, id=f"{t.id} exact", claim=f"{t.claim}; exact nulls",
+                                     role="extension") for t in _BASE)])
+
+
+def _id(base, definition):
+    return base if definition == "rule" else f"{base} exact"
+
 
 def _curves(data, definition):
     """``{(panel, criterion): DataFrame indexed by n}`` at the figures' alpha."""
@@ -333,35 +421,52 @@ RULE_WHY = ("the rule counts as H0 a category whose true difference lies within 
 
 #: Why the proportion test is conservative for close models.
 PROPORTION_WHY = ("Eq 3 assumes A's and B's errors independent, which overstates the variance "
-                  "of D when they are strongly correlated (close models: rho 0.90-0.95)")
+                  "of D when they are strongly correlated (close models: rho 0.98-0.995)")
 
 
-def _bound_check(id, claim, curves, tests, at_n, z, definition):
-    """Every defined size of `tests` (at N = `at_n`, or at every N) is <= alpha + z MCSE."""
-    worst, defined = None, 0
+def _excesses(curves, tests, at_n):
+    """``(excess in MCSE, panel, test, n, rate)`` of every defined size of `tests`."""
+    out = []
     for panel in PANELS:
         for test in tests:
             curve = curves[(panel, test)]
             if at_n is not None:
                 curve = curve[curve.index == at_n]
-            curve = curve[curve["rate"].notna()]
-            defined += len(curve)
-            for n, row in curve.iterrows():
-                excess = (row["rate"] - ALPHA) / max(row["mcse"], 1e-12)
-                if worst is None or excess > worst[0]:
-                    worst = (excess, panel, test, n, row["rate"])
-    paper = f"size <= {ALPHA} + {z} MCSE"
-    if worst is None:
-        return holds(id, claim, paper=paper, ours="no null case", passed=False,
-                     note="no evaluation set where H0 holds: size undefined")
-    excess, panel, test, n, rate = worst
-    ours = f"worst {rate:.3f} ({test}, {panel}, N={n}: {excess:+.1f} MCSE); {defined} points"
+            for n, row in curve[curve["rate"].notna()].iterrows():
+                out.append(((row["rate"] - ALPHA) / max(row["mcse"], 1e-12), panel, test, n,
+                            row["rate"]))
+    return out
+
+
+def _most_check(id, curves, at_n, z, definition):
+    """Most (more than half) of the defined sizes of the paper's tests at N = `at_n` are
+    <= alpha + z MCSE."""
+    points = _excesses(curves, PAPER_TESTS, at_n)
+    if not points:
+        return TARGETS.holds(id, ours="no null case", passed=False,
+                             note="no evaluation set where H0 holds: size undefined")
+    over = [p for p in points if p[0] > z]
+    ours = f"{len(points) - len(over)} of {len(points)} (panel, test) sizes within"
+    note = "; ".join(f"{test} {rate:.3f} in {panel} ({excess:+.1f} MCSE)"
+                     for excess, panel, test, _, rate in over)
+    if over and definition == "rule":
+        note += f": {RULE_WHY}"
+    return TARGETS.holds(id, ours=ours, passed=2 * len(over) < len(points), note=note)
+
+
+def _bound_check(id, curves, tests, z, definition):
+    """Every defined size of `tests`, at every N, is <= alpha + z MCSE."""
+    points = _excesses(curves, tests, None)
+    if not points:
+        return TARGETS.holds(id, ours="no null case", passed=False,
+                             note="no evaluation set where H0 holds: size undefined")
+    excess, panel, test, n, rate = max(points)
+    ours = f"worst {rate:.3f} ({test}, {panel}, N={n}: {excess:+.1f} MCSE); {len(points)} points"
     note = ""
     if excess > z:
         note = f"{test} optimistic in panel {panel} at N={n}"
         note += f": {RULE_WHY}" if definition == "rule" else ""
-    return holds(id, claim, paper=paper, ours=ours, passed=excess <= z, note=note,
-                 tolerance=f"{z} MCSE")
+    return TARGETS.holds(id, ours=ours, passed=excess <= z, note=note)
 
 
 #: Rates are ratios of counts: a gap equal to the tolerance in exact arithmetic may exceed it
@@ -369,7 +474,7 @@ def _bound_check(id, claim, curves, tests, at_n, z, definition):
 EXACT = 1e-12
 
 
-def _agree_check(id, claim, curves, tol):
+def _agree_check(id, curves, tol):
     """McNemar's and bootstrap-dCerr's rates differ by at most `tol` wherever both exist."""
     worst = None
     for panel in PANELS:
@@ -378,8 +483,8 @@ def _agree_check(id, claim, curves, tol):
             if worst is None or gap > worst[0]:
                 worst = (float(gap), panel, n, a[n], b[n])
     if worst is None:
-        return holds(id, claim, paper=f"|difference| <= {tol}", ours="no case", passed=False,
-                     note="no evaluation set in this case")
+        return TARGETS.holds(id, ours="no case", passed=False,
+                             note="no evaluation set in this case")
     gap, panel, n, a, b = worst
     passed = gap <= tol + EXACT
     note = ""
@@ -388,12 +493,11 @@ def _agree_check(id, claim, curves, tol):
         if a < b:
             note += ("; the continuity-corrected McNemar test is more conservative than the "
                      "uncorrected percentile bootstrap when discordant pairs are few")
-    return holds(id, claim, paper=f"|difference| <= {tol}",
-                 ours=f"max {gap:.3f} (panel {panel}, N={n})", passed=passed,
-                 tolerance=f"{tol}", note=note)
+    return TARGETS.holds(id, ours=f"max {gap:.3f} (panel {panel}, N={n})", passed=passed,
+                         note=note)
 
 
-def _order_check(id, claim, curves, panels, best, highest, paper, case):
+def _order_check(id, curves, panels, best, highest, case):
     """`best` has the highest (or lowest) mean rate among the paper's four tests, each averaged
     over the N values where all four have a rate (not each over its own)."""
     failed, parts = [], []
@@ -405,16 +509,17 @@ def _order_check(id, claim, curves, panels, best, highest, paper, case):
             failed.append(f"{panel}: no {case}")
             continue
         pick = max(means, key=means.get) if highest else min(means, key=means.get)
+        if abs(means[pick] - means[best]) <= EXACT:  # a tie counts for `best`
+            pick = best
         parts.append(f"{panel}: {best} {means[best]:.3f}"
                      + ("" if pick == best else f" ({word}: {pick} {means[pick]:.3f})"))
         if pick != best:
             failed.append(f"{panel}: {pick} {word}")
-    note = "; ".join(failed)
-    return holds(id, claim, paper=paper, ours="; ".join(parts) or "no case",
-                 passed=not failed and bool(parts), note=note)
+    return TARGETS.holds(id, ours="; ".join(parts) or "no case",
+                         passed=not failed and bool(parts), note="; ".join(failed))
 
 
-def _mean_vs_alpha(id, claim, curves, test, panels, max_n, above, paper, definition, why=""):
+def _mean_vs_alpha(id, curves, test, panels, max_n, above, definition, why=""):
     """The mean size of `test` over N (<= max_n) is above (or below) alpha by more than
     2 MCSE (of the mean) in every panel."""
     parts, missed = [], []
@@ -434,62 +539,78 @@ def _mean_vs_alpha(id, claim, curves, test, panels, max_n, above, paper, definit
         note = f"mean size not {side} {ALPHA} by 2 MCSE in panel {', '.join(missed)}"
         if definition == "rule" and not above:
             note += f": {RULE_WHY}"
-        elif definition == "exact":
-            note += (f"; under exact nulls {test} is near nominal or "
-                     f"{'conservative' if above else 'liberal'} there")
         note += f"; {why}" if why else ""
-    return holds(id, claim, paper=paper, ours="; ".join(parts), passed=not missed, note=note,
-                 tolerance="2 MCSE")
+    return TARGETS.holds(id, ours="; ".join(parts), passed=not missed, note=note)
+
+
+def _size_checks(data, definition):
+    c = _curves(data, definition)
+    return [
+        _most_check(_id("K1", definition), c, 6000, 3, definition),
+        _bound_check(_id("K2", definition), c, ("mcnemar", "bootstrap-dcerr"), 2, definition),
+        _agree_check(_id("K3-size", definition), c, 0.01),
+        _mean_vs_alpha(_id("K4", definition), c, "bootstrap-df1", "ab", 1000, True,
+                       definition),
+        _mean_vs_alpha(_id("K5", definition), c, "bootstrap-df1", "cd", None, False,
+                       definition),
+        _order_check(_id("K7-size", definition), c, "abc", "proportion", False, "null set"),
+        _mean_vs_alpha(_id("K7-d", definition), c, "proportion", "d", 1000, True, definition,
+                       why=PROPORTION_WHY),
+    ]
+
+
+def _power_checks(data, definition):
+    c = _curves(data, definition)
+    return [
+        _agree_check(_id("K3-power", definition), c, 0.05),
+        _order_check(_id("K6", definition), c, PANELS, "bootstrap-df1", True,
+                     "alternative set"),
+        _order_check(_id("K7-power", definition), c, PANELS, "proportion", False,
+                     "alternative set"),
+    ]
 
 
 def check_fig1(data, scale):
-    checks = []
-    for definition in DEFINITIONS:
-        c = _curves(data, definition)
-        tag = f" {definition}"
-        checks += [
-            _bound_check("K1" + tag, "every test's size at N=6000 <= alpha + 3 MCSE", c, TESTS,
-                         6000, 3, definition),
-            _bound_check("K2" + tag, "McNemar, bootstrap-dCerr never optimistic (<= a + 2 MCSE)",
-                         c, ("mcnemar", "bootstrap-dcerr"), None, 2, definition),
-            _agree_check("K3-size" + tag, "McNemar and bootstrap-dCerr sizes agree", c, 0.01),
-            _mean_vs_alpha("K4" + tag, "bootstrap-dF1 optimistic, different models (mean size "
-                           "over N <= 1000)", c, "bootstrap-df1", "ab", 1000, True,
-                           "> 0.05 in a, b", definition),
-            _mean_vs_alpha("K5" + tag, "bootstrap-dF1 pessimistic, close models (mean size "
-                           "over N)", c, "bootstrap-df1", "cd", None, False, "< 0.05 in c, d",
-                           definition),
-            _order_check("K7-size" + tag, "proportion test the most conservative (a, b, c)", c,
-                         "abc", "proportion", False, "lowest mean size", "null set"),
-            _mean_vs_alpha("K7-d" + tag, "proportion test optimistic, close models, small "
-                           "unbalanced sets (d, N <= 1000)", c, "proportion", "d", 1000, True,
-                           "> 0.05 in d", definition, why=PROPORTION_WHY),
-        ]
-    return checks
+    return _size_checks(data, "rule")
 
 
 def check_fig2(data, scale):
-    checks = []
-    for definition in DEFINITIONS:
-        c = _curves(data, definition)
-        tag = f" {definition}"
-        checks += [
-            _agree_check("K3-power" + tag, "McNemar and bootstrap-dCerr powers agree", c, 0.05),
-            _order_check("K6" + tag, "bootstrap-dF1 has the highest power (mean over N)", c,
-                         PANELS, "bootstrap-df1", True, "highest in every panel",
-                         "alternative set"),
-            _order_check("K7-power" + tag, "proportion test has the lowest power", c, PANELS,
-                         "proportion", False, "lowest in every panel", "alternative set"),
-        ]
-    return checks
+    return _power_checks(data, "rule")
 
 
-_FIG1 = ("Figure 1: size (rejection rate where H0 holds) vs N at alpha = 0.05, panels (a)-(d); "
-         "solid: the N-dependent truth rule, dashed: exact nulls. ")
-_FIG2 = ("Figure 2: power (rejection rate where H0 fails) vs N at alpha = 0.05, panels "
-         "(a)-(d); solid: the N-dependent truth rule, dashed: exact alternatives. ")
+def check_fig1_exact(data, scale):
+    return _size_checks(data, "exact")
+
+
+def check_fig2_exact(data, scale):
+    return _power_checks(data, "exact")
+
+
+_SETUP = ("alpha = 0.05; panels (a) balanced, different models, (b) unbalanced, different, "
+          "(c) balanced, close, (d) unbalanced, close; per panel 50 simulated categories "
+          "(quick: 6), 500 evaluation sets of N examples per category and N (quick: 100), "
+          "B = 5000 bootstrap replicates (quick: 1000). Rates pool sets and categories; bands: "
+          "+-2 MCSE across categories. Empty where no case exists (the paper plots -1). "
+          "Assumed: categories drawn to match RCV1 and the paper's description of its models "
+          "(see evalmc.reproductions.keller2005).")
 
 FIGURES = [
-    Figure("fig1", _FIG1 + (__doc__ or ""), compute_fig1, plot_fig1, check_fig1),
-    Figure("fig2", _FIG2 + (__doc__ or ""), compute_fig2, plot_fig2, check_fig2),
+    Figure("fig1", "Size (rate of rejecting H0 where H0 holds) of the paper's four tests "
+           "against N, H0 by the paper's N-dependent rule (0 inside the central 95% range of "
+           "the statistic over the category's sets). " + _SETUP,
+           compute_fig1, plot_fig1, check_fig1,
+           title="Keller et al. 2005, Fig 1: size against the evaluation set size"),
+    Figure("fig2", "Power (rate of rejecting H0 where it fails) of the paper's four tests "
+           "against N, H0 by the paper's N-dependent rule. " + _SETUP,
+           compute_fig2, plot_fig2, check_fig2,
+           title="Keller et al. 2005, Fig 2: power against the evaluation set size"),
+    Figure("fig1-exact", "Supplementary to Fig 1 (ours): size under exact nulls (population "
+           "difference exactly 0: three twins per panel of categories with A moved to equal "
+           "B), for the paper's four tests and McNemar's exact and mid-p variants. " + _SETUP,
+           compute_fig1, plot_fig1_exact, check_fig1_exact,
+           title="Keller et al. 2005, Fig 1 supplement: size under exact nulls"),
+    Figure("fig2-exact", "Supplementary to Fig 2 (ours): power where the population "
+           "difference is not 0, for the paper's four tests and McNemar's exact and mid-p "
+           "variants. " + _SETUP, compute_fig2, plot_fig2_exact, check_fig2_exact,
+           title="Keller et al. 2005, Fig 2 supplement: power, exact truth"),
 ]
