@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
@@ -318,9 +319,10 @@ def layout_problems(fig: MplFigure) -> list[str]:
     """What makes a drawn figure hard to read: crowded panels and overlapping text.
 
     Flags a panel with more than :data:`MAX_CURVES` curves (drawn lines through more than two
-    points; markers alone and reference lines are not curves), two panels whose extents
-    (labels, ticks, titles, legends) overlap, the figure's title or legend over a panel, and
-    overlapping titles, axis labels, legends and annotations within a panel.
+    points; markers alone, reference lines and closed outlines such as boxes are not curves),
+    two panels whose extents (labels, ticks, titles, legends) overlap, the figure's title or
+    legend over a panel, and overlapping titles, axis labels, legends and annotations within a
+    panel.
 
     Returns
     -------
@@ -337,8 +339,7 @@ def layout_problems(fig: MplFigure) -> list[str]:
     names = {ax: ax.get_title() or ax.get_title("left") or f"panel {i + 1}"
              for i, ax in enumerate(axes)}
     for ax in axes:
-        curves = sum(len(line.get_xdata()) > 2 and line.get_linestyle() != "None"
-                     for line in ax.get_lines())
+        curves = sum(_is_curve(line) for line in ax.get_lines())
         if curves > MAX_CURVES:
             problems.append(f"{names[ax]}: {curves} curves (at most {MAX_CURVES})")
         parts = [t for t in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
@@ -352,6 +353,13 @@ def layout_problems(fig: MplFigure) -> list[str]:
     extents += [(_label(t), t.get_window_extent(renderer)) for t in extra]
     problems += [f"{a} overlaps {b}" for a, b in _overlaps(extents)]
     return problems
+
+
+def _is_curve(line) -> bool:
+    """A drawn line through more than two points that is not a closed outline (a box)."""
+    x, y = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+    closed = x.size > 2 and x[0] == x[-1] and y[0] == y[-1]
+    return x.size > 2 and line.get_linestyle() != "None" and not closed
 
 
 def _label(artist) -> str:

@@ -205,9 +205,11 @@ class TestMackeyGlass:
         task = mackey_glass_task(window=6, n_train=50, n_test=20)
         raw = mackey_glass(76)
         assert task.x_train.shape == (50, 6) and task.y_test.shape == (20,)
-        # Row j's inputs are samples j..j+5 and its target sample j+6, all standardized.
+        # Row j's inputs are samples j..j+5, standardized, and its target sample j+6, raw.
         np.testing.assert_allclose(np.corrcoef(task.x_train[:, 0], raw[:50])[0, 1], 1.0)
-        np.testing.assert_allclose(np.corrcoef(task.y_train, raw[6:56])[0, 1], 1.0)
+        np.testing.assert_allclose(task.x_train.mean(axis=0), 0.0, atol=1e-12)
+        np.testing.assert_array_equal(task.y_train, raw[6:56])
+        np.testing.assert_array_equal(task.y_test, raw[56:76])
 
     def test_bad_step(self):
         with pytest.raises(ValueError, match=r"`dt` must divide `tau` and `sample_every`"):
