@@ -159,19 +159,6 @@ class Targets:
         return self._check(self[id], ours, None, note)
 
 
-def within(id: str, claim: str, *, paper: float, ours: float, tol: float, note: str = "",
-           digits: int = 3) -> Check:
-    """A numeric target stated in place (to be replaced by a :class:`Targets` table)."""
-    passed = bool(math.isfinite(ours) and abs(ours - paper) <= tol)
-    return Check(id, claim, f"{paper:.{digits}g}", f"{ours:.{digits}g}", f"±{tol:g}", passed, note)
-
-
-def holds(id: str, claim: str, *, paper: str, ours: str, passed: bool, note: str = "",
-          tolerance: str = "-") -> Check:
-    """A qualitative target stated in place (to be replaced by a :class:`Targets` table)."""
-    return Check(id, claim, paper, ours, tolerance, bool(passed), note)
-
-
 def missed(checks: Iterable[Check]) -> list[str]:
     """Ids of the judged checks that failed."""
     return [c.id for c in checks if c.passed is False]
@@ -244,7 +231,7 @@ class Figure:
     compute: Callable[[str, Runs], pd.DataFrame]
     plot: Callable[[pd.DataFrame], MplFigure]
     check: Callable[[pd.DataFrame, str], list[Check]]
-    title: str = ""
+    title: str
 
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
@@ -254,8 +241,7 @@ def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, check
     folder.mkdir(parents=True, exist_ok=True)
     data.to_csv(folder / f"{figure.name}.csv", index=False)
     drawn = figure.plot(data)
-    if figure.title:
-        drawn.suptitle(figure.title, fontsize=11)
+    drawn.suptitle(figure.title, fontsize=11)
     drawn.savefig(folder / f"{figure.name}.png", dpi=120)
     (folder / f"{figure.name}.md").write_text(_caption_md(figure, scale))
     record = {"paper": paper, "figure": figure.name, "title": figure.title,
@@ -265,7 +251,7 @@ def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, check
 
 
 def _caption_md(figure: Figure, scale: str) -> str:
-    heading = figure.title or figure.name
+    heading = figure.title
     return (f"# {heading}\n\n![{heading}]({figure.name}.png)\n\n{figure.caption.strip()}\n\n"
             f"Scale: {scale}. Data: [{figure.name}.csv]({figure.name}.csv).\n")
 

@@ -1,3 +1,4 @@
+import importlib
 import json
 import sys
 import types
@@ -141,3 +142,16 @@ def test_layout_problems_pass_a_clean_figure():
         ax.legend()
     fig.suptitle("Fake 2000, Fig 1")
     assert layout_problems(fig) == []
+
+
+@pytest.mark.parametrize("paper", evalmc.reproductions.PAPERS)
+def test_every_paper_declares_its_targets_and_titles_its_figures(paper):
+    module = importlib.import_module(f"evalmc.reproductions.{paper}")
+    assert isinstance(module.TARGETS, Targets) and len(module.TARGETS)
+    for target in module.TARGETS:
+        assert '"' in target.source, f"{paper} {target.id}: the source must quote the paper"
+    surname = {"bajgar2018": "Bajgar", "keller2005": "Keller", "giles1997": "Giles",
+               "bouthillier2021": "Bouthillier"}[paper]
+    for figure in module.FIGURES:
+        assert figure.title.startswith(f"{surname} ") and paper[-4:] in figure.title
+        assert 40 < len(figure.caption) < 1500, f"{paper}.{figure.name}: caption length"
