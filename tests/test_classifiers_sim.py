@@ -160,10 +160,23 @@ class TestPanels:
         cats = panel_categories(panel, 6)
         assert cats == panel_categories(panel, 6)  # reproducible
         for c in cats:
-            assert (0.4 <= c.prevalence <= 0.5) if balanced else (0.01 <= c.prevalence <= 0.09)
-            df1 = c.difference("df1")
-            assert (abs(df1) <= 0.01) if close else (-0.1 <= df1 <= -0.02)
-            assert (0.9 <= c.rho <= 0.95) if close else (0.5 <= c.rho <= 0.7)
+            assert (0.4 <= c.prevalence <= 0.5) if balanced else (0.001 <= c.prevalence <= 0.1)
+            assert (0.98 <= c.rho <= 0.995) if close else (0.5 <= c.rho <= 0.7)
+
+    def test_population_matches_its_stated_laws(self):
+        """Over 300 categories: close models' |dF1| log-normal around 0.003, of both signs;
+        different models' dF1 ~ N(-0.03, 0.04); unbalanced prevalence log-uniform."""
+        n = 300
+        close = np.array([c.difference("df1") for c in panel_categories("c", n)])
+        assert (close > 0).any() and (close < 0).any()
+        log_size = np.log(np.abs(close))
+        assert abs(log_size.mean() - np.log(0.003)) <= 4 * 0.7 / np.sqrt(n)
+        different = np.array([c.difference("df1") for c in panel_categories("a", n)])
+        assert abs(different.mean() + 0.03) <= 4 * 0.04 / np.sqrt(n)
+        assert (different > 0).mean() > 0.1  # gaps of both signs
+        prevalence = np.array([c.prevalence for c in panel_categories("b", n)])
+        u = (np.log(prevalence) - np.log(0.001)) / (np.log(0.1) - np.log(0.001))
+        assert stats.kstest(u, "uniform").pvalue > 1e-3
 
     def test_unknown_panel(self):
         with pytest.raises(ValueError, match="`panel` must be one of 'a', 'b', 'c', 'd'; got 'e'"):
