@@ -108,9 +108,11 @@ def mlp_training():
         for _ in range(runs):
             w1 = np.array([[rng.uniform(-0.48, 0.48) for _ in range(6)] for _ in range(5)])
             w2 = np.array([rng.uniform(-0.48, 0.48) for _ in range(6)])
+            passes = -(-n_updates // x.shape[0])  # each example once per pass
+            order = rng.permuted(np.tile(np.arange(x.shape[0]), (passes, 1)), axis=1).ravel()
             for t in range(n_updates):
                 lr = 0.1 * (1 - t / n_updates)
-                k = rng.integers(0, x.shape[0])
+                k = order[t]
                 hidden = np.tanh(w1[:, :5] @ x[k] + w1[:, 5])
                 err = w2[:5] @ hidden + w2[5] - y[k]
                 delta = (1 - hidden**2) * w2[:5] * err

@@ -268,7 +268,9 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
 
     The MCSE is the cluster standard error of the pooled ratio over categories,
     ``sqrt(C / (C - 1) sum_c (k_c - rate s_c)^2) / sum_c s_c``: it carries the spread across
-    categories, not only the sets' binomial noise. With one category it is the binomial MCSE.
+    categories, not only the sets' binomial noise. It is never taken below the binomial MCSE
+    of the pooled sets (a few categories can agree by chance, e.g. three exact-null twins);
+    with one category it is the binomial MCSE.
     The band is ``rate +- 2 MCSE`` (Wilson's interval with one category), clipped to [0, 1].
 
     Returns
@@ -294,7 +296,7 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
     with np.errstate(invalid="ignore", divide="ignore"):
         cluster = np.sqrt(c / (c - 1) * sq) / out["sets"].to_numpy()
     many = c >= 2
-    out["mcse"] = np.where(many, cluster, binomial)
+    out["mcse"] = np.where(many, np.fmax(cluster, binomial), binomial)
     wilson_low, wilson_high = wilson_interval(out["k"], out["sets"])
     out["ci_low"] = np.where(many, np.clip(out["rate"] - 2 * out["mcse"], 0, 1), wilson_low)
     out["ci_high"] = np.where(many, np.clip(out["rate"] + 2 * out["mcse"], 0, 1), wilson_high)
@@ -590,7 +592,8 @@ _SETUP = ("alpha = 0.05; panels (a) balanced, different models, (b) unbalanced, 
           "(c) balanced, close, (d) unbalanced, close; per panel 50 simulated categories "
           "(quick: 6), 500 evaluation sets of N examples per category and N (quick: 100), "
           "B = 5000 bootstrap replicates (quick: 1000). Rates pool sets and categories; bands: "
-          "+-2 MCSE across categories. Empty where no case exists (the paper plots -1). "
+          "+-2 MCSE across categories (at least the binomial MCSE). Empty where no case exists "
+          "(the paper plots -1). "
           "Assumed: categories drawn to match RCV1 and the paper's description of its models "
           "(see evalmc.reproductions.keller2005).")
 

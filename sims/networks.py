@@ -3,7 +3,9 @@
 The training of Giles and Lawrence (1997): ``n_in`` inputs, ``n_hidden`` tanh units, ``n_out``
 linear outputs, quadratic cost ``0.5 * sum((output - target)^2)`` on one example per update,
 the learning rate falling linearly from `lr0` at the first update to 0:
-``lr_t = lr0 * (1 - t / n_updates)``. Each update picks its example uniformly at random. The
+``lr_t = lr0 * (1 - t / n_updates)``. Updates go through the training set in passes, each
+example once per pass in a new random order (:func:`epoch_order`), as the paper's "update after
+every training point". The
 initial weights and bias of a unit are ``U(-2.4 / F, 2.4 / F)``, ``F`` its fan-in (incoming
 weights, bias not counted; Haykin 1994).
 
@@ -137,11 +139,19 @@ def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float =
     for r in range(n_runs):
         first = rng.uniform(-2.4 / n_in, 2.4 / n_in, (n_hidden, n_in + 1))
         second = rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden, (n_out, n_hidden + 1))
-        order = rng.integers(0, x.shape[0], n_updates)
+        order = epoch_order(rng, x.shape[0], n_updates)
         nets.w1[r], nets.b1[r] = first[:, :n_in], first[:, n_in]
         nets.w2[r], nets.b2[r] = second[:, :n_hidden], second[:, n_hidden]
         _sgd(x, y, order, lr0, nets.w1[r], nets.b1[r], nets.w2[r], nets.b2[r], hidden, err)
     return nets
+
+
+def epoch_order(rng: np.random.Generator, n_examples: int, n_updates: int) -> np.ndarray:
+    """The example of each of `n_updates` updates: passes over the `n_examples` training
+    examples, each pass a new random permutation; the last pass may stop part-way."""
+    passes = -(-n_updates // n_examples)
+    order = rng.permuted(np.tile(np.arange(n_examples), (passes, 1)), axis=1)
+    return order.ravel()[:n_updates]
 
 
 def _check_positive(name, value) -> float:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from evalmc.sims.networks import fast_tanh
+from evalmc.sims.networks import epoch_order, fast_tanh
 from evalmc.sims.validation import check_float, check_int
 
 
@@ -176,7 +176,7 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
         w, b = first[:, :taps].copy(), first[:, taps].copy()
         v, c = second[:n_hidden].copy(), second[n_hidden:].copy()
         g = np.ones(n_hidden)
-        _fir_gains_sgd(x, y, rng.integers(0, x.shape[0], n_updates), lr0, w, g, b, v, c)
+        _fir_gains_sgd(x, y, epoch_order(rng, x.shape[0], n_updates), lr0, w, g, b, v, c)
         out[r] = c[0] + np.tanh(b + g * (x_eval @ w.T)) @ v
     return out
 

@@ -69,7 +69,8 @@ def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
     """One MLP by per-example backpropagation, one numpy step per update.
 
     Draws from `rng` in the same order as evalmc.sims.networks: weights unit by unit (each unit's
-    bias after its weights), then the example indices of all the updates.
+    bias after its weights), then the passes over the examples, each a row of
+    ``rng.permuted(..., axis=1)``.
     """
     n, n_in = x.shape
     n_out = y.shape[1]
@@ -81,7 +82,8 @@ def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
     for o in range(n_out):
         w2[o] = [rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden) for _ in range(n_hidden)]
         b2[o] = rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden)
-    order = rng.integers(0, n, n_updates)
+    passes = int(np.ceil(n_updates / n))
+    order = rng.permuted(np.tile(np.arange(n), (passes, 1)), axis=1).ravel()
     for t in range(n_updates):
         lr = lr0 * (1 - t / n_updates)
         k = order[t]

@@ -3,10 +3,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import layout_of
 from scipy import stats
 
 from evalmc.reproductions import bajgar2018
-from evalmc.reproductions.report import layout_problems
 from evalmc.reproductions.runner import reproduce
 from evalmc.sims.pools import PRESETS
 
@@ -41,10 +41,8 @@ def test_quick_scale_outcomes(quick):
 
 def test_figures_read_cleanly(quick):
     out, _ = quick
-    for figure in bajgar2018.FIGURES:
-        drawn = figure.plot(pd.read_csv(out / "bajgar2018" / f"{figure.name}.csv"))
-        drawn.suptitle(figure.title)
-        assert layout_problems(drawn) == [], figure.name
+    problems = layout_of("bajgar2018", out)
+    assert not any(problems.values()), problems
 
 
 def test_fig2_has_boo5_only_from_n_runs(quick):

@@ -3,12 +3,12 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from figure_checks import layout_of
 from scipy import stats
 
 from evalmc.bench import WORKLOADS
 from evalmc.power import average_power
 from evalmc.reproductions import PAPERS, bouthillier2021
-from evalmc.reproductions.report import layout_problems
 from evalmc.reproductions.runner import reproduce
 
 #: Targets expected to fail at every scale, for the reasons in their notes: the test's false
@@ -48,13 +48,9 @@ def test_quick_scale_meets_every_target_but_the_known_misses(quick):
 
 
 def test_figures_read_cleanly(quick):
-    import pandas as pd
-
     out, _ = quick
-    for figure in bouthillier2021.FIGURES:
-        drawn = figure.plot(pd.read_csv(out / "bouthillier2021" / f"{figure.name}.csv"))
-        drawn.suptitle(figure.title)
-        assert layout_problems(drawn) == [], figure.name
+    problems = layout_of("bouthillier2021", out)
+    assert not any(problems.values()), problems
 
 
 def _fig6_with(estimator, criterion, p_ab, rate):

@@ -10,6 +10,7 @@ from evalmc.collection import collect
 from evalmc.reproductions.giles1997 import TeacherRuns
 from evalmc.sims.networks import (
     _mackey_glass,
+    epoch_order,
     fast_tanh,
     mackey_glass,
     mackey_glass_task,
@@ -113,7 +114,16 @@ class TestSeeding:
         nets = train_mlps(task.x_train, task.y_train, n_runs=2, n_hidden=5, n_updates=3000,
                           rng=_rng(1))
         np.testing.assert_allclose(nmse(nets, task.x_test, task.y_test),
-                                   [0.077638109220082, 0.06406838291654376], rtol=1e-9)
+                                   [0.06945170598104662, 0.08632374684719989], rtol=1e-9)
+
+    def test_epoch_order_presents_each_example_once_per_pass(self):
+        order = epoch_order(_rng(2), 7, 30)
+        assert order.shape == (30,)
+        for start in range(0, 28, 7):
+            assert sorted(order[start:start + 7]) == list(range(7))
+        assert len(set(order[28:])) == 2  # the last, partial pass: no repeat
+        assert not np.array_equal(order[:7], order[7:14])  # a new order each pass
+        np.testing.assert_array_equal(epoch_order(_rng(2), 7, 30), order)
 
     def test_results_do_not_depend_on_workers(self):
         design = make_design(k=[1.0, 5.0], teacher=0, updates=300)
