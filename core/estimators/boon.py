@@ -457,20 +457,8 @@ def _finite_1d(name, values):
 def expected_best(spec, n: int, *, best: str = "max") -> float:
     """Expected test score of the best-validation run among n from a pool (Eq 5).
 
-    `spec` is an :class:`evalmc.sims.pools.PoolSpec`.
-
-    E[test | val] under the Gaussian copula is computed by Gauss-Hermite quadrature over the
-    test score's copula residual.
+    `spec` is an :class:`evalmc.sims.pools.PoolSpec`: Boo_n of its validation distribution
+    with its ``E[test | val]`` as the conditional mean.
     """
-    r = spec.copula_rho
-    nodes, weights = np.polynomial.hermite_e.hermegauss(80)
-    weights = weights / weights.sum()
-
-    def conditional_mean(val):
-        z_val = (np.asarray(val, float) - spec.mean) / spec.sd
-        z_test = r * np.multiply.outer(z_val, np.ones_like(nodes)) + np.sqrt(1 - r * r) * nodes
-        return spec.test_from_normal_score(z_test) @ weights
-
-    # the conditional mean interpolates a table: ask the quadrature for 1e-8, not 1e-10
-    return boo_n(stats.norm(spec.mean, spec.sd), n, best=best, conditional_mean=conditional_mean,
-                 tol=1e-8)
+    return boo_n(spec.distribution(), n, best=best, conditional_mean=spec.test_given_val,
+                 tol=1e-9)
