@@ -294,3 +294,14 @@ def percentile_bootstrap_coverage(n, reps, n_boot, rng, level=0.95):
         low, high = np.percentile(means, [50 * (1 - level), 50 * (1 + level)])
         covered += low <= 0.0 <= high
     return covered / reps
+
+
+def signed_rank_exact_size(n, alpha):
+    """P(reject) of the two-sided Wilcoxon signed-rank test with n untied non-zero differences,
+    by enumeration of all 2^n sign patterns of the ranks 1..n."""
+    ranks = np.arange(1, n + 1)
+    r_plus = np.array([ranks[np.array(signs, bool)].sum()
+                       for signs in itertools.product((0, 1), repeat=n)])
+    low = np.array([(r_plus <= r).mean() for r in r_plus])
+    high = np.array([(r_plus >= r).mean() for r in r_plus])
+    return float(np.mean(np.minimum(1.0, 2 * np.minimum(low, high)) <= alpha))

@@ -6,6 +6,7 @@ replications at once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import sys
@@ -15,6 +16,7 @@ from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterio
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
 from evalmc.criteria.outperform import OUTPERFORM_CRITERIA
+from evalmc.criteria.signed_rank import wilcoxon
 from evalmc.criteria.ttests import paired_t, student_t, welch_t
 
 CRITERIA: dict[str, BuiltinCriterion] = {
@@ -30,6 +32,12 @@ CRITERIA: dict[str, BuiltinCriterion] = {
         ),
         BuiltinCriterion("sign", "sign test on paired differences (exact binomial)", sign_test,
                          paired=True),
+        BuiltinCriterion("wilcoxon", "Wilcoxon signed-rank test, zero differences dropped "
+                         "(scipy's defaults)", wilcoxon, paired=True),
+        BuiltinCriterion("wilcoxon-pratt", "Wilcoxon signed-rank test, Pratt's zeros",
+                         functools.partial(wilcoxon, zero_method="pratt"), paired=True),
+        BuiltinCriterion("wilcoxon-zsplit", "Wilcoxon signed-rank test, zeros split",
+                         functools.partial(wilcoxon, zero_method="zsplit"), paired=True),
     )
 }
 CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
