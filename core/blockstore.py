@@ -1,15 +1,18 @@
 """On-disk store of finished blocks, so an interrupted or extended study recomputes nothing.
 
 One ``.npz`` file per (condition, block), written atomically (temporary file, then rename), so
-a process killed mid-write leaves either the previous file or none. A file that cannot be read
-counts as missing and is recomputed. A block holds one record per analysis key (a criterion's
-tally, say): named arrays and JSON metadata. Saving adds to the records already there.
+a process killed mid-write leaves either the previous file or none; its temporary file, named
+after its host and process, is removed when the store is next opened on that host. A file that
+cannot be read counts as missing and is recomputed. A block holds one record per analysis key
+(a criterion's tally, say): named arrays and JSON metadata. Saving adds to the records already
+there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import socket
 import tempfile
 import zipfile
 from pathlib import Path
@@ -20,6 +23,18 @@ import numpy as np
 FORMAT_VERSION = 3
 
 Record = tuple[dict[str, np.ndarray], dict]
+#: Temporary files are ``<prefix><pid>-<random>.tmp``: a host tells which writers it can check.
+_TMP_PREFIX = f".{socket.gethostname()}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 class BlockStore:
@@ -36,6 +51,14 @@ class BlockStore:
 
     def __init__(self, root, namespace: str):
         self.dir = Path(root) / namespace
+        self._remove_orphans()
+
+    def _remove_orphans(self) -> None:
+        """Delete temporary files of killed writers: this host's, of processes that are gone."""
+        for tmp in self.dir.glob(f"{_TMP_PREFIX}*.tmp"):
+            pid = tmp.name[len(_TMP_PREFIX):].split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                tmp.unlink(missing_ok=True)
 
     def _path(self, block: int, size: int) -> Path:
         return self.dir / f"block{block:06d}-n{size}.npz"
@@ -64,7 +87,8 @@ class BlockStore:
             listing.append((key, list(named), info))
             arrays.update({f"{i}.{name}": value for name, value in named.items()})
         meta = {"version": FORMAT_VERSION, "records": listing}
-        fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=f"{_TMP_PREFIX}{os.getpid()}-",
+                                   suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
                 np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)

@@ -378,3 +378,20 @@ class TestDisplay:
         assert label == "welch-t" and ax.get_xlabel() == "n_a"
         np.testing.assert_array_equal(x, [5, 8, 12])
         np.testing.assert_array_equal(y, res.summary["rate"])
+
+
+def test_a_killed_writers_temporary_file_is_removed_on_reopening(tmp_path):
+    from evalmc.blockstore import _TMP_PREFIX, BlockStore
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    store_dir = tmp_path / "ns"
+    store_dir.mkdir()
+    orphan = store_dir / f"{_TMP_PREFIX}{gone.stdout.strip()}-abc.tmp"
+    live = store_dir / f"{_TMP_PREFIX}{os.getpid()}-def.tmp"
+    other_host = store_dir / ".elsewhere-1-ghi.tmp"
+    for path in (orphan, live, other_host):
+        path.write_bytes(b"partial")
+    BlockStore(tmp_path, "ns")
+    assert not orphan.exists()
+    assert live.exists() and other_host.exists()
