@@ -9,13 +9,23 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import inspect
+import re
 import sys
 from pathlib import Path
 
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
+from evalmc.criteria.bayesian import bayes_correlated_t
+from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
-from evalmc.criteria.outperform import OUTPERFORM_CRITERIA
+from evalmc.criteria.outperform import (
+    OUTPERFORM_CRITERIA,
+    ResamplingCriterion,
+    average_delta,
+    single_point,
+)
+from evalmc.criteria.permutation import permutation_paired, permutation_two_sample
 from evalmc.criteria.signed_rank import wilcoxon
 from evalmc.criteria.ttests import paired_t, student_t, welch_t
 
@@ -38,14 +48,30 @@ CRITERIA: dict[str, BuiltinCriterion] = {
                          functools.partial(wilcoxon, zero_method="pratt"), paired=True),
         BuiltinCriterion("wilcoxon-zsplit", "Wilcoxon signed-rank test, zeros split",
                          functools.partial(wilcoxon, zero_method="zsplit"), paired=True),
+        ResamplingCriterion("permutation-paired", "paired permutation test of mean(A - B): "
+                            "all 2^n sign flips up to 16 pairs, else 9999 random (+1)",
+                            permutation_paired, paired=True),
+        ResamplingCriterion("permutation-two-sample", "two-sample permutation test of "
+                            "mean(A) - mean(B): every split up to 9999, else 9999 random (+1)",
+                            permutation_two_sample),
     )
 }
+CRITERIA.update({c.name: c for c in BOOTSTRAP_CRITERIA})
 CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
 CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
+CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
+#: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
+FACTORIES = {"single-point": single_point, "average-delta": average_delta,
+             "bayes-correlated-t": bayes_correlated_t}
+_WITH_PARAMETERS = re.compile(r"([\w-]+)\((.*)\)")
+
+
+_MODULE_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
-    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, or a callable.
+    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, an importable
+    ``'module:function'`` (:mod:`evalmc.criteria.peers`), or a callable.
 
     Examples
     --------
@@ -63,10 +89,38 @@ def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
         return load_criterion(spec)
     if spec in CRITERIA:
         return CRITERIA[spec]
+    if isinstance(spec, str) and (match := _WITH_PARAMETERS.fullmatch(spec.replace(" ", ""))):
+        return _build(*match.groups())
+    if isinstance(spec, str) and _MODULE_FUNCTION.fullmatch(spec):
+        from evalmc.criteria.peers import import_criterion
+
+        return import_criterion(spec)
     valid = ", ".join(CRITERIA)
     raise ValueError(
-        f"unknown criterion {spec!r}; valid names: {valid}, or path/to/file.py:function."
+        f"unknown criterion {spec!r}; valid names: {valid}, name(key=value) for "
+        f"{', '.join(FACTORIES)}, path/to/file.py:function, or module:function."
     )
+
+
+def _build(name: str, arguments: str) -> BuiltinCriterion:
+    """``name(key=value, ...)`` from :data:`FACTORIES`, values read as numbers."""
+    if name not in FACTORIES:
+        raise ValueError(f"criterion {name!r} takes no parameters; criteria with parameters: "
+                         f"{', '.join(FACTORIES)}.")
+    factory = FACTORIES[name]
+    accepted = list(inspect.signature(factory).parameters)
+    kwargs = {}
+    for item in filter(None, arguments.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in accepted:
+            raise ValueError(f"criterion {name!r}: {item!r} is not key=value with a key among "
+                             f"{', '.join(accepted)}.")
+        try:
+            kwargs[key] = float(value)
+        except ValueError:
+            raise ValueError(f"criterion {name!r}: `{key}` must be a number; got {value!r}.")\
+                from None
+    return factory(**kwargs)
 
 
 def load_criterion(spec: str) -> UserCriterion:

@@ -173,18 +173,26 @@ class BuiltinCriterion:
 
 @dataclass(frozen=True)
 class UserCriterion:
-    """A user's test on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
+    """A user's test: ``func(a, b)`` or ``func(a, b, rng=rng)``, on one replication, or on
+    the whole block when vectorized.
 
-    `func` returns a p-value (a number in [0, 1]) or a decision (a bool, True = reject A = B).
-    A replication whose call raises, or returns anything else, is recorded as failed with its
+    `func` returns a p-value (a number in [0, 1]), a decision (a bool, True = reject A = B),
+    a result with a ``pvalue`` attribute (scipy's), or a pair ``(statistic, pvalue)``. A
+    replication whose call raises, or returns anything else, is recorded as failed with its
     message; it is never redrawn. `alternative` is what a rejection concludes, as for
     :class:`BuiltinCriterion`.
+
+    Vectorized (``vectorized=True``; by default when `func` has an ``axis`` parameter, as for
+    scipy.stats' ``vectorized=None``), it is called once per block as
+    ``func(A, B, axis=1)`` with replications on the first axis, and returns one answer per
+    replication in any of the forms above (arrays); a call that raises fails the block.
     """
 
     func: Callable
     name: str = ""
     paired: bool = False
     alternative: str = "two-sided"
+    vectorized: bool | None = None
     #: Not declared: a study judges from the results (:attr:`CriterionResult.decision_only`).
     decision_only: ClassVar[bool | None] = None
     uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
@@ -195,6 +203,8 @@ class UserCriterion:
         check_choice("alternative", self.alternative, ALTERNATIVES)
         if not self.name:
             object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
+        if self.vectorized is None:
+            object.__setattr__(self, "vectorized", _accepts(self.func, "axis"))
 
     @property
     def description(self) -> str:
@@ -212,39 +222,81 @@ class UserCriterion:
         except Exception as err:  # noqa: BLE001 - any pickling error, reported with its cause
             raise ValueError(f"criterion {self.name!r} cannot be pickled by value, as its cache "
                              f"key needs: {type(err).__name__}: {err}") from err
-        return f"{self.name}@{digest}"
+        return f"{self.name}@{digest}" + ("/block" if self.vectorized else "")
 
     def __reduce__(self):
         # By value: a function loaded from a user's file is not importable on a worker, and
         # dask pickles by reference whenever plain pickle succeeds on the client.
         return _rebuild_user_criterion, (cloudpickle.dumps(self.func), self.name, self.paired,
-                                         self.alternative, self.key)
+                                         self.alternative, self.vectorized, self.key)
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
+        kwargs = {"rng": rng} if _accepts(self.func, "rng") else {}
+        if self.vectorized:
+            return self._call_block(batch, kwargs)
         n = batch.n_reps
         pvalue = np.full(n, np.nan)
         reject = np.zeros(n, bool)
         failed = np.zeros(n, bool)
         errors = {}
-        kwargs = {"rng": rng} if _accepts_rng(self.func) else {}
         a, b = batch.a, batch.b
         for i in range(n):
             try:
-                out = self.func(a[i], b[i], **kwargs)
-                if isinstance(out, (bool, np.bool_)):
-                    reject[i] = bool(out)
-                elif isinstance(out, numbers.Real) and 0.0 <= float(out) <= 1.0:
-                    pvalue[i] = float(out)
+                out = _pvalue_or_decision(self.func(a[i], b[i], **kwargs))
+                if isinstance(out, bool):
+                    reject[i] = out
                 else:
-                    raise TypeError(f"returned {out!r}; expected a p-value in [0, 1] or a bool")
+                    pvalue[i] = out
             except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
                 failed[i] = True
                 errors[i] = f"{type(err).__name__}: {err}"
         return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
 
+    def _call_block(self, batch, kwargs) -> CriterionResult:
+        n = batch.n_reps
+        try:
+            out = _unwrap(self.func(batch.a, batch.b, axis=1, **kwargs))
+            out = np.broadcast_to(np.asarray(out), (n,)) if np.ndim(out) == 0 else np.asarray(out)
+            if out.shape != (n,):
+                raise TypeError(f"returned shape {out.shape}; expected ({n},), one answer per "
+                                "replication")
+        except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
+            message = f"{type(err).__name__}: {err}"
+            return CriterionResult(np.ones(n, bool), pvalue=np.full(n, np.nan),
+                                   reject=np.zeros(n, bool),
+                                   errors=dict.fromkeys(range(n), message))
+        if out.dtype == bool:
+            return CriterionResult(np.zeros(n, bool), pvalue=np.full(n, np.nan), reject=out.copy())
+        with np.errstate(invalid="ignore"):
+            pvalue = out.astype(float)
+            bad = ~((pvalue >= 0.0) & (pvalue <= 1.0))
+        errors = {int(i): f"TypeError: returned {out[i]!r}; expected a p-value in [0, 1] or a "
+                          "bool" for i in np.flatnonzero(bad)}
+        return CriterionResult(bad, pvalue=np.where(bad, np.nan, pvalue),
+                               reject=np.zeros(n, bool), errors=errors)
 
-def _rebuild_user_criterion(func_bytes, name, paired, alternative, key):
-    crit = UserCriterion(cloudpickle.loads(func_bytes), name, paired, alternative)
+
+def _unwrap(out):
+    """A result's p-value: its ``pvalue`` attribute, or the second of a pair."""
+    if hasattr(out, "pvalue"):
+        return out.pvalue
+    if isinstance(out, tuple) and len(out) == 2:
+        return out[1]
+    return out
+
+
+def _pvalue_or_decision(out) -> float | bool:
+    """One replication's answer as a decision (bool) or a p-value (float in [0, 1])."""
+    answer = _unwrap(out)
+    if isinstance(answer, (bool, np.bool_)):
+        return bool(answer)
+    if isinstance(answer, numbers.Real) and 0.0 <= float(answer) <= 1.0:
+        return float(answer)
+    raise TypeError(f"returned {out!r}; expected a p-value in [0, 1] or a bool")
+
+
+def _rebuild_user_criterion(func_bytes, name, paired, alternative, vectorized, key):
+    crit = UserCriterion(cloudpickle.loads(func_bytes), name, paired, alternative, vectorized)
     crit.__dict__["key"] = key  # the client's: it names the results and seeds the stream
     return crit
 
@@ -296,8 +348,8 @@ def _installed_roots() -> tuple[Path, ...]:
     return tuple({Path(r).resolve() for r in roots})
 
 
-def _accepts_rng(func) -> bool:
+def _accepts(func, parameter: str) -> bool:
     try:
-        return "rng" in inspect.signature(func).parameters
+        return parameter in inspect.signature(func).parameters
     except (TypeError, ValueError):
         return False

@@ -135,6 +135,156 @@ def sign_flip_pvalues(d, zero_method, rows, out):
         out[i] = min(1.0, 2.0 * min(low, high))
 
 
+@njit(cache=True, nogil=True)
+def _sum_and_tolerance(row):
+    """A row's sum, and the 1e-9 sum |row| within which flipped sums count as ties."""
+    return row.sum(), 1e-9 * np.abs(row).sum()
+
+
+@njit(cache=True, nogil=True)
+def sign_flip_mean_pvalues(d, out):
+    """Two-sided p-values of the paired permutation test on the sum of each row of `d`, over
+    all 2^n sign flips (walked in Gray-code order, one flip a step):
+    ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within 1e-9 of sum |d| counted."""
+    n = d.shape[1]
+    for i in range(d.shape[0]):
+        observed, tol = _sum_and_tolerance(d[i])
+        signs = np.ones(n)
+        current = observed
+        low = 0
+        high = 0
+        for step in range(1 << n):
+            if step > 0:
+                j = 0
+                while not (step >> j) & 1:
+                    j += 1
+                current -= 2.0 * signs[j] * d[i, j]
+                signs[j] = -signs[j]
+            if current <= observed + tol:
+                low += 1
+            if current >= observed - tol:
+                high += 1
+        out[i] = min(1.0, 2.0 * min(low, high) / (1 << n))
+
+
+@njit(cache=True, nogil=True)
+def sign_flip_mean_mc(rng, d, n_resamples, out):
+    """As :func:`sign_flip_mean_pvalues` over `n_resamples` random flips, with the observed
+    sum counted once on each side: ``(count + 1) / (n_resamples + 1)``."""
+    n = d.shape[1]
+    for i in range(d.shape[0]):
+        observed, tol = _sum_and_tolerance(d[i])
+        low = 1
+        high = 1
+        for _ in range(n_resamples):
+            current = 0.0
+            for j in range(n):
+                current += d[i, j] if rng.random() < 0.5 else -d[i, j]
+            if current <= observed + tol:
+                low += 1
+            if current >= observed - tol:
+                high += 1
+        out[i] = min(1.0, 2.0 * min(low, high) / (n_resamples + 1))
+
+
+@njit(cache=True, nogil=True)
+def _two_sample_setup(a, b, i, pooled):
+    n_a, n_b = a.shape[1], b.shape[1]
+    pooled[:n_a] = a[i]
+    pooled[n_a:] = b[i]
+    total = pooled.sum()
+    sum_a = a[i].sum()
+    observed = sum_a / n_a - (total - sum_a) / n_b
+    tol = 1e-9 * np.abs(pooled).sum() * (1.0 / n_a + 1.0 / n_b)
+    return total, observed, tol
+
+
+@njit(cache=True, nogil=True)
+def relabel_mean_pvalues(a, b, out):
+    """Two-sided p-values of the two-sample permutation test on mean(a) - mean(b), over every
+    split of the pooled scores into groups of the sizes of `a` and `b` (lexicographic
+    combinations): ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within `tol` counted."""
+    n_a, n_b = a.shape[1], b.shape[1]
+    n = n_a + n_b
+    pooled = np.empty(n)
+    idx = np.empty(n_a, np.int64)
+    for i in range(a.shape[0]):
+        total, observed, tol = _two_sample_setup(a, b, i, pooled)
+        for k in range(n_a):
+            idx[k] = k
+        low = 0
+        high = 0
+        count = 0
+        while True:
+            sum_a = 0.0
+            for k in range(n_a):
+                sum_a += pooled[idx[k]]
+            stat = sum_a / n_a - (total - sum_a) / n_b
+            low += stat <= observed + tol
+            high += stat >= observed - tol
+            count += 1
+            k = n_a - 1
+            while k >= 0 and idx[k] == n - n_a + k:
+                k -= 1
+            if k < 0:
+                break
+            idx[k] += 1
+            for m in range(k + 1, n_a):
+                idx[m] = idx[m - 1] + 1
+        out[i] = min(1.0, 2.0 * min(low, high) / count)
+
+
+@njit(cache=True, nogil=True)
+def relabel_mean_mc(rng, a, b, n_resamples, out):
+    """As :func:`relabel_mean_pvalues` over `n_resamples` random splits (partial Fisher-Yates
+    shuffles), the observed split counted once on each side: ``(count + 1) / (B + 1)``."""
+    n_a, n_b = a.shape[1], b.shape[1]
+    n = n_a + n_b
+    pooled = np.empty(n)
+    for i in range(a.shape[0]):
+        total, observed, tol = _two_sample_setup(a, b, i, pooled)
+        low = 1
+        high = 1
+        for _ in range(n_resamples):
+            sum_a = 0.0
+            for k in range(n_a):
+                j = k + rng.integers(0, n - k)
+                pooled[k], pooled[j] = pooled[j], pooled[k]
+                sum_a += pooled[k]
+            stat = sum_a / n_a - (total - sum_a) / n_b
+            low += stat <= observed + tol
+            high += stat >= observed - tol
+        out[i] = min(1.0, 2.0 * min(low, high) / (n_resamples + 1))
+
+
+#: Resample indices drawn at once by :func:`bootstrap_mean_diffs` (32 MB).
+_INDEX_CHUNK = 1 << 22
+
+
+@njit(cache=True, nogil=True)
+def bootstrap_mean_diffs(rng, a, b, out):
+    """``out[i, r]``: the mean of a resample (with replacement) of row ``a[i]`` minus that of
+    an independent resample of ``b[i]``; nothing is subtracted when `b` has no columns.
+
+    Per row, A's indices are drawn as ``rng.integers(0, n_a, (B, n_a))`` and then B's, as
+    scipy.stats.bootstrap draws them (in chunks of at most :data:`_INDEX_CHUNK` indices).
+    """
+    out[:] = 0.0
+    for i in range(a.shape[0]):
+        for x, sign in ((a, 1.0), (b, -1.0)):
+            n = x.shape[1]
+            if n == 0:
+                continue
+            chunk = max(1, _INDEX_CHUNK // n)
+            for start in range(0, out.shape[1], chunk):
+                idx = rng.integers(0, n, (min(chunk, out.shape[1] - start), n))
+                for r in range(idx.shape[0]):
+                    s = 0.0
+                    for j in range(n):
+                        s += x[i, idx[r, j]]
+                    out[i, start + r] += sign * s / n
+
+
 #: Swaps A and B in the merged cells of :func:`bootstrap_df1_sides`: dF1 changes sign.
 _SWAP = np.array([0, 2, 1, 3, 5, 4, 6])
 #: A set's replicates come from the tilted sampler when its Chernoff bound is below this.

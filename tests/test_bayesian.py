@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalmc import get_criterion, run_study
+from evalmc.criteria.bayesian import correlated_t_probability
+from evalmc.sims.base import Batch
+from evalmc.study import make_design
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.05, 0.3])
+@pytest.mark.parametrize("n", [3, 10, 25])
+def test_probability_is_baycomps_p_left(rope, n):
+    baycomp = pytest.importorskip("baycomp")
+    rng = np.random.default_rng(n)
+    a = rng.normal(0.2, 0.3, (15, n))
+    b = rng.normal(0.0, 0.3, (15, n))
+    ours = correlated_t_probability(a - b, rope)
+    theirs = [baycomp.two_on_single(x, y, rope)[0] for x, y in zip(a, b, strict=True)]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-14)
+
+
+def test_equal_differences_have_a_point_posterior():
+    d = np.array([[0.25, 0.25, 0.25], [0.0, 0.0, 0.0], [-0.5, -0.5, -0.5]])
+    np.testing.assert_array_equal(correlated_t_probability(d), [1.0, 0.5, 0.0])
+
+
+@pytest.mark.parametrize(("spec", "inflation"), [("bayes-correlated-t(correction=0)", 0.0),
+                                                 ("bayes-correlated-t", 1.0)])
+def test_size_is_the_one_sided_t_tests_within_4_mcse(spec, inflation):
+    """P(A - B > 0) > 0.95 is t > t_0.95(n - 1) sqrt(1 + n c): with c = 0 a one-sided 5% test;
+    baycomp's c = 1/(n - 1) widens the posterior and the size falls."""
+    n, reps = 8, 20_000
+    exact = stats.t.sf(stats.t.isf(0.05, n - 1) * np.sqrt(1 + inflation * n / (n - 1)), n - 1)
+    res = run_study(make_design(n=n), "paired-normal", [spec], n_reps=reps, seed=41)
+    rate = res.summary["rate"].iloc[0]
+    assert abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps)
+
+
+def test_fixed_seed_regression():
+    res = run_study(make_design(n=10, shift=[0.0, 1.0]), "paired-normal",
+                    ["bayes-correlated-t", "bayes-correlated-t(rope=0.5)"], n_reps=500, seed=4)
+    assert list(res.summary["shift"]) == [0.0, 0.0, 1.0, 1.0]
+    assert [round(r * 500) for r in res.summary["rate"]] == [7, 1, 207, 60]
+
+
+def test_a_named_parameter_builds_the_criterion():
+    crit = get_criterion("bayes-correlated-t(rope=0.1, threshold=0.9)")
+    assert crit.name == "bayes-correlated-t(rope=0.1,threshold=0.9)"
+    assert crit.alternative == "greater" and crit.decision_only and crit.paired
+    d = np.array([[0.3, 0.5, 0.4, 0.2]])
+    res = crit(Batch(d, np.zeros_like(d), paired=True), np.random.default_rng(0))
+    assert res.reject[0] == (correlated_t_probability(d, 0.1) > 0.9)[0]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("welch-t(rope=1)", "takes no parameters"),
+    ("bayes-correlated-t(tau=1)", "key among rope, threshold, correction"),
+    ("bayes-correlated-t(rope=wide)", "`rope` must be a number"),
+    ("bayes-correlated-t(threshold=1)", "`threshold`"),
+])
+def test_bad_parameters_are_named(spec, message):
+    with pytest.raises(ValueError, match=message):
+        get_criterion(spec)
