@@ -305,3 +305,57 @@ def signed_rank_exact_size(n, alpha):
     low = np.array([(r_plus <= r).mean() for r in r_plus])
     high = np.array([(r_plus >= r).mean() for r in r_plus])
     return float(np.mean(np.minimum(1.0, 2 * np.minimum(low, high)) <= alpha))
+
+
+def bayes_signed_rank_left(z, rope, prior, n_samples, rng):
+    """baycomp's Bayesian signed-rank sampler, plainly (its O(n^2) matrix of Walsh sums), on
+    the differences z = B - A, the Dirichlet weights drawn as normalised gammas from `rng`:
+    the share of draws whose largest mass is left of the rope (ties to the left)."""
+    diff = np.concatenate([[0.0], z])
+    alpha = np.ones(diff.size)
+    alpha[0] = prior
+    sums = diff[:, None] + diff[None, :]
+
+    def heaviside(a, thresh):
+        return (a > thresh) + 0.5 * (a == thresh)
+
+    above, below = heaviside(sums, 2 * rope), heaviside(-sums, 2 * rope)
+    left = 0
+    for _ in range(n_samples):
+        w = rng.standard_gamma(alpha)
+        w /= w.sum()
+        outer = np.outer(w, w)
+        right = np.sum(outer * above)
+        low = np.sum(outer * below) if rope > 0 else 1 - right
+        middle = 1 - low - right if rope > 0 else 0.0
+        left += np.argmax([low, middle, right]) == 0
+    return left / n_samples
+
+
+def item_cells(skill, sd, rho):
+    """P(A right and B right), P(A only), P(B only), P(neither) for two models of equal `skill`
+    on a random item (difficulty N(0, sd^2), noise correlation `rho`), by scipy's bivariate
+    normal cdf: right when skill - d + eps > 0."""
+    from scipy import stats
+
+    var, cov = sd**2 + 1, sd**2 + rho
+    both = stats.multivariate_normal([0, 0], [[var, cov], [cov, var]]).cdf([skill, skill])
+    one = stats.norm.cdf(skill / np.sqrt(var))
+    return both, one - both, one - both, 1 - 2 * one + both
+
+
+def exact_item_size(n, cells, pvalue, alpha):
+    """Size of a test on n independent items: the multinomial law of the counts
+    ``(n11, n10, n01, n00)`` of `cells`, summed over the counts whose ``pvalue(n11, n10, n01,
+    n00)`` is at most alpha (every count enumerated)."""
+    from scipy import stats
+
+    law = stats.multinomial(n, cells)
+    size = 0.0
+    for n11 in range(n + 1):
+        for n10 in range(n - n11 + 1):
+            for n01 in range(n - n11 - n10 + 1):
+                counts = (n11, n10, n01, n - n11 - n10 - n01)
+                if pvalue(*counts) <= alpha:
+                    size += law.pmf(counts)
+    return size

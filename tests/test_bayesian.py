@@ -1,8 +1,10 @@
+import naive
 import numpy as np
 import pytest
 from scipy import stats
 
 from evalmc import get_criterion, run_study
+from evalmc.criteria import kernels
 from evalmc.criteria.bayesian import correlated_t_probability
 from evalmc.sims.base import Batch
 from evalmc.study import make_design
@@ -62,3 +64,35 @@ def test_a_named_parameter_builds_the_criterion():
 def test_bad_parameters_are_named(spec, message):
     with pytest.raises(ValueError, match=message):
         get_criterion(spec)
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.2])
+def test_signed_rank_is_a_plain_implementation_of_baycomps_sampler(rope):
+    rng = np.random.default_rng(0)
+    z = np.round(rng.normal(-0.3, 1, (3, 9)), 1)  # ties, zeros and ties at the rope
+    out = np.empty(3)
+    kernels.signed_rank_posterior(np.random.default_rng(5), z, 0.5, rope, 2000, out)
+    draws = np.random.default_rng(5)
+    np.testing.assert_array_equal(
+        out, [naive.bayes_signed_rank_left(row, rope, 0.5, 2000, draws) for row in z])
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.2])
+def test_signed_rank_agrees_with_baycomp_within_4_se(rope):
+    baycomp = pytest.importorskip("baycomp")
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.3, 1, (5, 10)), rng.normal(0, 1, (5, 10))
+    a[0], b[0] = np.round(a[0]), np.round(b[0])
+    crit = get_criterion(f"bayes-signed-rank(rope={rope},n_samples=200000)")
+    ours = crit(Batch(a, b, paired=True), np.random.default_rng(1)).statistic
+    theirs = np.array([np.mean([baycomp.two_on_multiple(x, y, rope, random_state=s)[0]
+                                for s in (0, 1)]) for x, y in zip(a, b, strict=True)])
+    se = np.sqrt(ours * (1 - ours) / 200_000 + theirs * (1 - theirs) / 100_000)
+    assert np.all(np.abs(ours - theirs) <= 4 * se + 1e-12)
+    assert ((ours > 0.01) & (ours < 0.99)).sum() >= 2  # not a comparison of 0s and 1s
+
+
+def test_signed_rank_fixed_seed_regression():
+    res = run_study(make_design(n=10, shift=[0.0, 1.0]), "paired-normal",
+                    ["bayes-signed-rank(n_samples=5000)"], n_reps=200, seed=4)
+    assert [round(r * 200) for r in res.summary["rate"]] == [9, 143]

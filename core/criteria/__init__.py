@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
-from evalmc.criteria.bayesian import bayes_correlated_t
+from evalmc.criteria.bayesian import bayes_correlated_t, bayes_signed_rank
 from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
@@ -60,9 +60,10 @@ CRITERIA.update({c.name: c for c in BOOTSTRAP_CRITERIA})
 CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
 CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
 CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
+CRITERIA["bayes-signed-rank"] = bayes_signed_rank()
 #: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
 FACTORIES = {"single-point": single_point, "average-delta": average_delta,
-             "bayes-correlated-t": bayes_correlated_t}
+             "bayes-correlated-t": bayes_correlated_t, "bayes-signed-rank": bayes_signed_rank}
 _WITH_PARAMETERS = re.compile(r"([\w-]+)\((.*)\)")
 
 
