@@ -6,12 +6,16 @@
 from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.benchmarks import BENCHMARK_SCENARIOS
 from evalmc.sims.classifiers import CLASSIFIER_SCENARIOS
+from evalmc.sims.items import ITEM_SCENARIOS
+from evalmc.sims.multidataset import MULTI_DATASET_SCENARIOS
 from evalmc.sims.pools import Pool
 from evalmc.sims.scores import SCORE_SCENARIOS
 
 SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
 SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})
 SCENARIOS.update({cls.name: cls for cls in CLASSIFIER_SCENARIOS})
+SCENARIOS.update({cls.name: cls for cls in ITEM_SCENARIOS})
+SCENARIOS.update({cls.name: cls for cls in MULTI_DATASET_SCENARIOS})
 SCENARIOS[Pool.name] = Pool
 
 

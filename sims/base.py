@@ -65,11 +65,19 @@ class Batch:
     counts : ndarray of int, shape (n_reps, 8), optional
         For two classifiers on one evaluation set: the examples of each cell of the table
         (label x A correct x B correct), cell ``4 * label + 2 * a_correct + b_correct``.
+    cluster_size : int, optional
+        Columns come in consecutive clusters of this many (items of one passage, say); None
+        when they are independent.
+    table : ndarray, shape (n_reps, n_datasets, k), optional
+        For k models on several data sets: every model's score on every data set.
     """
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
-                 diff_moments=None, fill: Callable | None = None, sizes=None, counts=None):
+                 diff_moments=None, fill: Callable | None = None, sizes=None, counts=None,
+                 cluster_size: int | None = None, table=None):
         self.counts = counts
+        self.cluster_size = cluster_size
+        self.table = table
         if a is None and (fill is None or sizes is None):
             raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
         if a is not None:
@@ -131,7 +139,7 @@ class Batch:
         if len(batches) == 1:
             return first
         if any(type(b) is not Batch or b.sizes != first.sizes or b.paired != first.paired
-               for b in batches):
+               or b.cluster_size != first.cluster_size for b in batches):
             return None
 
         def join(name):
@@ -150,7 +158,8 @@ class Batch:
         return Batch(join("_a"), join("_b"), paired=first.paired, a_val=join("a_val"),
                      b_val=join("b_val"), moments=join("_moments"),
                      diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
-                     counts=join("counts"))
+                     counts=join("counts"), cluster_size=first.cluster_size,
+                     table=join("table"))
 
     def rows(self, start: int, stop: int) -> Batch:
         """Replications ``start:stop`` of a batch of drawn scores, as views."""
@@ -158,7 +167,8 @@ class Batch:
             return None if values is None else values[start:stop]
 
         return Batch(part(self.a), part(self.b), paired=self.paired, a_val=part(self.a_val),
-                     b_val=part(self.b_val), counts=part(self.counts))
+                     b_val=part(self.b_val), counts=part(self.counts),
+                     cluster_size=self.cluster_size, table=part(self.table))
 
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
@@ -168,6 +178,8 @@ class Batch:
             a_val=None if self.a_val is None else self.a_val[pick],
             b_val=None if self.b_val is None else self.b_val[pick],
             counts=None if self.counts is None else self.counts[pick],
+            cluster_size=self.cluster_size,
+            table=None if self.table is None else self.table[pick],
         )
 
 

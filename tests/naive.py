@@ -359,3 +359,20 @@ def exact_item_size(n, cells, pvalue, alpha):
                 if pvalue(*counts) <= alpha:
                     size += law.pmf(counts)
     return size
+
+
+def rank_null_rejections(k, d, reps, rng, alpha):
+    """Under the null of k exchangeable models with untied scores, each data set's ranking is
+    a uniform permutation: the rejection rates of Friedman's chi-square test and of Nemenyi's
+    "some pair differs", from `reps` tables of d random permutations (plain numpy)."""
+    from scipy import stats
+
+    ranks = rng.permuted(np.tile(np.arange(1, k + 1, dtype=float), (reps, d, 1)), axis=2)
+    sums = ranks.sum(axis=1)
+    chi = 12.0 / (k * d * (k + 1)) * (sums**2).sum(axis=1) - 3 * d * (k + 1)
+    friedman = np.mean(stats.chi2.sf(chi, k - 1) <= alpha)
+    means = sums / d
+    cd = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2) * np.sqrt(
+        k * (k + 1) / (6 * d))
+    nemenyi = np.mean(means.max(axis=1) - means.min(axis=1) >= cd)
+    return friedman, nemenyi

@@ -24,6 +24,7 @@ COMMANDS = (
     "evalmc.commands.boon",
     "evalmc.commands.describe",
     "evalmc.commands.compare",
+    "evalmc.commands.ranks",
 )
 
 

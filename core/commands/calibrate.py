@@ -24,10 +24,14 @@ def register(sub) -> None:
     cal.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="scenario parameter; several values make a grid (repeatable)")
     cal.add_argument("--criterion", action="append", required=True, metavar="NAME",
-                     help="built-in name or path/to/file.py:function (repeatable)")
+                     help="built-in name, name(key=value,...), path/to/file.py:function or "
+                          "module:function (repeatable)")
     cal.add_argument("--reps", type=int_arg("reps"), default=10_000,
                      help="replications per condition")
     cal.add_argument("--alpha", default="0.05", help="level(s), comma-separated")
+    cal.add_argument("--plot", metavar="FILE", help="also draw the rates (PNG, PDF or SVG): "
+                     "against the first parameter with several values, a panel per value of "
+                     "the second")
     add_run_options(cal, BLOCK_SIZE, BACKENDS)
     cal.set_defaults(run=run)
 
@@ -46,10 +50,25 @@ def run(args) -> int:
             raise UsageError(f"`alpha` must be a number in (0, 1); got {text!r}.") from None
     if args.out:
         check_writable(args.out)
+    if args.plot:
+        check_writable(args.plot, "--plot")
+        varying = [key for key, values in grid.items() if len(values) > 1]
+        if not varying:
+            raise UsageError("`--plot` needs a --param with several values for its x axis.")
     check_cache(args.cache)
     result = calibrate(scenario, args.criterion, params=grid, reps=args.reps, alpha=alphas,
                        seed=args.seed, jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
                        task_seconds=args.task_seconds, progress=False if args.quiet else None)
     emit(result.summary, args.format, args.out)
+    if args.plot:
+        from evalmc.plots import rate_panels
+
+        fixed = ", ".join(f"{k}={v[0]:g}" if isinstance(v[0], float) else f"{k}={v[0]}"
+                          for k, v in grid.items() if len(v) == 1)
+        fig = rate_panels(result.summary, x=varying[0],
+                          panel=varying[1] if len(varying) > 1 else None,
+                          title=f"{args.scenario}: {args.reps} replications per condition"
+                                + (f"; {fixed}" if fixed else ""))
+        fig.savefig(args.plot, dpi=150)
     return 0

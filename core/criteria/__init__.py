@@ -18,6 +18,7 @@ from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterio
 from evalmc.criteria.bayesian import bayes_correlated_t, bayes_signed_rank
 from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
+from evalmc.criteria.items import ITEM_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
 from evalmc.criteria.outperform import (
     OUTPERFORM_CRITERIA,
@@ -26,6 +27,7 @@ from evalmc.criteria.outperform import (
     single_point,
 )
 from evalmc.criteria.permutation import permutation_paired, permutation_two_sample
+from evalmc.criteria.ranks import RANK_CRITERIA, nemenyi_criterion, wilcoxon_holm_criterion
 from evalmc.criteria.signed_rank import wilcoxon
 from evalmc.criteria.ttests import paired_t, student_t, welch_t
 
@@ -59,11 +61,14 @@ CRITERIA: dict[str, BuiltinCriterion] = {
 CRITERIA.update({c.name: c for c in BOOTSTRAP_CRITERIA})
 CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
 CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
+CRITERIA.update({c.name: c for c in ITEM_CRITERIA})
+CRITERIA.update({c.name: c for c in RANK_CRITERIA})
 CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
 CRITERIA["bayes-signed-rank"] = bayes_signed_rank()
 #: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
 FACTORIES = {"single-point": single_point, "average-delta": average_delta,
-             "bayes-correlated-t": bayes_correlated_t, "bayes-signed-rank": bayes_signed_rank}
+             "bayes-correlated-t": bayes_correlated_t, "bayes-signed-rank": bayes_signed_rank,
+             "nemenyi": nemenyi_criterion, "wilcoxon-holm": wilcoxon_holm_criterion}
 _WITH_PARAMETERS = re.compile(r"([\w-]+)\((.*)\)")
 
 

@@ -594,3 +594,28 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
             if below >= middle and below >= above:
                 left += 1
         out[i] = left / n_samples
+
+
+@njit(cache=True, nogil=True)
+def multinomial_means(rng, values, counts, total, out):
+    """``out[i, r]``: ``sum_j c*_j values[j] / total`` for a resample of the ``sum_j counts[i, j]``
+    units of row i, ``c* ~ Multinomial(sum(counts[i]), counts[i] / sum(counts[i]))`` drawn by
+    sequential binomials as numpy draws a multinomial; the last category takes the rest."""
+    for i in range(counts.shape[0]):
+        units = counts[i].sum()
+        last = counts.shape[1] - 1
+        while last > 0 and counts[i, last] == 0:
+            last -= 1
+        for r in range(out.shape[1]):
+            left = units
+            rest = units  # units of the categories not yet drawn
+            s = 0.0
+            for j in range(last):
+                c = counts[i, j]
+                if c == 0:
+                    continue
+                draw = rng.binomial(left, c / rest) if left > 0 else 0
+                s += draw * values[j]
+                left -= draw
+                rest -= c
+            out[i, r] = (s + left * values[last]) / total

@@ -1,0 +1,121 @@
+"""Criteria for two models scored 0/1 on the same items (LLM evaluations), vectorized.
+
+- ``unpaired-z``: lm-evaluation-harness's comparison of two results,
+  ``z = (acc_a - acc_b) / sqrt(se_a^2 + se_b^2)`` with ``se = sd(ddof=1) / sqrt(n)`` of each
+  model's scores, as if the two had answered different questions.
+- ``paired-items``: z on the per-item differences ``d = a - b``, ``mean(d) / (sd(d) / sqrt(n))``.
+- ``mcnemar-items``: the exact McNemar test, a two-sided binomial test at 1/2 of the items only
+  A got right among the n01 + n10 discordant items (statsmodels' ``mcnemar(exact=True)``).
+- ``clustered-z``: ``mean(d)`` over its cluster-robust standard error (Miller 2024, CR0):
+  ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2``.
+- ``cluster-bootstrap``: the percentile bootstrap interval of ``mean(d)`` resampling whole
+  clusters (:data:`N_RESAMPLES`), as a test (p-value as :mod:`evalmc.criteria.bootstrap`).
+
+Items come in consecutive clusters of ``batch.cluster_size`` (1 when the scenario has none).
+Every criterion reads per-cluster sums only: a cluster resample needs the clusters' counts per
+distinct sum, a multinomial, so its cost grows with the distinct sums, not with the items.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.outperform import ResamplingCriterion
+from evalmc.sims.base import Batch
+
+N_RESAMPLES = 999
+
+
+def _scores(batch: Batch):
+    a = np.asarray(batch.a, dtype=float)
+    b = np.asarray(batch.b, dtype=float)
+    return a, b, (batch.cluster_size or 1)
+
+
+def _z_pvalues(z):
+    from scipy.special import ndtr
+
+    with np.errstate(invalid="ignore"):
+        return 2 * ndtr(-np.abs(z))
+
+
+def unpaired_z(batch: Batch) -> CriterionResult:
+    """lm-evaluation-harness's z-test of two accuracies, as if unpaired."""
+    a, b, _ = _scores(batch)
+    n_a, n_b = a.shape[1], b.shape[1]
+    se2 = a.var(axis=1, ddof=1) / n_a + b.var(axis=1, ddof=1) / n_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (a.mean(axis=1) - b.mean(axis=1)) / np.sqrt(se2)
+    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+
+
+def paired_items(batch: Batch) -> CriterionResult:
+    """z on the per-item differences (sample sd)."""
+    a, b, _ = _scores(batch)
+    d = a - b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]))
+    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+
+
+def mcnemar_items(batch: Batch) -> CriterionResult:
+    """Exact McNemar: ``min(1, 2 P(X <= min(n01, n10)))``, X ~ Bin(n01 + n10, 1/2); p = 1
+    without discordant items."""
+    from scipy import stats
+
+    a, b, _ = _scores(batch)
+    n10 = (a > b).sum(axis=1)
+    n01 = (a < b).sum(axis=1)
+    p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(n01, n10), n01 + n10, 0.5))
+    return CriterionResult.from_pvalues(p, (n10 - n01).astype(float))
+
+
+def _cluster_sums(batch: Batch):
+    a, b, k = _scores(batch)
+    d = a - b
+    n = d.shape[1]
+    return d.reshape(d.shape[0], n // k, k).sum(axis=2), n
+
+
+def clustered_z(batch: Batch) -> CriterionResult:
+    """``mean(d)`` over its cluster-robust (CR0) standard error."""
+    sums, n = _cluster_sums(batch)
+    mean = sums.sum(axis=1) / n
+    k = n // sums.shape[1]
+    se = np.sqrt(((sums - k * mean[:, None]) ** 2).sum(axis=1)) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = mean / se
+    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+
+
+def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
+                      n_resamples: int = N_RESAMPLES) -> CriterionResult:
+    """Percentile cluster-bootstrap test of ``mean(d)``: each resample draws the clusters' counts
+    per distinct cluster sum from their multinomial law."""
+    from evalmc.criteria import kernels
+    from evalmc.criteria.bootstrap import interval_pvalues
+
+    sums, n = _cluster_sums(batch)
+    k = n // sums.shape[1]
+    values = np.arange(-k, k + 1)
+    counts = np.stack([(sums == v).sum(axis=1) for v in values], axis=1).astype(np.int64)
+    replicates = np.empty((sums.shape[0], n_resamples))
+    kernels.multinomial_means(rng, values.astype(float), counts, float(n), replicates)
+    estimate = sums.sum(axis=1) / n
+    p = interval_pvalues(estimate, replicates, "percentile")
+    return CriterionResult.from_pvalues(p, estimate)
+
+
+ITEM_CRITERIA = (
+    BuiltinCriterion("unpaired-z", "lm-evaluation-harness's z-test of two accuracies "
+                     "(unpaired standard errors)", unpaired_z, paired=True),
+    BuiltinCriterion("paired-items", "z-test on per-item differences A - B", paired_items,
+                     paired=True),
+    BuiltinCriterion("mcnemar-items", "exact McNemar test on the items only one model got "
+                     "right", mcnemar_items, paired=True),
+    BuiltinCriterion("clustered-z", "z-test of mean(A - B) with cluster-robust (CR0) standard "
+                     "error", clustered_z, paired=True),
+    ResamplingCriterion("cluster-bootstrap", f"percentile bootstrap of mean(A - B) resampling "
+                        f"clusters ({N_RESAMPLES} resamples)", cluster_bootstrap, paired=True),
+)

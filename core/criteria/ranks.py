@@ -1,0 +1,141 @@
+"""Several models over several data sets (Demsar 2006), vectorized over replications.
+
+Each replication is a table of k models' scores on d data sets (``Batch.table``); models are
+ranked within each data set, 1 the best (highest score), ties sharing their mean rank.
+
+- ``friedman``: Friedman's chi-square on the rank sums with scipy's tie correction, p from
+  chi-square(k - 1) (scipy.stats.friedmanchisquare): "some model differs".
+- ``nemenyi``: the pair (i, j) differs when ``|R_i - R_j| / sqrt(k (k + 1) / (6 d))`` exceeds
+  ``q_alpha / sqrt(2)``, q the studentized range with k groups and infinite df (scipy); its
+  p-value is ``P(Q >= sqrt(2) |R_i - R_j| / se)``. The family's p-value (some pair differs) is
+  the smallest pair's; ``nemenyi(i=0,j=1)`` tests one pair.
+- ``wilcoxon-holm``: Wilcoxon signed-rank tests of every pair over the data sets (scipy's
+  defaults), Holm-adjusted; the family's p-value is the smallest adjusted one,
+  ``min(1, m p_min)``; ``wilcoxon-holm(i=0,j=1)`` gives one pair's adjusted p-value.
+
+Under the global null (``spread = 0``) a family's rejection rate is its family-wise error.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from itertools import combinations
+
+import numpy as np
+
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.signed_rank import wilcoxon
+from evalmc.sims.base import Batch
+from evalmc.sims.validation import check_int
+
+
+def _table(batch: Batch, name: str) -> np.ndarray:
+    if batch.table is None:
+        raise ValueError(f"criterion {name!r} needs several models on several data sets "
+                         "(a scenario with a score table, such as multi-dataset).")
+    return np.asarray(batch.table, dtype=float)
+
+
+def mean_ranks(table: np.ndarray) -> np.ndarray:
+    """Each model's mean rank over the data sets, shape (n_reps, k); 1 is the best."""
+    from scipy.stats import rankdata
+
+    return rankdata(-table, axis=2).mean(axis=1)
+
+
+def friedman(batch: Batch) -> CriterionResult:
+    """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare."""
+    from scipy.stats import chi2, rankdata
+
+    table = _table(batch, "friedman")
+    d, k = table.shape[1:]
+    ranks = rankdata(table, axis=2)
+    equal = (table[:, :, :, None] == table[:, :, None, :]).sum(axis=3)  # t for each member
+    ties = (equal**2 - 1).sum(axis=(1, 2))  # sum over tie groups of t (t^2 - 1)
+    c = 1 - ties / (k * (k * k - 1) * d)
+    ssbn = (ranks.sum(axis=1) ** 2).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = (12.0 / (k * d * (k + 1)) * ssbn - 3 * d * (k + 1)) / c
+    return CriterionResult.from_pvalues(chi2.sf(statistic, k - 1), statistic)
+
+
+def _pairs(k: int, pair, name: str):
+    if pair is None:
+        return list(combinations(range(k), 2))
+    if pair[1] >= k:
+        raise ValueError(f"criterion {name!r}: `j` must be below the number of models, {k}; "
+                         f"got j={pair[1]}.")
+    return [pair]
+
+
+def nemenyi(batch: Batch, pair=None) -> CriterionResult:
+    """Nemenyi's post-hoc test on mean ranks: one pair's p-value, or the family's."""
+    from scipy.stats import studentized_range
+
+    table = _table(batch, "nemenyi")
+    d, k = table.shape[1:]
+    ranks = mean_ranks(table)
+    gap = np.max([np.abs(ranks[:, i] - ranks[:, j]) for i, j in _pairs(k, pair, "nemenyi")],
+                 axis=0)
+    statistic = np.sqrt(2) * gap / np.sqrt(k * (k + 1) / (6 * d))
+    return CriterionResult.from_pvalues(studentized_range.sf(statistic, k, np.inf), gap)
+
+
+def holm(pvalues: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values along the last axis."""
+    m = pvalues.shape[-1]
+    order = np.argsort(pvalues, axis=-1, kind="stable")
+    ranked = np.take_along_axis(pvalues, order, axis=-1) * (m - np.arange(m))
+    adjusted = np.minimum(1.0, np.maximum.accumulate(ranked, axis=-1))
+    out = np.empty_like(adjusted)
+    np.put_along_axis(out, order, adjusted, axis=-1)
+    return out
+
+
+def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
+    """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's."""
+    table = _table(batch, "wilcoxon-holm")
+    pairs = _pairs(table.shape[2], None, "wilcoxon-holm")
+    _pairs(table.shape[2], pair, "wilcoxon-holm")
+    raw = np.stack([wilcoxon(Batch(table[:, :, i], table[:, :, j], paired=True)).pvalues()
+                    for i, j in pairs], axis=1)
+    adjusted = holm(raw)
+    p = adjusted[:, pairs.index(pair)] if pair is not None else adjusted.min(axis=1)
+    return CriterionResult.from_pvalues(p)
+
+
+def _pair(i, j, k_name):
+    i, j = check_int("i", i, low=0), check_int("j", j, low=0)
+    if i >= j:
+        raise ValueError(f"criterion {k_name!r}: `i` must be below `j`; got i={i}, j={j}.")
+    return i, j
+
+
+def nemenyi_criterion(i=None, j=None) -> BuiltinCriterion:
+    """``nemenyi``, or ``nemenyi(i=..,j=..)`` for the pair of models i and j."""
+    if i is None and j is None:
+        return BuiltinCriterion("nemenyi", "Nemenyi test on mean ranks: some pair of models "
+                                "differs (family-wise)", nemenyi, paired=True)
+    pair = _pair(i, j, "nemenyi")
+    return BuiltinCriterion(f"nemenyi(i={pair[0]},j={pair[1]})", f"Nemenyi test: models "
+                            f"{pair[0]} and {pair[1]} differ", partial(nemenyi, pair=pair),
+                            paired=True)
+
+
+def wilcoxon_holm_criterion(i=None, j=None) -> BuiltinCriterion:
+    """``wilcoxon-holm``, or ``wilcoxon-holm(i=..,j=..)`` for the pair of models i and j."""
+    if i is None and j is None:
+        return BuiltinCriterion("wilcoxon-holm", "Wilcoxon signed-rank tests of all pairs, "
+                                "Holm-adjusted: some pair differs", wilcoxon_holm, paired=True)
+    pair = _pair(i, j, "wilcoxon-holm")
+    return BuiltinCriterion(f"wilcoxon-holm(i={pair[0]},j={pair[1]})", f"Holm-adjusted "
+                            f"Wilcoxon test: models {pair[0]} and {pair[1]} differ",
+                            partial(wilcoxon_holm, pair=pair), paired=True)
+
+
+RANK_CRITERIA = (
+    BuiltinCriterion("friedman", "Friedman test: some model differs (several data sets)",
+                     friedman, paired=True),
+    nemenyi_criterion(),
+    wilcoxon_holm_criterion(),
+)

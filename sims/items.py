@@ -1,0 +1,98 @@
+"""Two language models scored on the same n questions (items), which may come in clusters.
+
+Item ``i`` of cluster ``g`` has difficulty ``d_i = c_g + e_i`` on a probit scale, with
+``c_g ~ N(0, icc sd^2)`` shared by the cluster's items (passages, subjects, templates) and
+``e_i ~ N(0, (1 - icc) sd^2)``. A cluster also favours one model: ``u_g ~ N(0, tau^2)``
+(`tau`, the model x cluster interaction) adds ``u_g / 2`` to A's skill and takes it from B's.
+Model m answers correctly when ``skill_m +- u_g / 2 - d_i + eps_mi > 0``, where
+``(eps_ai, eps_bi)`` are standard normal with correlation `rho` (how alike the two models'
+item-level luck is). Each replication draws a fresh set of items, so the estimand is the
+accuracy over the population of items, ``Phi(skill_m / sqrt(sd^2 + 1 + tau^2 / 4))``; equal
+skills are the null (u is symmetric, so it favours neither model on average). Difficulty
+clusters move both models together; only `tau` makes the per-item differences of one cluster
+alike, which is what a paired test that ignores clusters gets wrong.
+
+The scores are 0/1 per item (``Batch.a``, ``Batch.b``, paired by item), items ordered by cluster,
+clusters of equal size ``Batch.cluster_size`` (`n_items` / `n_clusters`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.validation import check_float, check_int
+
+
+@dataclass(frozen=True)
+class Items(Scenario):
+    """Two models' correctness on the same items, clustered (LLM evaluation)."""
+
+    name: ClassVar[str] = "llm-items"
+    description: ClassVar[str] = "two models' 0/1 correctness on the same n items, in clusters"
+
+    n_items: int = param(1000, int, "items (questions) per replication")
+    n_clusters: int = param(0, int, "clusters of equal size; 0 = every item its own")
+    icc: float = param(0.0, float, "share of difficulty variance between clusters, in [0, 1)")
+    sd: float = param(1.0, float, "sd of item difficulty (probit scale, > 0)")
+    skill_a: float = param(0.5, float, "skill of A (probit scale)")
+    skill_b: float = param(0.5, float, "skill of B (probit scale)")
+    tau: float = param(0.0, float, "sd of a cluster's advantage of A over B (>= 0)")
+    rho: float = param(0.5, float, "correlation of the two models' item-level noise, in (-1, 1)")
+    shift: float = param(0.0, float, "added to A's skill")
+
+    def __post_init__(self):
+        n = check_int("n_items", self.n_items, low=2)
+        g = check_int("n_clusters", self.n_clusters, low=0)
+        if g and (g < 2 or n % g):
+            raise ValueError(f"`n_clusters` must be 0, or at least 2 and divide `n_items`; got "
+                             f"n_clusters={g}, n_items={n}.")
+        object.__setattr__(self, "n_items", n)
+        object.__setattr__(self, "n_clusters", g)
+        check_float("icc", self.icc, low=0, high=1, open_high=True)
+        check_float("sd", self.sd, low=0, open_low=True)
+        check_float("tau", self.tau, low=0)
+        for name in ("skill_a", "skill_b", "shift"):
+            check_float(name, getattr(self, name))
+        check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
+
+    @property
+    def cluster_size(self) -> int:
+        """Items per cluster (1 without clusters)."""
+        return self.n_items // self.n_clusters if self.n_clusters else 1
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return (self.n_items, self.n_items)
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.skill_a + self.shift == self.skill_b else "alternative"
+
+    def accuracy(self, skill: float) -> float:
+        """Accuracy over the population of items of a model of `skill`."""
+        from scipy.special import ndtr
+
+        return float(ndtr(skill / np.sqrt(self.sd**2 + 1 + self.tau**2 / 4)))
+
+    @property
+    def effect(self) -> float:
+        return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
+
+    def draw(self, rng, n_reps):
+        n, k = self.n_items, self.cluster_size
+        clusters = rng.standard_normal((n_reps, n // k)) * (np.sqrt(self.icc) * self.sd)
+        favour = np.repeat(rng.standard_normal((n_reps, n // k)) * (self.tau / 2), k, axis=1)
+        difficulty = (np.repeat(clusters, k, axis=1)
+                      + rng.standard_normal((n_reps, n)) * (np.sqrt(1 - self.icc) * self.sd))
+        eps_a = rng.standard_normal((n_reps, n))
+        eps_b = self.rho * eps_a + np.sqrt(1 - self.rho**2) * rng.standard_normal((n_reps, n))
+        a = (self.skill_a + self.shift + favour - difficulty + eps_a > 0).astype(float)
+        b = (self.skill_b - favour - difficulty + eps_b > 0).astype(float)
+        return Batch(a, b, paired=True, cluster_size=k)
+
+
+ITEM_SCENARIOS = (Items,)

@@ -1,0 +1,79 @@
+"""k models on d data sets (Demsar 2006's setting): the score table of each replication.
+
+Model m's score on data set j is ``D_j + mu_m + I_jm + mean of `runs` run noises``: the data set's
+difficulty ``D_j ~ N(0, sd_dataset^2)`` (shared by all models), the model's effect
+``mu_m = spread (k - 1 - m) / (k - 1)`` (model 0 best, model k-1 worst, equal when
+``spread = 0``), a model x data set interaction ``I_jm ~ N(0, sd_interaction^2)`` and run noise
+``N(0, sd_run^2)`` correlated `rho` across models on one data set (shared seeds, splits).
+
+``Batch.table`` holds the scores, shape (n_reps, n_datasets, k); ``Batch.a`` and ``Batch.b``
+are models 0 and 1, paired by data set, so two-model criteria compare the best model with
+the next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.validation import check_float, check_int
+
+
+@dataclass(frozen=True)
+class MultiDataset(Scenario):
+    """k models' scores on d data sets."""
+
+    name: ClassVar[str] = "multi-dataset"
+    description: ClassVar[str] = "k models on d data sets: data set, model, interaction, noise"
+
+    k: int = param(5, int, "models")
+    n_datasets: int = param(20, int, "data sets")
+    spread: float = param(0.0, float, "effect of the best model over the worst, spaced evenly")
+    sd_dataset: float = param(1.0, float, "sd of a data set's difficulty (shared, >= 0)")
+    sd_interaction: float = param(0.5, float, "sd of the model x data set interaction (>= 0)")
+    sd_run: float = param(1.0, float, "sd of one run's noise (> 0)")
+    runs: int = param(1, int, "runs averaged per model and data set")
+    rho: float = param(0.0, float, "correlation of the models' run noise on a data set, [0, 1)")
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", check_int("k", self.k, low=2))
+        object.__setattr__(self, "n_datasets", check_int("n_datasets", self.n_datasets, low=2))
+        object.__setattr__(self, "runs", check_int("runs", self.runs, low=1))
+        check_float("spread", self.spread)
+        for name in ("sd_dataset", "sd_interaction"):
+            check_float(name, getattr(self, name), low=0)
+        check_float("sd_run", self.sd_run, low=0, open_low=True)
+        check_float("rho", self.rho, low=0, high=1, open_high=True)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        return (self.n_datasets, self.n_datasets)
+
+    @property
+    def effects(self) -> np.ndarray:
+        """Each model's effect, best first."""
+        return self.spread * np.arange(self.k - 1, -1, -1) / (self.k - 1)
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.spread == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        """Model 0 minus model 1 (``Batch.a`` minus ``Batch.b``)."""
+        return float(self.spread / (self.k - 1))
+
+    def draw(self, rng, n_reps):
+        d, k = self.n_datasets, self.k
+        noise_sd = self.sd_run / np.sqrt(self.runs)
+        table = (rng.standard_normal((n_reps, d, 1)) * self.sd_dataset + self.effects
+                 + rng.standard_normal((n_reps, d, k)) * self.sd_interaction
+                 + noise_sd * (np.sqrt(self.rho) * rng.standard_normal((n_reps, d, 1))
+                               + np.sqrt(1 - self.rho) * rng.standard_normal((n_reps, d, k))))
+        return Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+
+
+MULTI_DATASET_SCENARIOS = (MultiDataset,)

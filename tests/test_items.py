@@ -1,0 +1,186 @@
+"""The two-models-on-the-same-items scenario (LLM evaluations) and its criteria."""
+
+import naive
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.weightstats import ztest
+
+from evalmc import get_scenario, run_study
+from evalmc.criteria import CRITERIA, kernels
+from evalmc.sims.base import Batch
+from evalmc.study import make_design
+
+CRITERIA_NAMES = ["unpaired-z", "paired-items", "mcnemar-items", "clustered-z",
+                  "cluster-bootstrap"]
+
+
+def _batch(rng, reps=30, n=40, cluster_size=None):
+    a = (rng.random((reps, n)) < 0.6).astype(float)
+    b = (rng.random((reps, n)) < 0.55).astype(float)
+    return Batch(a, b, paired=True, cluster_size=cluster_size)
+
+
+def test_accuracy_and_agreement_are_the_models():
+    """Accuracy Phi(skill / sqrt(sd^2 + 1 + tau^2/4)); both right with the bivariate normal
+    probability (scipy), each within 4 standard errors over 400,000 items."""
+    scen = get_scenario("llm-items")(n_items=1000, skill_a=0.3, skill_b=0.3, sd=1.2, rho=0.4,
+                                     n_clusters=50, icc=0.2)
+    batch = scen.draw(np.random.default_rng(0), 400)
+    a, b = batch.a, batch.b
+    acc = a.mean(axis=1)  # replications are independent: their spread gives the error
+    assert abs(acc.mean() - scen.accuracy(0.3)) <= 4 * acc.std(ddof=1) / np.sqrt(400)
+    both = (a * b).mean(axis=1)
+    assert abs(both.mean() - naive.item_cells(0.3, 1.2, 0.4)[0]) <= \
+        4 * both.std(ddof=1) / np.sqrt(400)
+    assert batch.cluster_size == 20 and scen.truth == "null" and scen.effect == 0
+
+
+def test_the_interaction_makes_cluster_differences_alike():
+    scen = get_scenario("llm-items")(n_items=1000, n_clusters=20, tau=1.0, skill_a=0.5,
+                                     skill_b=0.5)
+    batch = scen.draw(np.random.default_rng(1), 200)
+    d = (batch.a - batch.b).reshape(200, 20, 50).mean(axis=2)
+    flat = scen.__class__(n_items=1000, n_clusters=20, tau=0.0).draw(
+        np.random.default_rng(1), 200)
+    d0 = (flat.a - flat.b).reshape(200, 20, 50).mean(axis=2)
+    # cluster means of the differences vary far more than 50 independent items allow
+    assert d.var(axis=1).mean() > 3 * d0.var(axis=1).mean()
+
+
+@pytest.mark.parametrize("bad", [{"n_clusters": 7}, {"n_clusters": 1}, {"icc": 1.0},
+                                 {"tau": -1.0}, {"rho": 1.0}, {"n_items": 1}])
+def test_bad_parameters_are_named(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        get_scenario("llm-items")(**bad)
+
+
+def test_unpaired_z_is_lm_evaluation_harness_formula():
+    """lm-evaluation-harness: Z = (acc1 - acc2) / sqrt(se1^2 + se2^2), se = sample sd /
+    sqrt(n) (scipy.stats.sem), p = 2 norm.sf(|Z|)."""
+    batch = _batch(np.random.default_rng(2))
+    ours = CRITERIA["unpaired-z"](batch, None).pvalues()
+    z = (batch.a.mean(1) - batch.b.mean(1)) / np.sqrt(stats.sem(batch.a, axis=1) ** 2
+                                                      + stats.sem(batch.b, axis=1) ** 2)
+    np.testing.assert_allclose(ours, 2 * stats.norm.sf(np.abs(z)), rtol=1e-12)
+
+
+def test_paired_items_and_mcnemar_are_statsmodels():
+    batch = _batch(np.random.default_rng(3))
+    paired = CRITERIA["paired-items"](batch, None).pvalues()
+    exact = CRITERIA["mcnemar-items"](batch, None).pvalues()
+    for i, (a, b) in enumerate(zip(batch.a, batch.b, strict=True)):
+        assert paired[i] == pytest.approx(ztest(a - b)[1], rel=1e-12)
+        table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
+                 [np.sum((a == 0) & (b == 1)), np.sum((a == 0) & (b == 0))]]
+        assert exact[i] == pytest.approx(mcnemar(table, exact=True).pvalue, rel=1e-12)
+
+
+def test_clustered_z_is_statsmodels_cluster_robust_cr0():
+    import statsmodels.api as sm
+
+    batch = _batch(np.random.default_rng(4), reps=10, n=60, cluster_size=6)
+    ours = CRITERIA["clustered-z"](batch, None).pvalues()
+    groups = np.repeat(np.arange(10), 6)
+    for i in range(10):
+        d = batch.a[i] - batch.b[i]
+        fit = sm.OLS(d, np.ones(60)).fit(cov_type="cluster", use_t=False,
+                                          cov_kwds={"groups": groups, "use_correction": False})
+        assert ours[i] == pytest.approx(fit.pvalues[0], rel=1e-10)
+
+
+def test_cluster_resamples_follow_the_exact_bootstrap_law():
+    """Six clusters: the law of the resampled mean over all 6^6 index tuples (plain
+    enumeration) against 30,000 multinomial resamples, by a chi-square test."""
+    sums = np.array([[3, -1, 0, 2, 0, -2]])
+    k, n = 4, 24
+    values = np.arange(-k, k + 1)
+    counts = np.stack([(sums == v).sum(axis=1) for v in values], axis=1)
+    out = np.empty((1, 30_000))
+    kernels.multinomial_means(np.random.default_rng(5), values.astype(float), counts, float(n),
+                              out)
+    law = naive.bootstrap_distribution_enumerated(list(sums[0] / k))
+    support = np.array(sorted(law))
+    observed = np.array([np.sum(np.isclose(out[0], m)) for m in support])
+    assert observed.sum() == out.size
+    expected = np.array([law[m] for m in support]) * out.size
+    keep = expected >= 5
+    pooled_obs = np.append(observed[keep], observed[~keep].sum())
+    pooled_exp = np.append(expected[keep], expected[~keep].sum())
+    assert stats.chisquare(pooled_obs, pooled_exp).pvalue > 1e-3
+
+
+def _z(num, den):
+    return 2 * stats.norm.sf(abs(num / np.sqrt(den))) if den > 0 else np.nan
+
+
+@pytest.mark.parametrize(("criterion", "pvalue"), [
+    ("unpaired-z", lambda n11, n10, n01, n00, n=40: _z(
+        (n10 - n01) / n, ((n11 + n10) * (n01 + n00) + (n11 + n01) * (n10 + n00)) / n**2
+        / (n - 1))),
+    ("paired-items", lambda n11, n10, n01, n00, n=40: _z(
+        (n10 - n01) / n, (n10 + n01 - (n10 - n01) ** 2 / n) / (n - 1) / n)),
+    ("mcnemar-items", lambda n11, n10, n01, n00: min(
+        1.0, 2 * stats.binom.cdf(min(n10, n01), n10 + n01, 0.5))),
+])
+def test_size_on_independent_items_is_the_exact_multinomial_size(criterion, pvalue):
+    """No clusters, 40 items: every table of counts enumerated under the scenario's cell
+    probabilities (scipy's bivariate normal) gives the exact size; the study is within 4
+    MCSEs of it."""
+    cells = naive.item_cells(0.5, 1.0, 0.5)
+    exact = naive.exact_item_size(40, cells, lambda *c: np.nan_to_num(pvalue(*c), nan=1.0),
+                                  0.05)
+    reps = 20_000
+    res = run_study(make_design(n_items=40), "llm-items", [criterion], n_reps=reps, seed=6)
+    rate = res.summary["rate"].iloc[0]
+    assert abs(rate - exact) <= 4 * np.sqrt(exact * (1 - exact) / reps)
+
+
+def test_fixed_seed_regression():
+    res = run_study(make_design(n_items=200, n_clusters=[0, 10], tau=1.0), "llm-items",
+                    CRITERIA_NAMES, n_reps=500, seed=7)
+    counts = [round(r * 500) for r in res.summary["rate"]]
+    assert list(res.summary["criterion"][:5]) == CRITERIA_NAMES
+    assert counts == [3, 22, 16, 23, 20, 138, 191, 182, 46, 46]
+
+
+def test_calibrate_plot_draws_a_panel_per_value_of_the_second_parameter(tmp_path):
+    import subprocess
+    import sys
+
+    from matplotlib.image import imread
+
+    png = tmp_path / "size.png"
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalmc", "calibrate", "--scenario", "llm-items", "--param",
+         "n_items=40", "--param", "n_clusters=2,4,20", "--param", "tau=0,1", "--criterion",
+         "paired-items", "--criterion", "clustered-z", "--reps", "200", "--quiet", "--plot",
+         str(png)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    height, width = imread(png).shape[:2]
+    assert width > 1.5 * height  # two panels side by side
+
+
+def test_rate_panels_layout_is_clean():
+    from figure_checks import layout_problems
+
+    from evalmc.plots import rate_panels
+
+    res = run_study(make_design(n_items=40, n_clusters=[2, 4, 20], tau=[0.0, 1.0]),
+                    "llm-items", CRITERIA_NAMES, n_reps=100, seed=1)
+    fig = rate_panels(res.summary, x="n_clusters", panel="tau", title="llm-items")
+    assert layout_problems(fig) == []
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) >= 5
+
+
+def test_plot_needs_a_parameter_with_several_values(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalmc", "calibrate", "--scenario", "llm-items", "--criterion",
+         "paired-items", "--plot", str(tmp_path / "x.png")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "several values" in proc.stderr
+    assert "Traceback" not in proc.stderr

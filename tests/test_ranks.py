@@ -1,0 +1,150 @@
+"""Several models over several data sets: the scenario, Friedman, Nemenyi, Wilcoxon-Holm,
+the critical-difference diagram and the `ranks` command."""
+
+import subprocess
+import sys
+
+import naive
+import numpy as np
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from evalmc import get_criterion, get_scenario, run_study
+from evalmc.criteria.ranks import holm, mean_ranks
+from evalmc.sims.base import Batch
+from evalmc.study import make_design
+
+
+def _batch(rng, reps=25, d=12, k=4, step=None):
+    table = rng.normal(size=(reps, d, k)) + np.array([0.6, 0.3, 0.0, 0.0][:k])
+    if step:
+        table = np.round(table / step) * step  # ties within data sets
+    return Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+
+
+@pytest.mark.parametrize("step", [None, 0.5])
+def test_friedman_is_scipys(step):
+    batch = _batch(np.random.default_rng(1), step=step)
+    ours = get_criterion("friedman")(batch, None)
+    for i, t in enumerate(batch.table):
+        ref = stats.friedmanchisquare(*t.T)
+        assert ours.statistic[i] == pytest.approx(ref.statistic, rel=1e-10)
+        assert ours.pvalue[i] == pytest.approx(ref.pvalue, rel=1e-10)
+
+
+def test_nemenyi_pairs_and_family_by_hand():
+    """Mean ranks by scipy.stats.rankdata, the studentized range (k, inf) by scipy."""
+    batch = _batch(np.random.default_rng(2))
+    k, d = 4, 12
+    se = np.sqrt(k * (k + 1) / (6 * d))
+    family = get_criterion("nemenyi")(batch, None).pvalue
+    pair = get_criterion("nemenyi(i=0,j=2)")(batch, None).pvalue
+    for i, t in enumerate(batch.table):
+        r = np.mean([stats.rankdata(-row) for row in t], axis=0)
+        ps = {(a, b): stats.studentized_range.sf(np.sqrt(2) * abs(r[a] - r[b]) / se, k, np.inf)
+              for a in range(k) for b in range(a + 1, k)}
+        assert family[i] == pytest.approx(min(ps.values()), rel=1e-9)
+        assert pair[i] == pytest.approx(ps[(0, 2)], rel=1e-9)
+
+
+def test_wilcoxon_holm_is_scipy_and_statsmodels():
+    batch = _batch(np.random.default_rng(3), reps=6, d=10, step=0.25)  # scipy: 2^10 flips
+    family = get_criterion("wilcoxon-holm")(batch, None).pvalue
+    pair = get_criterion("wilcoxon-holm(i=1,j=3)")(batch, None).pvalue
+    pairs = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+    for i, t in enumerate(batch.table):
+        raw = [stats.wilcoxon(t[:, a], t[:, b]).pvalue for a, b in pairs]
+        adjusted = multipletests(raw, method="holm")[1]
+        assert family[i] == pytest.approx(adjusted.min(), rel=1e-9)
+        assert pair[i] == pytest.approx(adjusted[pairs.index((1, 3))], rel=1e-9)
+
+
+def test_holm_is_statsmodels_on_ties():
+    p = np.array([[0.01, 0.04, 0.03, 0.04, 0.5], [0.2, 0.2, 0.001, 0.9, 0.0]])
+    for row, ours in zip(p, holm(p), strict=True):
+        np.testing.assert_allclose(ours, multipletests(row, method="holm")[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("k", "d"), [(3, 10), (5, 20)])
+def test_family_wise_error_is_the_permutation_reference(k, d):
+    """Global null: each data set's ranking is a uniform permutation whatever the data set,
+    interaction and noise; Friedman's and Nemenyi's rejection rates match a plain simulation
+    of random rankings within 4 combined MCSEs."""
+    reps = 20_000
+    res = run_study(make_design(k=k, n_datasets=d, sd_interaction=0.7, rho=0.3),
+                    "multi-dataset", ["friedman", "nemenyi"], n_reps=reps, seed=11)
+    ref = naive.rank_null_rejections(k, d, reps, np.random.default_rng(12), 0.05)
+    for rate, expected in zip(res.summary["rate"], ref, strict=True):
+        se = np.sqrt(rate * (1 - rate) / reps + expected * (1 - expected) / reps)
+        assert abs(rate - expected) <= 4 * se
+
+
+def test_scenario_means_and_truth():
+    scen = get_scenario("multi-dataset")(k=4, n_datasets=30, spread=0.9, runs=4)
+    table = scen.draw(np.random.default_rng(4), 2000).table
+    np.testing.assert_allclose(scen.effects, [0.9, 0.6, 0.3, 0.0])
+    model_means = (table - table.mean(axis=2, keepdims=True)).mean(axis=(0, 1))
+    np.testing.assert_allclose(model_means, scen.effects - scen.effects.mean(), atol=0.02)
+    assert scen.truth == "alternative" and scen.effect == pytest.approx(0.3)
+    ranks = mean_ranks(table).mean(axis=0)
+    assert np.all(np.diff(ranks) > 0)  # the best model ranks first
+
+
+@pytest.mark.parametrize("bad", [{"k": 1}, {"n_datasets": 1}, {"rho": 1.0}, {"sd_run": 0.0},
+                                 {"runs": 0}, {"sd_interaction": -1.0}])
+def test_bad_parameters_are_named(bad):
+    with pytest.raises(ValueError, match=f"`{next(iter(bad))}`"):
+        get_scenario("multi-dataset")(**bad)
+
+
+def test_rank_criteria_need_a_table_and_a_valid_pair():
+    batch = Batch(np.zeros((2, 5)), np.zeros((2, 5)), paired=True)
+    with pytest.raises(ValueError, match="several models on several data sets"):
+        get_criterion("friedman")(batch, None)
+    table = _batch(np.random.default_rng(5), k=3)
+    with pytest.raises(ValueError, match="`j` must be below the number of models, 3"):
+        get_criterion("nemenyi(i=0,j=3)")(table, None)
+    with pytest.raises(ValueError, match="`i` must be below `j`"):
+        get_criterion("wilcoxon-holm(i=2,j=1)")
+
+
+def test_fixed_seed_regression():
+    res = run_study(make_design(k=5, n_datasets=15, spread=[0.0, 1.5]), "multi-dataset",
+                    ["friedman", "nemenyi", "wilcoxon-holm", "nemenyi(i=0,j=4)", "wilcoxon"],
+                    n_reps=400, seed=13)
+    assert list(res.summary["spread"]) == [0.0] * 5 + [1.5] * 5
+    assert [round(r * 400) for r in res.summary["rate"]] == [28, 22, 19, 3, 18, 330, 321, 298,
+                                                             270, 53]
+
+
+def test_ranks_command_prints_the_tests_and_draws_the_diagram(tmp_path):
+    from figure_checks import layout_problems
+    from matplotlib.image import imread
+
+    from evalmc.plots import critical_difference
+
+    rng = np.random.default_rng(6)
+    scores = rng.normal(size=(14, 4)) + [0.8, 0.5, 0.0, -0.2]
+    csv = tmp_path / "scores.csv"
+    header = "dataset,alpha_net,beta_net,gamma_net,delta_net\n"
+    csv.write_text(header + "".join(f"d{i}," + ",".join(f"{x:.4f}" for x in row) + "\n"
+                                    for i, row in enumerate(scores)))
+    png = tmp_path / "cd.png"
+    proc = subprocess.run([sys.executable, "-m", "evalmc", "ranks", str(csv), "--plot",
+                           str(png)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    ref = stats.friedmanchisquare(*scores.T)
+    assert f"Friedman chi-square {ref.statistic:.3f}" in proc.stdout
+    assert "alpha_net" in proc.stdout and imread(png).shape[1] > 400
+    fig = critical_difference({"a": 1.2, "b": 2.1, "c": 2.4, "d": 4.3}, 1.25, title="t")
+    assert layout_problems(fig) == []
+
+
+def test_ranks_command_refuses_a_file_without_two_models(tmp_path):
+    csv = tmp_path / "one.csv"
+    csv.write_text("dataset,acc\nx,0.5\ny,0.6\n")
+    proc = subprocess.run([sys.executable, "-m", "evalmc", "ranks", str(csv)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "2 numeric model columns" in proc.stderr
+    assert "Traceback" not in proc.stderr
