@@ -34,7 +34,7 @@ DEFAULT_BLOCK_SIZE = 1000
 #: The summary's own columns (it adds no other): a design column may not take these names.
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
-    "bradley", "n_reps", "n_failed", "truth",
+    "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
 )
 
 
@@ -242,6 +242,10 @@ class StudyResult:
             (size judged against [0.5a, 1.5a]; None under the alternative and without alpha),
             ``n_reps`` (replications run), ``n_failed``, ``truth`` (the condition's, for the
             criterion's alternative: ``Scenario.truth_for`` where the scenario defines it).
+            When a criterion estimates the scenario's effect (a mean difference), alternative
+            rows at the study's levels add ``type_s`` (share of the rejections whose estimate
+            has the wrong sign), ``type_m`` (mean |estimate / effect| over the rejections) and
+            their ``_mcse``; the columns appear only when some row has them.
         """
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
@@ -250,7 +254,7 @@ class StudyResult:
                                             for cid in self.conditions])
             for crit in self.criteria
         }
-        rows, rejections = [], []
+        rows, rejections, signs = [], [], []
         for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
             for crit in self.criteria:
@@ -259,13 +263,15 @@ class StudyResult:
                        **{c: cond[c] for c in design_cols}, "criterion": crit.name,
                        "n_reps": self.n_reps, "n_failed": tally.failed,
                        "truth": self.conditions[cid].truth_for(crit.alternative)}
-                if decision_only[crit.key]:
-                    levels = [(np.nan, tally.decided_reject)]
+                if decision_only[crit.key]:  # the same decisions at every level
+                    levels = [(np.nan, tally.decided_reject, self.alpha[0])]
                 else:
-                    levels = [(a, tally.rejections(a)) for a in alphas]
-                for a, rejected in levels:
+                    levels = [(a, tally.rejections(a), a) for a in alphas]
+                for a, rejected, counted in levels:
                     rows.append({**row, "alpha": a})
                     rejections.append(rejected)
+                    judged = row["truth"] == "alternative" and counted in self.alpha
+                    signs.append(tally.sign_errors(counted if judged else None))
         frame = pd.DataFrame(rows)
         valid = frame["n_reps"] - frame["n_failed"]
         frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
@@ -275,6 +281,10 @@ class StudyResult:
         frame["bradley"] = judged
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
+        errors = pd.DataFrame(signs, index=frame.index)
+        if errors.notna().any().any():  # only when some criterion estimates some effect
+            frame = frame.join(errors)
+            order += list(errors.columns)
         return frame[order]
 
     def size_curve(self, criterion, condition_id: int) -> pd.DataFrame:
@@ -412,8 +422,8 @@ def run_study(
                 )
 
     off_grid = tuple(a for a in alphas if grid_index(a) is None)
-    plan = engine.Plan(conditions, [_CriterionRun(c, off_grid) for c in criteria], n_reps, seed,
-                       block_size)
+    plan = engine.Plan(conditions, [_CriterionRun(c, off_grid, alphas) for c in criteria],
+                       n_reps, seed, block_size)
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds, keep_values=keep_values,
                      max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
@@ -431,6 +441,7 @@ class _CriterionRun:
 
     criterion: object
     off_grid: tuple[float, ...]
+    levels: tuple[float, ...]
     tally_type = RejectionTally
 
     @property
@@ -457,7 +468,9 @@ class _CriterionRun:
         return self.criterion(batch, rng)
 
     def tallies(self, result, starts, scenario):
-        return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid),
+        effect = scenario.effect if scenario.estimand == "mean difference" else None
+        return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid, self.levels,
+                                                 effect),
                         engine.split_errors(result.errors, starts), strict=True))
 
     def split(self, result, starts):
@@ -465,7 +478,9 @@ class _CriterionRun:
 
     def usable(self, records, key, keep_values) -> bool:
         arrays, meta = records[key]
+        counted = meta.get("sign_levels", [])
         return (all(a in meta["levels"] for a in self.off_grid)
+                and all(a in counted for a in self.levels)
                 and (not keep_values or f"{key}#values" in records))
 
     def from_records(self, records, key, block, keep_values):
@@ -480,11 +495,13 @@ class _CriterionRun:
         return tally, errors, values
 
     def to_records(self, key, tally, errors, values):
-        return engine.write_records(key, tally, errors, None if values is None else (
+        records = engine.write_records(key, tally, errors, None if values is None else (
             {f: getattr(values, f) for f in _VALUES}, {"null": values.null}))
+        records[key][1]["sign_levels"] = list(self.levels)  # counted, with estimates or not
+        return records
 
 
-_VALUES = ("failed", "statistic", "pvalue", "reject")
+_VALUES = ("failed", "statistic", "pvalue", "reject", "estimate")
 
 
 def prepare_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,

@@ -100,6 +100,11 @@ class RejectionTally:
         P-values of the valid replications: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID``.
     exact : dict of float to int
         P-values at or below each of the study's levels off the grid.
+    signs : dict of float to tuple of int
+        At each of the study's levels, for criteria that estimate the scenario's effect:
+        ``(rejections with an estimate, of those with the wrong sign, sum of
+        |estimate / effect| in units of 2^-20, sum of its squares in units of 2^-16)``;
+        fixed point, so that blocks add up exactly in any order.
     """
 
     n: int
@@ -108,11 +113,13 @@ class RejectionTally:
     decided_reject: int
     hist: np.ndarray
     exact: dict[float, int] = field(default_factory=dict)
+    signs: dict[float, tuple[int, int, int, int]] = field(default_factory=dict)
 
     associative = True  # integer counts: blocks add up in any order
 
     @classmethod
-    def of_blocks(cls, result, starts, off_grid) -> list[RejectionTally]:
+    def of_blocks(cls, result, starts, off_grid, levels=(), effect=None
+                  ) -> list[RejectionTally]:
         """One tally per block of a :class:`~evalmc.criteria.base.CriterionResult` over blocks.
 
         Parameters
@@ -122,6 +129,11 @@ class RejectionTally:
         starts : ndarray of int64
         off_grid : tuple of float
             Levels off the grid to count exactly.
+        levels : tuple of float
+            The study's levels: where sign and magnitude errors are counted.
+        effect : float, optional
+            The true effect the result's estimates estimate; none counted without it (or an
+            estimate) or when it is 0.
         """
         n_blocks = starts.size - 1
         counts = np.zeros((n_blocks, 3), np.int64)
@@ -136,15 +148,33 @@ class RejectionTally:
             _tally_blocks(np.ascontiguousarray(result.pvalues(), dtype=float),
                           np.ascontiguousarray(reject, dtype=np.bool_), result.failed, starts,
                           np.asarray(off_grid, float), counts, hist, exact)
+        signs = _sign_errors(result, starts, levels, effect)
         return [cls(int(starts[k + 1] - starts[k]), *(int(c) for c in counts[k]), hist[k],
-                    dict(zip(off_grid, exact[k].tolist(), strict=True)))
+                    dict(zip(off_grid, exact[k].tolist(), strict=True)), signs[k])
                 for k in range(n_blocks)]
 
     def __add__(self, other: RejectionTally) -> RejectionTally:
         return RejectionTally(
             self.n + other.n, self.failed + other.failed, self.decided + other.decided,
             self.decided_reject + other.decided_reject, self.hist + other.hist,
-            {a: c + other.exact[a] for a, c in self.exact.items() if a in other.exact})
+            {a: c + other.exact[a] for a, c in self.exact.items() if a in other.exact},
+            {a: tuple(x + y for x, y in zip(c, other.signs[a], strict=True))
+             for a, c in self.signs.items() if a in other.signs})
+
+    def sign_errors(self, alpha: float | None) -> dict:
+        """Type-S rate (significant with the wrong sign) and type-M ratio (mean
+        |estimate / effect| when significant) at the study level `alpha`, with their Monte
+        Carlo errors (Gelman and Carlin 2014); NaN where not counted (None: not asked) or
+        nothing rejected."""
+        nan = float("nan")
+        n, wrong, abs_sum, sq_sum = self.signs.get(alpha, (0, 0, 0, 0))
+        if n == 0:
+            return {"type_s": nan, "type_s_mcse": nan, "type_m": nan, "type_m_mcse": nan}
+        s = wrong / n
+        m = abs_sum / _ABS_UNIT / n
+        var = (sq_sum / _SQ_UNIT - n * m * m) / (n - 1) if n > 1 else nan
+        return {"type_s": s, "type_s_mcse": np.sqrt(s * (1 - s) / n), "type_m": m,
+                "type_m_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 else nan}
 
     @property
     def valid(self) -> int:
@@ -185,13 +215,45 @@ class RejectionTally:
         arrays = {"counts": np.array([self.n, self.failed, self.decided, self.decided_reject]),
                   "hist": self.hist.astype(np.int32), "exact": np.array(
                       [self.exact[a] for a in levels], np.int64)}
-        return arrays, {"levels": levels}
+        # JSON keeps the fixed-point sums as exact integers of any size
+        return arrays, {"levels": levels, "signs": [[a, *c] for a, c in self.signs.items()]}
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> RejectionTally:
         n, failed, decided, decided_reject = (int(c) for c in arrays["counts"])
         exact = dict(zip(meta["levels"], arrays["exact"].tolist(), strict=True))
-        return cls(n, failed, decided, decided_reject, arrays["hist"].astype(np.int64), exact)
+        signs = {row[0]: tuple(row[1:]) for row in meta.get("signs", [])}
+        return cls(n, failed, decided, decided_reject, arrays["hist"].astype(np.int64), exact,
+                   signs)
+
+
+#: Fixed-point units of the type-M sums, and the ratio's cap (it keeps the sums in int64
+#: within a block of up to 10^5 replications).
+_ABS_UNIT = 2**20
+_SQ_UNIT = 2**16
+_RATIO_CAP = 1e4
+
+
+def _sign_errors(result, starts, levels, effect) -> list[dict]:
+    """Per block, per level: the counts and fixed-point sums of :attr:`RejectionTally.signs`."""
+    n_blocks = starts.size - 1
+    if result.estimate is None or effect is None or effect == 0 or not levels:
+        return [{} for _ in range(n_blocks)]
+    estimate = np.asarray(result.estimate, dtype=float)
+    usable = ~np.isnan(estimate)
+    wrong = np.sign(estimate) != np.sign(effect)
+    ratio = np.minimum(np.abs(estimate / effect), _RATIO_CAP)
+    abs_fixed = np.where(usable, np.round(ratio * _ABS_UNIT), 0).astype(np.int64)
+    sq_fixed = np.where(usable, np.round(ratio * ratio * _SQ_UNIT), 0).astype(np.int64)
+    out = [{} for _ in range(n_blocks)]
+    for alpha in levels:
+        rejected = result.decisions(alpha) & usable
+        for k in range(n_blocks):
+            rows = slice(starts[k], starts[k + 1])
+            sig = rejected[rows]
+            out[k][alpha] = (int(sig.sum()), int((sig & wrong[rows]).sum()),
+                             int(abs_fixed[rows][sig].sum()), int(sq_fixed[rows][sig].sum()))
+    return out
 
 
 def _chan(k1, mean1, m2_1, k2, mean2, m2_2):

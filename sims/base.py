@@ -198,6 +198,10 @@ class Scenario:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: What :attr:`effect` measures: ``'mean difference'`` when it is the population mean of
+    #: A's scores minus B's, which criteria on means estimate by ``mean(a) - mean(b)``; then
+    #: the sign and size of their significant estimates are judged (type-S, type-M errors).
+    estimand: ClassVar[str | None] = None
 
     def draw(self, rng: np.random.Generator, n_reps: int) -> Batch:  # pragma: no cover
         """Draw `n_reps` replications."""

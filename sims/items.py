@@ -32,6 +32,7 @@ class Items(Scenario):
     """Two models' correctness on the same items, clustered (LLM evaluation)."""
 
     name: ClassVar[str] = "llm-items"
+    estimand: ClassVar[str] = "mean difference"
     description: ClassVar[str] = "two models' 0/1 correctness on the same n items, in clusters"
 
     n_items: int = param(1000, int, "items (questions) per replication")

@@ -27,6 +27,7 @@ class MultiDataset(Scenario):
     """k models' scores on d data sets."""
 
     name: ClassVar[str] = "multi-dataset"
+    estimand: ClassVar[str] = "mean difference"
     description: ClassVar[str] = "k models on d data sets: data set, model, interaction, noise"
 
     k: int = param(5, int, "models")

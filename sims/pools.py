@@ -202,6 +202,7 @@ class Pool(Scenario):
     """Two models' runs drawn from one preset pool (A shifted by `shift`): val and test scores."""
 
     name: ClassVar[str] = "pool"
+    estimand: ClassVar[str] = "mean difference"
     description: ClassVar[str] = "runs from a preset pool of val/test scores (Bajgar et al.)"
 
     preset: str = param("asreader-random", str, "resnet-fixed, asreader-fixed, asreader-random")

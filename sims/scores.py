@@ -43,6 +43,8 @@ def _check_real(scenario, *names):
 class _ShiftTruth:
     """Mixin: A and B share one distribution up to A's `shift`."""
 
+    estimand: ClassVar[str] = "mean difference"
+
     @property
     def truth(self) -> str:
         return "null" if self.shift == 0 else "alternative"
@@ -121,6 +123,7 @@ class Normal(Scenario):
     """Two independent Gaussian samples (runs of two training procedures on separate seeds)."""
 
     name: ClassVar[str] = "normal"
+    estimand: ClassVar[str] = "mean difference"
     description: ClassVar[str] = "two independent Gaussian samples of run scores"
 
     n_a: int = param(10, int, "runs of model A")
@@ -168,6 +171,7 @@ class PairedNormal(Scenario):
     """Two models run on the same `n` seeds: correlated Gaussian pairs."""
 
     name: ClassVar[str] = "paired-normal"
+    estimand: ClassVar[str] = "mean difference"
     description: ClassVar[str] = "paired Gaussian scores of two models on the same seeds"
 
     n: int = param(10, int, "paired runs (seeds) per replication")

@@ -168,7 +168,7 @@ def test_processes_are_chosen_for_a_users_python_criterion_on_several_workers():
     def mine(a, b):
         return float(a.mean() > b.mean())
 
-    builtin, user = (_CriterionRun(get_criterion(c), ()) for c in ("welch-t", mine))
+    builtin, user = (_CriterionRun(get_criterion(c), (), (0.05,)) for c in ("welch-t", mine))
     assert engine.choose_backend([builtin], 4) == "threads"
     assert engine.choose_backend([builtin, user], 4) == "loky"
     assert engine.choose_backend([builtin, user], 1) == "threads"

@@ -55,8 +55,11 @@ class TestDesign:
             make_design(**grid)
 
     def test_reserved_names_are_the_summary_columns(self):
-        cols = _study(n_reps=10).summary.columns
-        assert set(RESERVED) == set(cols) - {"n_a", "n_b", "sd_a"}
+        """All of them, with the sign and magnitude errors of an alternative row."""
+        cols = run_study(make_design(n_a=5, shift=[0.0, 1.0]), "normal", ["welch-t"],
+                         n_reps=50, seed=1).summary.columns
+        assert set(RESERVED) == set(cols) - {"n_a", "shift"}
+        assert "type_s" not in _study(n_reps=10).summary.columns
 
     def test_ids_are_64_bit_and_do_not_collide(self):
         ids = make_design(x=list(range(100_000)))["condition_id"]

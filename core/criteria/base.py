@@ -44,6 +44,9 @@ class CriterionResult:
         The criterion's own decisions where it gives no p-value.
     errors : dict of int to str
         Message of each failed replication, by its index in the batch.
+    estimate : ndarray or None
+        The effect the decision is about, estimated: ``mean(a) - mean(b)`` for the criteria
+        on mean differences (type-S and type-M errors are judged on it).
     """
 
     failed: np.ndarray
@@ -52,16 +55,19 @@ class CriterionResult:
     null: tuple | None = None
     reject: np.ndarray | None = None
     errors: dict[int, str] = field(default_factory=dict)
+    estimate: np.ndarray | None = None
 
     @classmethod
-    def from_pvalues(cls, pvalue, statistic=None) -> CriterionResult:
+    def from_pvalues(cls, pvalue, statistic=None, estimate=None) -> CriterionResult:
         """Wrap vectorized p-values; a NaN p-value is a failed replication."""
-        return cls(np.isnan(pvalue), statistic, pvalue, errors=_nan_errors(pvalue))
+        return cls(np.isnan(pvalue), statistic, pvalue, errors=_nan_errors(pvalue),
+                   estimate=estimate)
 
     @classmethod
-    def from_statistic(cls, statistic, null: tuple) -> CriterionResult:
+    def from_statistic(cls, statistic, null: tuple, estimate=None) -> CriterionResult:
         """Wrap a two-sided statistic with its null distribution; NaN is a failed replication."""
-        return cls(np.isnan(statistic), statistic, null=null, errors=_nan_errors(statistic))
+        return cls(np.isnan(statistic), statistic, null=null, errors=_nan_errors(statistic),
+                   estimate=estimate)
 
     def pvalues(self) -> np.ndarray:
         """Two-sided p-values (NaN where there are none)."""
@@ -96,7 +102,8 @@ class CriterionResult:
 
         return CriterionResult(part(self.failed), part(self.statistic), part(self.pvalue),
                                self.null, part(self.reject),
-                               {i - start: m for i, m in self.errors.items() if start <= i < stop})
+                               {i - start: m for i, m in self.errors.items() if start <= i < stop},
+                               part(self.estimate))
 
     @classmethod
     def concat(cls, parts) -> CriterionResult:
@@ -108,7 +115,8 @@ class CriterionResult:
                 return None
             return np.concatenate([getattr(p, name) for p in parts])
 
-        return cls(join("failed"), join("statistic"), join("pvalue"), first.null, join("reject"))
+        return cls(join("failed"), join("statistic"), join("pvalue"), first.null, join("reject"),
+                   estimate=join("estimate"))
 
 
 @functools.lru_cache(maxsize=256)

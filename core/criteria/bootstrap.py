@@ -48,7 +48,7 @@ def bootstrap_mean(batch: Batch, rng: np.random.Generator, *, method: str = "bca
         kernels.bootstrap_mean_diffs(rng, a[rows], b[rows], out)
         p[rows] = interval_pvalues(estimate[rows], out, method,
                                    None if accel is None else accel[rows])
-    return CriterionResult.from_pvalues(p, estimate)
+    return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
 
 
 def bootstrap_criterion(method: str = "bca", paired: bool = False) -> ResamplingCriterion:

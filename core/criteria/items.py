@@ -45,9 +45,10 @@ def unpaired_z(batch: Batch) -> CriterionResult:
     a, b, _ = _scores(batch)
     n_a, n_b = a.shape[1], b.shape[1]
     se2 = a.var(axis=1, ddof=1) / n_a + b.var(axis=1, ddof=1) / n_b
+    diff = a.mean(axis=1) - b.mean(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = (a.mean(axis=1) - b.mean(axis=1)) / np.sqrt(se2)
-    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+        z = diff / np.sqrt(se2)
+    return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=diff)
 
 
 def paired_items(batch: Batch) -> CriterionResult:
@@ -56,7 +57,7 @@ def paired_items(batch: Batch) -> CriterionResult:
     d = a - b
     with np.errstate(divide="ignore", invalid="ignore"):
         z = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]))
-    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+    return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=d.mean(axis=1))
 
 
 def mcnemar_items(batch: Batch) -> CriterionResult:
@@ -68,7 +69,8 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
     n10 = (a > b).sum(axis=1)
     n01 = (a < b).sum(axis=1)
     p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(n01, n10), n01 + n10, 0.5))
-    return CriterionResult.from_pvalues(p, (n10 - n01).astype(float))
+    return CriterionResult.from_pvalues(p, (n10 - n01).astype(float),
+                                        estimate=(n10 - n01) / a.shape[1])
 
 
 def _cluster_sums(batch: Batch):
@@ -86,7 +88,7 @@ def clustered_z(batch: Batch) -> CriterionResult:
     se = np.sqrt(((sums - k * mean[:, None]) ** 2).sum(axis=1)) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mean / se
-    return CriterionResult.from_pvalues(_z_pvalues(z), z)
+    return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=mean)
 
 
 def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
@@ -104,7 +106,7 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     kernels.multinomial_means(rng, values.astype(float), counts, float(n), replicates)
     estimate = sums.sum(axis=1) / n
     p = interval_pvalues(estimate, replicates, "percentile")
-    return CriterionResult.from_pvalues(p, estimate)
+    return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
 
 
 ITEM_CRITERIA = (

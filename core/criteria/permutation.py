@@ -34,7 +34,7 @@ def permutation_paired(batch: Batch, rng: np.random.Generator) -> CriterionResul
         kernels.sign_flip_mean_pvalues(d, p)
     else:
         kernels.sign_flip_mean_mc(rng, d, N_RESAMPLES, p)
-    return CriterionResult.from_pvalues(p, d.mean(axis=1))
+    return CriterionResult.from_pvalues(p, d.mean(axis=1), estimate=d.mean(axis=1))
 
 
 def permutation_two_sample(batch: Batch, rng: np.random.Generator) -> CriterionResult:
@@ -49,4 +49,5 @@ def permutation_two_sample(batch: Batch, rng: np.random.Generator) -> CriterionR
         kernels.relabel_mean_pvalues(a, b, p)
     else:
         kernels.relabel_mean_mc(rng, a, b, N_RESAMPLES, p)
-    return CriterionResult.from_pvalues(p, a.mean(axis=1) - b.mean(axis=1))
+    diff = a.mean(axis=1) - b.mean(axis=1)
+    return CriterionResult.from_pvalues(p, diff, estimate=diff)

@@ -18,7 +18,7 @@ def paired_t(batch: Batch) -> CriterionResult:
     mean, var = batch.diff_moments()
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / np.sqrt(var / n)
-    return CriterionResult.from_statistic(t, ("t", (n - 1,)))
+    return CriterionResult.from_statistic(t, ("t", (n - 1,)), estimate=mean)
 
 
 def student_t(batch: Batch) -> CriterionResult:
@@ -29,7 +29,7 @@ def student_t(batch: Batch) -> CriterionResult:
     pooled = ((n_a - 1) * var_a + (n_b - 1) * var_b) / df
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean_a - mean_b) / np.sqrt(pooled * (1.0 / n_a + 1.0 / n_b))
-    return CriterionResult.from_statistic(t, ("t", (df,)))
+    return CriterionResult.from_statistic(t, ("t", (df,)), estimate=mean_a - mean_b)
 
 
 def welch_statistic(batch: Batch):
@@ -48,4 +48,5 @@ def welch_t(batch: Batch) -> CriterionResult:
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
         p = 2.0 * scipy.special.stdtr(df, -np.abs(t))
-    return CriterionResult.from_pvalues(p, t)
+    mean_a, _, mean_b, _ = batch.moments()
+    return CriterionResult.from_pvalues(p, t, estimate=mean_a - mean_b)
