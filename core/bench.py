@@ -122,6 +122,32 @@ def bayes_signed_rank():
     return ours, peer, reps / part
 
 
+def aso_deepsig():
+    """Almost stochastic order (deepsig's defaults, 1000 bootstrap samples) on 200 pairs of
+    10 + 10 runs, against ``deepsig.aso`` per pair with the same seeds; the peer runs 4 pairs,
+    scaled to the whole."""
+    import deepsig
+
+    from evalmc.criteria.aso import eps_min
+
+    reps, part = 200, 4
+    rng = np.random.default_rng(9)
+    a, b = rng.normal(0.5, 1, (reps, 10)), rng.normal(0, 1, (reps, 10))
+
+    def ours(small=False):
+        values = [eps_min(x, y, seed=i) for i, (x, y) in
+                  enumerate(zip(a[:1 if small else reps], b, strict=False))]
+        return (f"A better {np.mean(np.array(values) < 0.2):.3f}; first {part} "
+                f"{np.round(values[:part], 6).tolist()}")
+
+    def peer(small=False):
+        values = [deepsig.aso(x, y, seed=i, show_progress=False) for i, (x, y) in
+                  enumerate(zip(a[:1 if small else part], b, strict=False))]
+        return f"first {part} {np.round(values, 6).tolist()}"
+
+    return ours, peer, reps / part
+
+
 def boon_bootstrap_ci():
     """Percentile bootstrap CI of Boo_5 at m = 200, 10,000 replicates, against ``boon.boo``.
 
@@ -259,6 +285,7 @@ WORKLOADS = {
     "wilcoxon-ties": ("scipy.stats.wilcoxon, looped", wilcoxon_ties),
     "user-vectorized": ("the same function per replication", user_vectorized),
     "bayes-signed-rank": ("baycomp.two_on_multiple, looped", bayes_signed_rank),
+    "aso": ("deepsig.aso, looped", aso_deepsig),
     "mlp-training": ("per-example numpy loop", mlp_training),
     "boon-bootstrap-ci": ("boon (authors' package), looped", boon_bootstrap_ci),
     "fig6-outperform": ("scipy.stats.bootstrap, looped", fig6_outperform),

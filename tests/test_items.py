@@ -122,6 +122,8 @@ def _z(num, den):
         / (n - 1))),
     ("paired-items", lambda n11, n10, n01, n00, n=40: _z(
         (n10 - n01) / n, (n10 + n01 - (n10 - n01) ** 2 / n) / (n - 1) / n)),
+    ("clustered-z", lambda n11, n10, n01, n00, n=40: _z(  # clusters of one: CR0 = 1/n^2
+        (n10 - n01) / n, (n10 + n01 - (n10 - n01) ** 2 / n) / n**2)),
     ("mcnemar-items", lambda n11, n10, n01, n00: min(
         1.0, 2 * stats.binom.cdf(min(n10, n01), n10 + n01, 0.5))),
 ])

@@ -14,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 
+from evalmc.criteria.aso import ASO
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
 from evalmc.criteria.bayesian import bayes_correlated_t, bayes_signed_rank
 from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
@@ -63,6 +64,7 @@ CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
 CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
 CRITERIA.update({c.name: c for c in ITEM_CRITERIA})
 CRITERIA.update({c.name: c for c in RANK_CRITERIA})
+CRITERIA[ASO.name] = ASO
 CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
 CRITERIA["bayes-signed-rank"] = bayes_signed_rank()
 #: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
