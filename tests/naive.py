@@ -376,3 +376,19 @@ def rank_null_rejections(k, d, reps, rng, alpha):
         k * (k + 1) / (6 * d))
     nemenyi = np.mean(means.max(axis=1) - means.min(axis=1) >= cd)
     return friedman, nemenyi
+
+
+def clustered_items(rng, reps, n_items, n_clusters, icc, tau, rho, skill=0.5, sd=1.0):
+    """The llm-items model drawn plainly, one replication at a time: 0/1 scores of A and B on
+    items in `n_clusters` equal clusters (difficulty shared with share `icc`, the cluster's
+    advantage of A over B N(0, tau^2) split half and half, noise correlated `rho`)."""
+    k = n_items // n_clusters
+    out = []
+    for _ in range(reps):
+        c = np.repeat(rng.normal(0, np.sqrt(icc) * sd, n_clusters), k)
+        u = np.repeat(rng.normal(0, tau, n_clusters), k) / 2
+        d = c + rng.normal(0, np.sqrt(1 - icc) * sd, n_items)
+        eps = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], n_items)
+        out.append(((skill + u - d + eps[:, 0] > 0).astype(float),
+                    (skill - u - d + eps[:, 1] > 0).astype(float)))
+    return out
