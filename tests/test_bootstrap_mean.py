@@ -118,7 +118,8 @@ def test_fixed_seed_p_values(method, expected):
 
 
 @pytest.mark.parametrize(("criterion", "method"), [("bootstrap-mean", "BCa"),
-                                                   ("bootstrap-mean-basic", "basic")])
+                                                   ("bootstrap-mean-basic", "basic"),
+                                                   ("bootstrap-mean-percentile", "percentile")])
 def test_two_sample_size_is_scipys_interval_on_plain_draws(criterion, method):
     """Skewed runs (gamma, shape 2), 8 + 8: the share of 1500 plain-numpy studies whose
     scipy.stats.bootstrap interval (999 resamples) misses 0, against our study of 1500 at
