@@ -74,17 +74,17 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
 
 
 def _cluster_sums(batch: Batch):
+    """Per replication, each cluster's sum of ``a - b``; and the items per cluster."""
     a, b, k = _scores(batch)
     d = a - b
-    n = d.shape[1]
-    return d.reshape(d.shape[0], n // k, k).sum(axis=2), n
+    return d.reshape(d.shape[0], -1, k).sum(axis=2), k
 
 
 def clustered_z(batch: Batch) -> CriterionResult:
     """``mean(d)`` over its cluster-robust (CR0) standard error."""
-    sums, n = _cluster_sums(batch)
+    sums, k = _cluster_sums(batch)
+    n = sums.shape[1] * k
     mean = sums.sum(axis=1) / n
-    k = n // sums.shape[1]
     se = np.sqrt(((sums - k * mean[:, None]) ** 2).sum(axis=1)) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mean / se
@@ -98,8 +98,8 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     from evalmc.criteria import kernels
     from evalmc.criteria.bootstrap import interval_pvalues
 
-    sums, n = _cluster_sums(batch)
-    k = n // sums.shape[1]
+    sums, k = _cluster_sums(batch)
+    n = sums.shape[1] * k
     values = np.arange(-k, k + 1)
     counts = np.stack([(sums == v).sum(axis=1) for v in values], axis=1).astype(np.int64)
     replicates = np.empty((sums.shape[0], n_resamples))

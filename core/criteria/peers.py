@@ -35,6 +35,8 @@ class Adapter:
         peer's own randomness is reproducible and independent of workers.
     alternative : str
         What a rejection concludes (``'greater'``: A better).
+    note : str
+        The criterion's one-line description (default: the peer's docstring).
     """
 
     read: Callable

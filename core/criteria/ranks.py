@@ -59,13 +59,10 @@ def friedman(batch: Batch) -> CriterionResult:
     return CriterionResult.from_pvalues(chi2.sf(statistic, k - 1), statistic)
 
 
-def _pairs(k: int, pair, name: str):
-    if pair is None:
-        return list(combinations(range(k), 2))
-    if pair[1] >= k:
+def _check_pair(k: int, pair, name: str) -> None:
+    if pair is not None and pair[1] >= k:
         raise ValueError(f"criterion {name!r}: `j` must be below the number of models, {k}; "
                          f"got j={pair[1]}.")
-    return [pair]
 
 
 def nemenyi(batch: Batch, pair=None) -> CriterionResult:
@@ -74,9 +71,10 @@ def nemenyi(batch: Batch, pair=None) -> CriterionResult:
 
     table = _table(batch, "nemenyi")
     d, k = table.shape[1:]
+    _check_pair(k, pair, "nemenyi")
     ranks = mean_ranks(table)
-    gap = np.max([np.abs(ranks[:, i] - ranks[:, j]) for i, j in _pairs(k, pair, "nemenyi")],
-                 axis=0)
+    pairs = list(combinations(range(k), 2)) if pair is None else [pair]
+    gap = np.max([np.abs(ranks[:, i] - ranks[:, j]) for i, j in pairs], axis=0)
     statistic = np.sqrt(2) * gap / np.sqrt(k * (k + 1) / (6 * d))
     return CriterionResult.from_pvalues(studentized_range.sf(statistic, k, np.inf), gap)
 
@@ -95,8 +93,8 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
 def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
     """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's."""
     table = _table(batch, "wilcoxon-holm")
-    pairs = _pairs(table.shape[2], None, "wilcoxon-holm")
-    _pairs(table.shape[2], pair, "wilcoxon-holm")
+    _check_pair(table.shape[2], pair, "wilcoxon-holm")
+    pairs = list(combinations(range(table.shape[2]), 2))
     raw = np.stack([wilcoxon(Batch(table[:, :, i], table[:, :, j], paired=True)).pvalues()
                     for i, j in pairs], axis=1)
     adjusted = holm(raw)
@@ -104,33 +102,29 @@ def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
     return CriterionResult.from_pvalues(p)
 
 
-def _pair(i, j, k_name):
+def _family_or_pair(name: str, test, family: str, pair_text: str, i, j) -> BuiltinCriterion:
+    """The criterion `name` on the family of pairs, or on the pair ``(i, j)`` when given."""
+    if i is None and j is None:
+        return BuiltinCriterion(name, family, test, paired=True)
     i, j = check_int("i", i, low=0), check_int("j", j, low=0)
     if i >= j:
-        raise ValueError(f"criterion {k_name!r}: `i` must be below `j`; got i={i}, j={j}.")
-    return i, j
+        raise ValueError(f"criterion {name!r}: `i` must be below `j`; got i={i}, j={j}.")
+    return BuiltinCriterion(f"{name}(i={i},j={j})", pair_text.format(i=i, j=j),
+                            partial(test, pair=(i, j)), paired=True)
 
 
 def nemenyi_criterion(i=None, j=None) -> BuiltinCriterion:
     """``nemenyi``, or ``nemenyi(i=..,j=..)`` for the pair of models i and j."""
-    if i is None and j is None:
-        return BuiltinCriterion("nemenyi", "Nemenyi test on mean ranks: some pair of models "
-                                "differs (family-wise)", nemenyi, paired=True)
-    pair = _pair(i, j, "nemenyi")
-    return BuiltinCriterion(f"nemenyi(i={pair[0]},j={pair[1]})", f"Nemenyi test: models "
-                            f"{pair[0]} and {pair[1]} differ", partial(nemenyi, pair=pair),
-                            paired=True)
+    return _family_or_pair("nemenyi", nemenyi, "Nemenyi test on mean ranks: some pair of "
+                           "models differs (family-wise)", "Nemenyi test: models {i} and {j} "
+                           "differ", i, j)
 
 
 def wilcoxon_holm_criterion(i=None, j=None) -> BuiltinCriterion:
     """``wilcoxon-holm``, or ``wilcoxon-holm(i=..,j=..)`` for the pair of models i and j."""
-    if i is None and j is None:
-        return BuiltinCriterion("wilcoxon-holm", "Wilcoxon signed-rank tests of all pairs, "
-                                "Holm-adjusted: some pair differs", wilcoxon_holm, paired=True)
-    pair = _pair(i, j, "wilcoxon-holm")
-    return BuiltinCriterion(f"wilcoxon-holm(i={pair[0]},j={pair[1]})", f"Holm-adjusted "
-                            f"Wilcoxon test: models {pair[0]} and {pair[1]} differ",
-                            partial(wilcoxon_holm, pair=pair), paired=True)
+    return _family_or_pair("wilcoxon-holm", wilcoxon_holm, "Wilcoxon signed-rank tests of all "
+                           "pairs, Holm-adjusted: some pair differs", "Holm-adjusted Wilcoxon "
+                           "test: models {i} and {j} differ", i, j)
 
 
 RANK_CRITERIA = (
