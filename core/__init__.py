@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def describe(data, columns=None):
+def describe(data, columns=None, *, dropna=True):
     """The descriptive report of run results: one row per column of `data`.
 
     Median, IQR, minimum and maximum beside the mean and sd, the skewness, Sarle's bimodality
@@ -54,12 +54,15 @@ def describe(data, columns=None):
         Runs: a DataFrame or dict (column name to its n >= 4 results), or one unnamed sample,
         reported as column ``0``.
     columns : list of str, optional
-        Columns to describe; default: every numeric column.
+        Columns to describe; default: every column of numbers.
+    dropna : bool
+        Skip missing values and count them (``n_missing``); False makes one an error.
 
     Returns
     -------
     DataFrame
-        ``column``, then the keys of :func:`evalmc.estimators.describe.describe`.
+        ``column``, the keys of :func:`evalmc.estimators.describe.describe`, ``n_missing``
+        and ``note`` (why a column too short or constant has no shape statistics).
 
     Examples
     --------
@@ -74,7 +77,7 @@ def describe(data, columns=None):
     """
     from evalmc.estimators.describe import describe_columns
 
-    return describe_columns(data, columns)
+    return describe_columns(data, columns, dropna=dropna)
 
 
 def __getattr__(name: str):

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from evalmc import __version__
 from evalmc.commands import COMMANDS, UsageError
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Entry point of the ``evalmc`` console script; returns the exit status."""
+    warnings.showwarning = _show_warning
     try:
         args = build_parser().parse_args(argv)
         return args.run(args)
@@ -52,6 +54,11 @@ def main(argv=None) -> int:
             raise
         print(f"evalmc: stopped: {err}", file=sys.stderr)
         return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line, like the errors: no source file, no code line."""
+    print(f"evalmc: warning: {message}", file=sys.stderr if file is None else file)
 
 
 def _is_study_error(err: Exception) -> bool:

@@ -1,23 +1,33 @@
-"""``compare``: is pipeline A better than B on your own paired runs?
+"""``compare``: which of pipelines A and B is better on your own paired runs, if either?
 
-The P(A>B) test of Bouthillier et al. (2021) with its percentile-bootstrap interval and
-three-way conclusion, beside the single-point, average and one-sided t-test verdicts, and
+The P(A>B) test of Bouthillier et al. (2021) with its percentile-bootstrap interval, read in
+both directions: "A better" when the interval lies above 0.5 and reaches above gamma, "B
+better" when it lies below 0.5 and reaches below 1 - gamma, "not significant" when it holds
+0.5, "not meaningful" otherwise. Beside it, the single-point, average and Welch t-test verdicts,
+each also two-sided (the t-test at alpha / 2 in each direction, as the interval's tails), and
 Noether's number of runs for the chosen gamma. A tie counts one half in P(A>B).
+
+A verdict from fewer pairs than Noether's number comes with a caveat: the exact probability that
+the test says "A better" (and "B better") when the two pipelines are equal, at this k. (The test
+can always reach a verdict: k wins of k put every resample at 1.)
 """
 
 from __future__ import annotations
 
+import html
 from dataclasses import asdict, dataclass
 
 import numpy as np
+import scipy.stats
 
 from evalmc.criteria.outperform import (
-    CONCLUSIONS,
     DELTA_PAPER,
     GAMMA,
     N_RESAMPLES,
     average_delta,
+    b_better_probabilities,
     bootstrap_pmf,
+    conclusion_probabilities,
     outperform_test,
     single_point,
     t_oracle,
@@ -38,7 +48,8 @@ class CompareResult:
     p_a_beats_b, ci_low, ci_high : float
         P(A>B) and its percentile-bootstrap interval.
     conclusion : str
-        'A better', 'not significant' or 'not meaningful'.
+        'A better', 'B better', 'not significant', 'not meaningful (A ahead)' or
+        'not meaningful (B ahead)'.
     gamma, alpha : float
     resamples : int
     noether_n : int
@@ -46,7 +57,12 @@ class CompareResult:
     sigma, delta : float
         Sd of one run's score and the single-point/average threshold, in score units.
     criteria : dict of str to str
-        Each criterion's verdict on these runs.
+        Each criterion's verdict on these runs: 'A better', 'B better' or 'no difference shown'.
+    null_a_better, null_b_better : float or None
+        Exact probability that the P(A>B) test says 'A better' ('B better') at this k when A and
+        B are equal (continuous scores); computed when k is below `noether_n`, else None.
+    caveats : list of str
+        What qualifies the conclusion (few pairs, ties).
 
     Examples
     --------
@@ -54,10 +70,14 @@ class CompareResult:
     >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
     >>> res.to_frame()[["criterion", "verdict"]]
              criterion          verdict
-    0  prob-outperform  not significant
-    1     single-point       not better
-    2    average-delta       not better
-    3         t-oracle       not better
+    0  prob-outperform      not significant
+    1     single-point  no difference shown
+    2    average-delta  no difference shown
+    3         t-oracle  no difference shown
+    >>> res.caveats[0][:43]  # 5 pairs: equal models pass for "A better" 3.1% of the time
+    "k = 5 pairs is below Noether's 29 for gamma"
+    >>> round(res.null_a_better, 4), round(res.null_b_better, 4)
+    (0.0313, 0.0313)
     >>> fig = res.plot()  # the bootstrap distribution of P(A>B)
     """
 
@@ -75,6 +95,9 @@ class CompareResult:
     sigma: float
     delta: float
     criteria: dict
+    null_a_better: float | None
+    null_b_better: float | None
+    caveats: list
 
     def to_dict(self) -> dict:
         """The fields as a dict (``evalmc compare --format json``)."""
@@ -95,7 +118,8 @@ class CompareResult:
         head = (f"<p>P(A&gt;B) = {self.p_a_beats_b:.4f} over k = {self.k} pairs, "
                 f"{1 - self.alpha:.0%} interval [{self.ci_low:.4f}, {self.ci_high:.4f}]: "
                 f"<b>{self.conclusion}</b> (gamma = {self.gamma})</p>")
-        return head + self.to_frame().to_html(index=False, na_rep="")
+        notes = "".join(f"<p>caveat: {html.escape(c)}</p>" for c in self.caveats)
+        return head + notes + self.to_frame().to_html(index=False, na_rep="")
 
     def plot(self, ax=None):
         """The exact bootstrap distribution of P(A>B), its interval, 0.5 and gamma.
@@ -163,7 +187,7 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     >>> res.conclusion, res.wins, round(res.p_a_beats_b, 3)
     ('A better', 25, 0.833)
     >>> res.criteria["average-delta"]
-    'not better'
+    'no difference shown'
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -179,25 +203,59 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     delta = check_float("delta", delta)
     if sigma is None:
         sigma = float(np.sqrt((np.var(a, ddof=1) + np.var(b, ddof=1)) / 2))
+        if not sigma > 0:
+            raise ValueError("`sigma` must be given when every score of A and B is the same; "
+                             "the pooled sd of the runs is 0.")
     sigma = check_float("sigma", sigma, low=0, open_low=True)
     seed = check_int("seed", seed, low=0)
     beta = check_float("beta", beta, low=0, high=1, open_low=True, open_high=True)
     wins, ties = int(np.sum(a > b)), int(np.sum(a == b))
     res = outperform_test([wins], [ties], k, gamma=gamma, alpha=alpha, n_resamples=n_resamples,
                           rng=np.random.default_rng(seed))
-    batch = Batch(a[None, :], b[None, :], paired=True)
+    low, high = float(res.ci_low[0]), float(res.ci_high[0])
+    noether_n = noether_sample_size(gamma, alpha=alpha, beta=beta)
     verdicts = {
-        "prob-outperform": CONCLUSIONS[int(res.conclusion[0])],
-        "single-point": single_point(delta * sigma)(batch, None).reject[0],
-        "average-delta": average_delta(delta * sigma)(batch, None).reject[0],
-        "t-oracle": t_oracle(batch).decisions(alpha)[0],
+        "prob-outperform": two_sided_conclusion(low, high, gamma),
+        "single-point": _either(single_point(delta, sigma=sigma), a, b, None),
+        "average-delta": _either(average_delta(delta, sigma=sigma), a, b, None),
+        "t-oracle": _either(t_oracle, a, b, alpha / 2),
     }
+    null_a = null_b = None
+    caveats = []
+    if k < noether_n:
+        weights = scipy.stats.binom.pmf(np.arange(k + 1), k, 0.5)
+        a_better = conclusion_probabilities(k, gamma=gamma, alpha=alpha,
+                                            n_resamples=n_resamples)[:, 2]
+        null_a = float(weights @ a_better)
+        null_b = float(weights @ b_better_probabilities(k, gamma=gamma, alpha=alpha,
+                                                        n_resamples=n_resamples))
+        caveats.append(
+            f"k = {k} pairs is below Noether's {noether_n} for gamma = {gamma:g} (alpha = "
+            f"{alpha:g}, beta = {beta:g}): with equal models this test says 'A better' with "
+            f"probability {null_a:.3g} and 'B better' with probability {null_b:.3g} at k = {k}.")
+    if ties:
+        caveats.append(f"{ties} tied pair(s), each counted one half in P(A>B).")
     return CompareResult(
-        k=k, wins=wins, ties=ties, p_a_beats_b=float(res.p_a_beats_b[0]),
-        ci_low=float(res.ci_low[0]), ci_high=float(res.ci_high[0]),
-        conclusion=CONCLUSIONS[int(res.conclusion[0])], gamma=gamma, alpha=alpha,
-        resamples=n_resamples, noether_n=noether_sample_size(gamma, alpha=alpha, beta=beta),
-        sigma=sigma, delta=delta * sigma,
-        criteria={name: v if isinstance(v, str) else ("A better" if v else "not better")
-                  for name, v in verdicts.items()},
+        k=k, wins=wins, ties=ties, p_a_beats_b=float(res.p_a_beats_b[0]), ci_low=low,
+        ci_high=high, conclusion=verdicts["prob-outperform"], gamma=gamma, alpha=alpha,
+        resamples=n_resamples, noether_n=noether_n, sigma=sigma, delta=delta * sigma,
+        criteria=verdicts, null_a_better=null_a, null_b_better=null_b, caveats=caveats,
     )
+
+
+def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
+    """The P(A>B) test's conclusion from its interval, in both directions."""
+    if ci_low > 0.5:
+        return "A better" if ci_high > gamma else "not meaningful (A ahead)"
+    if ci_high < 0.5:
+        return "B better" if ci_low < 1 - gamma else "not meaningful (B ahead)"
+    return "not significant"
+
+
+def _either(criterion, a, b, level) -> str:
+    """'A better', 'B better' or 'no difference shown': the one-sided `criterion` applied to
+    (A, B) and to (B, A), its p-values judged at `level` (its decisions when None)."""
+    batch = Batch(np.stack([a, b]), np.stack([b, a]), paired=True)
+    result = criterion(batch) if level is not None else criterion(batch, None)
+    better = result.decisions(level if level is not None else 0.05)
+    return "A better" if better[0] else "B better" if better[1] else "no difference shown"

@@ -60,15 +60,32 @@ def wilson_interval(k, n, *, confidence=0.95):
     return low, high
 
 
-def bradley(rate, alpha, *, band=BRADLEY_BAND):
-    """Bradley's (1978) judgement of an empirical size.
+def bradley(ci_low, ci_high, alpha, *, band=BRADLEY_BAND):
+    """Bradley's (1978) judgement of an empirical size, given its Monte Carlo interval.
 
-    Returns ``'conservative'`` below ``band[0] * alpha``, ``'liberal'`` above ``band[1] * alpha``,
-    ``'robust'`` between, and ``None`` where the rate is NaN.
+    Parameters
+    ----------
+    ci_low, ci_high : array_like
+        Interval of the size (e.g. :func:`wilson_interval`).
+    alpha : array_like
+        Nominal level.
+    band : tuple of float
+        Multiples of alpha bounding a robust size.
+
+    Returns
+    -------
+    ndarray of object
+        ``'liberal'`` where the whole interval lies above ``band[1] * alpha``,
+        ``'conservative'`` where it lies below ``band[0] * alpha``, ``'robust'`` where it lies
+        inside the band, ``'undetermined'`` where it straddles an edge (more replications
+        decide), and ``None`` where it is NaN.
     """
-    rate = np.asarray(rate, dtype=float)
+    low = np.asarray(ci_low, dtype=float)
+    high = np.asarray(ci_high, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    inside = np.where(rate > band[1] * alpha, "liberal", "robust")
-    label = np.where(rate < band[0] * alpha, "conservative", inside).astype(object)
-    label[np.isnan(rate)] = None
+    edge_low, edge_high = band[0] * alpha, band[1] * alpha
+    label = np.select(
+        [low > edge_high, high < edge_low, (low >= edge_low) & (high <= edge_high)],
+        ["liberal", "conservative", "robust"], "undetermined").astype(object)
+    label[np.isnan(low) | np.isnan(high)] = None
     return label

@@ -276,7 +276,7 @@ class StudyResult:
         valid = frame["n_reps"] - frame["n_failed"]
         frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
         frame["ci_low"], frame["ci_high"] = wilson_interval(rejections, valid)
-        judged = bradley(frame["rate"], frame["alpha"])
+        judged = bradley(frame["ci_low"], frame["ci_high"], frame["alpha"])
         judged[((frame["truth"] != "null") | frame["alpha"].isna()).to_numpy()] = None
         frame["bradley"] = judged
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
@@ -392,7 +392,7 @@ def run_study(
     0   5  paired-t  0.0505        robust
     1   5      sign  0.0000  conservative
     2  10  paired-t  0.0490        robust
-    3  10      sign  0.0265        robust
+    3  10      sign  0.0265  undetermined
     """
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)

@@ -70,14 +70,17 @@ class Batch:
         when they are independent.
     table : ndarray, shape (n_reps, n_datasets, k), optional
         For k models on several data sets: every model's score on every data set.
+
+    Every array is held as a read-only view (:func:`read_only`): the criteria of a study share
+    the block, so none may change it.
     """
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
                  diff_moments=None, fill: Callable | None = None, sizes=None, counts=None,
                  cluster_size: int | None = None, table=None):
-        self.counts = counts
+        self.counts = read_only(counts)
         self.cluster_size = cluster_size
-        self.table = table
+        self.table = read_only(table)
         if a is None and (fill is None or sizes is None):
             raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
         if a is not None:
@@ -89,9 +92,10 @@ class Batch:
         if paired and self.sizes[0] != self.sizes[1]:
             raise ValueError("paired scores need as many runs of A as of B; got "
                              f"{self.sizes[0]} and {self.sizes[1]}.")
-        self._a, self._b, self.paired = a, b, paired
-        self.a_val, self.b_val = a_val, b_val
-        self._moments, self._diff_moments, self._fill = moments, diff_moments, fill
+        self._a, self._b, self.paired = read_only(a), read_only(b), paired
+        self.a_val, self.b_val = read_only(a_val), read_only(b_val)
+        self._moments, self._diff_moments = read_only(moments), read_only(diff_moments)
+        self._fill = fill
 
     @property
     def a(self) -> np.ndarray:
@@ -105,7 +109,7 @@ class Batch:
 
     def _materialize(self):
         if self._a is None:
-            self._a, self._b = self._fill()
+            self._a, self._b = (read_only(x) for x in self._fill())
 
     @property
     def n_reps(self) -> int:
@@ -118,13 +122,13 @@ class Batch:
     def moments(self):
         """``(mean_a, var_a, mean_b, var_b)`` per replication."""
         if self._moments is None:
-            self._moments = (*row_mean_var(self.a), *row_mean_var(self.b))
+            self._moments = read_only((*row_mean_var(self.a), *row_mean_var(self.b)))
         return self._moments
 
     def diff_moments(self):
         """``(mean, var)`` of ``a - b`` per replication (A and B must have equal sizes)."""
         if self._diff_moments is None:
-            self._diff_moments = row_mean_var(self.a, self.b)
+            self._diff_moments = read_only(row_mean_var(self.a, self.b))
         return self._diff_moments
 
     @classmethod
@@ -181,6 +185,21 @@ class Batch:
             cluster_size=self.cluster_size,
             table=None if self.table is None else self.table[pick],
         )
+
+
+def read_only(values):
+    """A read-only view of an array (or of each array of a tuple); None stays None.
+
+    Every criterion sees the same block, so a criterion that changed its input in place would
+    change the others' numbers: the view makes such a change raise instead.
+    """
+    if values is None:
+        return None
+    if isinstance(values, tuple):
+        return tuple(read_only(v) for v in values)
+    view = np.asarray(values).view()
+    view.flags.writeable = False
+    return view
 
 
 def param(default, kind, doc):

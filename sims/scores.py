@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import scipy
 
 from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
 from evalmc.sims.validation import check_float, check_int
 
 _N_RUNS = "number of runs (scores) per replication"
@@ -377,55 +377,42 @@ class Empirical(_Independent, _ShiftTruth, Scenario):
         smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, self.shift, a, b)
 
 
-def read_scores(file: str, column: str = "", *, option: str = "column") -> np.ndarray:
-    """Read one column of finite scores from a CSV file.
+def read_scores(file: str, column: str = "", *, option: str = "column",
+                dropna: bool = True) -> np.ndarray:
+    """Read one column of finite scores from a CSV file (:mod:`evalmc.sims.tables`).
 
     Parameters
     ----------
     file : str
         Path of a CSV file with a header row.
     column : str
-        Column to read; may be left empty when the file has one numeric column.
+        Column to read; may be left empty when the file has one column of scores.
     option : str
         How the caller names `column` in messages (a parameter or a command-line option).
+    dropna : bool
+        Skip missing values (else they are an error naming their row).
 
     Returns
     -------
     ndarray, shape (m,)
     """
-    import pandas as pd
-
     if not file:
         raise ValueError("`file` is required: the path of a CSV file of scores.")
-    path = Path(file)
-    if not path.is_file():
-        raise ValueError(f"`file` must be an existing CSV file; got {file!r}.")
-    try:
-        frame = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise ValueError(f"`file` {file!r} is not a readable CSV file: {err}") from None
-    if not column:
-        numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-        if len(numeric) != 1:
-            found = f"numeric columns: {', '.join(map(str, numeric))}" if numeric else "none"
-            raise ValueError(
-                f"`{option}` must name the column of scores in {file!r} ({found})."
-            )
-        column = numeric[0]
-    if column not in frame.columns:
-        valid = ", ".join(map(str, frame.columns))
-        raise ValueError(f"`{option}` {column!r} is not in {file!r}; its columns: {valid}.")
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        row = int(bad[0])
-        raise ValueError(
-            f"`{option}` {column!r} must hold finite numbers; data row {row + 1} has "
-            f"{frame[column].iloc[row]!r}."
-        )
+    frame = read_table(file, option="file")
+    return score_column(frame, column, option=option, dropna=dropna)
+
+
+def score_column(frame, column: str = "", *, option: str = "column",
+                 dropna: bool = True) -> np.ndarray:
+    """One column of `frame` (from :func:`evalmc.sims.tables.read_table`) as finite scores:
+    at least 2, not all equal; `column` may be empty when there is one column of scores."""
+    column = column or only_score_column(frame, option=option)
+    values = drop_missing(numeric_column(frame, column, option=option), dropna=dropna,
+                          option=option, column=column)
     if values.size < 2 or np.ptp(values) == 0:
         raise ValueError(
-            f"`{option}` {column!r} needs at least 2 distinct scores; got {values.size} rows."
+            f"`{option}` {column!r} needs at least 2 distinct scores; got {values.size} "
+            f"value(s){' all equal' if values.size >= 2 else ''}."
         )
     return values
 

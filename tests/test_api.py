@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import evalmc
@@ -175,11 +176,13 @@ def test_compare_result():
         "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "resamples": 1000,
         "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12),
         "delta": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
-        "criteria": {"prob-outperform": "A better", "single-point": "not better",
-                     "average-delta": "not better", "t-oracle": "A better"}}
+        "criteria": {"prob-outperform": "A better", "single-point": "no difference shown",
+                     "average-delta": "no difference shown", "t-oracle": "A better"},
+        "null_a_better": None, "null_b_better": None,
+        "caveats": ["1 tied pair(s), each counted one half in P(A>B)."]}
     assert list(record) == ["k", "wins", "ties", "p_a_beats_b", "ci_low", "ci_high",
                             "conclusion", "gamma", "alpha", "resamples", "noether_n", "sigma",
-                            "delta", "criteria"]
+                            "delta", "criteria", "null_a_better", "null_b_better", "caveats"]
     json.dumps(record)  # the command's --format json
     frame = res.to_frame()
     assert list(frame["criterion"]) == list(res.criteria)
@@ -248,12 +251,13 @@ def test_describe_takes_a_frame_a_dict_or_one_sample():
     rng = np.random.default_rng(4)
     x, y = rng.gamma(2.0, size=30), rng.normal(size=30)
     by_frame = evalmc.describe(pd.DataFrame({"x": x, "y": y, "name": ["r"] * 30}))
-    assert list(by_frame.columns) == ["column", *KEYS] and list(by_frame["column"]) == ["x", "y"]
+    assert list(by_frame.columns) == ["column", *KEYS, "n_missing", "note"]
+    assert list(by_frame["column"]) == ["x", "y"]
     pd.testing.assert_frame_equal(by_frame, describe_columns(pd.DataFrame({"x": x, "y": y})))
     pd.testing.assert_frame_equal(evalmc.describe({"x": x, "y": list(y)}), by_frame)
     one = evalmc.describe(x)
     assert one["column"].tolist() == [0]
-    assert one.drop(columns="column").iloc[0].to_dict() == describe(x)
+    assert one[list(KEYS)].iloc[0].to_dict() == describe(x)
     assert evalmc.describe(pd.Series(x, name="acc"))["column"].tolist() == ["acc"]
     ragged = evalmc.describe({"x": x, "y": y[:10]}, columns="y")
     assert ragged[["column", "n"]].values.tolist() == [["y", 10]]
@@ -264,11 +268,24 @@ def test_describe_takes_a_frame_a_dict_or_one_sample():
                                      "runs or a 1-D array of runs; got list of 2 dimensions"),
     ({"x": [1.0, 2.0, 3.0, 4.0]}, ["z"], "`columns` must name columns of `data`; 'z' is not "
                                         "one of x"),
-    ({"x": ["a", "b", "c", "d"]}, None, "`columns` must name at least one numeric column"),
-    ({"x": [1.0, 2.0, None, 4.0, 5.0]}, ["x"], "column 'x' must hold finite numbers only; data "
-                                              "row 3 holds nan"),
-    ([1.0, 2.0, 3.0], None, "column 0: `x` must be a 1-D sample of at least 4 values"),
+    ({"x": ["a", "b", "c", "d"]}, None, "`columns` must name at least one column of numbers"),
+    ({"x": [1.0, 2.0, "two", 4.0, 5.0]}, ["x"], "column 'x' must hold finite numbers only; "
+                                               "data row 3 holds 'two'"),
+    ({"x": [1.0, 2.0, np.inf, 4.0, 5.0]}, ["x"], "column 'x' must hold finite numbers only; "
+                                                "data row 3 holds inf"),
 ])
 def test_describe_checks_its_data(data, columns, match):
     with pytest.raises(ValueError, match=match):
         evalmc.describe(data, columns)
+
+
+def test_describe_skips_and_counts_missing_values_and_keeps_odd_columns():
+    frame = evalmc.describe({"x": [1.0, 2.0, None, 4.0, 5.0], "flat": [3.0] * 5,
+                             "short": [1.0, 2.0, 3.0]})
+    x, flat, short = (frame.iloc[i] for i in range(3))
+    assert (x["n"], x["n_missing"], x["mean"], x["note"]) == (4, 1, 3.0, "")
+    assert (flat["n"], flat["sd"], flat["note"]) == (5, 0.0, "constant: no shape")
+    assert np.isnan(flat["skewness"]) and short["note"] == "3 values: shape needs 4"
+    with pytest.raises(ValueError, match=r"column 'x' must hold no missing values \(dropna="
+                                         r"False\); data row 3 holds nan"):
+        evalmc.describe({"x": [1.0, 2.0, None, 4.0, 5.0]}, dropna=False)

@@ -45,12 +45,18 @@ def test_single_evaluation_table_plot_and_warning(runs, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("content", "args", "match"), [
-    ("a,b\n1,2\n3,4\n", ["--test", "c"], "`--test` 'c' is not in .*; its columns: a, b"),
-    ("a,b\n1,2\nx,4\n", ["--test", "a"], "`--test` 'a' must hold finite numbers; data row 2"),
-    ("a,b\n1,2\nnan,4\n", ["--test", "a"], "`--test` 'a' must hold finite numbers"),
-    ("a\n1\n", [], "`--test` 'a' needs at least 2 distinct scores; got 1 rows"),
-    ("a,b\n1,2\n3,4\n", [], r"`--test` must name the column of scores .* \(numeric columns: a"),
-    ("a,b\n1,2\n3,4\n", ["--test", "a", "--val", "z"], "`--val` 'z' is not in"),
+    ("a,b\n1,2\n3,4\n", ["--test", "c"], "`--test` 'c' is not a column of .*; its columns: a, b"),
+    ("a,b\n1,2\nx,4\n", ["--test", "a"], "`--test` column 'a' must hold finite numbers .*data "
+                                        "row 2 has 'x'"),
+    ("a,b\n1,2\ninf,4\n", ["--test", "a"], "`--test` column 'a' must hold finite numbers"),
+    ("a,b\n1,2\nnan,4\n", ["--test", "a"], "`--test` 'a' needs at least 2 distinct scores; got "
+                                          "1 value"),
+    ("a,b\n1,2\nnan,4\n3,4\n", ["--test", "a", "--no-dropna"],
+     "`--test` column 'a' has a missing value on data row 2"),
+    ("a\n1\n", [], "`--test` 'a' needs at least 2 distinct scores; got 1 value"),
+    ("a,b\n1,2\n3,4\n", [], r"`--test` must name the column of scores .* \(columns of numbers: "
+                           "a, b"),
+    ("a,b\n1,2\n3,4\n", ["--test", "a", "--val", "z"], "`--val` 'z' is not a column of"),
     ("a\n1\n2\n", ["--n", "0"], "`n` must be an integer >= 1; got 0"),
     ("a\n1\n2\n", ["--confidence", "1.5"], r"`confidence` must be in \(0, 1\); got 1.5"),
     ("a\n1\n2\n", ["--plot", "/no/dir/x.png"], "`--plot` must be a file in a writable dir"),
@@ -66,4 +72,4 @@ def test_bad_input(tmp_path, capsys, content, args, match):
 
 def test_missing_file(capsys):
     assert main(["boon", "/no/runs.csv", "--n", "5"]) == 2
-    assert "`file` must be an existing CSV file" in capsys.readouterr().err
+    assert "`FILE` must be an existing CSV file" in capsys.readouterr().err

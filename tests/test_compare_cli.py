@@ -43,7 +43,9 @@ def test_json_answer_matches_the_library(capsys, runs):
                                     "t-oracle"}
     assert res["criteria"]["t-oracle"] == "A better"
     sigma = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
-    expected = "A better" if a.mean() - b.mean() > 1.9952 * sigma else "not better"
+    diff = a.mean() - b.mean()
+    expected = ("A better" if diff > 1.9952 * sigma else "B better" if -diff > 1.9952 * sigma
+                else "no difference shown")
     assert res["criteria"]["average-delta"] == expected
 
 
@@ -62,21 +64,41 @@ def test_table_and_plot(capsys, runs, tmp_path):
     code, out, _ = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--gamma", "0.6",
                         "--plot", png)
     assert code == 0
-    assert "conclusion (gamma = 0.6): A better" in out
+    assert "conclusion (two-sided, gamma = 0.6): A better" in out
     assert "Noether sample size for gamma = 0.6: 181 pairs" in out
     assert png.stat().st_size > 1000
 
 
-def test_three_conclusions(capsys, tmp_path):
+@pytest.mark.parametrize(("wins", "gamma", "conclusion"), [
+    (66, 0.9, "not meaningful (A ahead)"),  # significant, the interval stays below gamma
+    (34, 0.9, "not meaningful (B ahead)"),
+    (80, 0.75, "A better"),
+    (20, 0.75, "B better"),  # the one-sided test said only "not significant" here
+    (50, 0.75, "not significant"),
+])
+def test_conclusions_in_both_directions(capsys, tmp_path, wins, gamma, conclusion):
     path = tmp_path / "c.csv"
-    # 66 wins of 100 pairs: significant, but the interval stays below gamma = 0.9.
-    path.write_text("a,b\n" + "1,0\n" * 66 + "0,1\n" * 34)
-    res = json.loads(_run(capsys, "compare", path, "--a", "a", "--b", "b", "--gamma", "0.9",
+    path.write_text("a,b\n" + "1,0\n" * wins + "0,1\n" * (100 - wins))
+    res = json.loads(_run(capsys, "compare", path, "--a", "a", "--b", "b", "--gamma", gamma,
                           "--format", "json")[1])
-    assert res["conclusion"] == "not meaningful"
-    res = json.loads(_run(capsys, "compare", path, "--a", "b", "--b", "a", "--format",
+    assert res["conclusion"] == conclusion and res["p_a_beats_b"] == wins / 100
+    assert res["caveats"] == [] and res["null_a_better"] is None  # 100 pairs > Noether's
+
+
+def test_few_pairs_qualify_the_verdict_with_its_exact_rate_under_equal_models(capsys, tmp_path):
+    path = tmp_path / "two.csv"
+    path.write_text("a,b\n0.92,0.90\n0.93,0.91\n")
+    code, out, _ = _run(capsys, "compare", path, "--a", "a", "--b", "b")
+    assert code == 0
+    assert "conclusion (two-sided, gamma = 0.75): A better\n" in out
+    assert ("caveat: k = 2 pairs is below Noether's 29 for gamma = 0.75 (alpha = 0.05, beta = "
+            "0.05): with equal models this test says 'A better' with probability 0.25 and 'B "
+            "better' with probability 0.25 at k = 2.") in out
+    res = json.loads(_run(capsys, "compare", path, "--a", "a", "--b", "b", "--format",
                           "json")[1])
-    assert res["conclusion"] == "not significant" and res["p_a_beats_b"] == 0.34
+    assert res["null_a_better"] == pytest.approx(0.25, abs=1e-12)
+    three = compare([3.0, 2.0, 4.0], [1.0, 1.0, 1.0])
+    assert three.null_a_better == pytest.approx(0.125, abs=1e-12)
 
 
 def test_missing_pairs_are_dropped_and_reported(capsys, tmp_path):
@@ -84,7 +106,7 @@ def test_missing_pairs_are_dropped_and_reported(capsys, tmp_path):
     path.write_text("a,b\n1,0\n2,\n3,1\n,4\n5,2\nnan,3\n6,\n")
     code, out, err = _run(capsys, "compare", path, "--a", "a", "--b", "b", "--format", "json")
     assert code == 0
-    assert err == "evalmc: dropped 4 pair(s) with only one score: row 2, row 4, row 6, row 7\n"
+    assert err == "evalmc: dropped 4 pair(s) missing a score: row 2, row 4, row 6, row 7\n"
     res = json.loads(out)
     assert res["k"] == 3 and res["n_dropped"] == 4 and res["p_a_beats_b"] == 1.0
 
@@ -94,7 +116,7 @@ def test_pair_by_matches_rows_by_key_and_counts_ties(capsys, tmp_path):
     path.write_text("seed,a,b\n3,0.5,\n1,,0.2\n2,0.9,\n1,0.7,\n3,,0.5\n2,,0.1\n4,1.0,\n")
     code, out, err = _run(capsys, "compare", path, "--a", "a", "--b", "b", "--pair-by", "seed",
                           "--format", "json")
-    assert code == 0 and err == "evalmc: dropped 1 pair(s) with only one score: seed=4\n"
+    assert code == 0 and err == "evalmc: dropped 1 pair(s) missing a score: seed=4\n"
     res = json.loads(out)
     assert (res["k"], res["wins"], res["ties"]) == (3, 2, 1)
     assert res["p_a_beats_b"] == pytest.approx(2.5 / 3)
@@ -102,13 +124,13 @@ def test_pair_by_matches_rows_by_key_and_counts_ties(capsys, tmp_path):
 
 @pytest.mark.parametrize(("content", "extra", "match"), [
     ("a,b\n1,2\n3,4\n", ["--b", "c"], "`--b` 'c' is not a column of .*; its columns: a, b"),
-    ("a,b\n1,2\nx,4\n3,1\n", [], "`--a` column 'a' must hold numbers .*data row 2 has 'x'"),
+    ("a,b\n1,2\nx,4\n3,1\n", [], "`--a` column 'a' must hold finite numbers .*data row 2 has 'x'"),
     ("a,b\n1,2\n,4\n", [], "`--a` and `--b` need at least 2 complete pairs; got 1 "
                            r"\(1 pairs miss a score\)"),
     ("s,a,b\n1,1,\n1,2,\n1,,3\n", ["--pair-by", "s"],
      "`--pair-by` key s=1 has more than one score for A"),
-    ("s,a,b\n1,1,2\n,2,3\n", ["--pair-by", "s"], "`--pair-by` 's' must have a key on every "
-                                                 "row; data row 2 has none"),
+    ("s,a,b\n1,1,2\n,2,3\n", ["--pair-by", "s"], "`--pair-by` column 's' must have a value on "
+                                                 "every row; data row 2 has none"),
     ("a,b\n1,2\n3,4\n2,1\n", ["--gamma", "1.5"], r"`gamma` must be in \(0.5, 1\); got 1.5"),
     ("a,b\n1,2\n3,4\n2,1\n", ["--sigma", "0"], r"`sigma` must be in \(0, inf\]; got 0.0"),
     ("a,b\n1,2\n3,4\n2,1\n", ["--resamples", "ten"], "`resamples` must be an integer; got 'ten'"),

@@ -167,7 +167,7 @@ class TestUserCriterion:
         batch = _batch(0, 5, 5)
         res = UserCriterion(lambda a, b: 1.5)(batch, None)
         assert res.failed.all()
-        assert "expected a p-value in [0, 1] or a bool" in res.errors[0]
+        assert "expected a p-value (a float in [0, 1]) or a decision" in res.errors[0]
         res = UserCriterion(lambda a, b: 1 / 0)(batch, None)
         assert res.errors[3] == "ZeroDivisionError: division by zero"
 

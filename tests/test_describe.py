@@ -57,7 +57,8 @@ class TestDescribe:
         frame = pd.DataFrame({"a": np.arange(6.0), "b": [1, 2, 2, 3, 9, 4],
                               "name": list("xyzxyz")})
         out = describe_columns(frame)
-        assert list(out["column"]) == ["a", "b"] and list(out.columns) == ["column", *KEYS]
+        assert list(out["column"]) == ["a", "b"]
+        assert list(out.columns) == ["column", *KEYS, "n_missing", "note"]
         with pytest.raises(ValueError, match=r"column 'name' must hold finite numbers only; "
                                              r"data row 1 holds 'x'\."):
             describe_columns(frame, ["name"])
@@ -106,16 +107,53 @@ class TestCommand:
     @pytest.mark.parametrize(("argv", "match"), [
         (["missing.csv"], "`FILE` must be an existing CSV file; got 'missing.csv'."),
         (["RUNS", "--col", "zz"], "`--col` 'zz' is not a column of"),
-        (["RUNS", "--col", "name"], "column 'name' must hold finite numbers only"),
+        (["RUNS", "--col", "name"], "`--col` column 'name' must hold finite numbers (an empty "
+                                    "cell is a missing value); data row 1 has 'x'"),
         (["RUNS", "--plot", "/no/such/dir/x.png"], "`--plot` must be a file in a writable"),
-        (["EMPTY"], "is not a readable CSV file"),
-        (["SHORT"], "column 'a': `x` must be a 1-D sample of at least 4 values"),
+        (["EMPTY"], "is empty; a CSV file of runs needs a header row"),
+        (["TEXT"], "has no column of numbers; its columns: model"),
+        (["GAP", "--no-dropna"], "column 'a' must hold no missing values (dropna=False); data "
+                                 "row 2 holds nan"),
+        (["ONE_TEXT_CELL"], "`--col` column 'a' must hold finite numbers (an empty cell is a "
+                            "missing value); data row 3 has 'oops'"),
     ])
     def test_errors_exit_2_with_one_line(self, runs_csv, tmp_path, capsys, argv, match):
-        (tmp_path / "empty.csv").write_text("")
-        (tmp_path / "short.csv").write_text("a\n1\n2\n3\n")
-        names = {"RUNS": str(runs_csv), "EMPTY": str(tmp_path / "empty.csv"),
-                 "SHORT": str(tmp_path / "short.csv")}
+        files = {"EMPTY": "", "TEXT": "model\nx\ny\n", "GAP": "a,b\n1,1\n,2\n3,3\n4,4\n5,5\n",
+                 "ONE_TEXT_CELL": "a,b\n1,2\n2,3\noops,4\n3,5\n4,6\n"}
+        names = {"RUNS": str(runs_csv)}
+        for name, text in files.items():
+            (tmp_path / f"{name}.csv").write_text(text)
+            names[name] = str(tmp_path / f"{name}.csv")
         assert main(["describe", *[names.get(a, a) for a in argv]]) == 2
         err = capsys.readouterr().err
         assert match in err and err.count("\n") == 1
+
+    def test_missing_values_constant_and_short_columns_do_not_abort_the_report(self, tmp_path,
+                                                                             capsys):
+        path = tmp_path / "runs.csv"
+        path.write_text("model,a,flat,short\nm1,1,5,1\nm2,,5,2\nm3,3,5,\nm4,4,5,\nm5,6,5,\n")
+        assert main(["describe", str(path), "--format", "csv"]) == 0
+        out, err = capsys.readouterr()
+        report = pd.read_csv(__import__("io").StringIO(out)).set_index("column")
+        assert err == "evalmc: not described (not numbers): model\n"
+        assert report.loc["a", ["n", "n_missing"]].tolist() == [4, 1]
+        assert report.loc["flat", "note"] == "constant: no shape"
+        assert report.loc["short", "note"] == "2 values: shape needs 4"
+
+    def test_semicolons_and_decimal_commas_are_read_as_numbers(self, tmp_path, capsys):
+        path = tmp_path / "runs.csv"
+        path.write_text("run;acc\n1;0,91\n2;0,93\n3;0,90\n4;0,95\n")
+        assert main(["describe", str(path), "--col", "acc", "--format", "json"]) == 0
+        row = json.loads(capsys.readouterr().out)[0]
+        assert row["mean"] == pytest.approx(0.9225) and row["n"] == 4
+
+    def test_long_format_describes_each_model(self, tmp_path, capsys):
+        path = tmp_path / "long.csv"
+        path.write_text("model,seed,acc\n" + "".join(
+            f"{m},{s},{v}\n" for s in range(5) for m, v in (("A", 0.9 + s / 100),
+                                                           ("B", 0.8 + s * s / 100))))
+        assert main(["describe", str(path), "--model", "model", "--score", "acc", "--format",
+                     "json"]) == 0
+        rows = json.loads(capsys.readouterr().out)
+        assert [r["column"] for r in rows] == ["A", "B"]
+        assert rows[1]["mean"] == pytest.approx(0.8 + 0.3 / 5 * 1.0, abs=1e-12)

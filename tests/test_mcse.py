@@ -29,9 +29,16 @@ def test_rate_and_mcse():
     assert np.isnan(rate[1]) and np.isnan(mcse[1])
 
 
-def test_bradley_bands():
-    labels = bradley([0.02, 0.025, 0.05, 0.075, 0.08, np.nan], 0.05)
-    assert labels.tolist() == ["conservative", "robust", "robust", "robust", "liberal", None]
+def test_bradley_judges_the_interval_against_the_band():
+    low = [0.01, 0.025, 0.04, 0.076, 0.02, 0.07, np.nan]
+    high = [0.024, 0.03, 0.075, 0.09, 0.03, 0.08, np.nan]
+    assert bradley(low, high, 0.05).tolist() == [
+        "conservative", "robust", "robust", "liberal", "undetermined", "undetermined", None]
+
+
+def test_one_replication_is_undetermined_not_conservative():
+    low, high = wilson_interval(0, 1)
+    assert bradley(low, high, 0.05)[()] == "undetermined"
 
 
 @pytest.mark.parametrize(("call", "match"), [

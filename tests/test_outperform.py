@@ -4,12 +4,14 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from evalmc.comparison import two_sided_conclusion
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.outperform import (
     CONCLUSIONS,
     DELTA_PAPER,
     DELTA_VIDEO,
     average_delta,
+    b_better_probabilities,
     bootstrap_pmf,
     conclusion_probabilities,
     outperform_test,
@@ -172,16 +174,32 @@ class TestCriteria:
 
     def test_single_point_and_average(self):
         batch = self._batch()
+        sd = np.sqrt((batch.a.var(axis=1, ddof=1) + batch.b.var(axis=1, ddof=1)) / 2)
+        first, mean = batch.a[:, 0] - batch.b[:, 0], batch.a.mean(axis=1) - batch.b.mean(axis=1)
         sp = CRITERIA["single-point"](batch, None)
         avg = CRITERIA["average-delta"](batch, None)
-        np.testing.assert_array_equal(sp.decisions(0.05), batch.a[:, 0] - batch.b[:, 0] > 1.9952)
-        np.testing.assert_array_equal(
-            avg.decisions(0.05), batch.a.mean(axis=1) - batch.b.mean(axis=1) > 1.9952)
-        other = average_delta(0.5)(batch, None)
-        assert other is not None and average_delta(0.5).name == "average-delta(delta=0.5)"
-        np.testing.assert_array_equal(
-            other.decisions(0.05), batch.a.mean(axis=1) - batch.b.mean(axis=1) > 0.5)
+        np.testing.assert_array_equal(sp.decisions(0.05), first > 1.9952 * sd)
+        np.testing.assert_array_equal(avg.decisions(0.05), mean > 1.9952 * sd)
+        assert 0 < sp.decisions(0.05).sum() < 200
+        known = average_delta(0.5, sigma=2.0)
+        assert known.name == "average-delta(delta=0.5,sigma=2)"
+        np.testing.assert_array_equal(known(batch, None).decisions(0.05), mean > 1.0)
         assert single_point(1.903).name == "single-point(delta=1.903)"
+        assert single_point(sigma=1).name == "single-point(sigma=1)"
+
+    def test_delta_is_in_sigma_units_whatever_the_scale(self):
+        batch = self._batch()
+        small = Batch(batch.a / 100, batch.b / 100, paired=True)  # accuracies, not percents
+        for name in ("single-point", "average-delta"):
+            np.testing.assert_array_equal(CRITERIA[name](small, None).decisions(0.05),
+                                          CRITERIA[name](batch, None).decisions(0.05))
+
+    def test_estimated_sigma_fails_on_constant_runs(self):
+        res = CRITERIA["average-delta"](Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True),
+                                        None)
+        assert res.failed.all()
+        with pytest.raises(ValueError, match=r"`sigma` must be in \(0, inf\]; got 0.0"):
+            single_point(sigma=0)
 
     def test_video_delta_is_the_paper_delta_at_gamma(self):
         assert DELTA_VIDEO == pytest.approx(DELTA_PAPER * stats.norm.ppf(0.75) * np.sqrt(2),
@@ -219,3 +237,43 @@ REGRESSION_LOW = [0.46, 0.59, 0.68, 0.12, 0.13]
 REGRESSION_HIGH = [0.74, 0.85, 0.9, 0.36, 0.37]
 REGRESSION_CONCLUSIONS = ["not significant", "A better", "A better", "not significant",
                           "not significant"]
+
+
+class TestTwoSided:
+    @pytest.mark.parametrize(("wins", "ties", "k", "match"), [
+        ([-1], [0], 5, r"`wins` must hold whole numbers of pairs in \[0, k = 5\]; got -1"),
+        ([1.5], [0], 5, r"`wins` must hold whole numbers of pairs in \[0, k = 5\]; got 1.5"),
+        ([6], [0], 5, r"`wins` must hold whole numbers of pairs in \[0, k = 5\]; got 6"),
+        ([3], [3], 5, r"`wins` \+ `ties` must be at most k = 5 pairs; sample 0 has 3 \+ 3"),
+        ([1], [0], 0, r"`k` must be an integer >= 1; got 0"),
+        ([1, 2], [0], 5, r"`wins` and `ties` must have the same shape"),
+    ])
+    def test_counts_are_validated(self, wins, ties, k, match):
+        with pytest.raises(ValueError, match=match):
+            outperform_test(wins, ties, k, rng=np.random.default_rng(0))
+
+    def test_null_rates_at_two_and_three_pairs_by_enumeration(self):
+        # With k <= 3 only w = k gives "A better" (every resample is 1) and w = 0 "B better".
+        for k in (2, 3):
+            weights = stats.binom.pmf(np.arange(k + 1), k, 0.5)
+            a = conclusion_probabilities(k)[:, 2]
+            b = b_better_probabilities(k)
+            np.testing.assert_allclose(a, (np.arange(k + 1) == k).astype(float), atol=1e-12)
+            np.testing.assert_allclose(b, a[::-1], atol=1e-12)
+            assert weights @ a == pytest.approx(0.5**k, abs=1e-12)
+
+    @pytest.mark.parametrize(("k", "wins"), [(20, 5), (40, 13), (40, 14)])
+    def test_b_better_matches_the_resampled_test(self, k, wins):
+        n = 20_000
+        res = outperform_test(np.full(n, wins), np.zeros(n, np.int64), k,
+                              rng=np.random.default_rng(wins))
+        found = np.mean([two_sided_conclusion(lo, hi, 0.75) == "B better"
+                         for lo, hi in zip(res.ci_low, res.ci_high, strict=True)])
+        exact = b_better_probabilities(k)[wins]
+        assert abs(found - exact) <= 4 * np.sqrt(exact * (1 - exact) / n) + 1e-9, (found, exact)
+
+    def test_b_better_fixed_values(self):
+        # regression: the mirrored ranks differ from A's by one, so B's rate is not A's mirror
+        assert b_better_probabilities(40)[14] == pytest.approx(0.0289013699, rel=1e-8)
+        assert conclusion_probabilities(20)[15, 2] != pytest.approx(
+            b_better_probabilities(20)[5], abs=1e-4)

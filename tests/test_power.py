@@ -70,7 +70,7 @@ class TestAveragePower:
     def test_matches_simulation(self, k, bias_sd):
         reps, grid = 4000, [0.5, 0.8, 0.95]
         res = run_study(make_design(k=k, p_ab=grid, bias_sd=bias_sd), "pipelines",
-                        [average_delta(1.0)], n_reps=reps, seed=5)
+                        [average_delta(1.0, sigma=1.0)], n_reps=reps, seed=5)
         found = res.summary.set_index("p_ab")["rate"]
         exact = average_power(grid, k=k, delta=1.0, bias_ratio=bias_sd)
         for p, e in zip(grid, exact, strict=True):

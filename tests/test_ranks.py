@@ -146,7 +146,7 @@ def test_ranks_command_refuses_a_file_without_two_models(tmp_path):
     csv.write_text("dataset,acc\nx,0.5\ny,0.6\n")
     proc = subprocess.run([sys.executable, "-m", "evalmc", "ranks", str(csv)],
                           capture_output=True, text=True)
-    assert proc.returncode == 2 and "2 numeric model columns" in proc.stderr
+    assert proc.returncode == 2 and "2 models and 2 complete data sets" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

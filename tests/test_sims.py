@@ -126,18 +126,22 @@ class TestEmpirical:
 
     def test_column_choice_and_bandwidth(self, csv):
         path, scores = csv
-        with pytest.raises(ValueError, match=r"`column` must name .* \(numeric columns: run, acc"):
+        with pytest.raises(ValueError, match=r"`column` must name .* \(columns of numbers: run, "
+                                             r"acc"):
             Empirical(file=str(path))
         s = Empirical(file=str(path), column="acc", bandwidth="0.5")
         assert s.kernel_sd == pytest.approx(0.5 * scores.std(ddof=1))
 
     @pytest.mark.parametrize(("content", "kwargs", "match"), [
         (None, {}, "`file` must be an existing CSV file"),
-        ("a\n1\n2\n", {"column": "b"}, "`column` 'b' is not in .*; its columns: a"),
-        ("a\n1\nx\n3\n", {"column": "a"}, "`column` 'a' must hold finite numbers; data row 2"),
+        ("a\n1\n2\n", {"column": "b"}, "`column` 'b' is not a column of .*; its columns: a"),
+        ("a\n1\nx\n3\n", {"column": "a"}, "`column` column 'a' must hold finite numbers .*data "
+                                          "row 2 has 'x'"),
         ("a\n1\n\n3\n", {}, ""),
-        ("a\n1\nnan\n", {"column": "a"}, "must hold finite numbers; data row 2"),
-        ("a\n1\n", {}, "`column` 'a' needs at least 2 distinct scores; got 1 rows"),
+        ("a\n1\nnan\n", {"column": "a"}, "`column` 'a' needs at least 2 distinct scores; got 1 "
+                                        "value"),  # the missing value is skipped
+        ("a\n1\ninf\n2\n", {"column": "a"}, "`column` column 'a' must hold finite numbers"),
+        ("a\n1\n", {}, "`column` 'a' needs at least 2 distinct scores; got 1 value"),
         ("a\nx\ny\n", {}, r"`column` must name the column of scores in .* \(none\)"),
         ("a\n1\n2\n", {"bandwidth": "wide"}, "`bandwidth` must be 'scott', 'silverman' or a"),
         ("a\n1\n2\n", {"bandwidth": "-1"}, r"`bandwidth` must be in \(0, inf\]; got -1.0"),

@@ -124,7 +124,7 @@ class TestReproducibility:
                                            "t-oracle"]
         assert s["alpha"].isna().tolist() == [True, True, False, False]
         assert s["bradley"].iloc[:2].isna().all() and s["bradley"].iloc[2:].notna().all()
-        assert s["rate"].iloc[0] > 0  # single-point rejects when a_1 - b_1 > 1.9952
+        assert s["rate"].iloc[0] > 0  # single-point rejects when a_1 - b_1 > 1.9952 sd
         assert json.loads(s.to_json(orient="records"))[0]["alpha"] is None
 
     def test_user_criterion_returning_decisions_gets_one_row(self):

@@ -32,6 +32,9 @@ class UsageError(Exception):
     """Bad command-line input: reported in one line, exit status 2."""
 
 
+FORMATS = ("table", "csv", "json")
+
+
 def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
     """Write `frame` as ``table``, ``csv`` or ``json`` (a list of records) to `out` or stdout."""
     if fmt == "json":
@@ -40,11 +43,76 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
         text = frame.to_csv(index=False)
     else:
         text = frame.to_string(index=False, na_rep="-")
+    write(text, out)
+
+
+def write(text: str, out: str | None = None) -> None:
+    """`text` (a newline added if missing) to stdout, or to the file `out`, written whole or
+    not at all: a temporary file beside it is renamed over it."""
     text = text if text.endswith("\n") else text + "\n"
-    if out:
-        Path(out).write_text(text)
-    else:
+    if not out:
         print(text, end="")
+        return
+    target = Path(out)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_text(text)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def json_text(value) -> str:
+    """`value` as indented JSON, floats at full precision and NaN as null (JSON has no NaN)."""
+    import json
+    import math
+
+    def clean(x):
+        if isinstance(x, float) and not math.isfinite(x):
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        return x
+
+    return json.dumps(clean(value), indent=2)
+
+
+def add_output_options(parser, formats=FORMATS) -> None:
+    """``--format`` and ``--out``, shared by every command that prints results."""
+    parser.add_argument("--format", choices=formats, default=formats[0],
+                        help="table for reading, csv or json for programs (default "
+                             "%(default)s)")
+    parser.add_argument("--out", metavar="FILE", help="write the results to FILE instead of "
+                                                      "stdout")
+
+
+def add_table_options(parser) -> None:
+    """The options of commands reading run tables: long format and the missing-value policy."""
+    parser.add_argument("--model", metavar="COL", help="long format (one row per run): the "
+                        "column naming each run's model; with --score")
+    parser.add_argument("--score", metavar="COL", help="long format: the column of scores")
+    parser.add_argument("--dropna", action=argparse.BooleanOptionalAction, default=True,
+                        help="skip missing values and count them (default); --no-dropna "
+                             "makes one an error")
+
+
+def load_table(args, pair_by: str | None = None):
+    """The command's CSV file as a table, wide (one column per model) when ``--model`` and
+    ``--score`` give it in long format; bad input raises UsageError."""
+    from evalmc.sims.tables import read_table, wide
+
+    if (args.model is None) != (args.score is None):
+        raise UsageError("`--model` and `--score` go together: they read a long-format file "
+                         "(one row per run).")
+    try:
+        frame = read_table(args.file)
+        if args.model is not None:
+            frame = wide(frame, args.model, args.score, pair_by)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    return frame
 
 
 def check_writable(path: str, option: str = "--out") -> None:

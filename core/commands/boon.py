@@ -1,11 +1,25 @@
-"""``evalmc boon``: Boo_n of your own runs, non-parametric and Gaussian, with intervals."""
+"""``evalmc boon``: Boo_n of your own runs, non-parametric and Gaussian, with intervals.
+
+The runs are a column of a wide file (``--test COL``), or a model of a long one (``--model COL
+--score COL --test MODEL``, where ``--val COL`` names a second score column). Missing scores are
+skipped and counted on stderr (or an error with ``--no-dropna``); with ``--val``, a run missing
+either score is skipped.
+"""
 
 from __future__ import annotations
 
-import json
 import sys
 
-from evalmc.commands import check_writable, int_arg
+from evalmc.commands import (
+    UsageError,
+    add_output_options,
+    add_table_options,
+    check_writable,
+    int_arg,
+    json_text,
+    load_table,
+    write,
+)
 
 #: As ``evalmc.estimators.boon.BEST`` and ``CI_METHODS`` (a test keeps them equal; the
 #: estimators are not imported to parse).
@@ -17,8 +31,8 @@ def register(sub) -> None:
     parser = sub.add_parser("boon", help="expected best-out-of-n (Boo_n) of runs in a CSV")
     parser.add_argument("file", metavar="FILE.csv")
     parser.add_argument("--n", type=int_arg("n"), required=True, help="pool size n")
-    parser.add_argument("--test", default="", help="column of test scores (default: the only "
-                                                   "numeric column)")
+    parser.add_argument("--test", default="", help="column of test scores (long format: the "
+                        "model; default: the only one)")
     parser.add_argument("--val", help="column of validation scores choosing the best run "
                                       "(default: the test scores)")
     parser.add_argument("--best", choices=BEST, default="max")
@@ -27,7 +41,8 @@ def register(sub) -> None:
                         help="bootstrap: resample runs, or smoothed with a Gaussian kernel")
     parser.add_argument("--resamples", type=int_arg("resamples"), default=10_000)
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    add_table_options(parser)
+    add_output_options(parser)
     parser.add_argument("--plot", metavar="FILE.png", help="histogram with the estimates")
     parser.set_defaults(run=run)
 
@@ -51,28 +66,80 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
 
 
 def run(args) -> int:
-    import pandas as pd
-
-    from evalmc.sims.scores import read_scores
-
-    if args.plot:
-        check_writable(args.plot, "--plot")
-    test = read_scores(args.file, args.test, option="--test")
-    val = read_scores(args.file, args.val, option="--val") if args.val else None
+    for path, option in ((args.plot, "--plot"), (args.out, "--out")):
+        if path:
+            check_writable(path, option)
+    test, val, dropped = _runs(args)
+    if dropped:
+        print(f"evalmc: skipped {dropped} run(s) missing a score", file=sys.stderr)
     record = summarise(test, val, n=args.n, best=args.best, confidence=args.confidence,
                        method=args.method, resamples=args.resamples, seed=args.seed)
     if test.size < args.n:
         print(f"evalmc: warning: m = {test.size} runs is fewer than n = {args.n}: Boo_n "
               "extrapolates beyond the runs you have.", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps(record, indent=2))
+        write(json_text(record), args.out)
     else:
+        import pandas as pd
+
         rows = [(k, f"{v[0]:.6g} to {v[1]:.6g}" if isinstance(v, list) else f"{v:.6g}")
                 for k, v in record.items()]
-        print(pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False))
+        if args.format == "csv":
+            flat = {k: v for key, value in record.items() for k, v in (
+                ((key, value),) if not isinstance(value, list)
+                else ((f"{key}_low", value[0]), (f"{key}_high", value[1])))}
+            write(pd.DataFrame([flat]).to_csv(index=False), args.out)
+        else:
+            write(pd.DataFrame(rows, columns=["quantity", "value"]).to_string(index=False),
+                  args.out)
     if args.plot:
         _plot(test, val, record).savefig(args.plot, dpi=120)
     return 0
+
+
+def _runs(args):
+    """Test scores, validation scores (or None) and the count of runs skipped for a missing
+    score, from the command's file."""
+    import numpy as np
+
+    from evalmc.sims.scores import score_column
+    from evalmc.sims.tables import numeric_column, only_score_column
+
+    frame = load_table(args)
+    test_col = args.test or only_score_column(frame, option="--test")
+    if args.val is None:
+        test = score_column(frame, test_col, option="--test", dropna=args.dropna)
+        return test, None, _missing(frame, test_col)
+    if args.model is not None:
+        val_frame, val_col = load_table(_with(args, score=args.val)), test_col
+    else:
+        val_frame, val_col = frame, args.val
+    test = numeric_column(frame, test_col, option="--test")
+    val = numeric_column(val_frame, val_col, option="--val")
+    missing = np.isnan(test) | np.isnan(val)
+    skipped = int(missing.sum()) if args.model is None else (
+        _missing(frame, test_col) + _missing(val_frame, val_col))
+    if skipped and not args.dropna:
+        raise UsageError(f"`--test` {test_col!r} or `--val` misses a score; without "
+                         "--no-dropna runs missing one are skipped and counted.")
+    test, val = test[~missing], val[~missing]
+    if test.size < 2 or np.ptp(test) == 0:
+        raise UsageError(f"`--test` {test_col!r} needs at least 2 distinct scores; got "
+                         f"{test.size} complete runs.")
+    return test, val, skipped
+
+
+def _missing(frame, column) -> int:
+    """Runs of `column` whose score cell is empty (in long format, not the runs a model lacks)."""
+    if "missing" in frame.attrs:
+        return int(frame.attrs["missing"].get(str(column), 0))
+    return int(frame[column].isna().sum())
+
+
+def _with(args, **changes):
+    import argparse
+
+    return argparse.Namespace(**{**vars(args), **changes})
 
 
 def _plot(test, val, record):

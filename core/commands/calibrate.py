@@ -16,16 +16,32 @@ from evalmc.commands import (
 #: is not imported to parse).
 BACKENDS = ("threads", "loky", "dask")
 BLOCK_SIZE = 1000
+#: As the keys of ``evalmc.sims.SCENARIOS`` and ``evalmc.criteria.CRITERIA`` (a test keeps
+#: them equal), for ``--help``.
+SCENARIOS = ("normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
+             "pipelines", "paired-classifiers", "llm-items", "multi-dataset", "pool")
+CRITERIA = (
+    "paired-t", "student-t", "welch-t", "mann-whitney", "sign", "wilcoxon", "wilcoxon-pratt",
+    "wilcoxon-zsplit", "permutation-paired", "permutation-two-sample", "bootstrap-mean",
+    "bootstrap-mean-percentile", "bootstrap-mean-basic", "bootstrap-mean-paired",
+    "bootstrap-mean-paired-percentile", "bootstrap-mean-paired-basic", "single-point",
+    "average-delta", "prob-outperform", "t-oracle", "proportion", "mcnemar", "mcnemar-exact",
+    "mcnemar-midp", "bootstrap-dcerr", "bootstrap-df1", "unpaired-z", "paired-items",
+    "mcnemar-items", "clustered-z", "cluster-bootstrap", "friedman", "nemenyi", "wilcoxon-holm",
+    "aso", "bayes-correlated-t", "bayes-signed-rank",
+)
+SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: parameters)"
 
 
 def register(sub) -> None:
     cal = sub.add_parser("calibrate", help="size and power of criteria under a scenario")
-    cal.add_argument("--scenario", required=True, help="data-generating process (see list)")
+    cal.add_argument("--scenario", required=True, metavar="NAME", help=SCENARIO_HELP)
     cal.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="scenario parameter; several values make a grid (repeatable)")
     cal.add_argument("--criterion", action="append", required=True, metavar="NAME",
-                     help="built-in name, name(key=value,...), path/to/file.py:function or "
-                          "module:function (repeatable)")
+                     help=f"built-in: {', '.join(CRITERIA)}; or name(key=value,...), "
+                          "path/to/file.py:function, module:function (repeatable; evalmc list "
+                          "describes each)")
     cal.add_argument("--reps", type=int_arg("reps"), default=10_000,
                      help="replications per condition")
     cal.add_argument("--alpha", default="0.05", help="level(s), comma-separated")

@@ -1,10 +1,11 @@
-"""``evalmc compare``: is pipeline A better than B on your own paired runs?
+"""``evalmc compare``: which of pipelines A and B is better on your own paired runs, if either?
 
-The verdicts of :func:`evalmc.compare` on the runs of a CSV file. Pairing: without
-``--pair-by``, row i's A score is paired with row i's B score; with it, the A and B scores of
-the rows sharing a key are paired (each key may hold one A and one B score). A pair with a
-missing score (empty cell or NaN) is dropped and reported on stderr; a cell that is not a
-number is an error.
+The verdicts of :func:`evalmc.compare` on the runs of a CSV file, wide (a column per pipeline,
+``--a`` and ``--b`` name them) or long (``--model COL --score COL``: ``--a`` and ``--b`` name
+models). Pairing: without ``--pair-by``, row i's A score is paired with row i's B score (in long
+format, each model's i-th run); with it, the A and B scores sharing a key are paired (each key
+may hold one A and one B score). A pair with a missing score is dropped and reported on stderr
+(or, with ``--no-dropna``, an error); a cell that is not a number is an error.
 """
 
 from __future__ import annotations
@@ -12,7 +13,15 @@ from __future__ import annotations
 import json
 import sys
 
-from evalmc.commands import UsageError, check_writable, int_arg
+from evalmc.commands import (
+    UsageError,
+    add_output_options,
+    add_table_options,
+    check_writable,
+    int_arg,
+    load_table,
+    write,
+)
 
 #: As ``evalmc.criteria.outperform.GAMMA``, ``N_RESAMPLES`` and ``DELTA_PAPER``, the defaults of
 #: :func:`evalmc.compare` (a test keeps them equal; the criteria are not imported to parse).
@@ -24,8 +33,10 @@ DELTA_PAPER = 1.9952
 def register(sub) -> None:
     parser = sub.add_parser("compare", help="P(A>B) test and other verdicts on your own runs")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file of run scores")
-    parser.add_argument("--a", required=True, metavar="COL", help="column of A's scores")
-    parser.add_argument("--b", required=True, metavar="COL", help="column of B's scores")
+    parser.add_argument("--a", required=True, metavar="NAME",
+                        help="column of A's scores (long format: A's model name)")
+    parser.add_argument("--b", required=True, metavar="NAME",
+                        help="column of B's scores (long format: B's model name)")
     parser.add_argument("--pair-by", metavar="COL",
                         help="column keying the pairs (seed, split); default: pair by row")
     parser.add_argument("--gamma", type=float, default=GAMMA,
@@ -41,13 +52,15 @@ def register(sub) -> None:
     parser.add_argument("--sigma", type=float,
                         help="sd of one run's score (default: pooled sd of A's and B's runs)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0, help="seed of the bootstrap")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    add_table_options(parser)
+    add_output_options(parser)
     parser.add_argument("--plot", metavar="FILE.png", help="plot the bootstrap distribution")
     parser.set_defaults(run=run)
 
 
-def read_pairs(path: str, col_a: str, col_b: str, pair_by: str | None = None):
-    """Paired scores of A and B from a CSV file.
+def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
+               dropna: bool = True):
+    """Paired scores of A and B from a table of :func:`evalmc.sims.tables.read_table`.
 
     Returns
     -------
@@ -56,53 +69,36 @@ def read_pairs(path: str, col_a: str, col_b: str, pair_by: str | None = None):
         The pairs dropped for a missing score, as ``'row N'`` or ``'COL=KEY'``.
     """
     import numpy as np
-    import pandas as pd
 
-    try:
-        frame = pd.read_csv(path)
-    except (FileNotFoundError, IsADirectoryError):
-        raise UsageError(f"`FILE` must be an existing CSV file; got {path!r}.") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise UsageError(f"`FILE` {path!r} is not a readable CSV file: {err}") from None
+    from evalmc.sims.tables import key_column, numeric_column
+
     for option, col in (("--a", col_a), ("--b", col_b), ("--pair-by", pair_by)):
         if col is not None and col not in frame.columns:
             valid = ", ".join(map(str, frame.columns))
-            raise UsageError(f"`{option}` {col!r} is not a column of {path!r}; its columns: "
-                             f"{valid}.")
-    a, b = _numbers(frame, col_a, "--a"), _numbers(frame, col_b, "--b")
-    if pair_by is None:
-        labels = [f"row {i + 1}" for i in range(len(frame))]
+            what = "a model" if frame.attrs.get("long") and option != "--pair-by" else "a column"
+            raise UsageError(f"`{option}` {col!r} is not {what} of {frame.attrs['file']!r}; "
+                             f"its {'models' if what == 'a model' else 'columns'}: {valid}.")
+    a = numeric_column(frame, col_a, option="--a")
+    b = numeric_column(frame, col_b, option="--b")
+    if pair_by is None or frame.attrs.get("long"):
+        labels = ([f"{pair_by}={key}" for key in frame[pair_by]] if pair_by
+                  else [f"row {i + 1}" for i in range(len(frame))])
     else:
-        keys = frame[pair_by]
-        if keys.isna().any():
-            row = int(np.flatnonzero(keys.isna())[0])
-            raise UsageError(f"`--pair-by` {pair_by!r} must have a key on every row; data row "
-                             f"{row + 1} has none.")
+        keys = key_column(frame, pair_by, option="--pair-by")
         a, b = _by_key(keys, a, "A", pair_by), _by_key(keys, b, "B", pair_by)
         a, b = a.align(b)
         labels = [f"{pair_by}={key}" for key in a.index]
         a, b = a.to_numpy(), b.to_numpy()
     has_a, has_b = ~np.isnan(a), ~np.isnan(b)
-    dropped = [label for label, x, y in zip(labels, has_a, has_b, strict=True) if x != y]
+    dropped = [label for label, x, y in zip(labels, has_a, has_b, strict=True) if not (x and y)]
+    if dropped and not dropna:
+        raise UsageError(f"pair {dropped[0]} misses a score; without --no-dropna such pairs are "
+                         "dropped and counted.")
     keep = has_a & has_b
     if keep.sum() < 2:
         raise UsageError(f"`--a` and `--b` need at least 2 complete pairs; got {keep.sum()}"
                          + (f" ({len(dropped)} pairs miss a score)" if dropped else "") + ".")
     return a[keep], b[keep], dropped
-
-
-def _numbers(frame, col, option):
-    import numpy as np
-    import pandas as pd
-
-    raw = frame[col]
-    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero((np.isnan(values) & raw.notna().to_numpy()) | np.isinf(values))
-    if bad.size:
-        row = int(bad[0])
-        raise UsageError(f"`{option}` column {col!r} must hold numbers (empty = missing); data "
-                         f"row {row + 1} has {raw.iloc[row]!r}.")
-    return values
 
 
 def _by_key(keys, values, side, pair_by):
@@ -117,17 +113,19 @@ def _by_key(keys, values, side, pair_by):
 
 
 def run(args) -> int:
-    if args.plot:
-        check_writable(args.plot, "--plot")
+    for path, option in ((args.plot, "--plot"), (args.out, "--out")):
+        if path:
+            check_writable(path, option)
     from evalmc.comparison import compare
     from evalmc.sims.validation import check_int
 
     check_int("resamples", args.resamples, low=1)
-
-    a, b, dropped = read_pairs(args.file, args.a, args.b, args.pair_by)
+    frame = load_table(args, args.pair_by)
+    frame.attrs["long"] = args.model is not None
+    a, b, dropped = read_pairs(frame, args.a, args.b, args.pair_by, dropna=args.dropna)
     if dropped:
         shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
-        print(f"evalmc: dropped {len(dropped)} pair(s) with only one score: {shown}",
+        print(f"evalmc: dropped {len(dropped)} pair(s) missing a score: {shown}",
               file=sys.stderr)
     res = compare(a, b, gamma=args.gamma, alpha=args.alpha, beta=args.beta,
                   n_resamples=args.resamples, delta=args.delta, sigma=args.sigma, seed=args.seed)
@@ -135,15 +133,24 @@ def run(args) -> int:
     if args.plot:
         res.plot().savefig(args.plot, dpi=120)
     if args.format == "json":
-        print(json.dumps(result, indent=2))
-        return 0
-    print(f"pairs k = {result['k']} ({result['wins']} won by A, {result['ties']} ties counted "
-          f"one half, {result['n_dropped']} dropped)")
-    print(f"P(A>B) = {result['p_a_beats_b']:.4f}, {1 - args.alpha:.0%} percentile-bootstrap "
-          f"interval [{result['ci_low']:.4f}, {result['ci_high']:.4f}] (B = {args.resamples})")
-    print(f"conclusion (gamma = {args.gamma}): {result['conclusion']}")
-    print(f"Noether sample size for gamma = {args.gamma}: {result['noether_n']} pairs")
-    print(f"other criteria (delta = {args.delta:g} sigma = {result['delta']:.4g}):")
-    for name, verdict in result["criteria"].items():
-        print(f"  {name:<16} {verdict}")
+        write(json.dumps(result, indent=2), args.out)
+    elif args.format == "csv":
+        write(res.to_frame().to_csv(index=False), args.out)
+    else:
+        write(_table(result, args), args.out)
     return 0
+
+
+def _table(result: dict, args) -> str:
+    lines = [
+        f"pairs k = {result['k']} ({result['wins']} won by A, {result['ties']} ties counted one "
+        f"half, {result['n_dropped']} dropped)",
+        f"P(A>B) = {result['p_a_beats_b']:.4f}, {1 - args.alpha:.0%} percentile-bootstrap "
+        f"interval [{result['ci_low']:.4f}, {result['ci_high']:.4f}] (B = {args.resamples})",
+        f"conclusion (two-sided, gamma = {args.gamma}): {result['conclusion']}",
+        *(f"caveat: {line}" for line in result["caveats"]),
+        f"Noether sample size for gamma = {args.gamma}: {result['noether_n']} pairs",
+        f"other criteria, two-sided (delta = {args.delta:g} sigma = {result['delta']:.4g}):",
+        *(f"  {name:<16} {verdict}" for name, verdict in result["criteria"].items()),
+    ]
+    return "\n".join(lines)

@@ -11,7 +11,7 @@ from evalmc.commands import (
     int_arg,
     parse_grid,
 )
-from evalmc.commands.calibrate import BACKENDS, BLOCK_SIZE
+from evalmc.commands.calibrate import BACKENDS, BLOCK_SIZE, SCENARIO_HELP
 
 #: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.estimation.TARGETS`` (a test
 #: keeps them equal; the engine is not imported to parse).
@@ -21,7 +21,7 @@ TARGETS = ("mean-a", "effect")
 
 def register(sub) -> None:
     cov = sub.add_parser("coverage", help="bias, SE, RMSE, coverage and width of estimators")
-    cov.add_argument("--scenario", required=True, help="data-generating process (see list)")
+    cov.add_argument("--scenario", required=True, metavar="NAME", help=SCENARIO_HELP)
     cov.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="scenario parameter; several values make a grid (repeatable)")
     cov.add_argument("--estimator", action="append", required=True, metavar="NAME",

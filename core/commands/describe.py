@@ -1,12 +1,23 @@
-"""``evalmc describe``: the descriptive report of run results, one row per CSV column."""
+"""``evalmc describe``: the descriptive report of run results, one row per column of scores.
+
+Every column of scores is described unless ``--col`` names some; a column of text (model
+names, say) is left out and named on stderr, never silently. Missing values are skipped and
+counted (``n_missing``), or an error with ``--no-dropna``.
+"""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import TYPE_CHECKING
+import sys
 
-from evalmc.commands import UsageError, check_writable, emit
+from evalmc.commands import (
+    UsageError,
+    add_output_options,
+    add_table_options,
+    check_writable,
+    json_text,
+    load_table,
+    write,
+)
 
 
 def register(sub) -> None:
@@ -14,47 +25,51 @@ def register(sub) -> None:
         "describe", help="median, IQR, min, max, mean, sd, skewness, normality of run results")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file, one run per row")
     parser.add_argument("--col", action="append", metavar="C",
-                        help="column to describe (repeatable); default: every numeric column")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+                        help="column to describe (repeatable); default: every column of scores "
+                             "(long format: every model)")
+    add_table_options(parser)
+    add_output_options(parser)
     parser.add_argument("--plot", metavar="FILE.png",
                         help="also write histograms and box-whiskers beside mean ± sd")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    for path, option in ((args.plot, "--plot"), (args.out, "--out")):
+        if path:
+            check_writable(path, option)
     from evalmc.estimators.describe import describe_columns
+    from evalmc.sims.tables import is_score_column, numeric_column
 
-    frame = _read(args.file)
+    frame = load_table(args)
     if args.col:
         missing = [c for c in args.col if c not in frame.columns]
         if missing:
             raise UsageError(f"`--col` {missing[0]!r} is not a column of {args.file!r}; its "
                              f"columns: {', '.join(map(str, frame.columns))}.")
-    if args.plot:
-        check_writable(args.plot, "--plot")
-    report = describe_columns(frame, args.col)
-    if args.format == "json":  # full precision: K-S and Shapiro p-values can be ~1e-12
-        print(json.dumps(report.to_dict(orient="records"), indent=2))
+        columns = args.col
     else:
-        emit(report, "table")
+        columns = [c for c in frame.columns if is_score_column(frame[c])]
+        text = [str(c) for c in frame.columns if c not in columns]
+        if not columns:
+            raise UsageError(f"`FILE` {args.file!r} has no column of numbers; its columns: "
+                             f"{', '.join(map(str, frame.columns))}.")
+        if text:
+            print(f"evalmc: not described (not numbers): {', '.join(text)}", file=sys.stderr)
+    numbers = {c: numeric_column(frame, c, option="--col") for c in columns}
+    report = describe_columns(numbers, columns, dropna=args.dropna)
+    if args.format == "json":  # full precision: K-S and Shapiro p-values can be ~1e-12
+        write(json_text(report.to_dict(orient="records")), args.out)
+    elif args.format == "csv":
+        write(report.to_csv(index=False), args.out)
+    else:
+        write(report.to_string(index=False, na_rep="-"), args.out)
     if args.plot:
+        import numpy as np
+
         from evalmc.plots import report_figure
 
-        samples = {c: frame[c].to_numpy(dtype=float) for c in report["column"]}
-        report_figure(samples).savefig(args.plot, dpi=120)
+        samples = {c: v[~np.isnan(v)] for c, v in numbers.items()}
+        report_figure({c: v for c, v in samples.items() if v.size >= 2}).savefig(args.plot,
+                                                                                  dpi=120)
     return 0
-
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-
-def _read(file: str) -> pd.DataFrame:
-    import pandas as pd
-
-    if not Path(file).is_file():
-        raise UsageError(f"`FILE` must be an existing CSV file; got {file!r}.")
-    try:
-        return pd.read_csv(file)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise UsageError(f"`FILE` {file!r} is not a readable CSV file: {err}") from None

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
+from evalmc.commands import add_output_options, check_writable, json_text, write
 
 
 def register(sub) -> None:
     parser = sub.add_parser("list", help="scenarios and criteria, with parameters and defaults")
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    add_output_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if args.out:
+        check_writable(args.out)
     from evalmc.criteria import CRITERIA
     from evalmc.sims import SCENARIOS
 
@@ -25,17 +27,30 @@ def run(args) -> int:
                        "data": getattr(c, "data", "scores")}
                 for name, c in CRITERIA.items()}
     if args.format == "json":
-        print(json.dumps({"scenarios": scenarios, "criteria": criteria}, indent=2))
-        return 0
-    print("Scenarios (--scenario NAME --param KEY=VALUE):")
+        write(json_text({"scenarios": scenarios, "criteria": criteria}), args.out)
+    elif args.format == "csv":
+        import pandas as pd
+
+        rows = [{"kind": "scenario", "name": name, "parameter": key, "default": p["default"],
+                 "description": p["doc"]}
+                for name, spec in scenarios.items() for key, p in spec["parameters"].items()]
+        rows += [{"kind": "criterion", "name": name, "parameter": "", "default": "",
+                  "description": spec["description"]} for name, spec in criteria.items()]
+        write(pd.DataFrame(rows).to_csv(index=False), args.out)
+    else:
+        write("\n".join(_table_lines(scenarios, criteria)), args.out)
+    return 0
+
+
+def _table_lines(scenarios, criteria):
+    yield "Scenarios (--scenario NAME --param KEY=VALUE):"
     for name, spec in scenarios.items():
-        print(f"\n  {name}: {spec['description']}")
+        yield f"\n  {name}: {spec['description']}"
         for key, p in spec["parameters"].items():
-            print(f"    {key:<10} {p['default']!r:<10} {p['doc']}")
-    print("\nCriteria (--criterion NAME, or path/to/file.py:function):")
+            yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"
+    yield "\nCriteria (--criterion NAME, or path/to/file.py:function):"
     for name, spec in criteria.items():
         needs = " [needs paired samples]" if spec["paired"] else ""
         if spec["data"] != "scores":
             needs += f" [works on {spec['data']}: scenario paired-classifiers]"
-        print(f"  {name:<16} {spec['description']}{needs}")
-    return 0
+        yield f"  {name:<16} {spec['description']}{needs}"

@@ -6,10 +6,25 @@ import sys
 
 from evalmc.commands import int_arg
 
+#: Each paper's figures, as ``evalmc.reproductions.<paper>.FIGURES`` names them (a test keeps
+#: them equal; the papers' modules are not imported to parse).
+FIGURES = {
+    "bajgar2018": ("boon-normal", "fig1", "fig2", "fig3"),
+    "keller2005": ("fig1", "fig2", "fig1-exact", "fig2-exact"),
+    "giles1997": ("fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8"),
+    "bouthillier2021": ("fig6", "sensitivity", "figc1", "figi6", "eq7", "fpbias"),
+}
+
 
 def register(sub) -> None:
-    parser = sub.add_parser("reproduce", help="regenerate papers' figures and check targets")
-    parser.add_argument("spec", metavar="PAPER[.FIGURE]|all")
+    listing = "; ".join(f"{paper}: {', '.join(names)}" for paper, names in FIGURES.items())
+    parser = sub.add_parser(
+        "reproduce", help="regenerate papers' figures and check targets",
+        description="Regenerate the figures of the reproduced papers, write them with a "
+                    f"REPORT.md of the papers' numbers beside ours. Papers and figures: {listing}.")
+    parser.add_argument("spec", metavar="PAPER[.FIGURE]|all",
+                        help=f"all, a paper ({', '.join(FIGURES)}) or one figure, e.g. "
+                             "giles1997.fig2")
     parser.add_argument("--scale", choices=("quick", "paper"), default="quick")
     parser.add_argument("--out", help="output directory (default: figures/ for the paper "
                                       "scale, figures/quick/ for the quick one)")

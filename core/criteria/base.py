@@ -19,6 +19,7 @@ import cloudpickle
 import numpy as np
 import scipy
 
+from evalmc.criteria.capture import captured_stdout, warn_printed
 from evalmc.sims.base import ALTERNATIVES, Batch
 from evalmc.sims.validation import check_choice
 
@@ -184,10 +185,12 @@ class UserCriterion:
     """A user's test: ``func(a, b)`` or ``func(a, b, rng=rng)``, on one replication, or on
     the whole block when vectorized.
 
-    `func` returns a p-value (a number in [0, 1]), a decision (a bool, True = reject A = B),
-    a result with a ``pvalue`` attribute (scipy's), or a pair ``(statistic, pvalue)``. A
-    replication whose call raises, or returns anything else, is recorded as failed with its
-    message; it is never redrawn. `alternative` is what a rejection concludes, as for
+    `func` returns a p-value (a float in [0, 1]), a decision (a bool, True = reject A = B, or
+    the integer 0 or 1), a result with a ``pvalue`` attribute (scipy's), or a pair
+    ``(statistic, pvalue)``. A replication whose call raises (SystemExit included), or returns
+    anything else, is recorded as failed with its message; it is never redrawn. The scores it
+    receives are read-only (they are shared with the other criteria), and what it prints is
+    captured (:mod:`evalmc.criteria.capture`). `alternative` is what a rejection concludes, as for
     :class:`BuiltinCriterion`.
 
     Vectorized (``vectorized=True``; by default when `func` has an ``axis`` parameter, as for
@@ -240,8 +243,13 @@ class UserCriterion:
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         kwargs = {"rng": rng} if _accepts(self.func, "rng") else {}
-        if self.vectorized:
-            return self._call_block(batch, kwargs)
+        with captured_stdout() as printed:
+            result = (self._call_block(batch, kwargs) if self.vectorized
+                      else self._call_rows(batch, kwargs))
+        warn_printed(self.name, printed.getvalue())
+        return result
+
+    def _call_rows(self, batch, kwargs) -> CriterionResult:
         n = batch.n_reps
         pvalue = np.full(n, np.nan)
         reject = np.zeros(n, bool)
@@ -255,9 +263,9 @@ class UserCriterion:
                     reject[i] = out
                 else:
                     pvalue[i] = out
-            except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
+            except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
                 failed[i] = True
-                errors[i] = f"{type(err).__name__}: {err}"
+                errors[i] = failure_message(err)
         return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
 
     def _call_block(self, batch, kwargs) -> CriterionResult:
@@ -268,20 +276,42 @@ class UserCriterion:
             if out.shape != (n,):
                 raise TypeError(f"returned shape {out.shape}; expected ({n},), one answer per "
                                 "replication")
-        except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
-            message = f"{type(err).__name__}: {err}"
+        except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
+            message = failure_message(err)
             return CriterionResult(np.ones(n, bool), pvalue=np.full(n, np.nan),
                                    reject=np.zeros(n, bool),
                                    errors=dict.fromkeys(range(n), message))
         if out.dtype == bool:
             return CriterionResult(np.zeros(n, bool), pvalue=np.full(n, np.nan), reject=out.copy())
+        if np.issubdtype(out.dtype, np.integer):  # 0/1 decisions; other integers are refused
+            bad = (out != 0) & (out != 1)
+            errors = {int(i): f"TypeError: returned the integer {out[i]!r}; {ANSWER_RULE}"
+                      for i in np.flatnonzero(bad)}
+            return CriterionResult(bad, pvalue=np.full(n, np.nan), reject=out == 1,
+                                   errors=errors)
         with np.errstate(invalid="ignore"):
             pvalue = out.astype(float)
             bad = ~((pvalue >= 0.0) & (pvalue <= 1.0))
-        errors = {int(i): f"TypeError: returned {out[i]!r}; expected a p-value in [0, 1] or a "
-                          "bool" for i in np.flatnonzero(bad)}
+        errors = {int(i): f"TypeError: returned {out[i]!r}; {ANSWER_RULE}"
+                  for i in np.flatnonzero(bad)}
         return CriterionResult(bad, pvalue=np.where(bad, np.nan, pvalue),
                                reject=np.zeros(n, bool), errors=errors)
+
+
+#: What a user's criterion may return, as its failures say.
+ANSWER_RULE = ("expected a p-value (a float in [0, 1]) or a decision (a bool, or the integer 0 "
+               "or 1; True or 1 = reject)")
+
+
+def failure_message(err: Exception) -> str:
+    """How a failed replication is recorded: the exception's type and message, and the rule
+    broken when the criterion wrote into its read-only input."""
+    message = f"{type(err).__name__}: {err}"
+    if isinstance(err, ValueError) and "read-only" in str(err):
+        message += (" (the criterion changed its input in place; the scores are read-only, "
+                    "shared with the other criteria: work on a copy, e.g. np.sort(a) instead "
+                    "of a.sort())")
+    return message
 
 
 def _unwrap(out):
@@ -298,9 +328,13 @@ def _pvalue_or_decision(out) -> float | bool:
     answer = _unwrap(out)
     if isinstance(answer, (bool, np.bool_)):
         return bool(answer)
+    if isinstance(answer, numbers.Integral):
+        if answer in (0, 1):
+            return bool(answer)
+        raise TypeError(f"returned the integer {out!r}; {ANSWER_RULE}")
     if isinstance(answer, numbers.Real) and 0.0 <= float(answer) <= 1.0:
         return float(answer)
-    raise TypeError(f"returned {out!r}; expected a p-value in [0, 1] or a bool")
+    raise TypeError(f"returned {out!r}; {ANSWER_RULE}")
 
 
 def _rebuild_user_criterion(func_bytes, name, paired, alternative, vectorized, key):

@@ -10,11 +10,12 @@
 The first three give decisions only (``decision_only``: one rate whatever the study's alpha);
 all four test "A better" (``alternative='greater'``): P(A>B) <= 0.5 is their null.
 
-``delta`` is in score units. The paper sets ``delta = 1.9952 sigma`` (:data:`DELTA_PAPER`),
-sigma the sd of the ideal estimator's runs; the authors' video code uses
-``1.9952 Phi^-1(0.75) sqrt(2) sigma = 1.903 sigma`` (:data:`DELTA_VIDEO`). The registered
-criteria assume ``sigma = 1``, the `pipelines` scenario's default; :func:`average_delta` and
-:func:`single_point` build them for any delta.
+``delta`` is in units of sigma, the sd of one run's score, here as in ``evalmc compare``. The
+paper sets ``delta = 1.9952 sigma`` (:data:`DELTA_PAPER`), sigma the sd of the ideal
+estimator's runs; the authors' video code uses ``1.9952 Phi^-1(0.75) sqrt(2) sigma = 1.903
+sigma`` (:data:`DELTA_VIDEO`). sigma is known when given (``single-point(sigma=1)``, as the
+paper's simulations know it), else estimated in each replication by the pooled sd of A's and
+B's runs; :func:`average_delta` and :func:`single_point` build the criteria for any delta.
 
 Sufficient statistic of the bootstrap: a resample of k pairs holding w wins and t ties has
 ``(W*, T*) ~ Multinomial(k, (w, t, k - w - t) / k)``, so P(A>B)* takes one of the 2k + 1
@@ -140,8 +141,16 @@ def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=
     OutperformResult
     """
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
-    wins = np.asarray(wins, dtype=np.int64)
-    ties = np.asarray(ties, dtype=np.int64)
+    k = check_int("k", k, low=1)
+    wins, ties = _counts("wins", wins, k), _counts("ties", ties, k)
+    if wins.shape != ties.shape:
+        raise ValueError(f"`wins` and `ties` must have the same shape; got {wins.shape} and "
+                         f"{ties.shape}.")
+    over = np.flatnonzero(wins + ties > k)
+    if over.size:
+        i = over[0]
+        raise ValueError(f"`wins` + `ties` must be at most k = {k} pairs; sample {i} has "
+                         f"{wins[i]} + {ties[i]}.")
     if ties.any():  # P(A>B)* on the grid of halves 0, 1/(2k), ..., 1
         unique, inverse = np.unique(wins * (k + 1) + ties, return_inverse=True)
         cdf = np.cumsum(bootstrap_pmf(unique // (k + 1), unique % (k + 1), k), axis=1)
@@ -158,6 +167,20 @@ def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=
     ci_high = np.minimum((cdf < u2[:, None]).sum(axis=1), last) / last
     conclusion = np.where(ci_low <= 0.5, 0, np.where(ci_high <= gamma, 1, 2))
     return OutperformResult(k, (wins + ties / 2) / k, ci_low, ci_high, conclusion)
+
+
+def _counts(name: str, values, k: int) -> np.ndarray:
+    """`values` as a 1-D array of whole numbers in [0, k], or a ValueError naming `name`."""
+    x = np.atleast_1d(np.asarray(values))
+    if x.ndim != 1 or not (np.issubdtype(x.dtype, np.integer)
+                           or np.issubdtype(x.dtype, np.floating)):
+        raise ValueError(f"`{name}` must be a 1-D array of counts; got {values!r}.")
+    bad = np.flatnonzero(~np.isfinite(x) | (x != np.round(x)) | (x < 0) | (x > k)
+                         if x.dtype.kind == "f" else (x < 0) | (x > k))
+    if bad.size:
+        raise ValueError(f"`{name}` must hold whole numbers of pairs in [0, k = {k}]; got "
+                         f"{x[bad[0]]} (sample {bad[0]}).")
+    return x.astype(np.int64)
 
 
 @lru_cache(maxsize=64)
@@ -185,24 +208,57 @@ def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
     """
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
+    p1, p2 = _resample_shares(k, gamma)
+    r1, r2 = percentile_ranks(n_resamples, alpha)
+    a_better = _below_ranks(p1, p2, r1, r2, n_resamples)
+    not_significant = scipy.stats.binom.sf(r1 - 1, n_resamples, p1)
+    not_meaningful = np.clip(1.0 - not_significant - a_better, 0.0, 1.0)
+    return np.stack([not_significant, not_meaningful, a_better], axis=1)
+
+
+def b_better_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
+                           n_resamples=N_RESAMPLES) -> np.ndarray:
+    """Exact probability, given w wins of A in `k` pairs (no ties), that the interval of P(A>B)
+    lies below 0.5 and reaches below ``1 - gamma``: the "B better" of the two-sided reading.
+
+    Mirroring the pairs (w -> k - w, P* -> 1 - P*) turns it into "A better" with the ranks
+    ``B + 1 - r2 < B + 1 - r1`` in place of ``r1 < r2`` (see :func:`conclusion_probabilities`).
+
+    Returns
+    -------
+    ndarray, shape (k + 1,)
+    """
+    k = check_int("k", k, low=1)
+    gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
+    p1, p2 = _resample_shares(k, gamma)
+    r1, r2 = percentile_ranks(n_resamples, alpha)
+    mirrored = _below_ranks(p1, p2, n_resamples + 1 - r2, n_resamples + 1 - r1, n_resamples)
+    return mirrored[::-1]
+
+
+def _resample_shares(k: int, gamma: float):
+    """Per w: the probabilities that a resample's P(A>B) is <= 0.5, and in (0.5, gamma]."""
     values = np.arange(2 * k + 1) / (2 * k)
     pmf = bootstrap_pmf(np.arange(k + 1), np.zeros(k + 1, np.int64), k)
     p1 = _flush(pmf[:, values <= 0.5].sum(axis=1))
     p2 = _flush(pmf[:, (values > 0.5) & (values <= gamma)].sum(axis=1))
-    r1, r2 = percentile_ranks(n_resamples, alpha)
+    return p1, p2
+
+
+def _below_ranks(p1, p2, r1: int, r2: int, n_resamples: int) -> np.ndarray:
+    """P(N1 < r1 and N1 + N2 < r2) for (N1, N2) multinomial over `n_resamples` draws with
+    probabilities (p1, p2): the r1-th order statistic above 0.5, the r2-th above gamma."""
     n1 = np.arange(r1)
     with np.errstate(divide="ignore", invalid="ignore"):
         p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))
     certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
-    a_better = np.sum(
+    out = np.sum(
         scipy.stats.binom.pmf(n1, n_resamples, np.where(certain, 0.5, p1)[:, None])
         * scipy.stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given[:, None]),
         axis=1,
     )
-    a_better[certain] = 0.0
-    not_significant = scipy.stats.binom.sf(r1 - 1, n_resamples, p1)
-    not_meaningful = np.clip(1.0 - not_significant - a_better, 0.0, 1.0)
-    return np.stack([not_significant, not_meaningful, a_better], axis=1)
+    out[certain] = 0.0
+    return out
 
 
 def _flush(p):
@@ -227,14 +283,26 @@ def _prob_outperform(batch: Batch, rng, *, gamma, alpha, n_resamples) -> Criteri
     return _decided(res.p_a_beats_b, res.conclusion == 2)
 
 
-def _single_point(batch: Batch, *, delta) -> CriterionResult:
-    diff = batch.a[:, 0] - batch.b[:, 0]
-    return _decided(diff, diff > delta)
+def _single_point(batch: Batch, *, delta, sigma) -> CriterionResult:
+    return _beyond(batch.a[:, 0] - batch.b[:, 0], batch, delta, sigma)
 
 
-def _average_delta(batch: Batch, *, delta) -> CriterionResult:
-    diff = batch.a.mean(axis=1) - batch.b.mean(axis=1)  # k = 1 allowed: no variance needed
-    return _decided(diff, diff > delta)
+def _average_delta(batch: Batch, *, delta, sigma) -> CriterionResult:
+    return _beyond(batch.a.mean(axis=1) - batch.b.mean(axis=1), batch, delta, sigma)
+
+
+def _beyond(diff, batch: Batch, delta, sigma) -> CriterionResult:
+    """A better where ``diff > delta sigma``; sigma known (k = 1 allowed) or, when None, the
+    pooled sd of the replication's runs (a replication whose runs are all equal fails)."""
+    if sigma is None:
+        _, var_a, _, var_b = batch.moments()
+        with np.errstate(invalid="ignore"):
+            sigma = np.sqrt((var_a + var_b) / 2)
+        failed = ~(sigma > 0)
+    else:
+        failed = np.zeros(diff.shape[0], bool)
+    reject = ~failed & (diff > delta * sigma)
+    return CriterionResult(failed, diff, np.full(diff.shape[0], np.nan), reject=reject)
 
 
 def t_oracle(batch: Batch) -> CriterionResult:
@@ -261,21 +329,39 @@ class ResamplingCriterion(BuiltinCriterion):
         return self.test(batch, rng)
 
 
-def single_point(delta=DELTA_PAPER) -> BuiltinCriterion:
-    """``single-point``: A better when its first run beats B's first run by more than `delta`."""
-    delta = check_float("delta", delta)
-    name = "single-point" if delta == DELTA_PAPER else f"single-point(delta={delta:g})"
-    return BuiltinCriterion(name, f"one run each: A better if a_1 - b_1 > {delta:g}",
-                            partial(_single_point, delta=delta), decision_only=True,
-                            alternative="greater")
+def single_point(delta=DELTA_PAPER, sigma=None) -> BuiltinCriterion:
+    """``single-point``: A better when its first run beats B's first by more than `delta` sigma.
+
+    Parameters
+    ----------
+    delta : float
+        Threshold, in units of sigma.
+    sigma : float, optional
+        Known sd of one run's score; default: the pooled sd of each replication's runs.
+    """
+    return _threshold_criterion("single-point", "one run each: A better if a_1 - b_1",
+                                _single_point, delta, sigma)
 
 
-def average_delta(delta=DELTA_PAPER) -> BuiltinCriterion:
-    """``average-delta``: A better when its mean beats B's by more than `delta`."""
+def average_delta(delta=DELTA_PAPER, sigma=None) -> BuiltinCriterion:
+    """``average-delta``: A better when its mean beats B's by more than `delta` sigma.
+
+    Parameters are those of :func:`single_point`.
+    """
+    return _threshold_criterion("average-delta", "A better if mean(a) - mean(b)", _average_delta,
+                                delta, sigma)
+
+
+def _threshold_criterion(base, rule, test, delta, sigma) -> BuiltinCriterion:
     delta = check_float("delta", delta)
-    name = "average-delta" if delta == DELTA_PAPER else f"average-delta(delta={delta:g})"
-    return BuiltinCriterion(name, f"A better if mean(a) - mean(b) > {delta:g}",
-                            partial(_average_delta, delta=delta), decision_only=True,
+    if sigma is not None:
+        sigma = check_float("sigma", sigma, low=0, open_low=True)
+    args = ([f"delta={delta:g}"] if delta != DELTA_PAPER else []) + (
+        [f"sigma={sigma:g}"] if sigma is not None else [])
+    name = f"{base}({','.join(args)})" if args else base
+    unit = f"{sigma:g}" if sigma is not None else "pooled sd of the runs"
+    return BuiltinCriterion(name, f"{rule} > {delta:g} sigma (sigma = {unit})",
+                            partial(test, delta=delta, sigma=sigma), decision_only=True,
                             alternative="greater")
 
 

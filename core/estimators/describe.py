@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import stats
 
 from evalmc.criteria.normality import check_sample, ks_normal, lilliefors, shapiro_wilk
+from evalmc.sims.tables import is_score_column
 
 #: Sarle's bimodality coefficient of a uniform distribution; larger values suggest two modes.
 BIMODALITY_THRESHOLD = 5 / 9
@@ -83,8 +84,12 @@ def describe(x) -> dict:
     }
 
 
-def describe_columns(data, columns=None) -> pd.DataFrame:
+def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame:
     """:func:`describe` of each column of `data`, one row per column (``column`` first).
+
+    Missing values (NaN) are skipped and counted in ``n_missing``. A column too short (fewer
+    than 4 values) or constant still gets its row: its size, location and spread, the shape
+    statistics left NaN and the reason in ``note``.
 
     Parameters
     ----------
@@ -92,19 +97,23 @@ def describe_columns(data, columns=None) -> pd.DataFrame:
         A dict's samples may differ in length; a 1-D array is one sample, named ``0`` (a
         Series keeps its name).
     columns : str or list of str, optional
-        Default: every numeric column.
+        Default: every column of scores (most filled cells numbers; see
+        :func:`evalmc.sims.tables.is_score_column`).
+    dropna : bool
+        Skip missing values; False makes one an error naming its row.
 
     Returns
     -------
     DataFrame
+        Columns ``column``, :data:`KEYS`, ``n_missing``, ``note``.
     """
     samples = _samples(data)
     if columns is None:
-        columns = [c for c, s in samples.items() if pd.api.types.is_numeric_dtype(s)]
+        columns = [c for c, s in samples.items() if is_score_column(s)]
     elif isinstance(columns, str):
         columns = [columns]
     if len(columns) == 0:
-        raise ValueError("`columns` must name at least one numeric column.")
+        raise ValueError("`columns` must name at least one column of numbers.")
     rows = []
     for col in columns:
         if col not in samples:
@@ -112,17 +121,32 @@ def describe_columns(data, columns=None) -> pd.DataFrame:
                              f"{', '.join(map(str, samples))}.")
         raw = samples[col]
         values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            held = raw.iloc[bad[0]]
+        bad = np.flatnonzero((np.isnan(values) & raw.notna().to_numpy()) | np.isinf(values))
+        missing = np.flatnonzero(np.isnan(values) & raw.isna().to_numpy())
+        if bad.size or (missing.size and not dropna):
+            row = bad[0] if bad.size else missing[0]
+            held = raw.iloc[row]
             held = repr(held) if isinstance(held, str) else held
-            raise ValueError(f"column {col!r} must hold finite numbers only; data row "
-                             f"{bad[0] + 1} holds {held}.")
-        try:
-            rows.append({"column": col, **describe(values)})
-        except ValueError as err:
-            raise ValueError(f"column {col!r}: {err}") from None
-    return pd.DataFrame(rows, columns=["column", *KEYS])
+            rule = "finite numbers only" if bad.size else "no missing values (dropna=False)"
+            raise ValueError(f"column {col!r} must hold {rule}; data row {row + 1} holds "
+                             f"{held}.")
+        rows.append({"column": col, **_describe_or_partial(values[~np.isnan(values)]),
+                     "n_missing": int(missing.size)})
+    return pd.DataFrame(rows, columns=["column", *KEYS, "n_missing", "note"])
+
+
+def _describe_or_partial(x) -> dict:
+    """:func:`describe` of `x`, or what can be said of a sample too short or constant."""
+    if x.size >= 4 and np.ptp(x) > 0:
+        return {**describe(x), "note": ""}
+    if x.size == 0:
+        return {"n": 0, "note": "no values"}
+    note = ("constant: no shape" if x.size >= 2 and np.ptp(x) == 0
+            else f"{x.size} value{'s' * (x.size > 1)}: shape needs 4")
+    return {"n": int(x.size), "mean": float(x.mean()),
+            "sd": float(x.std(ddof=1)) if x.size > 1 else np.nan,
+            "median": float(np.median(x)), "min": float(x.min()), "max": float(x.max()),
+            "note": note}
 
 
 def _samples(data) -> dict:

@@ -1,0 +1,114 @@
+"""One set of command-line conventions: --format and --out wherever results are printed,
+--version, help naming the valid names, and names the parser keeps in step with the library."""
+
+import importlib
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import evalmc
+from evalmc.cli import build_parser, main
+
+#: Commands printing results; `reproduce` writes figures and a report into its --out folder.
+PRINTING = ("list", "calibrate", "coverage", "bench", "boon", "describe", "compare", "ranks")
+
+
+def _subparsers():
+    parser = build_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    return action.choices
+
+
+@pytest.mark.parametrize("command", PRINTING)
+def test_every_printing_command_has_format_and_out(command):
+    options = {a.dest: a for a in _subparsers()[command]._actions}
+    assert tuple(options["format"].choices) == ("table", "csv", "json")
+    assert options["format"].default == "table" and "out" in options
+
+
+def test_the_commands_are_the_printing_ones_and_reproduce():
+    assert set(_subparsers()) == {*PRINTING, "reproduce"}
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out == f"evalmc {evalmc.__version__}\n"
+
+
+def test_help_names_the_valid_names(monkeypatch):
+    from evalmc.commands import bench, calibrate, reproduce
+
+    monkeypatch.setenv("COLUMNS", "10000")  # no wrapping inside a name
+    helps = {name: parser.format_help() for name, parser in _subparsers().items()}
+    for name in calibrate.SCENARIOS:
+        assert f" {name}," in helps["calibrate"] or f" {name} (" in helps["calibrate"]
+        assert f" {name}," in helps["coverage"] or f" {name} (" in helps["coverage"]
+    for name in calibrate.CRITERIA:
+        assert f" {name}," in helps["calibrate"] or f" {name};" in helps["calibrate"]
+    for paper, figures in reproduce.FIGURES.items():
+        assert f"{paper}: {', '.join(figures)}" in helps["reproduce"]
+    for name in bench.WORKLOADS:
+        assert f" {name}" in helps["bench"]
+
+
+def test_the_parsers_names_are_the_librarys():
+    from evalmc.bench import WORKLOADS
+    from evalmc.commands import bench, calibrate, reproduce
+    from evalmc.criteria import CRITERIA
+    from evalmc.sims import SCENARIOS
+
+    assert calibrate.SCENARIOS == tuple(SCENARIOS)
+    assert calibrate.CRITERIA == tuple(CRITERIA)
+    for paper, figures in reproduce.FIGURES.items():
+        module = importlib.import_module(f"evalmc.reproductions.{paper}")
+        assert figures == tuple(f.name for f in module.FIGURES)
+    assert tuple(reproduce.FIGURES) == evalmc.reproductions.PAPERS
+    dynamic = {name for name in WORKLOADS if name.startswith("study-") and
+               name.split("-")[1].isdigit() and name not in bench.WORKLOADS}
+    assert set(bench.WORKLOADS) == set(WORKLOADS) - dynamic
+
+
+def test_bench_skips_a_workload_whose_peer_is_missing(monkeypatch, capsys):
+    import evalmc.bench
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(evalmc.bench.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "deepsig" else real(name, *a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert main(["bench", "--only", "aso", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "workload,peer,ours_s,peer_s,ratio,ours,peer_result\n"
+    assert err == ("evalmc: warning: skipped the aso workload: it needs deepsig; install "
+                   "evalmc[bench] to run it\n")
+
+
+@pytest.mark.parametrize(("argv", "check"), [
+    (["list", "--format", "json"], lambda text: "welch-t" in json.loads(text)["criteria"]),
+    (["compare", "RUNS", "--a", "A", "--b", "B", "--format", "csv"],
+     lambda text: text.startswith("criterion,verdict,")),
+    (["describe", "RUNS", "--format", "csv"], lambda text: text.startswith("column,n,mean,")),
+    (["boon", "RUNS", "--test", "A", "--n", "3", "--format", "json"],
+     lambda text: json.loads(text)["n"] == 3),
+])
+def test_out_writes_the_file_and_nothing_on_stdout(tmp_path, capsys, argv, check):
+    runs = tmp_path / "runs.csv"
+    runs.write_text("A,B\n" + "".join(f"{0.9 + i / 100},{0.88 + (i % 3) / 100}\n"
+                                       for i in range(8)))
+    target = tmp_path / "result.txt"
+    argv = [str(runs) if a == "RUNS" else a for a in argv]
+    assert main([*argv, "--out", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    assert check(target.read_text())
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_out_in_a_missing_directory_is_refused_before_any_work(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "evalmc", "list", "--out",
+                           str(tmp_path / "no" / "x.csv")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("evalmc: error: `--out` must be a file in a writable")
