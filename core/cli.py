@@ -7,6 +7,7 @@ nothing already computed is lost (studies given ``--cache`` keep every finished 
 from __future__ import annotations
 
 import argparse
+import collections
 import importlib
 import os
 import sys
@@ -31,8 +32,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``evalmc`` console script; returns the exit status."""
-    warnings.showwarning = _show_warning
+    """Entry point of the ``evalmc`` console script; returns the exit status.
+
+    Warnings raised on the way (evalmc's own, and the libraries' a criterion or a report
+    triggers) are gathered and said at the end in one line, with their counts.
+    """
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("default")
+        try:
+            return _run(argv)
+        finally:
+            _summarise(seen)
+
+
+def _run(argv) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.run(args)
@@ -56,9 +69,12 @@ def main(argv=None) -> int:
         return 1
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """A warning as one line, like the errors: no source file, no code line."""
-    print(f"evalmc: warning: {message}", file=sys.stderr if file is None else file)
+def _summarise(seen) -> None:
+    """One line for the warnings in `seen`: each distinct text once, with its count."""
+    counts = collections.Counter(str(w.message) for w in seen)
+    if counts:
+        texts = [text + (f" (x{n})" if n > 1 else "") for text, n in counts.items()]
+        print(f"evalmc: warning: {'; '.join(texts)}", file=sys.stderr)
 
 
 def _is_study_error(err: Exception) -> bool:

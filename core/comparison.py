@@ -24,6 +24,7 @@ from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
     N_RESAMPLES,
+    TABLE_PAIRS,
     average_delta,
     b_better_probabilities,
     bootstrap_pmf,
@@ -122,7 +123,8 @@ class CompareResult:
         return head + notes + self.to_frame().to_html(index=False, na_rep="")
 
     def plot(self, ax=None):
-        """The exact bootstrap distribution of P(A>B), its interval, 0.5 and gamma.
+        """The bootstrap distribution of P(A>B) (exact up to ``TABLE_PAIRS`` pairs, else a
+        histogram of at most 10^4 resamples), its interval, 0.5 and gamma.
 
         Parameters
         ----------
@@ -138,8 +140,14 @@ class CompareResult:
 
         ax = axes_or_new(ax, figsize=(6, 3.5))
         k = self.k
-        pmf = bootstrap_pmf([self.wins], [self.ties], k)[0]
-        ax.bar(np.arange(2 * k + 1) / (2 * k), pmf, width=0.8 / (2 * k), color="C0")
+        if k <= TABLE_PAIRS:
+            pmf = bootstrap_pmf([self.wins], [self.ties], k)[0]
+            ax.bar(np.arange(2 * k + 1) / (2 * k), pmf, width=0.8 / (2 * k), color="C0")
+        else:  # too many values to tabulate: a histogram of resamples (at most 10^4, seed 0)
+            p = np.array([self.wins, self.ties, k - self.wins - self.ties]) / k
+            cells = np.random.default_rng(0).multinomial(k, p, size=min(self.resamples, 10**4))
+            ax.hist((2 * cells[:, 0] + cells[:, 1]) / (2 * k), bins=50, density=True,
+                    color="C0")
         ax.axvspan(self.ci_low, self.ci_high, color="C0", alpha=0.15,
                    label=f"{1 - self.alpha:.0%} interval")
         ax.axvline(0.5, color="k", ls="--", lw=0.8, label="0.5")
@@ -222,7 +230,13 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     }
     null_a = null_b = None
     caveats = []
-    if k < noether_n:
+    if k < noether_n and k > TABLE_PAIRS:
+        caveats.append(
+            f"k = {k} pairs is below Noether's {noether_n} for gamma = {gamma:g} (alpha = "
+            f"{alpha:g}, beta = {beta:g}): the test has less than {1 - beta:.0%} power at "
+            f"P(A>B) = gamma (its rates under equal models are computed up to {TABLE_PAIRS} "
+            "pairs).")
+    elif k < noether_n:
         weights = scipy.stats.binom.pmf(np.arange(k + 1), k, 0.5)
         a_better = conclusion_probabilities(k, gamma=gamma, alpha=alpha,
                                             n_resamples=n_resamples)[:, 2]

@@ -24,7 +24,9 @@ import contextlib
 import hashlib
 import math
 import sys
+import threading
 import time
+import warnings
 import zlib
 from dataclasses import dataclass, field
 
@@ -154,11 +156,28 @@ def namespace(cond: Scenario, seed: int, block_size: int) -> str:
 def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values):
     """Run blocks ``first, first + 1, ...`` (of `sizes`) of condition `cid` (on a worker).
 
-    Returns ``(cid, first, sizes, seconds, out)``: `out` maps each analysis key to a list of
-    ``(block, tally, errors, values)``, one per block, or, when not `per_block` and its tally
-    adds up in any order, a single entry for the whole task. `errors` maps ``(block, rep)`` to
-    the message of each failed replication.
+    Returns ``(cid, first, sizes, seconds, out, warned)``: `out` maps each analysis key to a
+    list of ``(block, tally, errors, values)``, one per block, or, when not `per_block` and its
+    tally adds up in any order, a single entry for the whole task. `errors` maps
+    ``(block, rep)`` to the message of each failed replication. `warned` counts the warnings
+    raised, by text (with their category unless a UserWarning), when the task runs in a
+    process's main thread (a loky or dask worker, or the study's own thread); elsewhere, on a
+    thread of the study's process, they go the usual way (the warnings module's filters are
+    process-wide and not thread-safe to swap).
     """
+    if threading.current_thread() is not threading.main_thread():
+        return (*_run_blocks(scenario, analyses, seed, cid, first, sizes, per_block,
+                             keep_values), {})
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        result = _run_blocks(scenario, analyses, seed, cid, first, sizes, per_block,
+                             keep_values)
+    return (*result, dict(collections.Counter(
+        str(w.message) if issubclass(w.category, UserWarning)
+        else f"{w.category.__name__}: {w.message}" for w in seen)))
+
+
+def _run_blocks(scenario, analyses, seed, cid, first, sizes, per_block, keep_values):
     start = time.perf_counter()
     out = {a.key: [] for a in analyses}
     step = max(1, SLAB_REPS // max(sizes))
@@ -328,6 +347,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
         return None
 
     show = sys.stderr.isatty() if progress is None else progress
+    announce, announced = progress is not False, False
+    started, done_reps, warned_total = time.perf_counter(), 0, collections.Counter()
     remaining = plan.n_blocks * len(conds)
     bar = tqdm(total=plan.n_reps * len(conds), disable=not show, file=sys.stderr, unit="rep",
                unit_scale=True, desc=desc)
@@ -353,7 +374,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                 in_flight += 1
             if in_flight == 0:
                 break
-            cid, first, task_sizes, seconds, out = pool.next_result()
+            cid, first, task_sizes, seconds, out, warned = pool.next_result()
+            warned_total.update(warned)
             in_flight -= 1
             cond = conds[cid]
             cond.probing = False
@@ -371,12 +393,59 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                     record(cid, key, block, *entry)
             outcome.blocks_computed += len(task_sizes)
             bar.update(sum(task_sizes))
+            done_reps += sum(task_sizes)
+            if announce and not announced:
+                announced = _announce_long_run(time.perf_counter() - started, done_reps,
+                                               plan.n_reps * len(conds) - done_reps,
+                                               cache is not None)
+    for text, count in warned_total.items():
+        warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
     outcome.tallies = {ck: s.total for ck, s in sums.items()}
     if keep_values:
         outcome.values = {ck: [v[b] for b in sorted(v)] for ck, v in values.items()}
     outcome.failures = [Failure(cid, b, rep, by_key[key].name, msg)
                         for (cid, key), items in kept.items() for (b, rep), msg in items]
     return outcome
+
+
+#: A study expected to take longer than this says so, with its estimate, as it starts.
+LONG_RUN_SECONDS = 60.0
+
+
+def _announce_long_run(elapsed: float, done: int, left: int, cached: bool) -> bool:
+    """Print the time a study has left, once, when it is more than :data:`LONG_RUN_SECONDS`;
+    returns whether the estimate was given (after the first second of work, it is)."""
+    if elapsed < 1.0 and left:
+        return False
+    eta = elapsed / done * left
+    if eta > LONG_RUN_SECONDS:
+        keep = ("its finished blocks are kept in --cache" if cached
+                else "add --cache DIR to keep finished blocks and resume")
+        print(f"evalmc: about {_duration(eta)} to go ({done:,} of {done + left:,} "
+              f"replications in {elapsed:.1f} s); Ctrl-C stops the study, {keep}.",
+              file=sys.stderr)
+    return True
+
+
+def _duration(seconds: float) -> str:
+    """``'3 h 12 min'``, ``'4 min 10 s'`` or ``'75 days'``."""
+    minutes, hours, days = seconds / 60, seconds / 3600, seconds / 86400
+    if days >= 2:
+        return f"{days:,.0f} days"
+    if hours >= 1:
+        return f"{int(hours)} h {int(minutes % 60)} min"
+    return f"{int(minutes)} min {int(seconds % 60)} s"
+
+
+def local_workers(n_jobs: int) -> int:
+    """Workers on this machine for `n_jobs` (-1: every core), at most one per core: more
+    would only share the cores (and loky would start a process each), so a larger request
+    is capped with a warning."""
+    cores = joblib.cpu_count()
+    if n_jobs > cores:
+        warnings.warn(f"`n_jobs` = {n_jobs} is more than this machine's {cores} cores; "
+                      f"running {cores} workers", stacklevel=3)
+    return cores if n_jobs == -1 else min(n_jobs, cores)
 
 
 @contextlib.contextmanager
@@ -386,7 +455,7 @@ def _pool(backend, n_jobs, scheduler):
         with _dask_pool(n_jobs, scheduler) as pool:
             yield pool
         return
-    workers = joblib.cpu_count() if n_jobs == -1 else n_jobs
+    workers = local_workers(n_jobs)
     if workers == 1 and backend == "threads":
         yield 1, _Inline()
         return
@@ -454,7 +523,7 @@ def _dask_pool(n_jobs, scheduler):
             try:
                 client = get_client()
             except ValueError:
-                workers = joblib.cpu_count() if n_jobs == -1 else n_jobs
+                workers = local_workers(n_jobs)
                 cluster = stack.enter_context(LocalCluster(
                     n_workers=workers, threads_per_worker=1, dashboard_address=None))
                 client = stack.enter_context(Client(cluster))

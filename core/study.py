@@ -10,6 +10,7 @@ grow with the replications; every p-value is kept only on request (``keep_values
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -504,11 +505,16 @@ class _CriterionRun:
 _VALUES = ("failed", "statistic", "pvalue", "reject", "estimate")
 
 
+#: Replications per block at most: a block's scores are held in memory at once (the number
+#: of replications itself streams, block after block, in constant memory).
+MAX_BLOCK_SIZE = 100_000
+
+
 def prepare_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,
                 max_failure_rate):
     """Check the options every study shares. Returns the design (as a DataFrame), the scenario
     class, the design's parameter names and each condition's scenario, by condition id."""
-    check_int("block_size", block_size, low=1)
+    check_int("block_size", block_size, low=1, high=MAX_BLOCK_SIZE)
     n_jobs = check_int("n_jobs", n_jobs)
     if n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
@@ -517,6 +523,9 @@ def prepare_run(design, scenario, *, block_size, n_jobs, backend, scheduler, tas
     check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
     if scheduler is not None and backend != "dask":
         raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
+    if backend == "dask" and importlib.util.find_spec("distributed") is None:
+        raise ValueError("`backend` 'dask' needs dask.distributed, which is not installed: "
+                         "pip install \"evalmc[dist]\".")
     check_float("task_seconds", task_seconds, low=0, open_low=True)
     if isinstance(design, dict):
         design = make_design(**design)

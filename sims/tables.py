@@ -78,7 +78,7 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
     decimal = "," if delimiter != "," and any(_DECIMAL_COMMA.match(c) for c in cells) else "."
     try:
         frame = pd.read_csv(path, sep=delimiter, decimal=decimal, encoding="utf-8-sig",
-                            skipinitialspace=True, dtype=str, keep_default_na=False,
+                            skipinitialspace=True, keep_default_na=False,
                             na_values=["", "NA", "NaN", "nan", "N/A", "null"], engine="c")
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
         raise ValueError(f"`{option}` {str(file)!r} is not a readable CSV file (delimiter "

@@ -191,7 +191,7 @@ class TestIntervals:
     (lambda: boon_interval([1.0, 2.0], n=2, confidence=1.0, rng=np.random.default_rng()),
      r"`confidence` must be in \(0, 1\); got 1.0"),
     (lambda: boon_interval([1.0, 2.0], n=2, n_resamples=0, rng=np.random.default_rng()),
-     "`n_resamples` must be an integer >= 1; got 0"),
+     r"`n_resamples` must be an integer in \[1, 10000000\]; got 0"),
     (lambda: boon_interval([1.0, 2.0], n=2, rng=3), "`rng` must be a numpy.random.Generator"),
     (lambda: boon_interval([1.0, 2.0], n=2, method="bca", rng=np.random.default_rng()),
      "`method` must be one of 'percentile', 'smoothed'"),

@@ -289,7 +289,7 @@ class TestFailures:
     ({"seed": -1}, "`seed` must be an integer >= 0; got -1"),
     ({"alpha": 1.5}, r"`alpha` must be in \(0, 1\); got 1.5"),
     ({"alpha": []}, "`alpha` needs at least one value"),
-    ({"block_size": 0}, "`block_size` must be an integer >= 1; got 0"),
+    ({"block_size": 0}, r"`block_size` must be an integer in \[1, 100000\]; got 0"),
     ({"n_jobs": 0}, "`n_jobs` must be a positive integer or -1; got 0"),
     ({"backend": "mpi"}, "`backend` must be one of 'threads', 'loky', 'dask'; got 'mpi'"),
     ({"scheduler": "tcp://x:1"}, "`scheduler` needs backend 'dask'"),

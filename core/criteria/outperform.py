@@ -30,6 +30,7 @@ distribution, with no resampling.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import ClassVar
@@ -46,6 +47,9 @@ DELTA_PAPER = 1.9952
 DELTA_VIDEO = 1.903
 GAMMA = 0.75
 N_RESAMPLES = 1000
+#: Pairs up to which the bootstrap cdf is tabulated whole (memory quadratic in k); above,
+#: :func:`outperform_test` bisects on it (memory linear in k), with the same order statistics.
+TABLE_PAIRS = 2000
 #: The three conclusions of the P(A>B) test, by code 0, 1, 2.
 CONCLUSIONS = ("not significant", "not meaningful", "A better")
 
@@ -83,11 +87,11 @@ def percentile_ranks(n_resamples: int, alpha: float) -> tuple[int, int]:
     """1-based ranks of the interval's ends among the sorted `n_resamples` replicates.
 
     The same order statistics as ``numpy.percentile(x, [100 alpha / 2, 100 (1 - alpha / 2)],
-    method='inverted_cdf')``, read from numpy itself so the two never disagree on rounding.
+    method='inverted_cdf')``: the rank ``ceil(B q)`` in [1, B], the product in floating point
+    as numpy forms it (a test compares the two), without building the B ranks.
     """
-    ranks = np.arange(1, n_resamples + 1)
-    low, high = np.quantile(ranks, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
-    return int(low), int(high)
+    return tuple(min(n_resamples, max(1, math.ceil(n_resamples * q)))
+                 for q in (alpha / 2, 1 - alpha / 2))
 
 
 def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
@@ -151,20 +155,26 @@ def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=
         i = over[0]
         raise ValueError(f"`wins` + `ties` must be at most k = {k} pairs; sample {i} has "
                          f"{wins[i]} + {ties[i]}.")
-    if ties.any():  # P(A>B)* on the grid of halves 0, 1/(2k), ..., 1
-        unique, inverse = np.unique(wins * (k + 1) + ties, return_inverse=True)
-        cdf = np.cumsum(bootstrap_pmf(unique // (k + 1), unique % (k + 1), k), axis=1)
-        cdf, last = cdf[inverse.ravel()], 2 * k
-    else:  # on the grid 0, 1/k, ..., 1
-        cdf, last = _binomial_cdf(k)[wins], k
     # Order statistics r1 < r2 of B uniforms: U1 ~ Beta(r1, B - r1 + 1), and given U1,
     # U2 = U1 + (1 - U1) Beta(r2 - r1, B - r2 + 1). The resamples' order statistics are the
-    # bootstrap cdf's inverse at U1 and U2.
+    # bootstrap cdf's inverse at U1 and U2: the first grid point whose cdf reaches them.
     r1, r2 = percentile_ranks(n_resamples, alpha)
     u1 = rng.beta(r1, n_resamples - r1 + 1, size=wins.size)
     u2 = u1 + (1 - u1) * rng.beta(r2 - r1, n_resamples - r2 + 1, size=wins.size)
-    ci_low = np.minimum((cdf < u1[:, None]).sum(axis=1), last) / last
-    ci_high = np.minimum((cdf < u2[:, None]).sum(axis=1), last) / last
+    halves = bool(ties.any())  # P(A>B)* on the grid 0, 1/(2k), ..., 1, else 0, 1/k, ..., 1
+    last = 2 * k if halves else k
+    if k <= TABLE_PAIRS:  # the whole cdf of each sample, a row of a table
+        if halves:
+            unique, inverse = np.unique(wins * (k + 1) + ties, return_inverse=True)
+            cdf = np.cumsum(bootstrap_pmf(unique // (k + 1), unique % (k + 1), k), axis=1)
+            cdf = cdf[inverse.ravel()]
+        else:
+            cdf = _binomial_cdf(k)[wins]
+        ends = [(cdf < u[:, None]).sum(axis=1) for u in (u1, u2)]
+    else:  # memory linear in k: bisect on the cdf, computed where it is asked for
+        ends = [[_first_reaching(_resample_cdf(w, t, k, halves), u, last)
+                 for w, t, u in zip(wins, ties, us, strict=True)] for us in (u1, u2)]
+    ci_low, ci_high = (np.minimum(np.asarray(e, np.int64), last) / last for e in ends)
     conclusion = np.where(ci_low <= 0.5, 0, np.where(ci_high <= gamma, 1, 2))
     return OutperformResult(k, (wins + ties / 2) / k, ci_low, ci_high, conclusion)
 
@@ -181,6 +191,40 @@ def _counts(name: str, values, k: int) -> np.ndarray:
         raise ValueError(f"`{name}` must hold whole numbers of pairs in [0, k = {k}]; got "
                          f"{x[bad[0]]} (sample {bad[0]}).")
     return x.astype(np.int64)
+
+
+def _resample_cdf(w: int, t: int, k: int, halves: bool):
+    """The cdf of a resample's ``2 W* + T*`` (`halves`) or ``W*``, as a function of the grid
+    index, without tabulating it: with ``M = W* + T* ~ Binomial(k, (w + t) / k)`` and
+    ``W* | M ~ Binomial(M, w / (w + t))``, ``P(M + W* <= s) = sum_m P(M = m) P(W* <= s - m | m)``
+    over the m carrying all but 1e-18 of M's mass."""
+    if not halves:
+        return lambda s: scipy.special.bdtr(s, k, w / k)
+    q, r = (w + t) / k, (w / (w + t) if w + t else 0.0)
+    low = max(0, int(scipy.stats.binom.ppf(1e-18, k, q)) - 1)
+    high = min(k, k - int(scipy.stats.binom.ppf(1e-18, k, 1 - q)) + 1)  # isf loses 1e-18
+    m = np.arange(low, high + 1)
+    weights = scipy.stats.binom.pmf(m, k, q)
+
+    def cdf(s):
+        j = s - m  # W* at most j given M = m (bdtr is NaN outside [0, m])
+        inner = np.where(j < 0, 0.0, np.where(j >= m, 1.0, scipy.special.bdtr(
+            np.clip(j, 0, m), m, r)))
+        return float(weights @ inner)
+
+    return cdf
+
+
+def _first_reaching(cdf, u: float, last: int) -> int:
+    """The first grid index in [0, last] whose cdf reaches `u` (`last` if none: rounding)."""
+    low, high = 0, last
+    while low < high:
+        mid = (low + high) // 2
+        if cdf(mid) >= u:
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 @lru_cache(maxsize=64)

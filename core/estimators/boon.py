@@ -245,6 +245,10 @@ class BoonInterval:
         return ax.figure
 
 
+#: Bootstrap replicates at most: all are kept to take their percentiles (80 MB).
+MAX_RESAMPLES = 10_000_000
+
+
 def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
                   method: str = "percentile", confidence: float = 0.95,
                   n_resamples: int = 10_000, bandwidth="scott", best: str = "max",
@@ -265,6 +269,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     confidence : float
         In (0, 1); the interval is the percentile interval of the replicates.
     n_resamples : int
+        Bootstrap replicates, at most :data:`MAX_RESAMPLES`.
     bandwidth : 'scott', 'silverman' or float
         scipy's ``bw_method``, for ``method='smoothed'``.
     rng : numpy.random.Generator
@@ -286,7 +291,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     check_choice("method", method, CI_METHODS)
     confidence = check_float("confidence", confidence, low=0, high=1, open_low=True,
                              open_high=True)
-    n_resamples = check_int("n_resamples", n_resamples, low=1)
+    n_resamples = check_int("n_resamples", n_resamples, low=1, high=MAX_RESAMPLES)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"`rng` must be a numpy.random.Generator; got {rng!r}.")
     single = val is test

@@ -7,6 +7,7 @@ multimodality measure; normality tests; and a flag when ``mean - sd`` lies below
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -89,7 +90,8 @@ def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame
 
     Missing values (NaN) are skipped and counted in ``n_missing``. A column too short (fewer
     than 4 values) or constant still gets its row: its size, location and spread, the shape
-    statistics left NaN and the reason in ``note``.
+    statistics left NaN and the reason in ``note``. The warnings of the tests (scipy's
+    Shapiro-Wilk above 5000 runs) are kept in ``note`` too, not raised.
 
     Parameters
     ----------
@@ -130,8 +132,12 @@ def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame
             rule = "finite numbers only" if bad.size else "no missing values (dropna=False)"
             raise ValueError(f"column {col!r} must hold {rule}; data row {row + 1} holds "
                              f"{held}.")
-        rows.append({"column": col, **_describe_or_partial(values[~np.isnan(values)]),
-                     "n_missing": int(missing.size)})
+        with warnings.catch_warnings(record=True) as seen:  # scipy's, said in the column's note
+            warnings.simplefilter("always")
+            row = _describe_or_partial(values[~np.isnan(values)])
+        said = list(dict.fromkeys(str(w.message) for w in seen))
+        row["note"] = "; ".join(filter(None, [row["note"], *said]))
+        rows.append({"column": col, **row, "n_missing": int(missing.size)})
     return pd.DataFrame(rows, columns=["column", *KEYS, "n_missing", "note"])
 
 
