@@ -415,6 +415,8 @@ def run_study(
 
     for cid, cond in conditions.items():
         for crit in criteria:
+            if hasattr(crit, "check_scenario"):  # e.g. a test of one split scheme
+                crit.check_scenario(cond)
             if crit.paired and len(set(cond.sizes)) != 1:
                 values = {p: getattr(cond, p) for p in params}
                 raise ValueError(

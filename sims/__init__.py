@@ -7,6 +7,7 @@ from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.benchmarks import BENCHMARK_SCENARIOS
 from evalmc.sims.classifiers import CLASSIFIER_SCENARIOS
 from evalmc.sims.items import ITEM_SCENARIOS
+from evalmc.sims.learning import LEARNING_SCENARIOS
 from evalmc.sims.multidataset import MULTI_DATASET_SCENARIOS
 from evalmc.sims.pools import Pool
 from evalmc.sims.scores import SCORE_SCENARIOS
@@ -16,6 +17,7 @@ SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})
 SCENARIOS.update({cls.name: cls for cls in CLASSIFIER_SCENARIOS})
 SCENARIOS.update({cls.name: cls for cls in ITEM_SCENARIOS})
 SCENARIOS.update({cls.name: cls for cls in MULTI_DATASET_SCENARIOS})
+SCENARIOS.update({cls.name: cls for cls in LEARNING_SCENARIOS})
 SCENARIOS[Pool.name] = Pool
 
 

@@ -70,6 +70,9 @@ class Batch:
         when they are independent.
     table : ndarray, shape (n_reps, n_datasets, k), optional
         For k models on several data sets: every model's score on every data set.
+    splits : object, optional
+        For errors on cross-validation splits (column j = split j): how the data set was
+        split (:class:`evalmc.sims.learning.Splits`).
 
     Every array is held as a read-only view (:func:`read_only`): the criteria of a study share
     the block, so none may change it.
@@ -77,7 +80,8 @@ class Batch:
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
                  diff_moments=None, fill: Callable | None = None, sizes=None, counts=None,
-                 cluster_size: int | None = None, table=None):
+                 cluster_size: int | None = None, table=None, splits=None):
+        self.splits = splits
         self.counts = read_only(counts)
         self.cluster_size = cluster_size
         self.table = read_only(table)
@@ -143,7 +147,8 @@ class Batch:
         if len(batches) == 1:
             return first
         if any(type(b) is not Batch or b.sizes != first.sizes or b.paired != first.paired
-               or b.cluster_size != first.cluster_size for b in batches):
+               or b.cluster_size != first.cluster_size or b.splits != first.splits
+               for b in batches):
             return None
 
         def join(name):
@@ -163,7 +168,7 @@ class Batch:
                      b_val=join("b_val"), moments=join("_moments"),
                      diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
                      counts=join("counts"), cluster_size=first.cluster_size,
-                     table=join("table"))
+                     table=join("table"), splits=first.splits)
 
     def rows(self, start: int, stop: int) -> Batch:
         """Replications ``start:stop`` of a batch of drawn scores, as views."""
@@ -172,7 +177,7 @@ class Batch:
 
         return Batch(part(self.a), part(self.b), paired=self.paired, a_val=part(self.a_val),
                      b_val=part(self.b_val), counts=part(self.counts),
-                     cluster_size=self.cluster_size, table=part(self.table))
+                     cluster_size=self.cluster_size, table=part(self.table), splits=self.splits)
 
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
@@ -184,6 +189,7 @@ class Batch:
             counts=None if self.counts is None else self.counts[pick],
             cluster_size=self.cluster_size,
             table=None if self.table is None else self.table[pick],
+            splits=self.splits,
         )
 
 

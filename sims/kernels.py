@@ -109,3 +109,35 @@ def multinomial_rows_into(rng, n, p, out):
     """One multinomial draw of `n` over `p` into each row of `out`."""
     for i in range(out.shape[0]):
         multinomial_into(rng, n, p, out[i])
+
+
+@njit(cache=True, nogil=True)
+def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts):
+    """The cv-regression scenario's data sets and fits (:mod:`evalmc.sims.learning`).
+
+    Per replication: ``x ~ N(0, I_d)`` (n x d), ``y = x beta + sd e``; per repetition a
+    permutation of the n examples, whose blocks ``starts[f]:starts[f + 1]`` are the test folds.
+    Returns the test mean squared errors of least squares on all d features and on the first
+    p, and their exact risks ``sd^2 + |b - beta|^2``, each of shape (n_reps, repeats x folds).
+    """
+    d = beta.size
+    folds = starts.size - 1
+    out = np.empty((4, n_reps, repeats * folds))
+    for i in range(n_reps):
+        x = rng.standard_normal((n, d))
+        y = x @ beta + sd * rng.standard_normal(n)
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test = order[starts[f]:starts[f + 1]]
+                train = np.concatenate((order[:starts[f]], order[starts[f + 1]:]))
+                col = rep * folds + f
+                for m, q in enumerate((d, p)):
+                    xt = np.ascontiguousarray(x[train][:, :q])
+                    coef = np.linalg.solve(xt.T @ xt, xt.T @ y[train])
+                    resid = y[test] - np.ascontiguousarray(x[test][:, :q]) @ coef
+                    out[m, i, col] = np.mean(resid * resid)
+                    gap = beta.copy()
+                    gap[:q] -= coef
+                    out[2 + m, i, col] = sd * sd + np.sum(gap * gap)
+    return out[0], out[1], out[2], out[3]

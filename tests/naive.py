@@ -392,3 +392,47 @@ def clustered_items(rng, reps, n_items, n_clusters, icc, tau, rho, skill=0.5, sd
         out.append(((skill + u - d + eps[:, 0] > 0).astype(float),
                     (skill - u - d + eps[:, 1] > 0).astype(float)))
     return out
+
+
+def cv_regression(rng, n_reps, n, beta, p, sd, repeats, starts):
+    """The cv-regression scenario's fits, plainly: per replication a data set, per repetition a
+    permutation, per fold least squares of all features (A) and of the first p (B) on the
+    other folds. Returns the test mean squared errors and the exact risks ``sd^2 + |b - beta|^2``
+    of A and B, shape (n_reps, splits) each, from the same draws as the kernel."""
+    d, folds = beta.size, len(starts) - 1
+    out = np.empty((4, n_reps, repeats * folds))
+    for i in range(n_reps):
+        x = rng.standard_normal((n, d))
+        y = x @ beta + sd * rng.standard_normal(n)
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test = order[starts[f]:starts[f + 1]]
+                train = np.setdiff1d(order, test, assume_unique=True)
+                for m, q in enumerate((d, p)):
+                    coef = np.linalg.lstsq(x[train][:, :q], y[train], rcond=None)[0]
+                    out[m, i, rep * folds + f] = np.mean((y[test] - x[test][:, :q] @ coef) ** 2)
+                    full = np.r_[coef, np.zeros(d - q)]
+                    out[2 + m, i, rep * folds + f] = sd**2 + np.sum((full - beta) ** 2)
+    return tuple(out)
+
+
+def cv_tests(d, n_test, n_train):
+    """Two-sided p-values of the cross-validation tests on one data set's differences `d`
+    (one per split; for 5x2, repetition-major), written out plainly from the papers."""
+    from scipy import stats
+
+    m = len(d)
+    mean, var = sum(d) / m, sum((x - sum(d) / m) ** 2 for x in d) / (m - 1)
+    out = {}
+    for name, c in (("plain", 1 / m), ("corrected", 1 / m + n_test / n_train)):
+        t = mean / (c * var) ** 0.5
+        out[name] = 2 * stats.t.sf(abs(t), m - 1)
+    if m == 10:
+        s2 = [(d[2 * i] - (d[2 * i] + d[2 * i + 1]) / 2) ** 2
+              + (d[2 * i + 1] - (d[2 * i] + d[2 * i + 1]) / 2) ** 2 for i in range(5)]
+        t = d[0] / (sum(s2) / 5) ** 0.5
+        out["5x2t"] = 2 * stats.t.sf(abs(t), 5)
+        f = sum(x * x for x in d) / (2 * sum(s2))
+        out["5x2f"] = stats.f.sf(f, 10, 5)
+    return out

@@ -19,7 +19,8 @@ BLOCK_SIZE = 1000
 #: As the keys of ``evalmc.sims.SCENARIOS`` and ``evalmc.criteria.CRITERIA`` (a test keeps
 #: them equal), for ``--help``.
 SCENARIOS = ("normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
-             "pipelines", "paired-classifiers", "llm-items", "multi-dataset", "pool")
+             "pipelines", "paired-classifiers", "llm-items", "multi-dataset", "cv-regression",
+             "pool")
 CRITERIA = (
     "paired-t", "student-t", "welch-t", "mann-whitney", "sign", "wilcoxon", "wilcoxon-pratt",
     "wilcoxon-zsplit", "permutation-paired", "permutation-two-sample", "bootstrap-mean",
@@ -28,7 +29,8 @@ CRITERIA = (
     "average-delta", "prob-outperform", "t-oracle", "proportion", "mcnemar", "mcnemar-exact",
     "mcnemar-midp", "bootstrap-dcerr", "bootstrap-df1", "unpaired-z", "paired-items",
     "mcnemar-items", "clustered-z", "cluster-bootstrap", "friedman", "nemenyi", "wilcoxon-holm",
-    "aso", "bayes-correlated-t", "bayes-signed-rank",
+    "aso", "bayes-correlated-t", "bayes-signed-rank", "cv-paired-t", "resampled-t",
+    "corrected-resampled-t", "corrected-repeated-cv-t", "5x2cv-t", "5x2cv-f",
 )
 SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: parameters)"
 

@@ -19,6 +19,7 @@ from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterio
 from evalmc.criteria.bayesian import bayes_correlated_t, bayes_signed_rank
 from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
 from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
+from evalmc.criteria.cv import CV_CRITERIA
 from evalmc.criteria.items import ITEM_CRITERIA
 from evalmc.criteria.nonparametric import mann_whitney, sign_test
 from evalmc.criteria.outperform import (
@@ -67,6 +68,7 @@ CRITERIA.update({c.name: c for c in RANK_CRITERIA})
 CRITERIA[ASO.name] = ASO
 CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
 CRITERIA["bayes-signed-rank"] = bayes_signed_rank()
+CRITERIA.update({c.name: c for c in CV_CRITERIA})
 #: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
 FACTORIES = {"single-point": single_point, "average-delta": average_delta,
              "bayes-correlated-t": bayes_correlated_t, "bayes-signed-rank": bayes_signed_rank,

@@ -1,0 +1,95 @@
+"""Tests of two learning algorithms from their errors on cross-validation splits.
+
+``a[i, j]`` and ``b[i, j]`` are A's and B's errors on split j of data set i, and ``d = a - b``;
+``Batch.splits`` says how the data set was split. Every test is two-sided, with
+``t = mean(d) / sqrt(c var(d))`` on df ``splits - 1`` for the t-tests over splits:
+
+- ``cv-paired-t`` (k folds) and ``resampled-t`` (J random splits): ``c = 1 / splits``, the
+  paired t-test as if the splits' errors were independent;
+- ``corrected-resampled-t`` (Nadeau and Bengio 2003): ``c = 1 / J + n_test / n_train``;
+- ``corrected-repeated-cv-t`` (Bouckaert and Frank 2004): r times k folds,
+  ``c = 1 / (k r) + n_test / n_train`` on df ``k r - 1``;
+- ``5x2cv-t`` (Dietterich 1998): ``t = d_11 / sqrt(mean_i s_i^2)`` on 5 df, with
+  ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2`` over the two folds of repetition i;
+- ``5x2cv-f`` (Alpaydin 1999): ``F = sum_ij d_ij^2 / (2 sum_i s_i^2)`` on (10, 5) df.
+
+A criterion refuses a scenario whose splits are not its scheme.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import scipy
+
+from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.sims.base import Batch
+
+
+@dataclass(frozen=True)
+class CvCriterion(BuiltinCriterion):
+    """A test on cross-validation splits, for the split schemes it names."""
+
+    schemes: tuple[str, ...] = ()
+
+    def check_scenario(self, condition) -> None:
+        """Raise ValueError unless `condition` splits its data set by one of :attr:`schemes`."""
+        splits = getattr(condition, "splits", None)
+        scheme = getattr(splits, "scheme", None)
+        if scheme not in self.schemes:
+            got = f"scheme {scheme!r}" if scheme else f"scenario {condition.name!r}, no splits"
+            raise ValueError(f"criterion {self.name!r} needs the errors of a data set split by "
+                             f"{' or '.join(map(repr, self.schemes))}; got {got}.")
+
+
+def _t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
+    d = batch.a - batch.b
+    s = batch.splits
+    m = d.shape[1]
+    c = 1.0 / m + (s.n_test / s.n_train if corrected else 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = d.mean(axis=1) / np.sqrt(c * d.var(axis=1, ddof=1))
+    return CriterionResult.from_pvalues(2 * scipy.special.stdtr(m - 1, -np.abs(t)), t)
+
+
+def _variances_5x2(d):
+    """Per repetition i of the 5 x 2 folds: ``s_i^2``, from d of shape (n, 10), folds of a
+    repetition adjacent."""
+    pairs = d.reshape(d.shape[0], 5, 2)
+    return ((pairs - pairs.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
+
+
+def five_by_two_t(batch: Batch) -> CriterionResult:
+    """Dietterich's 5x2cv paired t-test."""
+    d = batch.a - batch.b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = d[:, 0] / np.sqrt(_variances_5x2(d).mean(axis=1))
+    return CriterionResult.from_pvalues(2 * scipy.special.stdtr(5, -np.abs(t)), t)
+
+
+def five_by_two_f(batch: Batch) -> CriterionResult:
+    """Alpaydin's combined 5x2cv F-test."""
+    d = batch.a - batch.b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = (d**2).sum(axis=1) / (2 * _variances_5x2(d).sum(axis=1))
+    return CriterionResult.from_pvalues(scipy.special.fdtrc(10, 5, f), f)
+
+
+CV_CRITERIA = (
+    CvCriterion("cv-paired-t", "paired t over k folds, as if independent",
+                partial(_t_over_splits, corrected=False), paired=True, schemes=("kfold",)),
+    CvCriterion("resampled-t", "paired t over J random splits, as if independent",
+                partial(_t_over_splits, corrected=False), paired=True, schemes=("random",)),
+    CvCriterion("corrected-resampled-t", "Nadeau-Bengio: variance x (1/J + n_test/n_train)",
+                partial(_t_over_splits, corrected=True), paired=True, schemes=("random",)),
+    CvCriterion("corrected-repeated-cv-t",
+                "Bouckaert-Frank: r x k folds, variance x (1/(k r) + n_test/n_train)",
+                partial(_t_over_splits, corrected=True), paired=True,
+                schemes=("repeated-kfold",)),
+    CvCriterion("5x2cv-t", "Dietterich's 5x2cv paired t (5 df)", five_by_two_t, paired=True,
+                schemes=("5x2",)),
+    CvCriterion("5x2cv-f", "Alpaydin's combined 5x2cv F (10, 5 df)", five_by_two_f,
+                paired=True, schemes=("5x2",)),
+)

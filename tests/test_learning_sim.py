@@ -1,0 +1,74 @@
+"""The cv-regression scenario: exact risks, the truth it sets, its splits."""
+
+import naive
+import numpy as np
+import pytest
+
+from evalmc.sims import get_scenario
+from evalmc.sims.learning import CvRegression, expected_risk, splits_of
+
+
+@pytest.mark.parametrize("kw", [{}, {"scheme": "kfold", "k": 5}, {"scheme": "5x2"},
+                                {"scheme": "repeated-kfold", "k": 3, "r": 2},
+                                {"scheme": "holdout", "shift": 0.4}])
+def test_kernel_is_the_plain_numpy_fit_on_the_same_draws(kw):
+    s = CvRegression(n=40, d=4, p=2, **kw)
+    ours = s.fit(np.random.default_rng(3), 5)
+    starts = (np.array([0, s.splits.n_test]) if s.splits.folds == 1 else
+              np.linspace(0, s.n, s.splits.folds + 1).round().astype(int))
+    plain = naive.cv_regression(np.random.default_rng(3), 5, s.n, s.beta, s.p, s.sd,
+                                s.splits.repeats, starts)
+    for got, want in zip(ours, plain, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9)
+
+
+def test_exact_risk_is_the_large_sample_error_of_the_fitted_model():
+    rng = np.random.default_rng(8)
+    beta, sd = np.array([1.0, -0.5, 0.3, 0.2]), 0.7
+    x = rng.standard_normal((30, 4))
+    y = x @ beta + sd * rng.standard_normal(30)
+    for q in (4, 2):
+        coef = np.r_[np.linalg.lstsq(x[:, :q], y, rcond=None)[0], np.zeros(4 - q)]
+        exact = sd**2 + np.sum((coef - beta) ** 2)
+        fresh = rng.standard_normal((400_000, 4))
+        loss = (fresh @ beta + sd * rng.standard_normal(400_000) - fresh @ coef) ** 2
+        assert abs(loss.mean() - exact) <= 4 * loss.std() / np.sqrt(loss.size)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.3])
+def test_expected_risks_and_their_difference_are_the_truth(shift):
+    s = CvRegression(n=60, d=6, p=3, shift=shift, scheme="holdout", test_share=0.25)
+    _, _, risk_a, risk_b = s.fit(np.random.default_rng(int(shift * 10)), 20_000)
+    a, gap = risk_a[:, 0], (risk_b - risk_a)[:, 0]
+    assert abs(a.mean() - expected_risk(6, 45, 1.0)) <= 4 * a.std() / np.sqrt(a.size)
+    assert abs(gap.mean() - s.effect) <= 4 * gap.std() / np.sqrt(gap.size)
+    assert s.truth == ("null" if shift == 0 else "alternative")
+
+
+def test_fixed_seed_regression_and_batch():
+    s = get_scenario("cv-regression")(n=50, d=4, p=2, scheme="kfold", k=5)
+    batch = s.draw(np.random.default_rng(0), 3)
+    assert batch.a.shape == (3, 5) and batch.paired and batch.splits == s.splits
+    np.testing.assert_allclose(batch.a[0, :2], REGRESSION_A, rtol=1e-10)
+
+
+REGRESSION_A = [2.4791711495685718, 1.3889828238414201]
+
+
+def test_splits():
+    assert splits_of("kfold", 103, 10, 1, 1, 0.1).n_test == 11
+    assert splits_of("5x2", 100, 0, 0, 0, 0.1) == splits_of("5x2", 100, 9, 9, 9, 0.5)
+    assert splits_of("random", 300, 10, 10, 15, 0.1).count == 15
+    assert splits_of("repeated-kfold", 300, 10, 10, 15, 0.1).count == 100
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"scheme": "loo"}, "`scheme` must be one of 'kfold', 'repeated-kfold', 'random', '5x2'"),
+    ({"p": 10}, r"`p` must be an integer in \[1, 9\]; got 10"),
+    ({"n": 12}, "the training sets must hold at least d \\+ 3 = 13 examples"),
+    ({"shift": -1.0}, "`shift` must be at least -0.0"),
+    ({"test_share": 0.001}, "`test_share` must leave at least one test and one training"),
+])
+def test_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        CvRegression(**kw)
