@@ -64,6 +64,13 @@ class Splits:
         """Splits per data set."""
         return self.repeats * self.folds
 
+    def fold_starts(self, n: int) -> np.ndarray:
+        """Where each test fold starts in a permutation of the n examples, and the end of the
+        last: ``[0, n_test]`` for one split, else k nearly equal blocks."""
+        if self.folds == 1:
+            return np.array([0, self.n_test], dtype=np.int64)
+        return np.linspace(0, n, self.folds + 1).round().astype(np.int64)
+
 
 def splits_of(scheme: str, n: int, k: int, r: int, j: int, test_share: float) -> Splits:
     """The :class:`Splits` of `scheme` on n examples (validated)."""
@@ -179,10 +186,8 @@ class CvRegression(Scenario):
         from evalmc.sims.kernels import least_squares_splits
 
         s = self.splits
-        starts = (np.array([0, s.n_test]) if s.folds == 1 else
-                  np.linspace(0, self.n, s.folds + 1).round().astype(np.int64))
         return least_squares_splits(rng, n_reps, self.n, self.beta, self.p, self.sd,
-                                    s.repeats, starts.astype(np.int64))
+                                    s.repeats, s.fold_starts(self.n))
 
 
 LEARNING_SCENARIOS = (CvRegression,)

@@ -114,9 +114,16 @@ def is_score_column(raw: pd.Series) -> bool:
     return pd.to_numeric(filled, errors="coerce").notna().mean() > 0.5
 
 
+def score_columns(frame: pd.DataFrame, exclude=()) -> tuple[list, list[str]]:
+    """The columns of scores of `frame` (but `exclude`), and the names of the others."""
+    kept = [c for c in frame.columns if c not in exclude]
+    scores = [c for c in kept if is_score_column(frame[c])]
+    return scores, [str(c) for c in kept if c not in scores]
+
+
 def only_score_column(frame: pd.DataFrame, *, option: str) -> str:
     """The name of the one column of scores of `frame`, or a ValueError asking for `option`."""
-    numeric = [c for c in frame.columns if is_score_column(frame[c])]
+    numeric, _ = score_columns(frame)
     if len(numeric) != 1:
         found = f"columns of numbers: {', '.join(map(str, numeric))}" if numeric else "none"
         file = frame.attrs.get("file", "the file")

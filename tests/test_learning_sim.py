@@ -14,10 +14,8 @@ from evalmc.sims.learning import CvRegression, expected_risk, splits_of
 def test_kernel_is_the_plain_numpy_fit_on_the_same_draws(kw):
     s = CvRegression(n=40, d=4, p=2, **kw)
     ours = s.fit(np.random.default_rng(3), 5)
-    starts = (np.array([0, s.splits.n_test]) if s.splits.folds == 1 else
-              np.linspace(0, s.n, s.splits.folds + 1).round().astype(int))
     plain = naive.cv_regression(np.random.default_rng(3), 5, s.n, s.beta, s.p, s.sd,
-                                s.splits.repeats, starts)
+                                s.splits.repeats, s.splits.fold_starts(s.n))
     for got, want in zip(ours, plain, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9)
 

@@ -39,7 +39,7 @@ def run(args) -> int:
         if path:
             check_writable(path, option)
     from evalmc.estimators.describe import describe_columns
-    from evalmc.sims.tables import is_score_column, numeric_column
+    from evalmc.sims.tables import numeric_column, score_columns
 
     frame = load_table(args)
     if args.col:
@@ -49,8 +49,7 @@ def run(args) -> int:
                              f"columns: {', '.join(map(str, frame.columns))}.")
         columns = args.col
     else:
-        columns = [c for c in frame.columns if is_score_column(frame[c])]
-        text = [str(c) for c in frame.columns if c not in columns]
+        columns, text = score_columns(frame)
         if not columns:
             raise UsageError(f"`FILE` {args.file!r} has no column of numbers; its columns: "
                              f"{', '.join(map(str, frame.columns))}.")

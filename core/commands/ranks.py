@@ -45,7 +45,7 @@ def run(args) -> int:
 
     from evalmc.criteria.ranks import friedman, mean_ranks, nemenyi, wilcoxon_holm
     from evalmc.sims.base import Batch
-    from evalmc.sims.tables import is_score_column, numeric_column
+    from evalmc.sims.tables import numeric_column, score_columns
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"`alpha` must be in (0, 1); got {args.alpha}.")
@@ -56,8 +56,7 @@ def run(args) -> int:
         raise UsageError("`--pair-by` goes with --model and --score (long format); a wide file "
                          "has one row per data set.")
     table = load_table(args, args.pair_by)
-    models = [c for c in table.columns if c != args.pair_by and is_score_column(table[c])]
-    text = [str(c) for c in table.columns if c not in models and c != args.pair_by]
+    models, text = score_columns(table, exclude=(args.pair_by,))
     if text:
         print(f"evalmc: not models (not numbers): {', '.join(text)}", file=sys.stderr)
     frame = pd.DataFrame({c: numeric_column(table, c, option="FILE") for c in models})
