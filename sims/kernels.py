@@ -4,6 +4,8 @@ Kept apart from the scenario classes so that listing or validating a scenario ne
 Numba; a scenario imports this module when it first draws.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -112,32 +114,107 @@ def multinomial_rows_into(rng, n, p, out):
 
 
 @njit(cache=True, nogil=True)
-def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts):
+def fold_split(order, starts, f):
+    """The test and training examples of fold f of a permutation `order`."""
+    test = order[starts[f]:starts[f + 1]]
+    return test, np.concatenate((order[:starts[f]], order[starts[f + 1]:]))
+
+
+@njit(cache=True, nogil=True)
+def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_example):
     """The cv-regression scenario's data sets and fits (:mod:`evalmc.sims.learning`).
 
     Per replication: ``x ~ N(0, I_d)`` (n x d), ``y = x beta + sd e``; per repetition a
     permutation of the n examples, whose blocks ``starts[f]:starts[f + 1]`` are the test folds.
-    Returns the test mean squared errors of least squares on all d features and on the first
-    p, and their exact risks ``sd^2 + |b - beta|^2``, each of shape (n_reps, repeats x folds).
+    Returns the test losses of least squares on all d features (A) and on the first p (B), of
+    shape (n_reps, splits): each split's mean squared error, or with `per_example` (one split
+    only) each test example's squared error, shape (n_reps, n_test); and the models' exact
+    risks ``sd^2 + |b - beta|^2``, shape (n_reps, splits).
     """
     d = beta.size
     folds = starts.size - 1
-    out = np.empty((4, n_reps, repeats * folds))
+    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    risk = np.empty((2, n_reps, repeats * folds))
     for i in range(n_reps):
         x = rng.standard_normal((n, d))
         y = x @ beta + sd * rng.standard_normal(n)
         for rep in range(repeats):
             order = rng.permutation(n)
             for f in range(folds):
-                test = order[starts[f]:starts[f + 1]]
-                train = np.concatenate((order[:starts[f]], order[starts[f + 1]:]))
+                test, train = fold_split(order, starts, f)
                 col = rep * folds + f
                 for m, q in enumerate((d, p)):
                     xt = np.ascontiguousarray(x[train][:, :q])
                     coef = np.linalg.solve(xt.T @ xt, xt.T @ y[train])
                     resid = y[test] - np.ascontiguousarray(x[test][:, :q]) @ coef
-                    out[m, i, col] = np.mean(resid * resid)
+                    if per_example:
+                        loss[m, i] = resid * resid
+                    else:
+                        loss[m, i, col] = np.mean(resid * resid)
                     gap = beta.copy()
                     gap[:q] -= coef
-                    out[2 + m, i, col] = sd * sd + np.sum(gap * gap)
-    return out[0], out[1], out[2], out[3]
+                    risk[m, i, col] = sd * sd + np.sum(gap * gap)
+    return loss[0], loss[1], risk[0], risk[1]
+
+
+@njit(cache=True, nogil=True)
+def normal_cdf(x):
+    """The standard normal cdf, ``erfc(-x / sqrt 2) / 2`` (scipy.special.ndtr, in Numba)."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+@njit(cache=True, nogil=True)
+def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_example):
+    """The cv-classification scenario's data sets and fits (:mod:`evalmc.sims.learning`).
+
+    Per replication: labels ``y ~ Bernoulli(1/2)``, then ``x = L z + (y - 1/2) delta e_1``
+    (n x d, ``L = chol``, z standard normal); per repetition a permutation, split as in
+    :func:`least_squares_splits`. On each training set: the class means ``m0, m1`` and the
+    pooled within-class scatter ``W``; A (linear discriminant) takes ``w = W^-1 (m1 - m0)``,
+    B (nearest mean) ``w = m1 - m0``; both predict class 1 where
+    ``w . (x - (m0 + m1) / 2) > 0``. Returns the test losses (error rates of each split, or
+    with `per_example` each test example's 0/1 error) and the exact risks
+    ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2``, ``h = w_1 delta / 2``,
+    ``s = sqrt(w' L L' w)``, b the rule's offset.
+    """
+    d = chol.shape[0]
+    sigma = chol @ chol.T
+    folds = starts.size - 1
+    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    risk = np.empty((2, n_reps, repeats * folds))
+    for i in range(n_reps):
+        y = np.empty(n, dtype=np.int64)
+        for t in range(n):
+            y[t] = 1 if rng.random() < 0.5 else 0
+        x = rng.standard_normal((n, d)) @ chol.T
+        for t in range(n):
+            x[t, 0] += (y[t] - 0.5) * delta
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test, train = fold_split(order, starts, f)
+                col = rep * folds + f
+                xt, yt = x[train], y[train]
+                means = np.zeros((2, d))
+                counts = np.zeros(2)
+                for t in range(yt.size):
+                    means[yt[t]] += xt[t]
+                    counts[yt[t]] += 1.0
+                for c in range(2):
+                    means[c] /= max(counts[c], 1.0)
+                for t in range(yt.size):
+                    xt[t] -= means[yt[t]]
+                scatter = xt.T @ xt
+                gap = means[1] - means[0]
+                mid = 0.5 * (means[0] + means[1])
+                for m, w in enumerate((np.linalg.solve(scatter, gap), gap)):
+                    b = -(w @ mid)
+                    wrong = ((x[test] @ w + b > 0.0) != (y[test] == 1)).astype(np.float64)
+                    if per_example:
+                        loss[m, i] = wrong
+                    else:
+                        loss[m, i, col] = np.mean(wrong)
+                    s = math.sqrt(w @ sigma @ w)
+                    h = 0.5 * w[0] * delta
+                    risk[m, i, col] = 0.5 * (normal_cdf((b - h) / s) + normal_cdf(-(b + h) / s))
+    return loss[0], loss[1], risk[0], risk[1]

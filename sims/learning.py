@@ -4,29 +4,42 @@ Cross-validation tests compare algorithms by their errors on several train/test 
 data set. The splits' training sets overlap, so their errors are correlated; how much depends
 on n, the split scheme and the algorithms, which only training the algorithms shows.
 
-**Population** (`cv-regression`): ``x ~ N(0, I_d)``, ``y = x . beta + sd e``, e standard
-normal. Algorithm A fits least squares on all d features; B on the first p. The last d - p
-coefficients are all ``c``; B treats them as noise, of variance ``sd^2 + (d - p) c^2``.
+**Splits** (`scheme`, every scenario): ``kfold`` (k folds), ``repeated-kfold`` (r times k
+folds), ``random`` (J random train/test splits, test share `test_share`), ``5x2`` (5 times 2
+folds), ``holdout`` (one split). Each repetition permutes the n examples afresh; a fold is a
+contiguous block of the permutation, of size n // k or n // k + 1. `shift` sets the truth at
+the scheme's training size n1 (the smallest of its splits): 0 is the null of the
+cross-validation tests, equal expected error of A and B trained on n1 examples; positive makes
+A better.
 
-**Exact generalization errors.** A model with coefficients ``b`` (zero beyond B's p) has
-squared-error risk ``sd^2 + |b - beta|^2`` on the population, computed for every fit. Over
-training sets of size n1 (Gaussian design, no intercept) its expectation is
-``s^2 (1 + q / (n1 - q - 1))`` for a model of q features and residual variance s^2. `shift`
-sets c so that B's expected risk minus A's, at the scheme's training size n1, is
-``shift sd^2``: 0 is the null of the cross-validation tests (equal expected error at n1),
-positive makes A better.
+``Batch.a[i, j]``, ``Batch.b[i, j]``: A's and B's mean loss on the test examples of split j of
+replication i (paired by split); for ``holdout``, A's and B's loss on test example j of the one
+split (for McNemar's test). ``Batch.splits``: the scheme's :class:`Splits`.
 
-**Splits** (`scheme`): ``kfold`` (k folds), ``repeated-kfold`` (r times k folds), ``random``
-(J random train/test splits, test share `test_share`), ``5x2`` (5 times 2 folds), ``holdout``
-(one split). Each repetition permutes the n examples afresh; a fold is a contiguous block of
-the permutation, of size n // k or n // k + 1.
+**cv-regression**: ``x ~ N(0, I_d)``, ``y = x . beta + sd e``, e standard normal, squared
+loss. A fits least squares on all d features; B on the first p. The last d - p coefficients are
+all ``c``; B treats them as noise, of variance ``sd^2 + (d - p) c^2``. A model with
+coefficients ``b`` (zero beyond B's p) has risk ``sd^2 + |b - beta|^2``, computed for every
+fit. Over training sets of size n1 (Gaussian design, no intercept) its expectation is
+``s^2 (1 + q / (n1 - q - 1))`` for q features and residual variance s^2, so c follows from
+`shift` (B's expected risk minus A's, in sd^2) in closed form.
 
-``Batch.a[i, j]``, ``Batch.b[i, j]``: A's and B's mean squared error on the test examples of
-split j of replication i (paired by split); ``Batch.splits``: the scheme's :class:`Splits`.
+**cv-classification**: two equally likely classes, ``x | y ~ N((y - 1/2) delta e_1, Sigma)``,
+Sigma the equicorrelation matrix ``(1 - rho) I + rho 1 1'``, 0/1 loss. A is Fisher's linear
+discriminant (pooled covariance), B the nearest-mean classifier; both cut at the midpoint of
+the class means. A linear rule's risk is two normal cdfs (:func:`discriminant_risks`), computed
+for every fit. The expected risks over training sets have no closed form: they are averaged
+over :data:`CALIBRATION_DRAWS` training sets drawn through their sufficient statistics (class
+counts, class means, a Wishart pooled scatter) with common random numbers, and rho is the root
+of "B's expected error minus A's = `shift`" (error-rate units). At rho = 0 the nearest mean
+has the optimal direction and is the better (it estimates less); rho moves A ahead. The null
+holds to within the calibration's Monte Carlo error (:attr:`CvClassification.calibration_se`,
+about 1e-4).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -97,40 +110,28 @@ def expected_risk(q: int, n_train: int, residual_var: float) -> float:
 
 
 @dataclass(frozen=True)
-class CvRegression(Scenario):
-    """Least squares on all features (A) against a subset (B), errors on CV splits."""
+class CvScenario(Scenario):
+    """Base of the learning scenarios: one data set of n examples, split by `scheme`.
 
-    name: ClassVar[str] = "cv-regression"
-    description: ClassVar[str] = ("least squares on d features (A) vs the first p (B), test "
-                                  "errors on each cross-validation split of one data set")
+    Subclasses add the population and the algorithms, and implement :meth:`fit`.
+    """
+
+    #: The loss of an example: ``'squared'`` or ``'0/1'``.
+    loss: ClassVar[str] = ""
 
     n: int = param(300, int, "examples in the data set")
-    d: int = param(10, int, "features of the population and of A's model")
-    p: int = param(5, int, "features of B's model (the first p), 1 <= p < d")
-    sd: float = param(1.0, float, "noise sd (> 0)")
-    shift: float = param(0.0, float, "B's expected risk minus A's at n_train, in sd^2")
     scheme: str = param("random", str, "kfold, repeated-kfold, random, 5x2 or holdout")
     k: int = param(10, int, "folds (kfold, repeated-kfold)")
     r: int = param(10, int, "repetitions (repeated-kfold)")
     j: int = param(15, int, "random splits (random)")
     test_share: float = param(0.1, float, "share of the data set tested (random, holdout)")
 
-    def __post_init__(self):
-        n = check_int("n", self.n, low=4)
-        d = check_int("d", self.d, low=2)
-        check_int("p", self.p, low=1, high=d - 1)
-        check_float("sd", self.sd, low=0, open_low=True)
-        check_float("shift", self.shift)
-        split = splits_of(self.scheme, n, self.k, self.r, self.j, self.test_share)
-        if split.n_train < d + 3:
-            raise ValueError(f"the training sets must hold at least d + 3 = {d + 3} examples "
-                             f"for least squares to have a finite expected risk; scheme "
-                             f"{self.scheme!r} trains on {split.n_train} of n = {n}.")
-        lowest = self._risk_b(0.0) - self._risk_a()
-        if self.shift * self.sd**2 < lowest - 1e-12 * self.sd**2:
-            raise ValueError(f"`shift` must be at least {lowest / self.sd**2:.6g} here: B, the "
-                             f"smaller model, cannot be better than when its omitted "
-                             f"coefficients are 0; got {self.shift}.")
+    def _check_training_size(self, low: int, why: str) -> None:
+        check_int("n", self.n, low=4)
+        n_train = self.splits.n_train
+        if n_train < low:
+            raise ValueError(f"the training sets must hold at least {low} examples ({why}); "
+                             f"scheme {self.scheme!r} trains on {n_train} of n = {self.n}.")
 
     @property
     def splits(self) -> Splits:
@@ -140,6 +141,63 @@ class CvRegression(Scenario):
     def n_train(self) -> int:
         """The training size the truth refers to (the smallest of the scheme's splits)."""
         return self.splits.n_train
+
+    @property
+    def per_example(self) -> bool:
+        """Whether a replication holds each test example's loss (one hold-out split)."""
+        return self.scheme == "holdout"
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        s = self.splits
+        m = s.n_test if self.per_example else s.count
+        return (m, m)
+
+    @property
+    def truth(self) -> str:
+        return "null" if self.shift == 0 else "alternative"
+
+    def draw(self, rng, n_reps):
+        test_a, test_b, _, _ = self.fit(rng, n_reps)
+        return Batch(test_a, test_b, paired=True, splits=self.splits)
+
+    def fit(self, rng, n_reps):  # pragma: no cover
+        """Every split's test losses and the exact risks of its fitted models.
+
+        Returns
+        -------
+        test_a, test_b : ndarray, shape (n_reps, splits), or (n_reps, n_test) for holdout
+        risk_a, risk_b : ndarray, shape (n_reps, splits)
+        """
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class CvRegression(CvScenario):
+    """Least squares on all features (A) against a subset (B), errors on CV splits."""
+
+    name: ClassVar[str] = "cv-regression"
+    description: ClassVar[str] = ("least squares on d features (A) vs the first p (B), test "
+                                  "errors on each cross-validation split of one data set")
+    loss: ClassVar[str] = "squared"
+
+    d: int = param(10, int, "features of the population and of A's model")
+    p: int = param(5, int, "features of B's model (the first p), 1 <= p < d")
+    sd: float = param(1.0, float, "noise sd (> 0)")
+    shift: float = param(0.0, float, "B's expected risk minus A's at n_train, in sd^2")
+
+    def __post_init__(self):
+        d = check_int("d", self.d, low=2)
+        check_int("p", self.p, low=1, high=d - 1)
+        check_float("sd", self.sd, low=0, open_low=True)
+        check_float("shift", self.shift)
+        self._check_training_size(d + 3, f"d + 3 = {d + 3}, for least squares to have a "
+                                         f"finite expected risk")
+        lowest = self._risk_b(0.0) - self._risk_a()
+        if self.shift * self.sd**2 < lowest - 1e-12 * self.sd**2:
+            raise ValueError(f"`shift` must be at least {lowest / self.sd**2:.6g} here: B, the "
+                             f"smaller model, cannot be better than when its omitted "
+                             f"coefficients are 0; got {self.shift}.")
 
     def _risk_a(self) -> float:
         return expected_risk(self.d, self.n_train, self.sd**2)
@@ -160,34 +218,150 @@ class CvRegression(Scenario):
         return np.r_[np.ones(self.p), np.full(self.d - self.p, self.omitted)]
 
     @property
-    def sizes(self) -> tuple[int, int]:
-        return (self.splits.count, self.splits.count)
-
-    @property
-    def truth(self) -> str:
-        return "null" if self.shift == 0 else "alternative"
-
-    @property
     def effect(self) -> float:
         """B's expected risk minus A's at n_train (positive: A better)."""
         return float(self.shift * self.sd**2)
 
-    def draw(self, rng, n_reps):
-        test_a, test_b, _, _ = self.fit(rng, n_reps)
-        return Batch(test_a, test_b, paired=True, splits=self.splits)
-
     def fit(self, rng, n_reps):
-        """Every split's test errors and the exact risks of its fitted models.
-
-        Returns
-        -------
-        test_a, test_b, risk_a, risk_b : ndarray, shape (n_reps, splits)
-        """
         from evalmc.sims.kernels import least_squares_splits
 
         s = self.splits
         return least_squares_splits(rng, n_reps, self.n, self.beta, self.p, self.sd,
-                                    s.repeats, s.fold_starts(self.n))
+                                    s.repeats, s.fold_starts(self.n), self.per_example)
 
 
-LEARNING_SCENARIOS = (CvRegression,)
+#: Training sets drawn to calibrate cv-classification's expected errors.
+CALIBRATION_DRAWS = 20_000
+#: The largest equicorrelation cv-classification's calibration searches.
+RHO_MAX = 0.9
+#: The most features cv-classification takes (its calibration holds a d x d matrix per draw).
+MAX_FEATURES = 20
+
+
+def equicorrelation(d: int, rho: float) -> np.ndarray:
+    """``(1 - rho) I + rho 1 1'``, d x d."""
+    return (1.0 - rho) * np.eye(d) + rho
+
+
+def discriminant_risks(w, b, delta, sigma):
+    """Exact error rates of the rules ``w . x + b > 0`` (class 1) on the two-class population.
+
+    ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2`` with ``h = w_1 delta / 2`` and
+    ``s = sqrt(w' Sigma w)``; `w` of shape (..., d), `b` of shape (...).
+    """
+    import scipy.special
+
+    s = np.sqrt(np.einsum("...i,ij,...j->...", w, sigma, w))
+    h = 0.5 * w[..., 0] * delta
+    return 0.5 * (scipy.special.ndtr((b - h) / s) + scipy.special.ndtr(-(b + h) / s))
+
+
+@functools.lru_cache(maxsize=8)
+def _training_statistics(n_train: int, d: int):
+    """Standardized sufficient statistics of :data:`CALIBRATION_DRAWS` training sets of
+    n_train examples: each class mean's error ``z_c / sqrt(n_c)`` (Sigma = I) and the pooled
+    within-class scatter, Wishart(n_train - 2, I). A class count is kept in [1, n_train - 1]
+    (a training set missing a class has probability 2^(1 - n_train))."""
+    import scipy.stats
+
+    rng = np.random.default_rng(np.random.SeedSequence(1999, spawn_key=(n_train, d)))
+    ones = rng.binomial(n_train, 0.5, CALIBRATION_DRAWS).clip(1, n_train - 1)
+    counts = np.stack([n_train - ones, ones], axis=1)
+    mean_errors = rng.standard_normal((CALIBRATION_DRAWS, 2, d)) / np.sqrt(counts)[..., None]
+    scatter = scipy.stats.wishart(df=n_train - 2, scale=np.eye(d)).rvs(
+        size=CALIBRATION_DRAWS, random_state=rng)
+    return mean_errors, scatter
+
+
+def expected_errors(n_train: int, d: int, delta: float, rho: float):
+    """Expected error rates of A (linear discriminant) and B (nearest mean) trained on n_train
+    examples, and the standard error of B's minus A's (common random numbers).
+
+    Returns
+    -------
+    err_a, err_b, se : float
+    """
+    mean_errors, scatter = _training_statistics(n_train, d)
+    sigma = equicorrelation(d, rho)
+    chol = np.linalg.cholesky(sigma)
+    means = mean_errors @ chol.T
+    means[:, 1, 0] += delta / 2
+    means[:, 0, 0] -= delta / 2
+    gap, mid = means[:, 1] - means[:, 0], means.mean(axis=1)
+    lda = np.linalg.solve(chol @ scatter @ chol.T, gap[..., None])[..., 0]
+    risks = [discriminant_risks(w, -np.einsum("ij,ij->i", w, mid), delta, sigma)
+             for w in (lda, gap)]
+    diff = risks[1] - risks[0]
+    return (float(risks[0].mean()), float(risks[1].mean()),
+            float(diff.std(ddof=1) / np.sqrt(diff.size)))
+
+
+@functools.lru_cache(maxsize=256)
+def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
+    """The rho at which B's expected error minus A's, at n_train, is `shift`."""
+    import scipy.optimize
+
+    def gap(rho):
+        err_a, err_b, _ = expected_errors(n_train, d, delta, rho)
+        return err_b - err_a - shift
+
+    low, high = gap(0.0), gap(RHO_MAX)
+    if not low <= 0.0 <= high:
+        raise ValueError(f"`shift` must be in [{low + shift:.4g}, {high + shift:.4g}] for "
+                         f"n_train = {n_train}, d = {d}, delta = {delta} (rho in [0, "
+                         f"{RHO_MAX}]); got {shift}.")
+    return float(scipy.optimize.brentq(gap, 0.0, RHO_MAX, xtol=1e-12))
+
+
+@dataclass(frozen=True)
+class CvClassification(CvScenario):
+    """Linear discriminant (A) against nearest mean (B), 0/1 errors on CV splits."""
+
+    name: ClassVar[str] = "cv-classification"
+    description: ClassVar[str] = ("linear discriminant (A) vs nearest mean (B) on two Gaussian "
+                                  "classes, test errors on each cross-validation split")
+    loss: ClassVar[str] = "0/1"
+
+    d: int = param(10, int, f"features, 2 <= d <= {MAX_FEATURES}")
+    delta: float = param(2.0, float, "distance of the class means along feature 1 (> 0)")
+    shift: float = param(0.0, float, "B's expected error rate minus A's at n_train")
+
+    def __post_init__(self):
+        d = check_int("d", self.d, low=2, high=MAX_FEATURES)
+        check_float("delta", self.delta, low=0, open_low=True)
+        check_float("shift", self.shift)
+        self._check_training_size(max(d + 3, 40), f"max(d + 3, 40) = {max(d + 3, 40)}, for "
+                                                   f"an invertible pooled covariance and both "
+                                                   f"classes")
+        self.rho  # noqa: B018 -- validates `shift`
+
+    @property
+    def rho(self) -> float:
+        """The population's equicorrelation, set by `shift`."""
+        return null_correlation(self.n_train, self.d, float(self.delta), float(self.shift))
+
+    @property
+    def expected_errors(self) -> tuple[float, float]:
+        """A's and B's expected error rates at n_train (calibrated)."""
+        return expected_errors(self.n_train, self.d, self.delta, self.rho)[:2]
+
+    @property
+    def calibration_se(self) -> float:
+        """Monte Carlo standard error of the calibrated B minus A expected error."""
+        return expected_errors(self.n_train, self.d, self.delta, self.rho)[2]
+
+    @property
+    def effect(self) -> float:
+        """B's expected error rate minus A's at n_train (positive: A better)."""
+        return float(self.shift)
+
+    def fit(self, rng, n_reps):
+        from evalmc.sims.kernels import discriminant_splits
+
+        s = self.splits
+        chol = np.linalg.cholesky(equicorrelation(self.d, self.rho))
+        return discriminant_splits(rng, n_reps, self.n, float(self.delta), chol, s.repeats,
+                                   s.fold_starts(self.n), self.per_example)
+
+
+LEARNING_SCENARIOS = (CvRegression, CvClassification)

@@ -394,27 +394,72 @@ def clustered_items(rng, reps, n_items, n_clusters, icc, tau, rho, skill=0.5, sd
     return out
 
 
-def cv_regression(rng, n_reps, n, beta, p, sd, repeats, starts):
+def _fold(order, starts, f):
+    test = order[starts[f]:starts[f + 1]]
+    return test, np.setdiff1d(order, test, assume_unique=True)
+
+
+def cv_regression(rng, n_reps, n, beta, p, sd, repeats, starts, per_example=False):
     """The cv-regression scenario's fits, plainly: per replication a data set, per repetition a
     permutation, per fold least squares of all features (A) and of the first p (B) on the
-    other folds. Returns the test mean squared errors and the exact risks ``sd^2 + |b - beta|^2``
-    of A and B, shape (n_reps, splits) each, from the same draws as the kernel."""
+    other folds. Returns the test mean squared errors (or, `per_example`, each test example's)
+    and the exact risks ``sd^2 + |b - beta|^2`` of A and B, from the same draws as the kernel."""
     d, folds = beta.size, len(starts) - 1
-    out = np.empty((4, n_reps, repeats * folds))
+    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    risk = np.empty((2, n_reps, repeats * folds))
     for i in range(n_reps):
         x = rng.standard_normal((n, d))
         y = x @ beta + sd * rng.standard_normal(n)
         for rep in range(repeats):
             order = rng.permutation(n)
             for f in range(folds):
-                test = order[starts[f]:starts[f + 1]]
-                train = np.setdiff1d(order, test, assume_unique=True)
+                test, train = _fold(order, starts, f)
                 for m, q in enumerate((d, p)):
                     coef = np.linalg.lstsq(x[train][:, :q], y[train], rcond=None)[0]
-                    out[m, i, rep * folds + f] = np.mean((y[test] - x[test][:, :q] @ coef) ** 2)
+                    sq = (y[test] - x[test][:, :q] @ coef) ** 2
+                    if per_example:
+                        loss[m, i] = sq
+                    else:
+                        loss[m, i, rep * folds + f] = sq.mean()
                     full = np.r_[coef, np.zeros(d - q)]
-                    out[2 + m, i, rep * folds + f] = sd**2 + np.sum((full - beta) ** 2)
-    return tuple(out)
+                    risk[m, i, rep * folds + f] = sd**2 + np.sum((full - beta) ** 2)
+    return loss[0], loss[1], risk[0], risk[1]
+
+
+def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example=False):
+    """The cv-classification scenario's fits, plainly: labels, then features with covariance
+    `sigma` and class means -+ delta/2 on feature 1; per fold, Fisher's discriminant (pooled
+    covariance, A) and the nearest mean (B), both cut at the midpoint of the class means.
+    Returns the test error rates (or each test example's 0/1 error) and the exact risks
+    (scipy's normal cdf) of A and B, from the same draws as the kernel."""
+    d, folds = sigma.shape[0], len(starts) - 1
+    chol = np.linalg.cholesky(sigma)
+    mu = np.zeros(d)
+    mu[0] = delta / 2
+    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    risk = np.empty((2, n_reps, repeats * folds))
+    for i in range(n_reps):
+        y = (rng.random(n) < 0.5).astype(int)
+        x = rng.standard_normal((n, d)) @ chol.T + np.outer(y - 0.5, 2 * mu)
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test, train = _fold(order, starts, f)
+                xs, ys = x[train], y[train]
+                m0, m1 = xs[ys == 0].mean(axis=0), xs[ys == 1].mean(axis=0)
+                pooled = (np.cov(xs[ys == 0].T, bias=True) * (ys == 0).sum()
+                          + np.cov(xs[ys == 1].T, bias=True) * (ys == 1).sum())
+                for m, w in enumerate((np.linalg.inv(pooled) @ (m1 - m0), m1 - m0)):
+                    b = -w @ (m0 + m1) / 2
+                    wrong = ((x[test] @ w + b > 0).astype(int) != y[test]).astype(float)
+                    if per_example:
+                        loss[m, i] = wrong
+                    else:
+                        loss[m, i, rep * folds + f] = wrong.mean()
+                    s = np.sqrt(w @ sigma @ w)
+                    risk[m, i, rep * folds + f] = (stats.norm.cdf((w @ -mu + b) / s)
+                                                   + stats.norm.sf((w @ mu + b) / s)) / 2
+    return loss[0], loss[1], risk[0], risk[1]
 
 
 def cv_tests(d, n_test, n_train):

@@ -61,3 +61,84 @@ def test_fixed_seed_sizes():
 
 
 REGRESSION = [0.14, 0.04]
+
+
+def _holdout_errors(seed=0, reps=30, n_test=40):
+    rng = np.random.default_rng(seed)
+    a = (rng.random((reps, n_test)) < 0.2).astype(float)
+    flip = rng.random((reps, n_test)) < 0.15
+    b = np.where(flip, 1 - a, a)
+    return Batch(a, b, paired=True, splits=Splits("holdout", 1, 1, 80, n_test))
+
+
+def test_holdout_tests_are_statsmodels():
+    from statsmodels.stats.contingency_tables import mcnemar
+    from statsmodels.stats.proportion import proportions_ztest
+
+    batch = _holdout_errors()
+    want_m, want_p = [], []
+    for a, b in zip(batch.a, batch.b, strict=True):
+        table = [[np.sum((a == 0) & (b == 0)), np.sum((a == 0) & (b == 1))],
+                 [np.sum((a == 1) & (b == 0)), np.sum((a == 1) & (b == 1))]]
+        want_m.append(mcnemar(table, exact=False, correction=True).pvalue)
+        errors = [a.sum(), b.sum()]
+        want_p.append(1.0 if errors[0] == errors[1]
+                      else proportions_ztest(errors, [a.size, a.size])[1])
+    np.testing.assert_allclose(CRITERIA["holdout-mcnemar"](batch, None).pvalues(), want_m,
+                               rtol=1e-10)
+    np.testing.assert_allclose(CRITERIA["holdout-proportion"](batch, None).pvalues(), want_p,
+                               rtol=1e-10)
+
+
+def test_holdout_mcnemar_is_mlxtends():
+    evaluate = pytest.importorskip("mlxtend.evaluate")
+    batch = _holdout_errors(seed=2)
+    got = CRITERIA["holdout-mcnemar"](batch, None).pvalues()
+    for a, b, p in zip(batch.a, batch.b, got, strict=True):
+        table = np.array([[np.sum((a == 0) & (b == 0)), np.sum((a == 0) & (b == 1))],
+                          [np.sum((a == 1) & (b == 0)), np.sum((a == 1) & (b == 1))]])
+        assert p == pytest.approx(evaluate.mcnemar(table, corrected=True)[1], rel=1e-10)
+
+
+class _Fixed:
+    """A scikit-learn scorer that returns given fold differences to mlxtend, in its order."""
+
+    def __init__(self, d):
+        self.scores = [x for v in d for x in (v, 0.0)]
+
+    def __call__(self, estimator, x, y):
+        return self.scores.pop(0)
+
+
+@pytest.mark.parametrize(("name", "peer"), [("5x2cv-t", "paired_ttest_5x2cv"),
+                                            ("5x2cv-f", "combined_ftest_5x2cv")])
+def test_5x2cv_is_mlxtends(name, peer):
+    """mlxtend's own 5x2cv functions, fed our fold differences through their scorer."""
+    evaluate = pytest.importorskip("mlxtend.evaluate")
+    from sklearn.dummy import DummyClassifier
+
+    batch = _batch("5x2", seed=6, n=8)
+    got = CRITERIA[name](batch, None).pvalues()
+    x, y = np.zeros((20, 1)), np.arange(20) % 2
+    for d, p in zip(batch.a - batch.b, got, strict=True):
+        _, want = getattr(evaluate, peer)(DummyClassifier(), DummyClassifier(), x, y,
+                                          scoring=_Fixed(d), random_seed=1)
+        assert p == pytest.approx(want, rel=1e-10)
+
+
+def test_error_counting_tests_refuse_squared_loss():
+    with pytest.raises(ValueError, match="criterion 'holdout-mcnemar' needs each example's "
+                                         "0/1 error; scenario 'cv-regression' has squared"):
+        run_study(make_design(scheme="holdout"), "cv-regression", ["holdout-mcnemar"],
+                  n_reps=10, seed=0)
+
+
+def test_fixed_seed_holdout_sizes():
+    res = run_study(make_design(scheme="holdout", n=150, d=3, test_share=1 / 3,
+                                shift=[0.0, 0.05]),
+                    "cv-classification", ["holdout-mcnemar", "holdout-proportion"],
+                    n_reps=400, seed=5)
+    assert res.summary["rate"].tolist() == HOLDOUT
+
+
+HOLDOUT = [0.0, 0.0, 0.0775, 0.055]

@@ -1,11 +1,19 @@
-"""The cv-regression scenario: exact risks, the truth it sets, its splits."""
+"""The learning scenarios: exact risks, the truth they set, their splits."""
 
 import naive
 import numpy as np
 import pytest
 
 from evalmc.sims import get_scenario
-from evalmc.sims.learning import CvRegression, expected_risk, splits_of
+from evalmc.sims.learning import (
+    CvClassification,
+    CvRegression,
+    discriminant_risks,
+    equicorrelation,
+    expected_errors,
+    expected_risk,
+    splits_of,
+)
 
 
 @pytest.mark.parametrize("kw", [{}, {"scheme": "kfold", "k": 5}, {"scheme": "5x2"},
@@ -15,7 +23,7 @@ def test_kernel_is_the_plain_numpy_fit_on_the_same_draws(kw):
     s = CvRegression(n=40, d=4, p=2, **kw)
     ours = s.fit(np.random.default_rng(3), 5)
     plain = naive.cv_regression(np.random.default_rng(3), 5, s.n, s.beta, s.p, s.sd,
-                                s.splits.repeats, s.splits.fold_starts(s.n))
+                                s.splits.repeats, s.splits.fold_starts(s.n), s.per_example)
     for got, want in zip(ours, plain, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9)
 
@@ -48,9 +56,69 @@ def test_fixed_seed_regression_and_batch():
     batch = s.draw(np.random.default_rng(0), 3)
     assert batch.a.shape == (3, 5) and batch.paired and batch.splits == s.splits
     np.testing.assert_allclose(batch.a[0, :2], REGRESSION_A, rtol=1e-10)
+    c = get_scenario("cv-classification")(n=80, d=3, scheme="5x2")
+    batch = c.draw(np.random.default_rng(0), 3)
+    assert batch.a.shape == (3, 10) and batch.splits == c.splits
+    np.testing.assert_allclose(batch.a[0, :4], CLASSIFICATION_A, rtol=1e-12)
+    assert c.rho == pytest.approx(CLASSIFICATION_RHO, rel=1e-9)
 
 
 REGRESSION_A = [2.4791711495685718, 1.3889828238414201]
+
+
+def test_holdout_holds_each_test_examples_loss():
+    s = CvRegression(n=40, d=4, p=2, scheme="holdout", test_share=0.25)
+    batch = s.draw(np.random.default_rng(1), 4)
+    assert s.sizes == (10, 10) and batch.a.shape == (4, 10)
+    c = CvClassification(n=60, d=3, scheme="holdout", test_share=0.25)
+    batch = c.draw(np.random.default_rng(1), 4)
+    assert batch.a.shape == (4, 15) and set(np.unique(batch.a)) <= {0.0, 1.0}
+
+
+@pytest.mark.parametrize("kw", [{}, {"scheme": "kfold", "k": 5}, {"scheme": "5x2"},
+                                {"scheme": "holdout", "shift": 0.01}])
+def test_classification_kernel_is_the_plain_numpy_fit_on_the_same_draws(kw):
+    s = CvClassification(n=100, d=3, delta=1.5, j=4, **kw)
+    ours = s.fit(np.random.default_rng(5), 4)
+    plain = naive.cv_classification(np.random.default_rng(5), 4, s.n, s.delta,
+                                    equicorrelation(3, s.rho), s.splits.repeats,
+                                    s.splits.fold_starts(s.n), s.per_example)
+    for got, want in zip(ours, plain, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_discriminant_risk_is_the_large_sample_error_of_the_rule():
+    rng = np.random.default_rng(11)
+    sigma, delta = equicorrelation(3, 0.4), 1.2
+    w, b = np.array([1.0, -0.6, 0.2]), 0.15
+    exact = discriminant_risks(w, b, delta, sigma)
+    y = rng.random(500_000) < 0.5
+    x = rng.multivariate_normal(np.zeros(3), sigma, y.size)
+    x[:, 0] += (y - 0.5) * delta
+    wrong = ((x @ w + b > 0) != y).astype(float)
+    assert abs(wrong.mean() - exact) <= 4 * wrong.std() / np.sqrt(wrong.size)
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.02])
+def test_calibrated_errors_are_those_of_the_fitted_models(shift):
+    s = CvClassification(n=60, d=3, shift=shift, scheme="holdout", test_share=0.25)
+    _, _, risk_a, risk_b = s.fit(np.random.default_rng(7), 20_000)
+    a, gap = risk_a[:, 0], (risk_b - risk_a)[:, 0]
+    err_a, _ = s.expected_errors
+    assert abs(a.mean() - err_a) <= 4 * a.std() / np.sqrt(a.size)
+    se = np.hypot(gap.std() / np.sqrt(gap.size), s.calibration_se)
+    assert abs(gap.mean() - shift) <= 4 * se
+    assert s.truth == ("null" if shift == 0 else "alternative")
+
+
+def test_calibration_moves_the_discriminant_ahead_with_the_correlation():
+    err_a0, err_b0, _ = expected_errors(45, 3, 2.0, 0.0)
+    err_a, err_b, _ = expected_errors(45, 3, 2.0, 0.6)
+    assert err_b0 < err_a0 and err_a < err_b
+
+
+CLASSIFICATION_A = [0.1, 0.225, 0.15, 0.175]
+CLASSIFICATION_RHO = 0.18356037567416733
 
 
 def test_splits():
@@ -63,10 +131,21 @@ def test_splits():
 @pytest.mark.parametrize(("kw", "match"), [
     ({"scheme": "loo"}, "`scheme` must be one of 'kfold', 'repeated-kfold', 'random', '5x2'"),
     ({"p": 10}, r"`p` must be an integer in \[1, 9\]; got 10"),
-    ({"n": 12}, "the training sets must hold at least d \\+ 3 = 13 examples"),
+    ({"n": 12}, "the training sets must hold at least 13 examples \\(d \\+ 3 = 13"),
     ({"shift": -1.0}, "`shift` must be at least -0.0"),
     ({"test_share": 0.001}, "`test_share` must leave at least one test and one training"),
 ])
 def test_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         CvRegression(**kw)
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"d": 21}, r"`d` must be an integer in \[2, 20\]; got 21"),
+    ({"delta": 0.0}, "`delta` must be"),
+    ({"n": 43}, r"at least 40 examples \(max\(d \+ 3, 40\) = 40, .* trains on 39 of n = 43"),
+    ({"shift": 0.5}, r"`shift` must be in \[-0.00\d+, 0.1\d+\] for n_train = 270"),
+])
+def test_bad_classification_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        CvClassification(**kw)

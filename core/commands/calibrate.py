@@ -20,7 +20,7 @@ BLOCK_SIZE = 1000
 #: them equal), for ``--help``.
 SCENARIOS = ("normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
              "pipelines", "paired-classifiers", "llm-items", "multi-dataset", "cv-regression",
-             "pool")
+             "cv-classification", "pool")
 CRITERIA = (
     "paired-t", "student-t", "welch-t", "mann-whitney", "sign", "wilcoxon", "wilcoxon-pratt",
     "wilcoxon-zsplit", "permutation-paired", "permutation-two-sample", "bootstrap-mean",
@@ -30,7 +30,8 @@ CRITERIA = (
     "mcnemar-midp", "bootstrap-dcerr", "bootstrap-df1", "unpaired-z", "paired-items",
     "mcnemar-items", "clustered-z", "cluster-bootstrap", "friedman", "nemenyi", "wilcoxon-holm",
     "aso", "bayes-correlated-t", "bayes-signed-rank", "cv-paired-t", "resampled-t",
-    "corrected-resampled-t", "corrected-repeated-cv-t", "5x2cv-t", "5x2cv-f",
+    "corrected-resampled-t", "corrected-repeated-cv-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar",
+    "holdout-proportion",
 )
 SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: parameters)"
 

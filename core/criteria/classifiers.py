@@ -47,15 +47,19 @@ def f1_difference(counts) -> np.ndarray:
 
 
 def proportion(counts, rng=None) -> CriterionResult:
-    """Proportion test (Keller et al. Eq 3): z = D / sqrt(2 C (1 - C) / n), two-sided normal.
-
-    ``D`` is A's error rate minus B's and ``C`` their mean; the test wrongly treats A's and
-    B's errors as independent. Where ``C`` is 0 or 1, D is 0 and z = 0.
-    """
+    """Proportion test (Keller et al. Eq 3) on the 8-cell tables: see :func:`proportion_test`."""
     counts = np.asarray(counts)
-    n = counts.sum(axis=1)
-    err_a = counts[:, list(A_WRONG)].sum(axis=1)
-    err_b = counts[:, list(B_WRONG)].sum(axis=1)
+    return proportion_test(counts[:, list(A_WRONG)].sum(axis=1),
+                           counts[:, list(B_WRONG)].sum(axis=1), counts.sum(axis=1))
+
+
+def proportion_test(err_a, err_b, n) -> CriterionResult:
+    """Proportion test: z = D / sqrt(2 C (1 - C) / n), two-sided normal.
+
+    ``D`` is A's error rate minus B's (`err_a`, `err_b` errors of n examples) and ``C`` their
+    mean; the test wrongly treats A's and B's errors as independent. Where ``C`` is 0 or 1, D
+    is 0 and z = 0.
+    """
     d = (err_a - err_b) / n
     c = (err_a + err_b) / (2 * n)
     sd = np.sqrt(2 * c * (1 - c) / n)
@@ -64,12 +68,16 @@ def proportion(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar(counts, rng=None) -> CriterionResult:
-    """McNemar's test (Eq 4): ``(|n01 - n10| - 1)^2 / (n01 + n10)`` against chi2(1).
+    """McNemar's test (Eq 4) on the 8-cell tables: see :func:`mcnemar_test`."""
+    return mcnemar_test(*discordant(counts))
 
-    The continuity-corrected statistic exactly as Eq 4 writes it; no discordant pair gives
-    statistic 0 and p = 1.
+
+def mcnemar_test(n01, n10) -> CriterionResult:
+    """McNemar's test: ``(|n01 - n10| - 1)^2 / (n01 + n10)`` against chi2(1).
+
+    The continuity-corrected statistic exactly as Keller et al.'s Eq 4 and Dietterich (1998)
+    write it; no discordant pair gives statistic 0 and p = 1.
     """
-    n01, n10 = discordant(counts)
     m = (n01 + n10).astype(float)
     chi2 = np.divide((np.abs(n01 - n10) - 1.0) ** 2, m, out=np.zeros_like(m), where=m > 0)
     return CriterionResult.from_pvalues(scipy.stats.chi2.sf(chi2, 1), chi2)

@@ -13,7 +13,15 @@
   ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2`` over the two folds of repetition i;
 - ``5x2cv-f`` (Alpaydin 1999): ``F = sum_ij d_ij^2 / (2 sum_i s_i^2)`` on (10, 5) df.
 
-A criterion refuses a scenario whose splits are not its scheme.
+On one hold-out split, from each test example's 0/1 error (Dietterich 1998):
+
+- ``holdout-mcnemar``: McNemar's continuity-corrected chi2 on the examples one algorithm got
+  wrong and the other right;
+- ``holdout-proportion``: the test of two proportions on the error rates, as if A's and B's
+  errors were independent.
+
+A criterion refuses a scenario whose splits are not its scheme, or whose loss is not 0/1 where
+it counts errors.
 """
 
 from __future__ import annotations
@@ -25,23 +33,30 @@ import numpy as np
 import scipy
 
 from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.classifiers import mcnemar_test, proportion_test
 from evalmc.sims.base import Batch
 
 
 @dataclass(frozen=True)
 class CvCriterion(BuiltinCriterion):
-    """A test on cross-validation splits, for the split schemes it names."""
+    """A test on cross-validation splits, for the split schemes (and loss) it names."""
 
     schemes: tuple[str, ...] = ()
+    #: The loss the test needs (``'0/1'``), or None for any.
+    loss: str | None = None
 
     def check_scenario(self, condition) -> None:
-        """Raise ValueError unless `condition` splits its data set by one of :attr:`schemes`."""
+        """Raise ValueError unless `condition` splits its data set by one of :attr:`schemes`
+        and has the :attr:`loss` the test needs."""
         splits = getattr(condition, "splits", None)
         scheme = getattr(splits, "scheme", None)
         if scheme not in self.schemes:
             got = f"scheme {scheme!r}" if scheme else f"scenario {condition.name!r}, no splits"
             raise ValueError(f"criterion {self.name!r} needs the errors of a data set split by "
                              f"{' or '.join(map(repr, self.schemes))}; got {got}.")
+        if self.loss is not None and condition.loss != self.loss:
+            raise ValueError(f"criterion {self.name!r} needs each example's {self.loss} error; "
+                             f"scenario {condition.name!r} has {condition.loss} loss.")
 
 
 def _t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
@@ -77,6 +92,16 @@ def five_by_two_f(batch: Batch) -> CriterionResult:
     return CriterionResult.from_pvalues(scipy.special.fdtrc(10, 5, f), f)
 
 
+def holdout_mcnemar(batch: Batch) -> CriterionResult:
+    """McNemar's test on one hold-out split's 0/1 errors."""
+    return mcnemar_test((batch.a > batch.b).sum(axis=1), (batch.a < batch.b).sum(axis=1))
+
+
+def holdout_proportion(batch: Batch) -> CriterionResult:
+    """The test of two proportions on one hold-out split's error rates."""
+    return proportion_test(batch.a.sum(axis=1), batch.b.sum(axis=1), batch.a.shape[1])
+
+
 CV_CRITERIA = (
     CvCriterion("cv-paired-t", "paired t over k folds, as if independent",
                 partial(_t_over_splits, corrected=False), paired=True, schemes=("kfold",)),
@@ -92,4 +117,9 @@ CV_CRITERIA = (
                 schemes=("5x2",)),
     CvCriterion("5x2cv-f", "Alpaydin's combined 5x2cv F (10, 5 df)", five_by_two_f,
                 paired=True, schemes=("5x2",)),
+    CvCriterion("holdout-mcnemar", "McNemar's chi2 (continuity-corrected) on one hold-out "
+                "split", holdout_mcnemar, paired=True, schemes=("holdout",), loss="0/1"),
+    CvCriterion("holdout-proportion", "two-proportion z on one hold-out split, errors taken "
+                "as independent", holdout_proportion, paired=True, schemes=("holdout",),
+                loss="0/1"),
 )
