@@ -6,6 +6,6 @@ parameters and what we had to assume.
 """
 
 #: Paper modules, in the order ``reproduce all`` runs them.
-PAPERS = ("bajgar2018", "keller2005", "giles1997", "bouthillier2021")
+PAPERS = ("bajgar2018", "keller2005", "giles1997", "bouthillier2021", "cvtests")
 #: Scales of every figure: a quick check, and the paper's own.
 SCALES = ("quick", "paper")

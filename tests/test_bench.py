@@ -63,3 +63,13 @@ def test_numpy_reference_counts_within_monte_carlo_error_of_ours():
     for m, t in zip(mine, theirs, strict=True):  # 2000 replications each: 4 sd of a difference
         p = (m + t) / 4000
         assert abs(m - t) / 2000 <= 4 * (2 * p * (1 - p) / 2000) ** 0.5 + 1e-9
+
+
+def test_cv_workload_reports_a_size_on_both_sides():
+    pytest.importorskip("sklearn")
+    from evalmc.bench import cv_corrected_t
+
+    ours, peer, scale = cv_corrected_t()
+    assert re.fullmatch(r"size 0\.\d{4} \(MCSE 0\.\d{4}\)", ours(small=True))
+    assert re.fullmatch(r"size 0\.\d{3} \(200 data sets\)", peer(small=True))
+    assert scale == 50

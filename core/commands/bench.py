@@ -9,9 +9,9 @@ from evalmc.commands import add_output_options, emit
 WORKLOADS = (
     "paired-t-size", "wilcoxon-ties", "user-vectorized", "bayes-signed-rank", "aso",
     "mlp-training", "boon-bootstrap-ci", "fig6-outperform", "compare-1e6-pairs",
-    "bootstrap-df1-size", "cli-help", "cli-list", "cli-bad-argument", "study-2-threads",
-    "study-2-threads-block-10000", "study-loky-2", "study-dask-2", "study-numpy",
-    "study-memory",
+    "bootstrap-df1-size", "cv-corrected-t", "cli-help", "cli-list", "cli-bad-argument",
+    "study-2-threads", "study-2-threads-block-10000", "study-loky-2", "study-dask-2",
+    "study-numpy", "study-memory",
 )
 
 

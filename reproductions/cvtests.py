@@ -1,0 +1,426 @@
+"""Classic findings on cross-validation tests: Dietterich (1998), Alpaydin (1999), Nadeau and
+Bengio (2003), Bouckaert and Frank (2004).
+
+Tests that decide whether learning algorithm A beats B from their errors on several
+train/test splits of one data set, measured on two problems whose truth is known
+(:mod:`evalmc.sims.learning`): ``cv-regression`` (least squares on 10 features against 5 of
+them) and ``cv-classification`` (linear discriminant against nearest mean, two Gaussian
+classes in 10 dimensions). n = 300 examples. The null is "equal expected error when trained on
+the scheme's training size", which is what the tests are meant to detect ("algorithm A
+outperforms B on this task"); each replication is a fresh data set of the population.
+
+The papers' own data sets (UCI tasks, C4.5, nearest neighbour, naive Bayes) are not
+simulated: a claim is judged on these two problems, and a miss says that the claim does not
+hold there, not that the paper measured wrongly. The papers' texts are not in the project;
+their claims are taken from their abstracts, paraphrased in each target's source.
+
+Assumed where the papers differ or are silent: two-sided tests at alpha = 0.05; a fold is a
+contiguous block of a fresh permutation; the hold-out split tests a third of the data
+(Dietterich's McNemar); the random splits test 10% (Nadeau and Bengio's n2/n = 0.1) or a third;
+"near nominal" is Bradley's liberal criterion, size in [0.025, 0.075]; Monte Carlo bands are 2
+MCSE. The truth's training size is the scheme's (n - n_test), so the null of a 2-fold scheme
+is at 150 examples and that of a 10-fold one at 270.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+from evalmc.reproductions.report import Figure, Target, Targets
+from evalmc.sims import get_scenario
+from evalmc.study import make_design, run_study
+
+SEED = 1998
+ALPHA = 0.05
+N = 300
+PROBLEMS = {"cv-regression": "regression: least squares, 10 vs 5 features",
+            "cv-classification": "classification: discriminant vs nearest mean"}
+BRADLEY = (0.025, 0.075)
+#: Shifts of the power curves (B's expected loss minus A's): sd^2 units for the regression,
+#: error rate for the classification.
+SHIFTS = {"cv-regression": (0.0, 0.05, 0.1, 0.2, 0.3),
+          "cv-classification": (0.0, 0.01, 0.02, 0.03, 0.05)}
+
+_D98 = ("Dietterich (1998), Neural Computation 10(7), abstract (paraphrased): the test for the "
+        "difference of two proportions and the paired t-test over several random train/test "
+        "splits have a high type I error in some situations and should never be used; the "
+        "paired t-test over 10-fold cross-validation has a somewhat elevated one; McNemar's "
+        "test has a low one; the new 5x2cv test has an acceptable one. The 10-fold "
+        "cross-validated t-test is the most powerful, and 5x2cv slightly more powerful than "
+        "McNemar's test.")
+_A99 = ("Alpaydin (1999), Neural Computation 11(8), abstract (paraphrased): the combined 5x2cv "
+        "F test has a lower type I error and a higher power than the 5x2cv t-test.")
+_NB03 = ("Nadeau and Bengio (2003), Machine Learning 52, Sec 5 and 6 (paraphrased): the "
+         "resampled t-test over J random splits is far too liberal, the more so as J grows; "
+         "the corrected resampled t-test, variance times 1/J + n_test/n_train, has a size "
+         "close to nominal.")
+_BF04 = ("Bouckaert and Frank (2004), PAKDD, abstract (paraphrased): the corrected repeated "
+         "k-fold cross-validation test (10 times 10 folds) has an appropriate type I error "
+         "and a good replicability.")
+
+TARGETS = Targets([
+    Target("J1", "resampled-t (J = 15, 10% tested): liberal on both problems (size above "
+           "0.075)", paper="high type I error", source=_NB03 + " " + _D98),
+    Target("J2", "resampled-t: size grows with J (J = 50 above J = 2 by more than 2 MCSE), on "
+           "both problems", paper="worse as J grows", source=_NB03),
+    Target("J3", "corrected-resampled-t: size in [0.025, 0.075] at every J and test share, on "
+           "both problems", paper="close to nominal", source=_NB03),
+    Target("J4", "corrected-resampled-t: the largest and smallest size over J, test shares "
+           "and problems", paper="not stated", source=_NB03, role="finding"),
+    Target("J5", "correlation of two random splits' loss differences (J = 15), measured, "
+           "against n_test / n, which the correction assumes (10%, then a third tested)",
+           paper="n_test / n", source=_NB03, role="finding"),
+    Target("K1", "cv-paired-t (10 folds): size above 0.05 but at most 0.075 on both problems",
+           paper="somewhat elevated", source=_D98),
+    Target("K2", "corrected-repeated-cv-t (10 x 10 folds): size in [0.025, 0.075] on both "
+           "problems", paper="appropriate type I error", source=_BF04),
+    Target("K3", "cv-paired-t: size at k = 2, 3, 5, 10, 20 (regression; classification)",
+           paper="not stated", source=_D98, role="finding"),
+    Target("D1", "holdout-mcnemar (a third tested): size at most 0.075", paper="low type I "
+           "error", source=_D98),
+    Target("D2", "5x2cv-t: size at most 0.075 on both problems", paper="acceptable type I "
+           "error", source=_D98),
+    Target("D3", "holdout-proportion: size (classification)", paper="high in some situations",
+           source=_D98, role="finding"),
+    Target("D4", "cv-paired-t the most powerful of cv-paired-t, 5x2cv-t, 5x2cv-f and "
+           "holdout-mcnemar (classification, at each shift > 0)", paper="most powerful",
+           source=_D98),
+    Target("D5", "5x2cv-t more powerful than holdout-mcnemar (classification, at each "
+           "shift > 0)", paper="slightly more powerful", source=_D98),
+    Target("D6", "correlation of the two folds' loss differences in a 5x2 repetition, at the "
+           "null (regression; classification)", paper="not stated (5x2cv takes them as "
+           "independent)", source=_D98, role="finding"),
+    Target("A1", "5x2cv-f: size below 5x2cv-t's and power above it (each shift > 0), on both "
+           "problems", paper="lower type I error, higher power", source=_A99),
+])
+
+
+def _reps(scale: str, paper: int, quick: int) -> int:
+    return paper if scale == "paper" else quick
+
+
+def split_correlation(scenario, n_reps: int, *, folds_of_5x2: bool = False):
+    """Correlation of the loss differences of two splits of one data set, and its MCSE.
+
+    For random splits, ``1 - mean(within-data-set variance) / total variance``, the rho that
+    Nadeau and Bengio's correction takes as ``n_test / n``; with `folds_of_5x2`, the
+    correlation of the two folds of one repetition of 5x2. MCSE from 20 groups of data sets.
+    """
+    groups = []
+    for g in range(20):
+        rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(g,)))
+        a, b, _, _ = scenario.fit(rng, max(n_reps // 20, 2))
+        d = a - b
+        if folds_of_5x2:
+            pairs = d.reshape(-1, 5, 2)
+            groups.append(np.corrcoef(pairs[..., 0].ravel(), pairs[..., 1].ravel())[0, 1])
+        else:
+            groups.append(1 - d.var(axis=1, ddof=1).mean() / d.var())
+    return float(np.mean(groups)), float(np.std(groups, ddof=1) / np.sqrt(len(groups)))
+
+
+def _rates(scenario, design, criteria, n_reps, runs) -> pd.DataFrame:
+    res = run_study(design, scenario, criteria, n_reps=n_reps, seed=SEED, alpha=ALPHA,
+                    **runs.engine, progress=False)
+    cols = [c for c in ("scheme", "j", "k", "r", "test_share", "shift") if c in res.summary]
+    return res.summary[[*cols, "criterion", "rate", "mcse"]].assign(problem=scenario)
+
+
+# --- Size against J and the test share (Nadeau and Bengio) -----------------------------------
+
+J_VALUES = {"paper": (2, 5, 10, 15, 25, 50), "quick": (2, 15, 50)}
+SHARES = (0.1, 1 / 3)
+#: Rows of the size-j data that hold the measured correlation of two splits, not a rate.
+CORRELATION = "split correlation"
+
+
+def compute_size_j(scale, runs):
+    parts = [_rates(p, make_design(n=N, scheme="random", j=list(J_VALUES[scale]),
+                                   test_share=list(SHARES)),
+                    ["resampled-t", "corrected-resampled-t"], _reps(scale, 4000, 300), runs)
+             for p in PROBLEMS]
+    for p in PROBLEMS:
+        for share in SHARES:
+            rho, mcse = split_correlation(get_scenario(p)(n=N, scheme="random", j=15,
+                                                          test_share=share),
+                                          _reps(scale, 4000, 400))
+            parts.append(pd.DataFrame([{"problem": p, "j": 15, "test_share": share,
+                                        "criterion": CORRELATION, "rate": rho,
+                                        "mcse": mcse}]))
+    return pd.concat(parts, ignore_index=True)[
+        ["problem", "j", "test_share", "criterion", "rate", "mcse"]]
+
+
+def _nominal(ax):
+    ax.axhspan(*BRADLEY, color="0.9", zorder=0)
+    ax.axhline(ALPHA, color="0.5", ls="--", lw=0.8)
+
+
+def _panels(data, x, curves, xlabel, ylabel="size (rate of rejecting a true null)", log=False):
+    fig = MplFigure(figsize=(11, 4.5), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=True)
+    for ax, (problem, title) in zip(axes, PROBLEMS.items(), strict=True):
+        _nominal(ax)
+        rows = data[data["problem"] == problem]
+        for i, (label, pick) in enumerate(curves):
+            curve = pick(rows).sort_values(x)
+            if curve.empty:
+                continue
+            ax.errorbar(curve[x], curve["rate"], yerr=2 * curve["mcse"], marker="o", ms=3,
+                        color=f"C{i}", label=label, capsize=2)
+        ax.set(xlabel=xlabel, title=title)
+        if log:
+            ax.set_xscale("log")
+            ax.set_xticks(sorted(rows[x].unique()))
+            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.legend(fontsize=8, loc="upper left")
+    axes[0].set_ylabel(ylabel)
+    return fig
+
+
+def _pick(criterion, **where):
+    def pick(rows):
+        mask = rows["criterion"] == criterion
+        for col, value in where.items():
+            mask &= np.isclose(rows[col], value)
+        return rows[mask]
+    return pick
+
+
+def plot_size_j(data):
+    curves = [(f"{c}, {share:.0%} tested", _pick(c, test_share=share))
+              for share in SHARES for c in ("resampled-t", "corrected-resampled-t")]
+    return _panels(data, "j", curves, "J random train/test splits", log=True)
+
+
+def _at(data, problem, criterion, **where):
+    rows = _pick(criterion, **where)(data[data["problem"] == problem])
+    if len(rows) != 1:
+        raise ValueError(f"expected one row of {criterion} on {problem} at {where}; got "
+                         f"{len(rows)}.")
+    return float(rows["rate"].iloc[0]), float(rows["mcse"].iloc[0])
+
+
+def check_size_j(data, scale):
+    js = J_VALUES[scale]
+    naive = {p: _at(data, p, "resampled-t", j=15, test_share=0.1) for p in PROBLEMS}
+    j1 = [TARGETS.holds("J1", ours="; ".join(f"{r:.3f}" for r, _ in naive.values()),
+                        passed=all(r > BRADLEY[1] for r, _ in naive.values()),
+                        note="regression; classification (MCSE " + ", ".join(
+                            f"{m:.3f}" for _, m in naive.values()) + ")")]
+    growth, grows = [], True
+    for p in PROBLEMS:
+        for share in SHARES:
+            lo, m_lo = _at(data, p, "resampled-t", j=js[0], test_share=share)
+            hi, m_hi = _at(data, p, "resampled-t", j=js[-1], test_share=share)
+            grows &= hi - lo > 2 * np.hypot(m_lo, m_hi)
+            growth.append(f"{lo:.3f} -> {hi:.3f}")
+    j2 = TARGETS.holds("J2", ours="; ".join(growth), passed=grows,
+                       note=f"J = {js[0]} -> {js[-1]}; regression at 10%, a third; then "
+                            "classification")
+    corrected = _pick("corrected-resampled-t")(data)
+    low = corrected[corrected["rate"] < BRADLEY[0]]
+    high = corrected[corrected["rate"] > BRADLEY[1]]
+
+    def extreme(rows, pick, edge):
+        if rows.empty:
+            return f"none {edge}"
+        r = rows.loc[pick(rows["rate"])]
+        return (f"{len(rows)} {edge} (to {r.rate:.3f}, {r.problem.removeprefix('cv-')} J = "
+                f"{r.j}, {r.test_share:.0%} tested)")
+
+    j3 = TARGETS.holds(
+        "J3", ours=f"{corrected['rate'].min():.3f} to {corrected['rate'].max():.3f}",
+        passed=low.empty and high.empty,
+        note=f"of {len(corrected)} points, {extreme(low, pd.Series.idxmin, 'below')}, "
+             f"{extreme(high, pd.Series.idxmax, 'above')}. The correction takes the splits' "
+             f"correlation to be n_test / n; it is lower here (J5), so the corrected variance "
+             f"is too large")
+    lo, hi = corrected.loc[corrected["rate"].idxmin()], corrected.loc[corrected["rate"].idxmax()]
+    j4 = TARGETS.finding("J4", ours=f"{lo.rate:.3f} ({lo.problem}, J = {lo.j}, share "
+                                    f"{lo.test_share:.2f}); {hi.rate:.3f} ({hi.problem}, "
+                                    f"J = {hi.j}, share {hi.test_share:.2f})")
+    rhos = _pick(CORRELATION)(data).sort_values(["problem", "test_share"])
+    j5 = TARGETS.finding("J5", ours="; ".join(
+        f"{r.problem.removeprefix('cv-')} {r.rate:.3f} vs {r.test_share:.3f}"
+        for r in rhos.itertuples()), note="MCSE " + ", ".join(f"{m:.3f}" for m in
+                                                             rhos["mcse"]))
+    return [*j1, j2, j3, j4, j5]
+
+
+# --- Size against k (Dietterich's 10-fold t; Bouckaert and Frank's 10 x 10) ------------------
+
+K_VALUES = {"paper": (2, 3, 5, 10, 20), "quick": (2, 10)}
+K_REPEATED = {"paper": (2, 5, 10), "quick": (10,)}
+
+
+def compute_size_k(scale, runs):
+    reps = _reps(scale, 4000, 300)
+    parts = []
+    for p in PROBLEMS:
+        parts.append(_rates(p, make_design(n=N, scheme="kfold", k=list(K_VALUES[scale])),
+                            ["cv-paired-t"], reps, runs))
+        parts.append(_rates(p, make_design(n=N, scheme="repeated-kfold",
+                                           k=list(K_REPEATED[scale]), r=10),
+                            ["corrected-repeated-cv-t"], _reps(scale, 2000, 200), runs))
+    return pd.concat(parts, ignore_index=True)[["problem", "k", "criterion", "rate", "mcse"]]
+
+
+def plot_size_k(data):
+    curves = [("cv-paired-t (k folds)", _pick("cv-paired-t")),
+              ("corrected-repeated-cv-t (10 x k folds)", _pick("corrected-repeated-cv-t"))]
+    return _panels(data, "k", curves, "folds k", log=True)
+
+
+def check_size_k(data, scale):
+    ten = {p: _at(data, p, "cv-paired-t", k=10) for p in PROBLEMS}
+    rep = {p: _at(data, p, "corrected-repeated-cv-t", k=10) for p in PROBLEMS}
+
+    def text(d):
+        return "; ".join(f"{r:.3f}" for r, _ in d.values())
+
+    def mcse(d):
+        return "regression; classification (MCSE " + ", ".join(
+            f"{m:.3f}" for _, m in d.values()) + ")"
+
+    k3 = []
+    for p in PROBLEMS:
+        rows = _pick("cv-paired-t")(data[data["problem"] == p]).sort_values("k")
+        k3.append(", ".join(f"{r:.3f}" for r in rows["rate"]))
+    k1 = all(ALPHA < r <= BRADLEY[1] for r, _ in ten.values())
+    k2 = all(BRADLEY[0] <= r <= BRADLEY[1] for r, _ in rep.values())
+    return [TARGETS.holds("K1", ours=text(ten), passed=k1, note=mcse(ten) + (
+                "" if k1 else "; not elevated here: the folds' test sets are disjoint, and the "
+                              "correlation the shared training examples add is small on these "
+                              "problems (J5)")),
+            TARGETS.holds("K2", ours=text(rep), passed=k2, note=mcse(rep) + (
+                "" if k2 else "; the correction takes two splits' correlation to be "
+                              "n_test / n, above what these problems show (J5), so its "
+                              "variance is too large where it is conservative")),
+            TARGETS.finding("K3", ours="; ".join(k3),
+                            note=f"k = {', '.join(map(str, K_VALUES[scale]))}")]
+
+
+# --- Dietterich's five tests and Alpaydin's F: size and power ---------------------------------
+
+SCHEMES = {"holdout": ["holdout-mcnemar", "holdout-proportion"], "kfold": ["cv-paired-t"],
+           "5x2": ["5x2cv-t", "5x2cv-f"], "random": ["resampled-t", "corrected-resampled-t"]}
+LOSS_01 = ("holdout-mcnemar", "holdout-proportion")
+#: Rows of the tests data that hold the correlation of the two folds of a 5x2 repetition.
+FOLD_CORRELATION = "5x2 fold correlation"
+
+
+def compute_tests(scale, runs):
+    reps = _reps(scale, 4000, 300)
+    parts = []
+    for p in PROBLEMS:
+        for scheme, criteria in SCHEMES.items():
+            if p == "cv-regression":
+                criteria = [c for c in criteria if c not in LOSS_01]
+            if not criteria:
+                continue
+            design = make_design(n=N, scheme=scheme, shift=list(SHIFTS[p]),
+                                 test_share=1 / 3 if scheme == "holdout" else 0.1)
+            parts.append(_rates(p, design, criteria, reps, runs))
+    for p in PROBLEMS:
+        rho, mcse = split_correlation(get_scenario(p)(n=N, scheme="5x2"), reps,
+                                      folds_of_5x2=True)
+        parts.append(pd.DataFrame([{"problem": p, "shift": 0.0, "criterion": FOLD_CORRELATION,
+                                    "rate": rho, "mcse": mcse}]))
+    return pd.concat(parts, ignore_index=True)[["problem", "shift", "criterion", "rate",
+                                                "mcse"]]
+
+
+PLOTTED = ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar", "holdout-proportion",
+           "corrected-resampled-t")
+
+
+def plot_tests(data):
+    curves = [(name, _pick(name)) for name in PLOTTED]
+    fig = _panels(data, "shift", curves, "shift: B's expected loss minus A's at n_train",
+                  ylabel="rate of rejecting 'equal expected loss'")
+    fig.axes[0].set_xlabel("shift (sd^2)")
+    fig.axes[1].set_xlabel("shift (error rate)")
+    return fig
+
+
+def check_tests(data, scale):
+    cls = "cv-classification"
+    mcnemar, m = _at(data, cls, "holdout-mcnemar", shift=0.0)
+    checks = [TARGETS.holds("D1", ours=f"{mcnemar:.3f}", passed=mcnemar <= BRADLEY[1],
+                            note=f"classification, MCSE {m:.3f}")]
+    t52 = {p: _at(data, p, "5x2cv-t", shift=0.0) for p in PROBLEMS}
+    d2 = all(r <= BRADLEY[1] for r, _ in t52.values())
+    checks.append(TARGETS.holds("D2", ours="; ".join(f"{r:.3f}" for r, _ in t52.values()),
+                                passed=d2, note="regression; classification (MCSE " + ", ".join(
+                                    f"{m:.3f}" for _, m in t52.values()) + ")" + (
+                                    "" if d2 else "; where liberal, the two folds of a "
+                                    "repetition are positively correlated (D6), which "
+                                    "5x2cv's variance takes as independent")))
+    prop, m = _at(data, cls, "holdout-proportion", shift=0.0)
+    checks.append(TARGETS.finding("D3", ours=f"{prop:.3f}", note=f"MCSE {m:.3f}"))
+    shifts = [s for s in SHIFTS[cls] if s > 0]
+    power = {c: [_at(data, cls, c, shift=s)[0] for s in shifts]
+             for c in ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar")}
+    best = all(power["cv-paired-t"][i] >= max(v[i] for v in power.values())
+               for i in range(len(shifts)))
+    checks.append(TARGETS.holds("D4", passed=best, ours="; ".join(
+        f"{c} " + "/".join(f"{r:.2f}" for r in v) for c, v in power.items()),
+        note=f"shifts {', '.join(f'{s:g}' for s in shifts)}"))
+    d5 = all(a > b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True))
+    checks.append(TARGETS.holds(
+        "D5", passed=d5, note="" if d5 else "the two folds of a repetition are negatively "
+        "correlated in classification (D6): s_i^2 over-estimates the variance of d_11",
+        ours="5x2cv-t " + "/".join(f"{r:.2f}" for r in power["5x2cv-t"]) + "; mcnemar "
+             + "/".join(f"{r:.2f}" for r in power["holdout-mcnemar"])))
+    folds = _pick(FOLD_CORRELATION)(data)
+    checks.append(TARGETS.finding("D6", ours="; ".join(f"{r:.3f}" for r in folds["rate"]),
+                                  note="MCSE " + ", ".join(f"{m:.3f}" for m in folds["mcse"])))
+    holds, parts, misses = True, [], []
+    for p in PROBLEMS:
+        sizes = [_at(data, p, c, shift=0.0)[0] for c in ("5x2cv-f", "5x2cv-t")]
+        pos = [s for s in SHIFTS[p] if s > 0]
+        pf = [_at(data, p, "5x2cv-f", shift=s)[0] for s in pos]
+        pt = [_at(data, p, "5x2cv-t", shift=s)[0] for s in pos]
+        lower, stronger = sizes[0] < sizes[1], all(f > t for f, t in zip(pf, pt, strict=True))
+        holds &= lower and stronger
+        misses += [f"{p.removeprefix('cv-')}: {what}" for what, ok in
+                   (("F's size not lower", lower), ("F not more powerful", stronger)) if not ok]
+        parts.append(f"size {sizes[0]:.3f} vs {sizes[1]:.3f}, power "
+                     + "/".join(f"{f:.2f}" for f in pf) + " vs "
+                     + "/".join(f"{t:.2f}" for t in pt))
+    checks.append(TARGETS.holds("A1", ours="; ".join(parts), passed=holds,
+                                note="F vs t; regression, then classification" + (
+                                    "; " + ", ".join(misses) if misses else "")))
+    return checks
+
+
+FIGURES = [
+    Figure("size-j", f"Size of the paired t-test over J random train/test splits as if they "
+           f"were independent (resampled-t) and of Nadeau and Bengio's corrected resampled "
+           f"t-test, against J, with 10% and a third of the n = {N} examples tested, at "
+           f"alpha = {ALPHA} (two-sided). Left: regression (least squares on 10 features vs "
+           "5); right: classification (linear discriminant vs nearest mean), both at equal "
+           "expected loss at the training size. 4000 data sets per point (quick: 300), bars 2 "
+           "MCSE; grey band: Bradley's [0.025, 0.075]; dashed: 0.05.",
+           compute_size_j, plot_size_j, check_size_j,
+           title="Nadeau and Bengio 2003: size of resampled t-tests against J"),
+    Figure("size-k", "Size of the paired t-test over k folds as if they were independent "
+           "(Dietterich's 10-fold cv t) and of Bouckaert and Frank's corrected repeated "
+           f"k-fold test (10 repetitions), against k, n = {N}, at the null (equal expected "
+           "loss at n - n/k). 4000 data sets per point for k folds, 2000 for 10 x k (quick: "
+           "300 and 200), bars 2 MCSE; grey band: Bradley's [0.025, 0.075].",
+           compute_size_k, plot_size_k, check_size_k,
+           title="Dietterich 1998, Bouckaert and Frank 2004: size of k-fold t-tests"),
+    Figure("tests", "Rate of rejecting 'equal expected loss' against the shift (B's expected "
+           "loss minus A's at the training size; 0 is the null): 10-fold cv t, 5x2cv t "
+           "(Dietterich), 5x2cv F (Alpaydin), McNemar and the proportion test on one hold-out "
+           "split testing a third (classification only: they count errors), and the corrected "
+           f"resampled t (J = 15, 10% tested). n = {N}, 4000 data sets per point (quick: "
+           "300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
+           title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests"),
+]

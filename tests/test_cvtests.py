@@ -1,0 +1,104 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from figure_checks import layout_of
+
+from evalmc.reproductions import PAPERS, cvtests
+from evalmc.reproductions.runner import reproduce
+
+#: Claims that do not hold on the two simulated problems, for the reasons in their notes: the
+#: corrections are conservative (J3, K2), the 10-fold t is not elevated (K1), 5x2cv has little
+#: power on 0/1 losses (D5) and the F test is not better on both problems (A1).
+KNOWN_MISSES = {"J3", "K1", "K2", "D5", "A1"}
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    checks = reproduce("cvtests", scale="quick", out=out, n_jobs=2, log=lambda _: None)
+    return out, {c.id: c for c in checks}
+
+
+def test_registered():
+    assert "cvtests" in PAPERS
+    assert [f.name for f in cvtests.FIGURES] == ["size-j", "size-k", "tests"]
+
+
+def test_quick_scale_reports_every_target_once(quick):
+    out, _ = quick
+    ids = [c["id"] for f in cvtests.FIGURES for c in json.loads(
+        (out / "cvtests" / f"{f.name}.checks.json").read_text())["checks"]]
+    assert sorted(ids) == sorted(cvtests.TARGETS.ids)
+
+
+def test_quick_scale_meets_every_target_but_the_known_misses(quick):
+    _, checks = quick
+    assert {i for i, c in checks.items() if c.passed is False} == KNOWN_MISSES
+    naive = [float(x) for x in checks["J1"].ours.split("; ")]
+    assert all(r > 0.1 for r in naive)  # the notes' 0.18 and 0.14 at paper scale
+
+
+def test_figures_read_cleanly(quick):
+    out, _ = quick
+    problems = layout_of("cvtests", out)
+    assert not any(problems.values()), problems
+
+
+def _size_j(rate_naive, rate_corrected):
+    rows = [{"problem": p, "j": j, "test_share": s, "criterion": c, "mcse": 0.003,
+             "rate": rate_naive(j) if c == "resampled-t" else rate_corrected}
+            for p in cvtests.PROBLEMS for j in cvtests.J_VALUES["quick"]
+            for s in cvtests.SHARES for c in ("resampled-t", "corrected-resampled-t")]
+    rows += [{"problem": p, "j": 15, "test_share": s, "criterion": cvtests.CORRELATION,
+              "rate": s, "mcse": 0.01} for p in cvtests.PROBLEMS for s in cvtests.SHARES]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("naive", "corrected", "want"), [
+    (lambda j: 0.05 + j / 100, 0.05, {"J1": True, "J2": True, "J3": True}),
+    (lambda j: 0.05, 0.05, {"J1": False, "J2": False, "J3": True}),
+    (lambda j: 0.05 + j / 100, 0.02, {"J1": True, "J2": True, "J3": False}),
+])
+def test_size_j_checks_can_fail(naive, corrected, want):
+    got = {c.id: c.passed for c in cvtests.check_size_j(_size_j(naive, corrected), "quick")}
+    assert {k: got[k] for k in want} == want
+
+
+def test_split_correlation_is_the_correction_s_rho_on_independent_test_noise():
+    """With equal models the loss difference is test noise alone: two random splits share
+    n_test^2 / n examples on average, so their correlation is n_test / n, the value the
+    Nadeau-Bengio correction assumes."""
+    class Noise:
+        def fit(self, rng, n_reps):
+            n, n_test, j = 100, 20, 15
+            d = np.empty((n_reps, j))
+            for i in range(n_reps):
+                e = rng.standard_normal(n)
+                for s in range(j):
+                    d[i, s] = e[rng.permutation(n)[:n_test]].mean()
+            return d, np.zeros_like(d), None, None
+
+    rho, mcse = cvtests.split_correlation(Noise(), 4000)
+    assert abs(rho - 0.2) <= 4 * mcse
+
+
+def test_fold_correlation_of_5x2_is_zero_on_independent_test_noise():
+    """The two folds of a 5x2 repetition test disjoint halves: on test noise alone their
+    differences are uncorrelated."""
+    class Noise:
+        def fit(self, rng, n_reps):
+            e = rng.standard_normal((n_reps, 5, 100))
+            d = np.stack([e[..., :50].mean(axis=2), e[..., 50:].mean(axis=2)], axis=2)
+            return d.reshape(n_reps, 10), np.zeros((n_reps, 10)), None, None
+
+    rho, mcse = cvtests.split_correlation(Noise(), 4000, folds_of_5x2=True)
+    assert abs(rho) <= 4 * mcse and mcse < 0.02
+
+
+def test_report_rows(quick):
+    out, _ = quick
+    record = json.loads((out / "cvtests" / "tests.checks.json").read_text())
+    assert record["title"].startswith("Dietterich 1998")
+    assert (out / "cvtests" / "tests.png").stat().st_size > 1000
