@@ -13,7 +13,7 @@ import hashlib
 import importlib.util
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ DEFAULT_BLOCK_SIZE = 1000
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
     "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
+    "replicability", "replicability_mcse",
 )
 
 
@@ -246,7 +247,10 @@ class StudyResult:
             When a criterion estimates the scenario's effect (a mean difference), alternative
             rows at the study's levels add ``type_s`` (share of the rejections whose estimate
             has the wrong sign), ``type_m`` (mean |estimate / effect| over the rejections) and
-            their ``_mcse``; the columns appear only when some row has them.
+            their ``_mcse``; the columns appear only when some row has them. When the
+            scenario runs each replication several times (a cross-validation scenario's
+            ``runs``), rows at the study's levels add ``replicability`` (the chance that two
+            runs reach the same decision; Bouckaert and Frank 2004) and its ``_mcse``.
         """
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
@@ -255,7 +259,7 @@ class StudyResult:
                                             for cid in self.conditions])
             for crit in self.criteria
         }
-        rows, rejections, signs = [], [], []
+        rows, rejections, signs, agree = [], [], [], []
         for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
             for crit in self.criteria:
@@ -273,6 +277,8 @@ class StudyResult:
                     rejections.append(rejected)
                     judged = row["truth"] == "alternative" and counted in self.alpha
                     signs.append(tally.sign_errors(counted if judged else None))
+                    agree.append(tally.replicability(counted if counted in self.alpha
+                                                     else None))
         frame = pd.DataFrame(rows)
         valid = frame["n_reps"] - frame["n_failed"]
         frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
@@ -282,10 +288,11 @@ class StudyResult:
         frame["bradley"] = judged
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
-        errors = pd.DataFrame(signs, index=frame.index)
-        if errors.notna().any().any():  # only when some criterion estimates some effect
-            frame = frame.join(errors)
-            order += list(errors.columns)
+        for extra in (signs, agree):  # only when some row has them
+            columns = pd.DataFrame(extra, index=frame.index)
+            if columns.notna().any().any():
+                frame = frame.join(columns)
+                order += list(columns.columns)
         return frame[order]
 
     def size_curve(self, criterion, condition_id: int) -> pd.DataFrame:
@@ -468,7 +475,11 @@ class _CriterionRun:
         return isinstance(self.criterion, UserCriterion)
 
     def run(self, batch, rng) -> CriterionResult:
-        return self.criterion(batch, rng)
+        result = self.criterion(batch, rng)
+        if not batch.reruns:
+            return result
+        return replace(result, reruns=tuple(
+            self.criterion(other, rng) for other in batch.rerun_batches()))
 
     def tallies(self, result, starts, scenario):
         effect = scenario.effect if scenario.estimand == "mean difference" else None

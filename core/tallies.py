@@ -105,6 +105,11 @@ class RejectionTally:
         ``(rejections with an estimate, of those with the wrong sign, sum of
         |estimate / effect| in units of 2^-20, sum of its squares in units of 2^-16)``;
         fixed point, so that blocks add up exactly in any order.
+    agree : dict of float to tuple of int
+        At each of the study's levels, for a scenario run several times on each replication
+        (:attr:`~evalmc.sims.base.Batch.reruns`): ``(replications valid in every run, pairs of
+        runs per replication, sum over replications of the pairs that reach the same
+        decision, sum of its squares)``.
     """
 
     n: int
@@ -114,6 +119,7 @@ class RejectionTally:
     hist: np.ndarray
     exact: dict[float, int] = field(default_factory=dict)
     signs: dict[float, tuple[int, int, int, int]] = field(default_factory=dict)
+    agree: dict[float, tuple[int, int, int, int]] = field(default_factory=dict)
 
     associative = True  # integer counts: blocks add up in any order
 
@@ -149,8 +155,9 @@ class RejectionTally:
                           np.ascontiguousarray(reject, dtype=np.bool_), result.failed, starts,
                           np.asarray(off_grid, float), counts, hist, exact)
         signs = _sign_errors(result, starts, levels, effect)
+        agree = _agreement(result, starts, levels)
         return [cls(int(starts[k + 1] - starts[k]), *(int(c) for c in counts[k]), hist[k],
-                    dict(zip(off_grid, exact[k].tolist(), strict=True)), signs[k])
+                    dict(zip(off_grid, exact[k].tolist(), strict=True)), signs[k], agree[k])
                 for k in range(n_blocks)]
 
     def __add__(self, other: RejectionTally) -> RejectionTally:
@@ -159,7 +166,10 @@ class RejectionTally:
             self.decided_reject + other.decided_reject, self.hist + other.hist,
             {a: c + other.exact[a] for a, c in self.exact.items() if a in other.exact},
             {a: tuple(x + y for x, y in zip(c, other.signs[a], strict=True))
-             for a, c in self.signs.items() if a in other.signs})
+             for a, c in self.signs.items() if a in other.signs},
+            {a: (c[0] + other.agree[a][0], c[1], c[2] + other.agree[a][2],
+                 c[3] + other.agree[a][3])
+             for a, c in self.agree.items() if a in other.agree})
 
     def sign_errors(self, alpha: float | None) -> dict:
         """Type-S rate (significant with the wrong sign) and type-M ratio (mean
@@ -175,6 +185,19 @@ class RejectionTally:
         var = (sq_sum / _SQ_UNIT - n * m * m) / (n - 1) if n > 1 else nan
         return {"type_s": s, "type_s_mcse": np.sqrt(s * (1 - s) / n), "type_m": m,
                 "type_m_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 else nan}
+
+    def replicability(self, alpha: float | None) -> dict:
+        """Replicability at the study level `alpha` (Bouckaert and Frank 2004): the chance
+        that two runs on the same replication reach the same decision, averaged over the
+        replications, with its Monte Carlo error; NaN where not counted (None: not asked)."""
+        nan = float("nan")
+        n, pairs, total, squares = self.agree.get(alpha, (0, 0, 0, 0))
+        if n == 0:
+            return {"replicability": nan, "replicability_mcse": nan}
+        mean = total / pairs / n
+        var = (squares / pairs**2 - n * mean * mean) / (n - 1) if n > 1 else nan
+        return {"replicability": mean,
+                "replicability_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 else nan}
 
     @property
     def valid(self) -> int:
@@ -216,15 +239,17 @@ class RejectionTally:
                   "hist": self.hist.astype(np.int32), "exact": np.array(
                       [self.exact[a] for a in levels], np.int64)}
         # JSON keeps the fixed-point sums as exact integers of any size
-        return arrays, {"levels": levels, "signs": [[a, *c] for a, c in self.signs.items()]}
+        return arrays, {"levels": levels, "signs": [[a, *c] for a, c in self.signs.items()],
+                        "agree": [[a, *c] for a, c in self.agree.items()]}
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> RejectionTally:
         n, failed, decided, decided_reject = (int(c) for c in arrays["counts"])
         exact = dict(zip(meta["levels"], arrays["exact"].tolist(), strict=True))
         signs = {row[0]: tuple(row[1:]) for row in meta.get("signs", [])}
+        agree = {row[0]: tuple(row[1:]) for row in meta.get("agree", [])}
         return cls(n, failed, decided, decided_reject, arrays["hist"].astype(np.int64), exact,
-                   signs)
+                   signs, agree)
 
 
 #: Fixed-point units of the type-M sums, and the ratio's cap (it keeps the sums in int64
@@ -253,6 +278,30 @@ def _sign_errors(result, starts, levels, effect) -> list[dict]:
             sig = rejected[rows]
             out[k][alpha] = (int(sig.sum()), int((sig & wrong[rows]).sum()),
                              int(abs_fixed[rows][sig].sum()), int(sq_fixed[rows][sig].sum()))
+    return out
+
+
+def _agreement(result, starts, levels) -> list[dict]:
+    """Per block, per level: the counts and sums of :attr:`RejectionTally.agree`.
+
+    With R runs of which k reject, ``C(k, 2) + C(R - k, 2)`` of the ``C(R, 2)`` pairs of runs
+    agree; a replication that failed in some run is left out.
+    """
+    n_blocks = starts.size - 1
+    if not result.reruns or not levels:
+        return [{} for _ in range(n_blocks)]
+    runs = (result, *result.reruns)
+    valid = ~np.any([r.failed for r in runs], axis=0)
+    n_runs = len(runs)
+    pairs = n_runs * (n_runs - 1) // 2
+    out = [{} for _ in range(n_blocks)]
+    for alpha in levels:
+        k = np.sum([r.decisions(alpha) for r in runs], axis=0).astype(np.int64)
+        same = np.where(valid, (k * (k - 1) + (n_runs - k) * (n_runs - k - 1)) // 2, 0)
+        for b in range(n_blocks):
+            rows = slice(starts[b], starts[b + 1])
+            out[b][alpha] = (int(valid[rows].sum()), pairs, int(same[rows].sum()),
+                             int((same[rows] ** 2).sum()))
     return out
 
 

@@ -61,6 +61,12 @@ _BF04 = ("Bouckaert and Frank (2004), PAKDD, abstract (paraphrased): the correct
          "k-fold cross-validation test (10 times 10 folds) has an appropriate type I error "
          "and a good replicability.")
 
+_BF04_REPLICABILITY = (
+    "Bouckaert and Frank (2004), PAKDD, abstract (paraphrased): replicability is the chance "
+    "that the same test on the same data set with other random splits reaches the same "
+    "decision; 5x2cv, the resampled t-test and 10-fold cross-validation have a low "
+    "replicability, the corrected repeated 10 x 10-fold test a higher one.")
+
 TARGETS = Targets([
     Target("J1", "resampled-t (J = 15, 10% tested): liberal on both problems (size above "
            "0.075)", paper="high type I error", source=_NB03 + " " + _D98),
@@ -93,6 +99,12 @@ TARGETS = Targets([
     Target("D6", "correlation of the two folds' loss differences in a 5x2 repetition, at the "
            "null (regression; classification)", paper="not stated (5x2cv takes them as "
            "independent)", source=_D98, role="finding"),
+    Target("B1", "corrected-repeated-cv-t (10 x 10 folds) more replicable than 5x2cv-t, "
+           "resampled-t (J = 15) and cv-paired-t (10 folds), at each shift, on both problems",
+           paper="higher replicability", source=_BF04_REPLICABILITY),
+    Target("B2", "replicability at the largest shift: 10 x 10 corrected, 5x2cv-t, "
+           "resampled-t, corrected-resampled-t, cv-paired-t (regression; classification)",
+           paper="not stated", source=_BF04_REPLICABILITY, role="finding"),
     Target("A1", "5x2cv-f: size below 5x2cv-t's and power above it (each shift > 0), on both "
            "problems", paper="lower type I error, higher power", source=_A99),
 ])
@@ -159,11 +171,13 @@ def _nominal(ax):
     ax.axhline(ALPHA, color="0.5", ls="--", lw=0.8)
 
 
-def _panels(data, x, curves, xlabel, ylabel="size (rate of rejecting a true null)", log=False):
+def _panels(data, x, curves, xlabel, ylabel="size (rate of rejecting a true null)", log=False,
+            nominal=True):
     fig = MplFigure(figsize=(11, 4.5), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, (problem, title) in zip(axes, PROBLEMS.items(), strict=True):
-        _nominal(ax)
+        if nominal:
+            _nominal(ax)
         rows = data[data["problem"] == problem]
         for i, (label, pick) in enumerate(curves):
             curve = pick(rows).sort_values(x)
@@ -399,6 +413,70 @@ def check_tests(data, scale):
     return checks
 
 
+# --- Replicability (Bouckaert and Frank) ------------------------------------------------------
+
+REPLICATED = {"repeated-kfold": ["corrected-repeated-cv-t"], "5x2": ["5x2cv-t"],
+              "random": ["resampled-t", "corrected-resampled-t"], "kfold": ["cv-paired-t"]}
+#: Runs of each scheme on one data set: replicability is the share of agreeing pairs of runs,
+#: whatever their number.
+RUNS = 4
+REPLICABILITY_SHIFTS = {"cv-regression": (0.0, 0.1, 0.2), "cv-classification": (0.0, 0.02, 0.05)}
+
+
+def compute_replicability(scale, runs):
+    reps = _reps(scale, 1000, 100)
+    parts = []
+    for p in PROBLEMS:
+        shifts = REPLICABILITY_SHIFTS[p] if scale == "paper" else REPLICABILITY_SHIFTS[p][::2]
+        for scheme, criteria in REPLICATED.items():
+            design = make_design(n=N, scheme=scheme, shift=list(shifts), runs=RUNS)
+            res = run_study(design, p, criteria, n_reps=reps, seed=SEED, alpha=ALPHA,
+                            **runs.engine, progress=False)
+            parts.append(res.summary[["shift", "criterion", "rate", "replicability",
+                                      "replicability_mcse"]].assign(problem=p))
+    return pd.concat(parts, ignore_index=True)[
+        ["problem", "shift", "criterion", "rate", "replicability", "replicability_mcse"]]
+
+
+def plot_replicability(data):
+    data = data.assign(rate=data["replicability"], mcse=data["replicability_mcse"])
+    curves = [(c, _pick(c)) for cs in REPLICATED.values() for c in cs]
+    fig = _panels(data, "shift", curves, "shift", ylabel="replicability (two runs agree)",
+                  nominal=False)
+    fig.axes[0].set_xlabel("shift (sd^2)")
+    fig.axes[1].set_xlabel("shift (error rate)")
+    return fig
+
+
+def check_replicability(data, scale):
+    rejections = data
+    data = data.assign(rate=data["replicability"], mcse=data["replicability_mcse"])
+    others = ("5x2cv-t", "resampled-t", "cv-paired-t")
+    parts, b2, misses = [], [], []
+    for p in PROBLEMS:
+        rows = rejections[rejections["problem"] == p]
+        shifts = sorted(rows["shift"].unique())
+        for shift in shifts:
+            best = _at(data, p, "corrected-repeated-cv-t", shift=shift)[0]
+            rivals = {c: _at(data, p, c, shift=shift)[0] for c in others}
+            top = max(rivals, key=rivals.get)
+            parts.append(f"{best:.2f} vs {rivals[top]:.2f}")
+            if best <= rivals[top]:
+                rate = float(_pick(top, shift=shift)(rows)["rate"].iloc[0])
+                misses.append(f"{p.removeprefix('cv-')} at {shift:g}: {top}, which rejects "
+                              f"{rate:.3f} of the time")
+        names = ["corrected-repeated-cv-t", "5x2cv-t", "resampled-t", "corrected-resampled-t",
+                 "cv-paired-t"]
+        b2.append(", ".join(f"{_at(data, p, c, shift=shifts[-1])[0]:.2f}" for c in names))
+    note = (f"10 x 10 corrected vs the best of {', '.join(others)}, at each shift, "
+            f"regression then classification; {RUNS} runs per data set")
+    if misses:
+        note += ("; beaten by " + "; ".join(misses) + " (a test that seldom rejects "
+                 "agrees with itself by not rejecting)")
+    return [TARGETS.holds("B1", ours="; ".join(parts), passed=not misses, note=note),
+            TARGETS.finding("B2", ours="; ".join(b2))]
+
+
 FIGURES = [
     Figure("size-j", f"Size of the paired t-test over J random train/test splits as if they "
            f"were independent (resampled-t) and of Nadeau and Bengio's corrected resampled "
@@ -423,4 +501,12 @@ FIGURES = [
            f"resampled t (J = 15, 10% tested). n = {N}, 4000 data sets per point (quick: "
            "300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
            title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests"),
+    Figure("replicability", "Replicability: the chance that two runs of a test on the same "
+           "data set, with other random splits, reach the same decision (pairs of "
+           f"{RUNS} runs per data set), against the shift, for Bouckaert and Frank's corrected "
+           "10 x 10-fold test, 5x2cv t, the resampled and corrected resampled t (J = 15, 10% "
+           f"tested) and the 10-fold cv t. n = {N}, 1000 data sets per point (quick: 100, two "
+           "shifts), bars 2 MCSE.", compute_replicability, plot_replicability,
+           check_replicability,
+           title="Bouckaert and Frank 2004: replicability of five CV tests"),
 ]

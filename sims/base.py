@@ -73,6 +73,9 @@ class Batch:
     splits : object, optional
         For errors on cross-validation splits (column j = split j): how the data set was
         split (:class:`evalmc.sims.learning.Splits`).
+    reruns : tuple of (ndarray, ndarray), optional
+        For replicability: the scores `a`, `b` of the same replications under other random
+        runs of the experiment (other splits of the same data sets); see :meth:`rerun_batches`.
 
     Every array is held as a read-only view (:func:`read_only`): the criteria of a study share
     the block, so none may change it.
@@ -80,8 +83,9 @@ class Batch:
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
                  diff_moments=None, fill: Callable | None = None, sizes=None, counts=None,
-                 cluster_size: int | None = None, table=None, splits=None):
+                 cluster_size: int | None = None, table=None, splits=None, reruns=()):
         self.splits = splits
+        self.reruns = tuple(read_only(tuple(pair)) for pair in reruns)
         self.counts = read_only(counts)
         self.cluster_size = cluster_size
         self.table = read_only(table)
@@ -135,6 +139,11 @@ class Batch:
             self._diff_moments = read_only(row_mean_var(self.a, self.b))
         return self._diff_moments
 
+    def rerun_batches(self) -> list[Batch]:
+        """The replications under each other run (:attr:`reruns`), as batches like this one."""
+        return [Batch(a, b, paired=self.paired, cluster_size=self.cluster_size,
+                      splits=self.splits) for a, b in self.reruns]
+
     @classmethod
     def concat(cls, batches) -> Batch | None:
         """The replications of `batches` one after the other, or None if they cannot be joined.
@@ -148,7 +157,7 @@ class Batch:
             return first
         if any(type(b) is not Batch or b.sizes != first.sizes or b.paired != first.paired
                or b.cluster_size != first.cluster_size or b.splits != first.splits
-               for b in batches):
+               or len(b.reruns) != len(first.reruns) for b in batches):
             return None
 
         def join(name):
@@ -168,7 +177,9 @@ class Batch:
                      b_val=join("b_val"), moments=join("_moments"),
                      diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
                      counts=join("counts"), cluster_size=first.cluster_size,
-                     table=join("table"), splits=first.splits)
+                     table=join("table"), splits=first.splits,
+                     reruns=[tuple(np.concatenate([b.reruns[r][k] for b in batches])
+                                   for k in range(2)) for r in range(len(first.reruns))])
 
     def rows(self, start: int, stop: int) -> Batch:
         """Replications ``start:stop`` of a batch of drawn scores, as views."""
@@ -177,7 +188,8 @@ class Batch:
 
         return Batch(part(self.a), part(self.b), paired=self.paired, a_val=part(self.a_val),
                      b_val=part(self.b_val), counts=part(self.counts),
-                     cluster_size=self.cluster_size, table=part(self.table), splits=self.splits)
+                     cluster_size=self.cluster_size, table=part(self.table), splits=self.splits,
+                     reruns=[(a[start:stop], b[start:stop]) for a, b in self.reruns])
 
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one."""
@@ -190,6 +202,7 @@ class Batch:
             cluster_size=self.cluster_size,
             table=None if self.table is None else self.table[pick],
             splits=self.splits,
+            reruns=[(a[pick], b[pick]) for a, b in self.reruns],
         )
 
 

@@ -127,13 +127,15 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
     Per replication: ``x ~ N(0, I_d)`` (n x d), ``y = x beta + sd e``; per repetition a
     permutation of the n examples, whose blocks ``starts[f]:starts[f + 1]`` are the test folds.
     Returns the test losses of least squares on all d features (A) and on the first p (B), of
-    shape (n_reps, splits): each split's mean squared error, or with `per_example` (one split
-    only) each test example's squared error, shape (n_reps, n_test); and the models' exact
-    risks ``sd^2 + |b - beta|^2``, shape (n_reps, splits).
+    shape (n_reps, splits): each split's mean squared error, or with `per_example` (one fold a
+    repetition) each test example's squared error, split after split, shape
+    (n_reps, splits x n_test); and the models' exact risks ``sd^2 + |b - beta|^2``, shape
+    (n_reps, splits).
     """
     d = beta.size
     folds = starts.size - 1
-    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    nt = starts[1]
+    loss = np.empty((2, n_reps, repeats * folds * (nt if per_example else 1)))
     risk = np.empty((2, n_reps, repeats * folds))
     for i in range(n_reps):
         x = rng.standard_normal((n, d))
@@ -148,7 +150,7 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
                     coef = np.linalg.solve(xt.T @ xt, xt.T @ y[train])
                     resid = y[test] - np.ascontiguousarray(x[test][:, :q]) @ coef
                     if per_example:
-                        loss[m, i] = resid * resid
+                        loss[m, i, col * nt:(col + 1) * nt] = resid * resid
                     else:
                         loss[m, i, col] = np.mean(resid * resid)
                     gap = beta.copy()
@@ -180,7 +182,8 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     d = chol.shape[0]
     sigma = chol @ chol.T
     folds = starts.size - 1
-    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    nt = starts[1]
+    loss = np.empty((2, n_reps, repeats * folds * (nt if per_example else 1)))
     risk = np.empty((2, n_reps, repeats * folds))
     for i in range(n_reps):
         y = np.empty(n, dtype=np.int64)
@@ -211,7 +214,7 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
                     b = -(w @ mid)
                     wrong = ((x[test] @ w + b > 0.0) != (y[test] == 1)).astype(np.float64)
                     if per_example:
-                        loss[m, i] = wrong
+                        loss[m, i, col * nt:(col + 1) * nt] = wrong
                     else:
                         loss[m, i, col] = np.mean(wrong)
                     s = math.sqrt(w @ sigma @ w)

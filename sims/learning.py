@@ -14,7 +14,10 @@ A better.
 
 ``Batch.a[i, j]``, ``Batch.b[i, j]``: A's and B's mean loss on the test examples of split j of
 replication i (paired by split); for ``holdout``, A's and B's loss on test example j of the one
-split (for McNemar's test). ``Batch.splits``: the scheme's :class:`Splits`.
+split (for McNemar's test). ``Batch.splits``: the scheme's :class:`Splits`. With ``runs > 1``
+the scheme runs that many times on each data set, with fresh permutations: ``Batch.reruns``
+holds the other runs' losses, on which a study measures each test's replicability (Bouckaert
+and Frank 2004: the chance that two runs reach the same decision).
 
 **cv-regression**: ``x ~ N(0, I_d)``, ``y = x . beta + sd e``, e standard normal, squared
 loss. A fits least squares on all d features; B on the first p. The last d - p coefficients are
@@ -49,6 +52,8 @@ from evalmc.sims.base import Batch, Scenario, param
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
+#: The most runs of a scheme on one data set (replicability).
+MAX_RUNS = 100
 
 
 @dataclass(frozen=True)
@@ -125,9 +130,12 @@ class CvScenario(Scenario):
     r: int = param(10, int, "repetitions (repeated-kfold)")
     j: int = param(15, int, "random splits (random)")
     test_share: float = param(0.1, float, "share of the data set tested (random, holdout)")
+    runs: int = param(1, int, "independent runs of the scheme on each data set (2 to "
+                              f"{MAX_RUNS}: replicability)")
 
     def _check_training_size(self, low: int, why: str) -> None:
         check_int("n", self.n, low=4)
+        check_int("runs", self.runs, low=1, high=MAX_RUNS)
         n_train = self.splits.n_train
         if n_train < low:
             raise ValueError(f"the training sets must hold at least {low} examples ({why}); "
@@ -158,16 +166,29 @@ class CvScenario(Scenario):
         return "null" if self.shift == 0 else "alternative"
 
     def draw(self, rng, n_reps):
-        test_a, test_b, _, _ = self.fit(rng, n_reps)
-        return Batch(test_a, test_b, paired=True, splits=self.splits)
+        """The test losses of each data set's first run of the scheme; with ``runs > 1``, those
+        of the other runs, on the same data sets, in ``Batch.reruns``."""
+        test_a, test_b, _, _ = self.fit(rng, n_reps, runs=self.runs)
+        width = test_a.shape[1] // self.runs
+        a, b = ([x[:, r * width:(r + 1) * width] for r in range(self.runs)]
+                for x in (test_a, test_b))
+        return Batch(a[0], b[0], paired=True, splits=self.splits,
+                     reruns=tuple(zip(a[1:], b[1:], strict=True)))
 
-    def fit(self, rng, n_reps):  # pragma: no cover
+    def fit(self, rng, n_reps, runs=1):  # pragma: no cover
         """Every split's test losses and the exact risks of its fitted models.
+
+        Parameters
+        ----------
+        runs : int
+            Runs of the scheme on each data set, each with fresh permutations; their splits
+            follow one another in the columns.
 
         Returns
         -------
-        test_a, test_b : ndarray, shape (n_reps, splits), or (n_reps, n_test) for holdout
-        risk_a, risk_b : ndarray, shape (n_reps, splits)
+        test_a, test_b : ndarray, shape (n_reps, runs x splits), or (n_reps, runs x n_test)
+            for holdout
+        risk_a, risk_b : ndarray, shape (n_reps, runs x splits)
         """
         raise NotImplementedError
 
@@ -222,12 +243,12 @@ class CvRegression(CvScenario):
         """B's expected risk minus A's at n_train (positive: A better)."""
         return float(self.shift * self.sd**2)
 
-    def fit(self, rng, n_reps):
+    def fit(self, rng, n_reps, runs=1):
         from evalmc.sims.kernels import least_squares_splits
 
         s = self.splits
         return least_squares_splits(rng, n_reps, self.n, self.beta, self.p, self.sd,
-                                    s.repeats, s.fold_starts(self.n), self.per_example)
+                                    s.repeats * runs, s.fold_starts(self.n), self.per_example)
 
 
 #: Training sets drawn to calibrate cv-classification's expected errors.
@@ -355,13 +376,13 @@ class CvClassification(CvScenario):
         """B's expected error rate minus A's at n_train (positive: A better)."""
         return float(self.shift)
 
-    def fit(self, rng, n_reps):
+    def fit(self, rng, n_reps, runs=1):
         from evalmc.sims.kernels import discriminant_splits
 
         s = self.splits
         chol = np.linalg.cholesky(equicorrelation(self.d, self.rho))
-        return discriminant_splits(rng, n_reps, self.n, float(self.delta), chol, s.repeats,
-                                   s.fold_starts(self.n), self.per_example)
+        return discriminant_splits(rng, n_reps, self.n, float(self.delta), chol,
+                                   s.repeats * runs, s.fold_starts(self.n), self.per_example)
 
 
 LEARNING_SCENARIOS = (CvRegression, CvClassification)

@@ -55,10 +55,14 @@ class TestDesign:
             make_design(**grid)
 
     def test_reserved_names_are_the_summary_columns(self):
-        """All of them, with the sign and magnitude errors of an alternative row."""
+        """All of them: with the sign and magnitude errors of an alternative row, and the
+        replicability of a scenario run several times on each replication."""
         cols = run_study(make_design(n_a=5, shift=[0.0, 1.0]), "normal", ["welch-t"],
                          n_reps=50, seed=1).summary.columns
-        assert set(RESERVED) == set(cols) - {"n_a", "shift"}
+        reruns = run_study(make_design(n=60, d=4, p=2, j=3, runs=2), "cv-regression",
+                           ["resampled-t"], n_reps=20, seed=1).summary.columns
+        assert set(RESERVED) == (set(cols) | set(reruns)) - {"n_a", "shift", "n", "d", "p", "j",
+                                                              "runs"}
         assert "type_s" not in _study(n_reps=10).summary.columns
 
     def test_ids_are_64_bit_and_do_not_collide(self):

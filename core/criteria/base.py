@@ -48,6 +48,9 @@ class CriterionResult:
     estimate : ndarray or None
         The effect the decision is about, estimated: ``mean(a) - mean(b)`` for the criteria
         on mean differences (type-S and type-M errors are judged on it).
+    reruns : tuple of CriterionResult
+        The criterion's results on the same replications under the scenario's other runs
+        (:attr:`evalmc.sims.base.Batch.reruns`); replicability is measured on them.
     """
 
     failed: np.ndarray
@@ -57,6 +60,7 @@ class CriterionResult:
     reject: np.ndarray | None = None
     errors: dict[int, str] = field(default_factory=dict)
     estimate: np.ndarray | None = None
+    reruns: tuple = ()
 
     @classmethod
     def from_pvalues(cls, pvalue, statistic=None, estimate=None) -> CriterionResult:
@@ -104,7 +108,8 @@ class CriterionResult:
         return CriterionResult(part(self.failed), part(self.statistic), part(self.pvalue),
                                self.null, part(self.reject),
                                {i - start: m for i, m in self.errors.items() if start <= i < stop},
-                               part(self.estimate))
+                               part(self.estimate),
+                               tuple(r.take(start, stop) for r in self.reruns))
 
     @classmethod
     def concat(cls, parts) -> CriterionResult:
@@ -117,7 +122,9 @@ class CriterionResult:
             return np.concatenate([getattr(p, name) for p in parts])
 
         return cls(join("failed"), join("statistic"), join("pvalue"), first.null, join("reject"),
-                   estimate=join("estimate"))
+                   estimate=join("estimate"),
+                   reruns=tuple(cls.concat([p.reruns[r] for p in parts])
+                                for r in range(len(first.reruns))))
 
 
 @functools.lru_cache(maxsize=256)
