@@ -488,7 +488,9 @@ class _CriterionRun:
                         engine.split_errors(result.errors, starts), strict=True))
 
     def split(self, result, starts):
-        return [result.take(starts[k], starts[k + 1]) for k in range(len(starts) - 1)]
+        """Each block's values, of the first run only (the values kept per replication)."""
+        return [replace(result.take(starts[k], starts[k + 1]), reruns=())
+                for k in range(len(starts) - 1)]
 
     def usable(self, records, key, keep_values) -> bool:
         arrays, meta = records[key]

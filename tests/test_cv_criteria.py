@@ -142,3 +142,17 @@ def test_fixed_seed_holdout_sizes():
 
 
 HOLDOUT = [0.0, 0.0, 0.0775, 0.055]
+
+
+@pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")  # scipy's, on ties
+@pytest.mark.parametrize(("name", "scheme"), [("resampled-t", "random"), ("5x2cv-t", "5x2"),
+                                              ("5x2cv-f", "5x2"), ("cv-paired-t", "kfold")])
+def test_equal_differences_on_every_split_decide_as_scipy_or_not_at_all(name, scheme):
+    s = SCHEMES[scheme]
+    a = np.full((3, s.count), 0.2)
+    b = a - np.array([[0.0], [1 / 30], [-1 / 30]])
+    got = CRITERIA[name](Batch(a, b, paired=True, splits=s), None)
+    np.testing.assert_array_equal(got.pvalues(), [1.0, 0.0, 0.0])
+    assert not got.failed.any()
+    if scheme == "random":
+        assert stats.ttest_rel(a[1], b[1]).pvalue == 0.0

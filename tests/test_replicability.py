@@ -80,6 +80,19 @@ def test_replicability_does_not_depend_on_workers_and_survives_the_cache(tmp_pat
 REPLICABILITY = [0.8444444444444444, 0.7777777777777778]
 
 
+def test_kept_values_are_the_first_runs_and_mix_with_cached_blocks(tmp_path):
+    design = make_design(n=60, d=4, p=2, scheme="random", j=3, runs=2)
+    kw = dict(seed=2, block_size=50, keep_values=True, cache=tmp_path)
+    first = run_study(design, "cv-regression", ["resampled-t"], n_reps=100, **kw)
+    more = run_study(design, "cv-regression", ["resampled-t"], n_reps=150, **kw)
+    assert more.blocks_reused == 2
+    (values,) = more.outcomes.values()
+    assert values.reruns == () and values.pvalue.shape == (150,)
+    assert next(iter(first.outcomes.values())).reruns == ()
+    np.testing.assert_array_equal(values.pvalue[:100],
+                                  next(iter(first.outcomes.values())).pvalue)
+
+
 def test_no_column_without_runs():
     res = run_study(make_design(scheme="random", n=60, d=4, p=2, j=3), "cv-regression",
                     ["resampled-t"], n_reps=50, seed=1)

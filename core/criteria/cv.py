@@ -21,7 +21,10 @@ On one hold-out split, from each test example's 0/1 error (Dietterich 1998):
   errors were independent.
 
 A criterion refuses a scenario whose splits are not its scheme, or whose loss is not 0/1 where
-it counts errors.
+it counts errors. Equal differences on every split (common with 0/1 losses on few test
+examples) leave the variance at 0: a nonzero difference then gives an infinite statistic and
+p = 0, as scipy's ``ttest_rel`` (and Weka) decide; no difference at all gives statistic 0 and
+p = 1, where scipy gives NaN.
 """
 
 from __future__ import annotations
@@ -59,13 +62,18 @@ class CvCriterion(BuiltinCriterion):
                              f"scenario {condition.name!r} has {condition.loss} loss.")
 
 
+def _ratio(num, den):
+    """``num / den``, with 0 / 0 taken as 0 (no difference on any split) and x / 0 as inf."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((num == 0) & (den == 0), 0.0, num / den)
+
+
 def _t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
     d = batch.a - batch.b
     s = batch.splits
     m = d.shape[1]
     c = 1.0 / m + (s.n_test / s.n_train if corrected else 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = d.mean(axis=1) / np.sqrt(c * d.var(axis=1, ddof=1))
+    t = _ratio(d.mean(axis=1), np.sqrt(c * d.var(axis=1, ddof=1)))
     return CriterionResult.from_pvalues(2 * scipy.special.stdtr(m - 1, -np.abs(t)), t)
 
 
@@ -79,16 +87,14 @@ def _variances_5x2(d):
 def five_by_two_t(batch: Batch) -> CriterionResult:
     """Dietterich's 5x2cv paired t-test."""
     d = batch.a - batch.b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = d[:, 0] / np.sqrt(_variances_5x2(d).mean(axis=1))
+    t = _ratio(d[:, 0], np.sqrt(_variances_5x2(d).mean(axis=1)))
     return CriterionResult.from_pvalues(2 * scipy.special.stdtr(5, -np.abs(t)), t)
 
 
 def five_by_two_f(batch: Batch) -> CriterionResult:
     """Alpaydin's combined 5x2cv F-test."""
     d = batch.a - batch.b
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = (d**2).sum(axis=1) / (2 * _variances_5x2(d).sum(axis=1))
+    f = _ratio((d**2).sum(axis=1), 2 * _variances_5x2(d).sum(axis=1))
     return CriterionResult.from_pvalues(scipy.special.fdtrc(10, 5, f), f)
 
 
