@@ -238,6 +238,16 @@ def plot_size_j(data):
     return _panels(data, "j", curves, "J random train/test splits", log=True)
 
 
+def _rates_text(by_problem) -> str:
+    """``'r1; r2'`` of ``{problem: (rate, mcse)}``."""
+    return "; ".join(f"{r:.3f}" for r, _ in by_problem.values())
+
+
+def _mcse_text(by_problem) -> str:
+    return "regression; classification (MCSE " + ", ".join(
+        f"{m:.3f}" for _, m in by_problem.values()) + ")"
+
+
 def _at(data, problem, criterion, **where):
     rows = _pick(criterion, **where)(data[data["problem"] == problem])
     if len(rows) != 1:
@@ -249,10 +259,8 @@ def _at(data, problem, criterion, **where):
 def check_size_j(data, scale):
     js = J_VALUES[scale]
     naive = {p: _at(data, p, "resampled-t", j=15, test_share=0.1) for p in PROBLEMS}
-    j1 = [TARGETS.holds("J1", ours="; ".join(f"{r:.3f}" for r, _ in naive.values()),
-                        passed=all(r > BRADLEY[1] for r, _ in naive.values()),
-                        note="regression; classification (MCSE " + ", ".join(
-                            f"{m:.3f}" for _, m in naive.values()) + ")")]
+    j1 = [TARGETS.holds("J1", ours=_rates_text(naive), note=_mcse_text(naive),
+                        passed=all(r > BRADLEY[1] for r, _ in naive.values()))]
     growth, grows = [], True
     for p in PROBLEMS:
         for share in SHARES:
@@ -334,14 +342,6 @@ def plot_size_k(data):
 def check_size_k(data, scale):
     ten = {p: _at(data, p, "cv-paired-t", k=10) for p in PROBLEMS}
     rep = {p: _at(data, p, "corrected-repeated-cv-t", k=10) for p in PROBLEMS}
-
-    def text(d):
-        return "; ".join(f"{r:.3f}" for r, _ in d.values())
-
-    def mcse(d):
-        return "regression; classification (MCSE " + ", ".join(
-            f"{m:.3f}" for _, m in d.values()) + ")"
-
     k3 = []
     for p in PROBLEMS:
         rows = _pick("cv-paired-t")(data[data["problem"] == p]).sort_values("k")
@@ -351,14 +351,14 @@ def check_size_k(data, scale):
     k2 = all(BRADLEY[0] <= r <= BRADLEY[1] for r, _ in rep.values())
     small = all(abs(r) < 0.05 for r, _ in rho.values())
     below = all(r < 0.1 for r, _ in rho.values())
-    return [TARGETS.holds("K1", ours=text(ten), passed=k1, note=mcse(ten) + (
+    return [TARGETS.holds("K1", ours=_rates_text(ten), passed=k1, note=_mcse_text(ten) + (
                 "; not elevated here: the correlation of two folds' differences, which the "
                 "test ignores, is small on these problems (K4)" if not k1 and small else "")),
-            TARGETS.holds("K2", ours=text(rep), passed=k2, note=mcse(rep) + (
+            TARGETS.holds("K2", ours=_rates_text(rep), passed=k2, note=_mcse_text(rep) + (
                 "; the correction takes two folds' correlation to be n_test / n = 0.1, above "
                 "what these problems show (K4), so its variance is too large"
                 if not k2 and below else "")),
-            TARGETS.finding("K4", ours=text(rho), note=mcse(rho)),
+            TARGETS.finding("K4", ours=_rates_text(rho), note=_mcse_text(rho)),
             TARGETS.finding("K3", ours="; ".join(k3),
                             note=f"k = {', '.join(map(str, K_VALUES[scale]))}")]
 
@@ -415,9 +415,7 @@ def check_tests(data, scale):
     fold_rho = {p: _at(data, p, FOLD_CORRELATION, shift=0.0)[0] for p in PROBLEMS}
     liberal = [p for p, (r, _) in t52.items() if r > BRADLEY[1]]
     checks.append(TARGETS.holds(
-        "D2", ours="; ".join(f"{r:.3f}" for r, _ in t52.values()), passed=not liberal,
-        note="regression; classification (MCSE " + ", ".join(
-            f"{m:.3f}" for _, m in t52.values()) + ")" + "".join(
+        "D2", ours=_rates_text(t52), passed=not liberal, note=_mcse_text(t52) + "".join(
             f"; {p.removeprefix('cv-')}: the two folds of a repetition are positively "
             f"correlated ({fold_rho[p]:.3f}, D6), which 5x2cv's variance takes as independent"
             for p in liberal if fold_rho[p] > 0)))

@@ -121,6 +121,23 @@ def fold_split(order, starts, f):
 
 
 @njit(cache=True, nogil=True)
+def split_outputs(n_reps, splits, n_test, per_example):
+    """Arrays of the learning kernels: losses of A and B, shape (2, n_reps, splits), or
+    (2, n_reps, splits x n_test) `per_example`; exact risks, shape (2, n_reps, splits)."""
+    return (np.empty((2, n_reps, splits * (n_test if per_example else 1))),
+            np.empty((2, n_reps, splits)))
+
+
+@njit(cache=True, nogil=True)
+def store_loss(loss, m, i, col, values, per_example):
+    """Model m's test losses on split `col` of replication i: each, or their mean."""
+    if per_example:
+        loss[m, i, col * values.size:(col + 1) * values.size] = values
+    else:
+        loss[m, i, col] = np.mean(values)
+
+
+@njit(cache=True, nogil=True)
 def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_example):
     """The cv-regression scenario's data sets and fits (:mod:`evalmc.sims.learning`).
 
@@ -134,9 +151,7 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
     """
     d = beta.size
     folds = starts.size - 1
-    nt = starts[1]
-    loss = np.empty((2, n_reps, repeats * folds * (nt if per_example else 1)))
-    risk = np.empty((2, n_reps, repeats * folds))
+    loss, risk = split_outputs(n_reps, repeats * folds, starts[1], per_example)
     for i in range(n_reps):
         x = rng.standard_normal((n, d))
         y = x @ beta + sd * rng.standard_normal(n)
@@ -149,10 +164,7 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
                     xt = np.ascontiguousarray(x[train][:, :q])
                     coef = np.linalg.solve(xt.T @ xt, xt.T @ y[train])
                     resid = y[test] - np.ascontiguousarray(x[test][:, :q]) @ coef
-                    if per_example:
-                        loss[m, i, col * nt:(col + 1) * nt] = resid * resid
-                    else:
-                        loss[m, i, col] = np.mean(resid * resid)
+                    store_loss(loss, m, i, col, resid * resid, per_example)
                     gap = beta.copy()
                     gap[:q] -= coef
                     risk[m, i, col] = sd * sd + np.sum(gap * gap)
@@ -182,9 +194,7 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     d = chol.shape[0]
     sigma = chol @ chol.T
     folds = starts.size - 1
-    nt = starts[1]
-    loss = np.empty((2, n_reps, repeats * folds * (nt if per_example else 1)))
-    risk = np.empty((2, n_reps, repeats * folds))
+    loss, risk = split_outputs(n_reps, repeats * folds, starts[1], per_example)
     for i in range(n_reps):
         y = np.empty(n, dtype=np.int64)
         for t in range(n):
@@ -213,10 +223,7 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
                 for m, w in enumerate((np.linalg.solve(scatter, gap), gap)):
                     b = -(w @ mid)
                     wrong = ((x[test] @ w + b > 0.0) != (y[test] == 1)).astype(np.float64)
-                    if per_example:
-                        loss[m, i, col * nt:(col + 1) * nt] = wrong
-                    else:
-                        loss[m, i, col] = np.mean(wrong)
+                    store_loss(loss, m, i, col, wrong, per_example)
                     s = math.sqrt(w @ sigma @ w)
                     h = 0.5 * w[0] * delta
                     risk[m, i, col] = 0.5 * (normal_cdf((b - h) / s) + normal_cdf(-(b + h) / s))
