@@ -42,7 +42,6 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
-from evalmc.estimation import run_estimation
 from evalmc.estimators.boon import boo_n_normal, expected_best, rank_weights
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.reproductions.report import Figure, Target, Targets
@@ -50,7 +49,8 @@ from evalmc.sims import Batch, Scenario
 from evalmc.sims.base import param
 from evalmc.sims.pools import PRESETS
 from evalmc.sims.validation import check_choice
-from evalmc.study import make_design
+from evalmc.study.estimation import run_estimation
+from evalmc.study.rates import make_design
 
 SEED = 2018
 N = 5  # the paper's choice of n for Boo_n

@@ -55,6 +55,7 @@ from matplotlib.figure import Figure as MplFigure
 from scipy.optimize import brentq
 from scipy.special import ndtri
 
+from evalmc.analysis.power import average_power, noether_sample_size, outperform_power, wins_power
 from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
@@ -63,11 +64,10 @@ from evalmc.criteria.outperform import (
     prob_outperform,
     single_point,
 )
-from evalmc.estimation import run_estimation
-from evalmc.power import average_power, noether_sample_size, outperform_power, wins_power
 from evalmc.reproductions.report import Figure, Target, Targets
 from evalmc.sims.benchmarks import Benchmark, biased_sd
-from evalmc.study import make_design, run_study
+from evalmc.study.estimation import run_estimation
+from evalmc.study.rates import make_design, run_study
 
 SEED = 2021
 K = 50

@@ -39,7 +39,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from evalmc.reproductions.report import Figure, Target, Targets
 from evalmc.sims import get_scenario
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 SEED = 1998
 ALPHA = 0.05

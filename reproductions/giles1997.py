@@ -5,7 +5,7 @@ and "significant" results on purely random labels.
 Common to every figure (paper): stochastic backpropagation (one update per example), quadratic
 cost, learning rate linear from 0.1 to 0, standardized inputs, initial weights
 U(-2.4/F, 2.4/F). Training is ``evalmc.sims.networks``; every data set and block of runs is
-a block of an ``evalmc.collection`` study, with its own stream, so nothing depends on the
+a block of an ``evalmc.study.collection`` study, with its own stream, so nothing depends on the
 workers, and a stopped run resumes from its cache.
 
 Protocol, after a second reading of the paper:
@@ -57,11 +57,7 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
-from evalmc.collection import collect
-from evalmc.criteria.groups import f_test_variances, pairwise
-from evalmc.criteria.normality import ks_normal
 from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
-from evalmc.mcse import rate_mcse
 from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
 from evalmc.reproductions.report import Figure, Runs, Target, Targets
 from evalmc.sims import Scenario
@@ -80,7 +76,11 @@ from evalmc.sims.temporal import (
     fir_gains_test_accuracy,
     temporal_random_task,
 )
-from evalmc.study import make_design
+from evalmc.stats.groups import f_test_variances, pairwise
+from evalmc.stats.mcse import rate_mcse
+from evalmc.stats.normality import ks_normal
+from evalmc.study.collection import collect
+from evalmc.study.rates import make_design
 
 SEED = 1997
 KS = (1, 5, 10, 15)
@@ -197,7 +197,8 @@ MG_NETWORKS = ("MLP", "FIR gains")
 
 
 def _collect(scenario, design: pd.DataFrame, n_reps: int, runs: Runs, block_size: int = 1):
-    """Every record of `scenario` over `design` (``evalmc.collection``): one stream per block."""
+    """Every record of `scenario` over `design` (:mod:`evalmc.study.collection`), one stream
+    per block."""
     data = collect(design, scenario, n_reps=n_reps, seed=SEED, block_size=block_size,
                    progress=False, **runs.engine)
     return data.drop(columns="condition_id")

@@ -62,11 +62,11 @@ from matplotlib.figure import Figure as MplFigure
 
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.classifiers import bootstrap_criterion
-from evalmc.mcse import rate_mcse, wilson_interval
 from evalmc.reproductions.report import Figure, Runs, Target, Targets
 from evalmc.sims.classifiers import PairedClassifiers
 from evalmc.sims.validation import check_choice, check_float, check_int
-from evalmc.study import make_design, run_study
+from evalmc.stats.mcse import rate_mcse, wilson_interval
+from evalmc.study.rates import make_design, run_study
 
 SEED = 2005
 ALPHAS = (0.01, 0.05, 0.1)

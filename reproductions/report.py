@@ -199,7 +199,7 @@ class Runs:
 
     @property
     def engine(self) -> dict:
-        """The keyword arguments of :func:`~evalmc.study.run_study` it sets."""
+        """The keyword arguments of :func:`~evalmc.study.rates.run_study` it sets."""
         return {"n_jobs": self.n_jobs, "cache": self.cache}
 
 

@@ -7,7 +7,7 @@ from evalmc import run_study
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.aso import eps_min
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 deepsig = pytest.importorskip("deepsig")
 

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evalmc.criteria.outperform as outperform
-from evalmc import engine
+from evalmc.analysis.comparison import compare
 from evalmc.cli import main
-from evalmc.comparison import compare
+from evalmc.engine import scheduler as engine
 
 
 def _cli(*argv, cwd=None):
@@ -85,10 +85,10 @@ class TestWorkersAndBackends:
                                f"{os.cpu_count()} cores; running {os.cpu_count()} workers\n")
 
     def test_dask_without_its_extra_is_one_line(self, monkeypatch, capsys):
-        import evalmc.study
+        import evalmc.study.rates
 
-        real = evalmc.study.importlib.util.find_spec
-        monkeypatch.setattr(evalmc.study.importlib.util, "find_spec",
+        real = evalmc.study.rates.importlib.util.find_spec
+        monkeypatch.setattr(evalmc.study.rates.importlib.util, "find_spec",
                             lambda name, *a: None if name == "distributed" else real(name, *a))
         assert main(["calibrate", "--scenario", "normal", "--criterion", "welch-t",
                      "--backend", "dask"]) == 2

@@ -7,7 +7,7 @@ from evalmc import get_criterion, run_study
 from evalmc.criteria import kernels
 from evalmc.criteria.bayesian import correlated_t_probability
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 @pytest.mark.parametrize("rope", [0.0, 0.05, 0.3])

@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from evalmc.bench import WORKLOADS, cli_startup, run_benchmarks
+from evalmc.bench.workloads import WORKLOADS, cli_startup, run_benchmarks
 from evalmc.cli import main
 
 
@@ -39,7 +39,7 @@ def test_cli_startup_workload_checks_the_exit_status():
 
 
 def test_engine_workloads_give_the_same_rejections_on_both_sides():
-    from evalmc.bench_engine import loky, threads
+    from evalmc.bench.engine import loky, threads
 
     for make in (threads(2), loky):
         ours, peer = make()
@@ -48,14 +48,14 @@ def test_engine_workloads_give_the_same_rejections_on_both_sides():
 
 
 def test_memory_workload_reports_peak_memory():
-    from evalmc.bench_engine import memory
+    from evalmc.bench.engine import memory
 
     ours, _ = memory()
     assert re.fullmatch(r"1e\+03 replications: size 0\.\d+, peak RSS \d+ MB", ours(small=True))
 
 
 def test_numpy_reference_counts_within_monte_carlo_error_of_ours():
-    from evalmc.bench_engine import numpy_reference
+    from evalmc.bench.engine import numpy_reference
 
     ours, peer = numpy_reference()
     mine = [int(c) for c in ours(small=True).split()[1:]]
@@ -67,7 +67,7 @@ def test_numpy_reference_counts_within_monte_carlo_error_of_ours():
 
 def test_cv_workload_reports_a_size_on_both_sides():
     pytest.importorskip("sklearn")
-    from evalmc.bench import cv_corrected_t
+    from evalmc.bench.workloads import cv_corrected_t
 
     ours, peer, scale = cv_corrected_t()
     assert re.fullmatch(r"size 0\.\d{4} \(MCSE 0\.\d{4}\)", ours(small=True))

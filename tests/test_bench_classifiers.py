@@ -3,8 +3,7 @@ import re
 import numpy as np
 import pytest
 
-from evalmc.bench import WORKLOADS
-from evalmc.bench_classifiers import (
+from evalmc.bench.classifiers import (
     N_SETS,
     NULL,
     SIZES,
@@ -13,6 +12,7 @@ from evalmc.bench_classifiers import (
     peer_pvalue,
     percentile_pvalue,
 )
+from evalmc.bench.workloads import WORKLOADS
 from evalmc.criteria.classifiers import bootstrap_criterion
 from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import PairedClassifiers, correctness

@@ -7,7 +7,7 @@ from evalmc import run_study
 from evalmc.criteria import CRITERIA, kernels
 from evalmc.criteria.bootstrap import _acceleration, bootstrap_mean
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 def _diff(x, y, axis=-1):

@@ -6,8 +6,8 @@ import pytest
 from figure_checks import layout_of
 from scipy import stats
 
-from evalmc.bench import WORKLOADS
-from evalmc.power import average_power
+from evalmc.analysis.power import average_power
+from evalmc.bench.workloads import WORKLOADS
 from evalmc.reproductions import PAPERS, bouthillier2021
 from evalmc.reproductions.runner import reproduce
 

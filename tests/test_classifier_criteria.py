@@ -24,7 +24,7 @@ from evalmc.criteria.classifiers import (
 from evalmc.criteria.kernels import TILT_MAX, _tilt, bootstrap_df1_sides
 from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import PairedClassifiers
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 MCNEMARS = ("mcnemar", "mcnemar-exact", "mcnemar-midp")
 COUNT_CRITERIA = ("proportion", *MCNEMARS, "bootstrap-dcerr", "bootstrap-df1")

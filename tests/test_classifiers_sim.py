@@ -17,7 +17,7 @@ from evalmc.sims.classifiers import (
     correctness,
     multinomial_rows,
 )
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 UNBALANCED = {"prevalence": 0.05, "tpr_a": 0.7, "fpr_a": 0.01, "tpr_b": 0.75, "fpr_b": 0.008,
               "rho": 0.6}

@@ -56,7 +56,7 @@ def test_help_names_the_valid_names(monkeypatch):
 
 
 def test_the_parsers_names_are_the_librarys():
-    from evalmc.bench import WORKLOADS
+    from evalmc.bench.workloads import WORKLOADS
     from evalmc.commands import bench, calibrate, reproduce
     from evalmc.criteria import CRITERIA
     from evalmc.sims import SCENARIOS
@@ -73,10 +73,10 @@ def test_the_parsers_names_are_the_librarys():
 
 
 def test_bench_skips_a_workload_whose_peer_is_missing(monkeypatch, capsys):
-    import evalmc.bench
+    import evalmc.bench.workloads
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(evalmc.bench.importlib.util, "find_spec",
+    monkeypatch.setattr(evalmc.bench.workloads.importlib.util, "find_spec",
                         lambda name, *a: None if name == "deepsig" else real(name, *a))
     with warnings.catch_warnings():
         warnings.simplefilter("always")

@@ -3,8 +3,8 @@ import json
 import numpy as np
 import pytest
 
+from evalmc.analysis.comparison import compare
 from evalmc.cli import main
-from evalmc.comparison import compare
 from evalmc.criteria.outperform import outperform_test
 
 KEYS = {"k", "p_a_beats_b", "ci_low", "ci_high", "conclusion", "noether_n", "criteria"}

@@ -7,8 +7,8 @@ import pytest
 
 from evalmc.cli import main
 from evalmc.commands import coverage
-from evalmc.estimation import TARGETS
 from evalmc.estimators.intervals import ESTIMATORS
+from evalmc.study.estimation import TARGETS
 
 INTERVAL = '''
 import numpy as np

@@ -15,7 +15,7 @@ from evalmc.criteria import CRITERIA, get_criterion, load_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.criteria.nonparametric import u_null_sf
 from evalmc.sims.base import Batch
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 RNG_SEEDS = [0, 1, 2]
 USER_FILE = """

@@ -13,7 +13,7 @@ from evalmc.criteria.base import UserCriterion
 from evalmc.criteria.capture import CriterionPrinted, captured_stdout
 from evalmc.engine import StudyError
 from evalmc.sims.base import Batch
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 DESIGN = make_design(n_a=[6], n_b=[6])
 

@@ -8,7 +8,7 @@ from scipy import stats
 from evalmc.criteria import CRITERIA
 from evalmc.sims.base import Batch
 from evalmc.sims.learning import Splits
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 SCHEMES = {"kfold": Splits("kfold", 1, 10, 270, 30), "random": Splits("random", 15, 1, 270, 30),
            "repeated-kfold": Splits("repeated-kfold", 3, 10, 270, 30),

@@ -7,7 +7,6 @@ from matplotlib.figure import Figure
 from scipy import stats
 
 from evalmc.cli import main
-from evalmc.criteria.normality import lilliefors
 from evalmc.estimators.describe import (
     KEYS,
     bimodality_coefficient,
@@ -16,6 +15,7 @@ from evalmc.estimators.describe import (
     hinge_iqr,
 )
 from evalmc.plots import box_vs_mean_sd, histograms, report_figure
+from evalmc.stats.normality import lilliefors
 
 
 class TestDescribe:

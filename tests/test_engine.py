@@ -10,11 +10,11 @@ from scipy import stats
 
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.base import CriterionResult
+from evalmc.engine.tallies import GRID, RejectionTally, grid_index
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.base import param
 from evalmc.sims.scores import Mixture, Normal, SkewNormal
-from evalmc.study import make_design, run_study
-from evalmc.tallies import GRID, RejectionTally, grid_index
+from evalmc.study.rates import make_design, run_study
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class TestFailures:
         assert run_study(**kwargs, cache=tmp_path).failures == res.failures
 
     def test_failure_records_are_capped_in_order(self, monkeypatch):
-        from evalmc import engine
+        from evalmc.engine import scheduler as engine
 
         monkeypatch.setattr(engine, "MAX_FAILURES_KEPT", 5)
         res = run_study(make_design(n_a=2), Coins, ["welch-t"], n_reps=3000, seed=6,
@@ -163,7 +163,7 @@ class TestFailures:
 def test_processes_are_chosen_for_a_users_python_criterion_on_several_workers():
     from evalmc import engine
     from evalmc.criteria import get_criterion
-    from evalmc.study import _CriterionRun
+    from evalmc.study.rates import _CriterionRun
 
     def mine(a, b):
         return float(a.mean() > b.mean())

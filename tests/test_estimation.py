@@ -7,8 +7,8 @@ import pytest
 from scipy import stats
 
 import evalmc
-from evalmc.estimation import run_estimation
-from evalmc.tallies import EstimateTally
+from evalmc.engine.tallies import EstimateTally
+from evalmc.study.estimation import run_estimation
 
 BOTH = ["t-interval", "percentile-bootstrap"]
 

@@ -10,7 +10,7 @@ from statsmodels.stats.weightstats import ztest
 from evalmc import get_scenario, run_study
 from evalmc.criteria import CRITERIA, kernels
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 CRITERIA_NAMES = ["unpaired-z", "paired-items", "mcnemar-items", "clustered-z",
                   "cluster-bootstrap"]

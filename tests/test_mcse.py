@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalmc.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (1, 10), (50, 1000), (999, 1000), (7, 7)])

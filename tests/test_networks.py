@@ -5,8 +5,7 @@ import pytest
 from scipy import stats
 from scipy.integrate import solve_ivp
 
-from evalmc.bench import WORKLOADS
-from evalmc.collection import collect
+from evalmc.bench.workloads import WORKLOADS
 from evalmc.reproductions.giles1997 import TeacherRuns
 from evalmc.sims.networks import (
     _mackey_glass,
@@ -21,7 +20,8 @@ from evalmc.sims.networks import (
     teacher_task,
     train_mlps,
 )
-from evalmc.study import make_design
+from evalmc.study.collection import collect
+from evalmc.study.rates import make_design
 
 
 def _rng(seed=0):

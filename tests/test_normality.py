@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from evalmc.criteria.groups import anova, f_test_variances, pairwise
-from evalmc.criteria.normality import (
+from evalmc.stats.groups import anova, f_test_variances, pairwise
+from evalmc.stats.normality import (
     anderson_darling,
     ks_normal,
     lilliefors,

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalmc.comparison import two_sided_conclusion
+from evalmc.analysis.comparison import two_sided_conclusion
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.outperform import (
     CONCLUSIONS,
@@ -20,7 +20,7 @@ from evalmc.criteria.outperform import (
     single_point,
 )
 from evalmc.sims.base import Batch
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 
 def _within_4_mcse(rate, p, n):

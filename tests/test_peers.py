@@ -10,7 +10,7 @@ from scipy import stats
 from evalmc import get_criterion, run_study
 from evalmc.criteria import UserCriterion
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 def test_scipy_wilcoxon_makes_the_same_rejections_as_the_builtin():

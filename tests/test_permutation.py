@@ -5,7 +5,7 @@ from scipy import stats
 from evalmc import run_study
 from evalmc.criteria import CRITERIA
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 TEST = CRITERIA["permutation-paired"]
 

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from evalmc.analysis.power import average_power, noether_sample_size, outperform_power, wins_power
 from evalmc.criteria.outperform import average_delta, conclusion_probabilities, prob_outperform
-from evalmc.power import average_power, noether_sample_size, outperform_power, wins_power
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 
 
 class TestNoether:

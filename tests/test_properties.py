@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalmc.estimators.boon import boo_n_discrete, boon_nonparametric, nonparametric_weights
-from evalmc.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 
 FAST = settings(max_examples=60, deadline=None)
 names = st.from_regex(r"[a-z][a-z0-9_]{0,12}", fullmatch=True)

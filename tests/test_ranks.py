@@ -13,7 +13,7 @@ from statsmodels.stats.multitest import multipletests
 from evalmc import get_criterion, get_scenario, run_study
 from evalmc.criteria.ranks import holm, mean_ranks
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 def _batch(rng, reps=25, d=12, k=4, step=None):

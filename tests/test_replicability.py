@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from evalmc.criteria.base import CriterionResult
+from evalmc.engine.tallies import RejectionTally
 from evalmc.sims.learning import CvClassification, CvRegression
-from evalmc.study import make_design, run_study
-from evalmc.tallies import RejectionTally
+from evalmc.study.rates import make_design, run_study
 
 
 def _result(pvalues):

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 
 from evalmc import run_study
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 def _study(**kwargs):

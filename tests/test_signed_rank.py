@@ -10,7 +10,7 @@ from evalmc import run_study
 from evalmc.criteria import CRITERIA
 from evalmc.criteria.signed_rank import signed_rank_null, wilcoxon
 from evalmc.sims.base import Batch
-from evalmc.study import make_design
+from evalmc.study.rates import make_design
 
 
 def _scipy(a, b, zero_method):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalmc.sims.scores import Normal
-from evalmc.study import RESERVED, StudyError, condition_id, make_design, run_study
+from evalmc.study.rates import RESERVED, StudyError, condition_id, make_design, run_study
 
 CRITERIA = ["student-t", "welch-t", "mann-whitney"]
 FLAKY = '''
@@ -205,7 +205,7 @@ class TestCache:
 
 KILLABLE = '''
 import sys, time
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 def slow(a, b):
     time.sleep(0.002)
     return float(a.mean() > b.mean())
@@ -388,7 +388,7 @@ class TestDisplay:
 
 
 def test_a_killed_writers_temporary_file_is_removed_on_reopening(tmp_path):
-    from evalmc.blockstore import _TMP_PREFIX, BlockStore
+    from evalmc.engine.blockstore import _TMP_PREFIX, BlockStore
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from evalmc.commands import add_output_options, emit
 
-#: As the keys of ``evalmc.bench.WORKLOADS`` on a machine of 2 cores (a test keeps them equal;
-#: the benchmarks are not imported to parse). More cores add ``study-N-threads``.
+#: As the keys of ``evalmc.bench.workloads.WORKLOADS`` on a machine of 2 cores (a test keeps
+#: them equal; the benchmarks are not imported to parse). More cores add ``study-N-threads``.
 WORKLOADS = (
     "paired-t-size", "wilcoxon-ties", "user-vectorized", "bayes-signed-rank", "aso",
     "mlp-training", "boon-bootstrap-ci", "fig6-outperform", "compare-1e6-pairs",
@@ -32,7 +32,7 @@ def run(args) -> int:
 
     if args.out:
         check_writable(args.out)
-    from evalmc.bench import run_benchmarks
+    from evalmc.bench.workloads import run_benchmarks
 
     emit(run_benchmarks(only=args.only), args.format, args.out)
     return 0

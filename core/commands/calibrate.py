@@ -12,8 +12,8 @@ from evalmc.commands import (
     parse_grid,
 )
 
-#: As ``evalmc.study.BACKENDS`` and ``DEFAULT_BLOCK_SIZE`` (a test keeps them equal; the engine
-#: is not imported to parse).
+#: As ``evalmc.study.rates.BACKENDS`` and ``DEFAULT_BLOCK_SIZE`` (a test keeps them equal; the
+#: engine is not imported to parse).
 BACKENDS = ("threads", "loky", "dask")
 BLOCK_SIZE = 1000
 #: As the keys of ``evalmc.sims.SCENARIOS`` and ``evalmc.criteria.CRITERIA`` (a test keeps
@@ -56,8 +56,8 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from evalmc.calibration import calibrate
     from evalmc.sims import get_scenario
+    from evalmc.study.calibration import calibrate
 
     scenario = get_scenario(args.scenario)
     grid = parse_grid(scenario, args.param)

@@ -116,7 +116,7 @@ def run(args) -> int:
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)
-    from evalmc.comparison import compare
+    from evalmc.analysis.comparison import compare
     from evalmc.sims.validation import check_int
 
     check_int("resamples", args.resamples, low=1)

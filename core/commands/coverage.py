@@ -13,7 +13,7 @@ from evalmc.commands import (
 )
 from evalmc.commands.calibrate import BACKENDS, BLOCK_SIZE, SCENARIO_HELP
 
-#: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.estimation.TARGETS`` (a test
+#: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.study.estimation.TARGETS`` (a test
 #: keeps them equal; the engine is not imported to parse).
 ESTIMATORS = ("mean-a", "t-interval", "percentile-bootstrap")
 TARGETS = ("mean-a", "effect")
@@ -60,8 +60,8 @@ def run(args) -> int:
         if path:
             check_writable(path, option)
     check_cache(args.cache)
-    from evalmc.estimation import run_estimation
-    from evalmc.study import make_design
+    from evalmc.study.estimation import run_estimation
+    from evalmc.study.rates import make_design
 
     result = run_estimation(make_design(**grid), scenario, args.estimator, n_reps=args.reps,
                             seed=args.seed, target=target, block_size=args.block_size,

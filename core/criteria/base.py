@@ -17,11 +17,11 @@ from typing import ClassVar
 
 import cloudpickle
 import numpy as np
-import scipy
 
 from evalmc.criteria.capture import captured_stdout, warn_printed
 from evalmc.sims.base import ALTERNATIVES, Batch
 from evalmc.sims.validation import check_choice
+from evalmc.stats.nulls import null_distribution
 
 
 @dataclass(frozen=True)
@@ -79,14 +79,14 @@ class CriterionResult:
         if self.pvalue is not None:
             return self.pvalue
         if self.null is not None:
-            return 2.0 * _null_dist(self.null).sf(np.abs(self.statistic))
+            return 2.0 * null_distribution(self.null).sf(np.abs(self.statistic))
         return np.full(self.failed.shape, np.nan)
 
     def decisions(self, alpha: float) -> np.ndarray:
         """Rejections at level `alpha`; a failed replication never rejects."""
         with np.errstate(invalid="ignore"):
             if self.null is not None:
-                rejected = np.abs(self.statistic) >= _null_dist(self.null).isf(alpha / 2)
+                rejected = np.abs(self.statistic) >= null_distribution(self.null).isf(alpha / 2)
             elif self.reject is None:
                 rejected = self.pvalue <= alpha
             else:
@@ -127,20 +127,8 @@ class CriterionResult:
                                 for r in range(len(first.reruns))))
 
 
-@functools.lru_cache(maxsize=256)
-def critical_values(null: tuple, levels: tuple[float, ...]) -> np.ndarray:
-    """``|statistic|`` at or above which a two-sided test with null `null` rejects at `levels`."""
-    return _null_dist(null).isf(np.asarray(levels) / 2)
-
-
 def _nan_errors(values):
     return {int(i): "no result (degenerate sample)" for i in np.flatnonzero(np.isnan(values))}
-
-
-@functools.lru_cache(maxsize=256)
-def _null_dist(null):
-    name, args = null
-    return getattr(scipy.stats, name)(*args)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalmc.criteria.normality import check_sample, ks_normal, lilliefors, shapiro_wilk
 from evalmc.sims.tables import is_score_column
+from evalmc.stats.normality import check_sample, ks_normal, lilliefors, shapiro_wilk
 
 #: Sarle's bimodality coefficient of a uniform distribution; larger values suggest two modes.
 BIMODALITY_THRESHOLD = 5 / 9
@@ -60,7 +60,7 @@ def describe(x) -> dict:
         ``n``, ``mean``, ``sd`` (ddof=1), ``median``, ``iqr`` (:func:`hinge_iqr`), ``min``,
         ``max``, ``skewness`` (bias-corrected), ``bimodality``
         (:func:`bimodality_coefficient`), ``ks_d`` and ``ks_p`` (the paper's K-S test,
-        :func:`evalmc.criteria.normality.ks_normal`; conservative), ``lilliefors_p`` (the same
+        :func:`evalmc.stats.normality.ks_normal`; conservative), ``lilliefors_p`` (the same
         distance judged with estimated mean and sd), ``shapiro_p``,
         ``mean_minus_sd_below_min`` (bool).
 

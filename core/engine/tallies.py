@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from evalmc.criteria.base import critical_values
+from evalmc.stats.nulls import critical_values
 
 #: The p-value histogram's resolution: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID`` (bin 0:
 #: ``p <= 0``), so the rejections at every level ``k/GRID`` are exact.

@@ -21,15 +21,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalmc.bench_classifiers import bootstrap_df1_size
-from evalmc.bench_engine import workloads
+from evalmc.bench.classifiers import bootstrap_df1_size
+from evalmc.bench.engine import workloads
 
 REPEATS = 3
 
 
 def paired_t_size():
     """Size of the paired t-test, n = 20, 100,000 replications, against scipy.stats.power."""
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     n, reps, alpha = 20, 100_000, 0.05
 
@@ -80,7 +80,7 @@ def user_vectorized():
     """A user's Welch t-test written with numpy, size study of 20,000 replications of 10 + 10
     runs: called once per block (it takes ``axis``) against once per replication."""
     from evalmc.criteria import UserCriterion
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     def welch(a, b, axis=-1):
         va, vb = a.var(axis=axis, ddof=1) / a.shape[axis], b.var(axis=axis, ddof=1) / b.shape[axis]
@@ -235,7 +235,7 @@ def fig6_outperform():
     (k normal differences each). The answer is the mean rate of 'A better' over the 25 values.
     """
     from evalmc.sims.benchmarks import Benchmark
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     k, reps, resamples = 50, 1000, 1000
     grid = np.linspace(0.4, 0.999, 25)
@@ -303,7 +303,7 @@ def cv_corrected_t():
     from sklearn.model_selection import ShuffleSplit
 
     from evalmc.sims.learning import CvRegression
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     reps, part, j = 10_000, 200, 15
     scenario = CvRegression(n=300, scheme="random", j=j, test_share=0.1)

@@ -94,7 +94,7 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     for combo in itertools.product(*grid.values()):  # every condition's parameters are valid
         scenario(**dict(zip(grid, combo, strict=True)))
 
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     return run_study(make_design(**grid), scenario, criteria, n_reps=reps, seed=seed,
                      alpha=alphas, block_size=block_size, n_jobs=jobs, backend=backend,

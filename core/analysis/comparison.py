@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import scipy.stats
 
+from evalmc.analysis.power import noether_sample_size
 from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
@@ -33,7 +34,6 @@ from evalmc.criteria.outperform import (
     single_point,
     t_oracle,
 )
-from evalmc.power import noether_sample_size
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 

@@ -12,10 +12,10 @@ import pandas as pd
 
 from evalmc import engine
 from evalmc.engine import TASK_SECONDS, Failure
+from evalmc.engine.tallies import EstimateTally
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.sims import Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
-from evalmc.tallies import EstimateTally
 
 #: Named estimands: the population quantity an estimator's truth is read from.
 TARGETS = {"mean-a": "a_mean", "effect": "effect"}
@@ -31,7 +31,7 @@ class EstimationResult:
     truths : dict
         Condition id to the estimand's true value.
     tallies : dict
-        ``(condition_id, estimator key)`` to its :class:`~evalmc.tallies.EstimateTally`.
+        ``(condition_id, estimator key)`` to its :class:`~evalmc.engine.tallies.EstimateTally`.
     values : dict or None
         ``(condition_id, estimator key)`` to every replication's :class:`EstimateResult`,
         when the study kept them.
@@ -148,7 +148,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     Parameters
     ----------
     design : DataFrame or dict
-        Conditions, from :func:`~evalmc.study.make_design` (a dict is passed to it).
+        Conditions, from :func:`~evalmc.study.rates.make_design` (a dict is passed to it).
     scenario : str or Scenario subclass
     estimators : sequence
         Built-in names (``evalmc.estimators.intervals.ESTIMATORS``), ``'file.py:function'``
@@ -156,7 +156,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         ``(low, high)`` or ``(estimate, low, high)`` for one replication.
     n_reps, seed, block_size, n_jobs, backend, cache, progress, scheduler, task_seconds,
     max_failure_rate
-        As for :func:`~evalmc.study.run_study`.
+        As for :func:`~evalmc.study.rates.run_study`.
     target : {'mean-a', 'effect'}, float or callable
         The estimand: A's population mean, the population difference A - B, a number, or a
         function of the condition's scenario giving its true value.
@@ -181,7 +181,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     0    3    0.9545         0.0047
     1   10    0.9485         0.0049
     """
-    from evalmc.study import prepare_run
+    from evalmc.study.rates import prepare_run
 
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)

@@ -3,7 +3,7 @@
 A study runs every condition of a design grid through a scenario (Generate) and a set of
 criteria (Analyse), block by block on :mod:`evalmc.engine` (seeding, scheduling, caching), and
 summarises each criterion's rejection rate with its Monte Carlo error (Summarise). It keeps a
-:class:`~evalmc.tallies.RejectionTally` per criterion and condition, in memory that does not
+:class:`~evalmc.engine.tallies.RejectionTally` per criterion and condition, in memory that does not
 grow with the replications; every p-value is kept only on request (``keep_values``).
 """
 
@@ -22,10 +22,10 @@ from evalmc import engine
 from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.engine import BACKENDS, TASK_SECONDS, Failure, StudyError
-from evalmc.mcse import bradley, rate_mcse, wilson_interval
+from evalmc.engine.tallies import RejectionTally, grid_index
 from evalmc.sims import Batch, Scenario, get_scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
-from evalmc.tallies import RejectionTally, grid_index
+from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "RESERVED", "Failure", "StudyError", "StudyResult",
            "condition_id", "make_design", "run_study"]
@@ -104,7 +104,7 @@ class StudyResult:
     Attributes
     ----------
     tallies : dict
-        ``(condition_id, criterion key)`` to the :class:`~evalmc.tallies.RejectionTally` of
+        ``(condition_id, criterion key)`` to the :class:`~evalmc.engine.tallies.RejectionTally` of
         all its replications.
     outcomes : dict or None
         ``(condition_id, criterion key)`` to a :class:`CriterionResult` over all replications,

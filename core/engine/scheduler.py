@@ -11,7 +11,7 @@ duration, from the fastest time per block the condition's tasks have reported so
 first task of a condition is a single block), and shrinks as the study nears its end so that
 workers finish together. A worker draws its blocks a slab at a time and runs each analysis that
 needs no randomness once on the whole slab, so Python's share of the work, which holds the
-GIL, stays small; it returns each block's summary (:mod:`evalmc.tallies`), not its values.
+GIL, stays small; it returns each block's summary (:mod:`evalmc.engine.tallies`), not its values.
 The engine keeps at most two tasks per worker in flight and adds the summaries as they come.
 """
 
@@ -34,7 +34,7 @@ import joblib
 import numpy as np
 from tqdm.auto import tqdm
 
-from evalmc.blockstore import FORMAT_VERSION, BlockStore
+from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.sims import Scenario
 
 BACKENDS = ("threads", "loky", "dask")

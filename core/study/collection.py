@@ -13,8 +13,8 @@ import pandas as pd
 
 from evalmc import engine
 from evalmc.engine import TASK_SECONDS
+from evalmc.engine.tallies import RecordsTally
 from evalmc.sims.validation import check_int
-from evalmc.tallies import RecordsTally
 
 
 def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_jobs: int = 1,
@@ -25,11 +25,11 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     Parameters
     ----------
     design : DataFrame or dict
-        Conditions, from :func:`~evalmc.study.make_design` (a dict is passed to it).
+        Conditions, from :func:`~evalmc.study.rates.make_design` (a dict is passed to it).
     scenario : str or Scenario subclass
         Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records`.
     n_reps, seed, n_jobs, backend, scheduler, cache, progress, task_seconds
-        As for :func:`~evalmc.study.run_study`.
+        As for :func:`~evalmc.study.rates.run_study`.
     block_size : int
         Replications per block (one seed each); default 1, as a replication is usually long.
 
@@ -59,7 +59,7 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     2     20    0     8
     3     20    1     9
     """
-    from evalmc.study import prepare_run
+    from evalmc.study.rates import prepare_run
 
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)

@@ -23,7 +23,7 @@ REPS = 2_000_000  # per condition: 4 million in all
 
 def _study(n_jobs=1, backend="threads", reps=REPS, block_size=1000):
     """Run the study; the result text is every rejection count (identical on every backend)."""
-    from evalmc.study import make_design, run_study
+    from evalmc.study.rates import make_design, run_study
 
     def run(small=False):
         res = run_study(make_design(**STUDY), "skew-normal", list(CRITERIA), seed=1,
@@ -94,7 +94,7 @@ def numpy_reference():
 # The peak is the process's own high-water mark (VmHWM): ru_maxrss would carry the parent's
 # resident memory over the fork and exec that started it.
 _RSS = """
-from evalmc.study import make_design, run_study
+from evalmc.study.rates import make_design, run_study
 res = run_study(make_design(n_a=10, n_b=10), "normal", ["student-t"], n_reps={reps}, seed=1,
                 progress=False)
 rate = res.summary["rate"].iloc[0]
