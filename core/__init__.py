@@ -14,7 +14,7 @@ __version__ = "0.2.0"
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY = {
-    "make_design": "evalmc.study.rates",
+    "make_design": "evalmc.study.design",
     "run_study": "evalmc.study.rates",
     "StudyResult": "evalmc.study.rates",
     "calibrate": "evalmc.study.calibration",

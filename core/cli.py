@@ -78,7 +78,7 @@ def _summarise(seen) -> None:
 
 
 def _is_study_error(err: Exception) -> bool:
-    """Whether `err` is a StudyError; only a loaded evalmc.engine can raise one, so the command
+    """Whether `err` is a StudyError; only a loaded engine can raise one, so the command
     line, which must start fast, does not import the engine to catch it."""
-    engine = sys.modules.get("evalmc.engine")
-    return engine is not None and isinstance(err, engine.StudyError)
+    scheduler = sys.modules.get("evalmc.engine.scheduler")
+    return scheduler is not None and isinstance(err, scheduler.StudyError)

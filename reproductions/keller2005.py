@@ -219,7 +219,7 @@ def _run_group(panel, group, populations, tests, protocol, runs):
                     alpha=ALPHAS, block_size=protocol.n_sets, **runs.engine, progress=False,
                     keep_values=True)
     rows = []
-    for cat, row in zip(index, design.to_dict("records"), strict=True):
+    for cat, row in zip(index, res.design.to_dict("records"), strict=True):
         cid = int(row["condition_id"])
         cond = res.conditions[cid]
         stats = {_measure(c.name): res.outcomes[(cid, c.key)].statistic

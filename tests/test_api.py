@@ -19,7 +19,7 @@ HEAVY = ("numpy", "pandas", "scipy", "numba", "matplotlib", "joblib")
 #: evalmc modules the command modules may import only inside ``run``.
 HEAVY_EVALMC = ("evalmc.study.rates", "evalmc.estimators", "evalmc.analysis.comparison",
                 "evalmc.study.calibration", "evalmc.criteria.outperform", "evalmc.analysis.power",
-                "evalmc.engine", "evalmc.study.estimation", "evalmc.engine.tallies")
+                "evalmc.engine.scheduler", "evalmc.study.estimation", "evalmc.engine.tallies")
 
 
 def _loaded(code: str) -> list:
@@ -98,14 +98,6 @@ def test_parsers_defaults_and_choices_are_the_librarys():
     from evalmc.commands import boon, calibrate, compare
     from evalmc.criteria import outperform
     from evalmc.estimators.boon import BEST, CI_METHODS, boon_interval
-    from evalmc.study.rates import BACKENDS, DEFAULT_BLOCK_SIZE
-
-    assert calibrate.BACKENDS == BACKENDS
-    assert calibrate.BLOCK_SIZE == DEFAULT_BLOCK_SIZE
-    from evalmc import commands, engine
-
-    assert commands.TASK_SECONDS == engine.TASK_SECONDS == _signature(
-        evalmc.calibrate)["task_seconds"]
     assert (boon.BEST, boon.CI_METHODS) == (BEST, CI_METHODS)
     assert (compare.GAMMA, compare.N_RESAMPLES, compare.DELTA_PAPER) == (
         outperform.GAMMA, outperform.N_RESAMPLES, outperform.DELTA_PAPER)

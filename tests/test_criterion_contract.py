@@ -11,7 +11,7 @@ import pytest
 
 from evalmc.criteria.base import UserCriterion
 from evalmc.criteria.capture import CriterionPrinted, captured_stdout
-from evalmc.engine import StudyError
+from evalmc.engine.scheduler import StudyError
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design, run_study
 

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from evalmc.engine.scheduler import StudyError
 from evalmc.sims.scores import Normal
-from evalmc.study.rates import RESERVED, StudyError, condition_id, make_design, run_study
+from evalmc.study.design import RESERVED, condition_id, make_design
+from evalmc.study.rates import run_study
 
 CRITERIA = ["student-t", "welch-t", "mann-whitney"]
 FLAKY = '''
@@ -65,6 +67,24 @@ class TestDesign:
                                                               "runs"}
         assert "type_s" not in _study(n_reps=10).summary.columns
 
+    def test_a_default_spelled_out_is_the_same_condition(self):
+        spelled = run_study(make_design(n_a=[5, 10], sd_b=1.0), "normal", ["welch-t"],
+                            n_reps=400, seed=2)
+        bare = run_study(make_design(n_a=[5, 10]), "normal", ["welch-t"], n_reps=400, seed=2)
+        assert spelled.design["condition_id"].tolist() == bare.design["condition_id"].tolist()
+        assert spelled.summary["rate"].tolist() == bare.summary["rate"].tolist()
+        # n_a = 10 is the default too: that condition is the one at every default
+        assert bare.design["condition_id"][1] == condition_id({"n_a": 10})
+
+    def test_with_its_scenario_a_design_is_keyed_and_validated(self):
+        keyed = make_design("normal", n_a=[5, 10], sd_b=1.0)
+        assert keyed["condition_id"].tolist() == [condition_id({"n_a": 5}),
+                                                  condition_id({"n_a": 10})]
+        with pytest.raises(ValueError, match="duplicate conditions"):
+            make_design("normal", sd_b=[1.0, 1])
+        with pytest.raises(ValueError, match="`n_a` must be an integer"):
+            make_design("normal", n_a=[2.5])
+
     def test_ids_are_64_bit_and_do_not_collide(self):
         ids = make_design(x=list(range(100_000)))["condition_id"]
         assert ids.nunique() == 100_000
@@ -98,7 +118,8 @@ class TestReproducibility:
     def test_fixed_seed_summary(self):
         s = _study().summary
         rejections = (s["rate"] * s["n_reps"]).round().astype(int).tolist()
-        assert rejections == [116, 108, 71, 174, 128, 94, 129, 121, 107, 109, 137, 108]
+        # sd_a = 1.0 is normal's default: those conditions are keyed as if it were left out
+        assert rejections == [127, 117, 86, 174, 128, 94, 144, 133, 121, 109, 137, 108]
 
     def test_student_t_is_liberal_and_welch_calibrated_under_unequal_variances(self):
         s = run_study(make_design(n_a=10, n_b=40, sd_a=3.0), "normal", ["student-t", "welch-t"],

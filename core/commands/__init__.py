@@ -122,10 +122,6 @@ def check_writable(path: str, option: str = "--out") -> None:
         raise UsageError(f"`{option}` must be a file in a writable directory; got {path!r}.")
 
 
-#: As ``evalmc.engine.TASK_SECONDS`` (a test keeps them equal).
-TASK_SECONDS = 0.5
-
-
 def float_arg(name: str):
     """An argparse type that reads a number and names the option when it cannot."""
     return _typed_arg(name, float, "a number")
@@ -166,17 +162,19 @@ def check_cache(path: str | None) -> None:
         raise UsageError(f"`--cache` must be a directory (or not exist yet); got {path!r}.")
 
 
-def add_run_options(parser, block_size: int, backends: tuple) -> None:
+def add_run_options(parser) -> None:
     """The options every Monte Carlo command shares: seed, workers, cache, output."""
+    from evalmc.engine.options import BACKENDS, BLOCK_SIZE, TASK_SECONDS
+
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
-    parser.add_argument("--backend", choices=backends,
+    parser.add_argument("--backend", choices=BACKENDS,
                         help="default: threads, or loky processes for your own Python "
                              "functions with --jobs above 1")
     parser.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
     parser.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
-    parser.add_argument("--block-size", type=int_arg("block-size"), default=block_size,
+    parser.add_argument("--block-size", type=int_arg("block-size"), default=BLOCK_SIZE,
                         help="replications per block (default %(default)s)")
     parser.add_argument("--task-seconds", type=float_arg("task-seconds"), default=TASK_SECONDS,
                         help="target duration of a task sent to a worker (default "

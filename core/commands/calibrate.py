@@ -11,11 +11,8 @@ from evalmc.commands import (
     int_arg,
     parse_grid,
 )
+from evalmc.engine.options import REPS
 
-#: As ``evalmc.study.rates.BACKENDS`` and ``DEFAULT_BLOCK_SIZE`` (a test keeps them equal; the
-#: engine is not imported to parse).
-BACKENDS = ("threads", "loky", "dask")
-BLOCK_SIZE = 1000
 #: As the keys of ``evalmc.sims.SCENARIOS`` and ``evalmc.criteria.CRITERIA`` (a test keeps
 #: them equal), for ``--help``.
 SCENARIOS = ("normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
@@ -45,13 +42,13 @@ def register(sub) -> None:
                      help=f"built-in: {', '.join(CRITERIA)}; or name(key=value,...), "
                           "path/to/file.py:function, module:function (repeatable; evalmc list "
                           "describes each)")
-    cal.add_argument("--reps", type=int_arg("reps"), default=10_000,
+    cal.add_argument("--reps", type=int_arg("reps"), default=REPS,
                      help="replications per condition")
     cal.add_argument("--alpha", default="0.05", help="level(s), comma-separated")
     cal.add_argument("--plot", metavar="FILE", help="also draw the rates (PNG, PDF or SVG): "
                      "against the first parameter with several values, a panel per value of "
                      "the second")
-    add_run_options(cal, BLOCK_SIZE, BACKENDS)
+    add_run_options(cal)
     cal.set_defaults(run=run)
 
 

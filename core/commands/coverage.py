@@ -11,7 +11,8 @@ from evalmc.commands import (
     int_arg,
     parse_grid,
 )
-from evalmc.commands.calibrate import BACKENDS, BLOCK_SIZE, SCENARIO_HELP
+from evalmc.commands.calibrate import SCENARIO_HELP
+from evalmc.engine.options import REPS
 
 #: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.study.estimation.TARGETS`` (a test
 #: keeps them equal; the engine is not imported to parse).
@@ -30,9 +31,9 @@ def register(sub) -> None:
     cov.add_argument("--target", default="mean-a",
                      help=f"the estimand: {' or '.join(TARGETS)}, or a number "
                           "(default %(default)s)")
-    cov.add_argument("--reps", type=int_arg("reps"), default=10_000,
+    cov.add_argument("--reps", type=int_arg("reps"), default=REPS,
                      help="replications per condition")
-    add_run_options(cov, BLOCK_SIZE, BACKENDS)
+    add_run_options(cov)
     cov.add_argument("--plot", metavar="PATH", help="save a figure of coverage against the "
                                                     "parameter that varies")
     cov.set_defaults(run=run)

@@ -35,11 +35,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
+from evalmc.engine.options import TASK_SECONDS
 from evalmc.sims import Scenario
 
-BACKENDS = ("threads", "loky", "dask")
-#: Default target duration of a task, in seconds.
-TASK_SECONDS = 0.5
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
 SLAB_REPS = 16_384
 #: Failed replications whose message a study keeps, per analysis and condition (the first ones).

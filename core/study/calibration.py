@@ -1,25 +1,27 @@
 """``calibrate``: the size and power of criteria under a scenario, in one call.
 
-The function behind ``evalmc calibrate``. The scenario, the criteria, the levels and every
-condition of the grid are checked before the study engine is imported, so a bad argument is
-reported at once; the engine checks the run options (``reps``, ``jobs``, ``backend``, ...).
+The function behind ``evalmc calibrate``. The scenario, the criteria and the levels are checked
+first, then every condition of the grid is built and validated once
+(:class:`~evalmc.study.design.Design`), before any replication runs.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping
 
 from evalmc.criteria import get_criterion
+from evalmc.engine.options import BLOCK_SIZE, REPS, TASK_SECONDS
 from evalmc.sims import get_scenario
 from evalmc.sims.base import Scenario
 from evalmc.sims.validation import check_float
+from evalmc.study.design import Design
+from evalmc.study.rates import run_study
 
 
-def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 10_000,
+def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = REPS,
               alpha=0.05, seed: int = 0, jobs: int = 1, backend: str | None = None,
-              scheduler: str | None = None, cache=None, block_size: int = 1000,
-              task_seconds: float = 0.5, progress: bool | None = None):
+              scheduler: str | None = None, cache=None, block_size: int = BLOCK_SIZE,
+              task_seconds: float = TASK_SECONDS, progress: bool | None = None):
     """Rejection rates of `criteria` on data drawn from `scenario`, over a grid of its parameters.
 
     Parameters
@@ -64,7 +66,7 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     ...                        reps=2000, seed=1, progress=False)
     >>> res.summary[["sd_a", "criterion", "rate", "bradley"]]
        sd_a criterion    rate bradley
-    0   1.0   welch-t  0.0550  robust
+    0   1.0   welch-t  0.0500  robust
     1   3.0   welch-t  0.0575  robust
     """
     if isinstance(scenario, str):
@@ -87,19 +89,13 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
         raise ValueError("`params` must be a mapping of parameter name to a value or a list of "
                          f"values; got {params!r}.")
     scenario.check_names(params)
-    grid = {name: _values(value) for name, value in params.items()}
-    if not grid:
-        first = scenario.parameters()[0]
-        grid = {first.name: [first.default]}
-    for combo in itertools.product(*grid.values()):  # every condition's parameters are valid
-        scenario(**dict(zip(grid, combo, strict=True)))
-
-    from evalmc.study.rates import make_design, run_study
-
-    return run_study(make_design(**grid), scenario, criteria, n_reps=reps, seed=seed,
-                     alpha=alphas, block_size=block_size, n_jobs=jobs, backend=backend,
-                     cache=cache, progress=progress, scheduler=scheduler,
-                     task_seconds=task_seconds)
+    first = scenario.parameters()[0]  # no parameters: the one condition at every default
+    grid = {name: _values(value) for name, value in params.items()} or {
+        first.name: [first.default]}
+    design = Design.build(grid, scenario)
+    return run_study(design, scenario, criteria, n_reps=reps, seed=seed, alpha=alphas,
+                     block_size=block_size, n_jobs=jobs, backend=backend, cache=cache,
+                     progress=progress, scheduler=scheduler, task_seconds=task_seconds)
 
 
 def _values(value) -> list:

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from evalmc import engine
-from evalmc.engine import TASK_SECONDS
+from evalmc.engine import scheduler as engine
+from evalmc.engine.options import TASK_SECONDS, check_run_options
 from evalmc.engine.tallies import RecordsTally
-from evalmc.sims.validation import check_int
+from evalmc.study.design import Design
 
 
 def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_jobs: int = 1,
@@ -24,8 +24,8 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
 
     Parameters
     ----------
-    design : DataFrame or dict
-        Conditions, from :func:`~evalmc.study.rates.make_design` (a dict is passed to it).
+    design : Design, DataFrame or dict
+        Conditions, as :func:`~evalmc.study.rates.run_study` takes them.
     scenario : str or Scenario subclass
         Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records`.
     n_reps, seed, n_jobs, backend, scheduler, cache, progress, task_seconds
@@ -59,19 +59,17 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     2     20    0     8
     3     20    1     9
     """
-    from evalmc.study.rates import prepare_run
-
-    n_reps = check_int("n_reps", n_reps, low=1)
-    seed = check_int("seed", seed, low=0)
-    design, scenario, params, conditions = prepare_run(
-        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+    n_reps, seed, block_size, n_jobs = check_run_options(
+        n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=1.0)
+    design = Design.build(design, scenario)
+    scenario, conditions, params = design.scenario, design.conditions, design.params
     plan = engine.Plan(conditions, [_Collect()], n_reps, seed, block_size)
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds,
                      desc=f"evalmc {scenario.name}")
     frames = []
-    for row in design.to_dict("records"):
+    for row in design.frame.to_dict("records"):
         table = pd.DataFrame(out.tallies[(int(row["condition_id"]), _Collect.key)].columns)
         for i, name in enumerate(["condition_id", *params]):
             table.insert(i, name, row[name])

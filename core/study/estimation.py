@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from evalmc import engine
-from evalmc.engine import TASK_SECONDS, Failure
+from evalmc.engine import scheduler as engine
+from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
+from evalmc.engine.scheduler import Failure
 from evalmc.engine.tallies import EstimateTally
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.sims import Scenario
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.sims.validation import check_choice, check_float
+from evalmc.study.design import Design
 
 #: Named estimands: the population quantity an estimator's truth is read from.
 TARGETS = {"mean-a": "a_mean", "effect": "effect"}
@@ -138,17 +140,17 @@ class EstimationResult:
 
 
 def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
-                   target="mean-a", block_size: int = 1000, n_jobs: int = 1,
+                   target="mean-a", block_size: int = BLOCK_SIZE, n_jobs: int = 1,
                    backend: str | None = None, cache=None, progress: bool | None = None,
                    scheduler: str | None = None, keep_values: bool = False,
                    summarise: Callable | None = None, task_seconds: float = TASK_SECONDS,
-                   max_failure_rate: float = 0.5) -> EstimationResult:
+                   max_failure_rate: float = MAX_FAILURE_RATE) -> EstimationResult:
     """Run a Monte Carlo study of estimators: bias, variance, RMSE, coverage and width.
 
     Parameters
     ----------
-    design : DataFrame or dict
-        Conditions, from :func:`~evalmc.study.rates.make_design` (a dict is passed to it).
+    design : Design, DataFrame or dict
+        Conditions, as :func:`~evalmc.study.rates.run_study` takes them.
     scenario : str or Scenario subclass
     estimators : sequence
         Built-in names (``evalmc.estimators.intervals.ESTIMATORS``), ``'file.py:function'``
@@ -181,13 +183,11 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     0    3    0.9545         0.0047
     1   10    0.9485         0.0049
     """
-    from evalmc.study.rates import prepare_run
-
-    n_reps = check_int("n_reps", n_reps, low=1)
-    seed = check_int("seed", seed, low=0)
-    design, scenario, _, conditions = prepare_run(
-        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+    n_reps, seed, block_size, n_jobs = check_run_options(
+        n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
+    design = Design.build(design, scenario)
+    scenario, conditions = design.scenario, design.conditions
     estimators = [get_estimator(e) for e in estimators]
     if not estimators:
         raise ValueError("`estimators` must name at least one estimator.")
@@ -209,7 +209,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         values = {(cid, name[key]): EstimateResult.concat(parts)
                   for (cid, key), parts in out.values.items()}
     tallies = {(cid, name[key]): t for (cid, key), t in out.tallies.items()}
-    return EstimationResult(design, scenario, estimators, target, n_reps, seed, truths,
+    return EstimationResult(design.frame, scenario, estimators, target, n_reps, seed, truths,
                             tallies, out.failures, values, summarise, out.blocks_computed,
                             out.blocks_reused)
 

@@ -9,92 +9,23 @@ grow with the replications; every p-value is kept only on request (``keep_values
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import itertools
-import json
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from evalmc import engine
 from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
-from evalmc.engine import BACKENDS, TASK_SECONDS, Failure, StudyError
+from evalmc.engine import scheduler as engine
+from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
+from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index
-from evalmc.sims import Batch, Scenario, get_scenario
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.sims import Batch, Scenario
+from evalmc.sims.validation import check_float
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
+from evalmc.study.design import Design, make_design
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "RESERVED", "Failure", "StudyError", "StudyResult",
-           "condition_id", "make_design", "run_study"]
-
-#: Replications per block: the unit of seeding and caching.
-DEFAULT_BLOCK_SIZE = 1000
-#: The summary's own columns (it adds no other): a design column may not take these names.
-RESERVED = (
-    "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
-    "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
-    "replicability", "replicability_mcse",
-)
-
-
-def make_design(**grid) -> pd.DataFrame:
-    """Full factorial grid of conditions, one row each, with a stable ``condition_id``.
-
-    Parameters
-    ----------
-    **grid
-        Parameter name to a value or a list of values.
-
-    Returns
-    -------
-    DataFrame
-        ``condition_id`` first, then one column per parameter, in the order given.
-        ``condition_id`` is a 64-bit digest of the row's values: the same condition keeps its id
-        (and so its random streams) whatever else the grid holds and in whatever order.
-
-    Examples
-    --------
-    >>> import evalmc
-    >>> evalmc.make_design(n=[5, 10], rho=0.5)[["n", "rho"]]
-        n  rho
-    0   5  0.5
-    1  10  0.5
-    """
-    _check_design_names(grid)
-    values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
-              for v in grid.values()]
-    for name, vals in zip(grid, values, strict=True):
-        if len(vals) == 0:
-            raise ValueError(f"design parameter `{name}` needs at least one value.")
-    rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*values)]
-    frame = pd.DataFrame(rows, columns=list(grid))
-    ids = [condition_id(row) for row in rows]
-    if len(set(ids)) != len(ids):
-        raise ValueError("the design has duplicate conditions; give each value once.")
-    frame.insert(0, "condition_id", ids)
-    return frame
-
-
-def condition_id(params: dict) -> int:
-    """64-bit digest of a condition's parameter values (integral floats count as integers)."""
-    canon = {}
-    for key, value in params.items():
-        value = value.item() if isinstance(value, np.generic) else value
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        canon[key] = value
-    text = json.dumps(canon, sort_keys=True, default=str)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
-
-
-def _check_design_names(names) -> None:
-    for name in names:
-        if name in RESERVED:
-            raise ValueError(f"design column `{name}` is a reserved name; reserved: "
-                             f"{', '.join(RESERVED)}.")
+__all__ = ["Failure", "StudyError", "StudyResult", "make_design", "run_study"]
 
 
 @dataclass
@@ -337,13 +268,13 @@ def run_study(
     n_reps: int,
     seed: int,
     alpha=0.05,
-    block_size: int = DEFAULT_BLOCK_SIZE,
+    block_size: int = BLOCK_SIZE,
     n_jobs: int = 1,
     backend: str | None = None,
     cache=None,
     progress: bool | None = None,
     scheduler: str | None = None,
-    max_failure_rate: float = 0.5,
+    max_failure_rate: float = MAX_FAILURE_RATE,
     keep_values: bool = False,
     task_seconds: float = TASK_SECONDS,
 ) -> StudyResult:
@@ -351,8 +282,10 @@ def run_study(
 
     Parameters
     ----------
-    design : DataFrame or dict
-        Conditions, from :func:`make_design` (a dict is passed to it).
+    design : Design, DataFrame or dict
+        Conditions: a :class:`~evalmc.study.design.Design`, a frame from :func:`make_design`
+        or a dict passed to it. Conditions are keyed on `scenario`: a value equal to its
+        default is the same condition as none (:func:`~evalmc.study.design.condition_id`).
     scenario : str or Scenario subclass
         The data-generating process; design columns are its parameters.
     criteria : sequence
@@ -402,12 +335,12 @@ def run_study(
     2  10  paired-t  0.0490        robust
     3  10      sign  0.0265  undetermined
     """
-    n_reps = check_int("n_reps", n_reps, low=1)
-    seed = check_int("seed", seed, low=0)
-    alphas = _check_alphas(alpha)
-    design, scenario, params, conditions = prepare_run(
-        design, scenario, block_size=block_size, n_jobs=n_jobs, backend=backend,
+    n_reps, seed, block_size, n_jobs = check_run_options(
+        n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
+    alphas = _check_alphas(alpha)
+    design = Design.build(design, scenario)
+    scenario, conditions = design.scenario, design.conditions
     criteria = [get_criterion(c) for c in criteria]
     if not criteria:
         raise ValueError("`criteria` must name at least one criterion.")
@@ -425,7 +358,7 @@ def run_study(
             if hasattr(crit, "check_scenario"):  # e.g. a test of one split scheme
                 crit.check_scenario(cond)
             if crit.paired and len(set(cond.sizes)) != 1:
-                values = {p: getattr(cond, p) for p in params}
+                values = {p: getattr(cond, p) for p in design.params}
                 raise ValueError(
                     f"criterion {crit.name!r} needs paired samples of equal size; condition "
                     f"{cid} {values} of scenario {scenario.name!r} has sizes {cond.sizes}."
@@ -440,7 +373,8 @@ def run_study(
     outcomes = None
     if keep_values:
         outcomes = {key: CriterionResult.concat(parts) for key, parts in out.values.items()}
-    return StudyResult(design, scenario, conditions, criteria, n_reps, seed, alphas, block_size,
+    return StudyResult(design.frame, scenario, conditions, criteria, n_reps, seed, alphas,
+                       block_size,
                        out.tallies, out.failures, outcomes, out.blocks_computed,
                        out.blocks_reused)
 
@@ -520,43 +454,6 @@ class _CriterionRun:
 _VALUES = ("failed", "statistic", "pvalue", "reject", "estimate")
 
 
-#: Replications per block at most: a block's scores are held in memory at once (the number
-#: of replications itself streams, block after block, in constant memory).
-MAX_BLOCK_SIZE = 100_000
-
-
-def prepare_run(design, scenario, *, block_size, n_jobs, backend, scheduler, task_seconds,
-                max_failure_rate):
-    """Check the options every study shares. Returns the design (as a DataFrame), the scenario
-    class, the design's parameter names and each condition's scenario, by condition id."""
-    check_int("block_size", block_size, low=1, high=MAX_BLOCK_SIZE)
-    n_jobs = check_int("n_jobs", n_jobs)
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
-    if backend is not None:
-        check_choice("backend", backend, BACKENDS)
-    check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
-    if backend == "dask" and importlib.util.find_spec("distributed") is None:
-        raise ValueError("`backend` 'dask' needs dask.distributed, which is not installed: "
-                         "pip install \"evalmc[dist]\".")
-    check_float("task_seconds", task_seconds, low=0, open_low=True)
-    if isinstance(design, dict):
-        design = make_design(**design)
-    if not isinstance(design, pd.DataFrame) or "condition_id" not in design:
-        raise ValueError("`design` must be a DataFrame from make_design, or a dict of values.")
-    scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
-    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
-        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
-    params = [c for c in design.columns if c != "condition_id"]
-    _check_design_names(params)
-    scenario.check_names(params)
-    conditions = {int(row["condition_id"]): scenario(**{p: _py(row[p]) for p in params})
-                  for row in design.to_dict("records")}
-    return design, scenario, params, conditions
-
-
 def _decision_only(crit, tallies) -> bool:
     """Whether `crit` gives decisions only: as it declares, else as all its `tallies` show."""
     if crit.decision_only is not None:
@@ -574,6 +471,3 @@ def _check_alphas(alpha) -> tuple[float, ...]:
     return tuple(check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
                  for a in values)
 
-
-def _py(value):
-    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,88 @@
+"""The run options every study shares: each default named once, and their checks.
+
+This module imports nothing heavy, so the command line reads the defaults for its help
+without loading the engine.
+"""
+
+from __future__ import annotations
+
+#: Where tasks run: threads (the kernels release the GIL), loky processes, or dask.
+BACKENDS = ("threads", "loky", "dask")
+#: Target duration of a task, a run of blocks sent to a worker at once, in seconds.
+TASK_SECONDS = 0.5
+#: Replications per block: the unit of seeding and caching.
+BLOCK_SIZE = 1000
+#: Replications per block at most: a block's scores are held in memory at once (the number
+#: of replications itself streams, block after block, in constant memory).
+MAX_BLOCK_SIZE = 100_000
+#: Replications per condition of ``calibrate`` and ``coverage`` when none are asked for.
+REPS = 10_000
+#: A study stops when a condition's failed share of replications exceeds this.
+MAX_FAILURE_RATE = 0.5
+
+
+def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, task_seconds,
+                      max_failure_rate) -> tuple[int, int, int, int]:
+    """Check the options of a run; returns `n_reps`, `seed`, `block_size` and `n_jobs` as ints.
+
+    Parameters
+    ----------
+    n_reps : int
+        Replications per condition, at least 1.
+    seed : int
+        Root seed, at least 0.
+    block_size : int
+        Replications per block, from 1 to :data:`MAX_BLOCK_SIZE`.
+    n_jobs : int
+        Workers: a positive integer, or -1 for every core.
+    backend : {'threads', 'loky', 'dask'} or None
+        None lets the engine choose.
+    scheduler : str or None
+        A dask scheduler's address; only with backend 'dask'.
+    task_seconds : float
+        Target duration of a task, above 0.
+    max_failure_rate : float
+        In (0, 1].
+
+    Returns
+    -------
+    tuple of int
+        ``(n_reps, seed, block_size, n_jobs)``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first option that breaks its rule.
+
+    Examples
+    --------
+    >>> from evalmc.engine.options import check_run_options
+    >>> check_run_options(n_reps=2000.0, seed=1, block_size=1000, n_jobs=-1, backend=None,
+    ...                   scheduler=None, task_seconds=0.5, max_failure_rate=0.5)
+    (2000, 1, 1000, -1)
+    >>> check_run_options(n_reps=10, seed=1, block_size=1000, n_jobs=0, backend=None,
+    ...                   scheduler=None, task_seconds=0.5, max_failure_rate=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: `n_jobs` must be a positive integer or -1; got 0.
+    """
+    import importlib.util
+
+    from evalmc.sims.validation import check_choice, check_float, check_int
+
+    n_reps = check_int("n_reps", n_reps, low=1)
+    seed = check_int("seed", seed, low=0)
+    block_size = check_int("block_size", block_size, low=1, high=MAX_BLOCK_SIZE)
+    n_jobs = check_int("n_jobs", n_jobs)
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"`n_jobs` must be a positive integer or -1; got {n_jobs}.")
+    if backend is not None:
+        check_choice("backend", backend, BACKENDS)
+    check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
+    if scheduler is not None and backend != "dask":
+        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
+    if backend == "dask" and importlib.util.find_spec("distributed") is None:
+        raise ValueError("`backend` 'dask' needs dask.distributed, which is not installed: "
+                         "pip install \"evalmc[dist]\".")
+    check_float("task_seconds", task_seconds, low=0, open_low=True)
+    return n_reps, seed, block_size, n_jobs

@@ -1,0 +1,237 @@
+"""The design of a study: its conditions, each built and validated once, with a stable id.
+
+A condition is a population: a scenario with values for its parameters. Its id seeds every
+random stream of its replications (:mod:`evalmc.engine.scheduler`), so the same population must
+always get the same id: the id digests the parameters that differ from the scenario's
+defaults, and spelling a default out does not change it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalmc.sims import Scenario, get_scenario
+
+#: The summaries' own columns: a design column may not take these names.
+RESERVED = (
+    "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
+    "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
+    "replicability", "replicability_mcse",
+)
+
+
+def make_design(scenario=None, /, **grid) -> pd.DataFrame:
+    """Full factorial grid of conditions, one row each, with a stable ``condition_id``.
+
+    Parameters
+    ----------
+    scenario : str or Scenario subclass, optional
+        The scenario whose parameters the columns are: its conditions are then validated, and
+        a value equal to its default counts as left out (:func:`condition_id`). A study
+        given a design without it re-keys the design on its own scenario.
+    **grid
+        Parameter name to a value or a list of values.
+
+    Returns
+    -------
+    DataFrame
+        ``condition_id`` first, then one column per parameter, in the order given.
+        ``condition_id`` is a 64-bit digest of the row's values: the same condition keeps its
+        id (and so its random streams) whatever else the grid holds and in whatever order.
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> evalmc.make_design(n=[5, 10], rho=0.5)[["n", "rho"]]
+        n  rho
+    0   5  0.5
+    1  10  0.5
+    >>> spelled = evalmc.make_design("llm-items", n_items=[50, 100], tau=0.0)
+    >>> bare = evalmc.make_design("llm-items", n_items=[50, 100])
+    >>> spelled["condition_id"].equals(bare["condition_id"])
+    True
+    """
+    check_names(grid)
+    values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
+              for v in grid.values()]
+    for name, vals in zip(grid, values, strict=True):
+        if len(vals) == 0:
+            raise ValueError(f"design parameter `{name}` needs at least one value.")
+    rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*values)]
+    frame = pd.DataFrame(rows, columns=list(grid))
+    if scenario is not None:
+        return Design.build(frame, scenario).frame
+    frame.insert(0, "condition_id", _unique_ids(rows, None))
+    return frame
+
+
+def condition_id(params: dict, scenario: type[Scenario] | None = None) -> int:
+    """64-bit digest of a condition's parameter values (integral floats count as integers).
+
+    Parameters
+    ----------
+    params : dict
+        Parameter name to value.
+    scenario : Scenario subclass, optional
+        With it, parameters equal to the scenario's default are left out of the digest, so a
+        default spelled out gives the id of the same condition without it; a condition at
+        every default keeps its first parameter, the id a study without parameters has
+        always had.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from evalmc.sims import get_scenario
+    >>> from evalmc.study.design import condition_id
+    >>> normal = get_scenario("normal")
+    >>> condition_id({"n_a": 10, "sd_a": 3.0}, normal) == condition_id({"sd_a": 3}, normal)
+    True
+    >>> condition_id({}, normal) == condition_id({"n_a": 10})
+    True
+    """
+    if scenario is not None:
+        defaults = {f.name: f.default for f in scenario.parameters()}
+        kept = {k: v for k, v in params.items() if not _equal(v, defaults[k])}
+        if not kept:
+            first = scenario.parameters()[0].name
+            kept = {first: params.get(first, defaults[first])}
+        params = kept
+    canon = {}
+    for key, value in params.items():
+        value = _py(value)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        canon[key] = value
+    text = json.dumps(canon, sort_keys=True, default=str)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def check_names(names) -> None:
+    """Raise ValueError if a design column takes a reserved name (:data:`RESERVED`).
+
+    Parameters
+    ----------
+    names : iterable of str
+
+    Examples
+    --------
+    >>> from evalmc.study.design import check_names
+    >>> check_names(["n", "rate"])
+    Traceback (most recent call last):
+    ...
+    ValueError: design column `rate` is a reserved name; reserved: scenario, condition_id, \
+criterion, alpha, rate, mcse, ci_low, ci_high, bradley, n_reps, n_failed, truth, type_s, \
+type_s_mcse, type_m, type_m_mcse, replicability, replicability_mcse.
+    """
+    for name in names:
+        if name in RESERVED:
+            raise ValueError(f"design column `{name}` is a reserved name; reserved: "
+                             f"{', '.join(RESERVED)}.")
+
+
+@dataclass(frozen=True)
+class Design:
+    """A study's conditions: each one's scenario, built and validated once.
+
+    Attributes
+    ----------
+    scenario : Scenario subclass
+    frame : DataFrame
+        ``condition_id`` and the design columns, one row per condition.
+    conditions : dict
+        Condition id to its scenario instance, in the frame's order.
+
+    Examples
+    --------
+    >>> from evalmc.study.design import Design
+    >>> design = Design.build({"n_a": [5, 10]}, "normal")
+    >>> [cond.n_a for cond in design.conditions.values()], design.params
+    ([5, 10], ['n_a'])
+    """
+
+    scenario: type[Scenario]
+    frame: pd.DataFrame
+    conditions: dict[int, Scenario]
+
+    @property
+    def params(self) -> list[str]:
+        """The design columns (the parameters that vary or are set), in order."""
+        return [c for c in self.frame.columns if c != "condition_id"]
+
+    @classmethod
+    def build(cls, design, scenario) -> Design:
+        """The conditions of `design` under `scenario`, validated, with their ids.
+
+        Parameters
+        ----------
+        design : Design, DataFrame or dict
+            A design already built (returned as it is when its scenario is `scenario`), a
+            frame from :func:`make_design`, or a dict of parameter name to value(s).
+        scenario : str or Scenario subclass
+
+        Returns
+        -------
+        Design
+
+        Raises
+        ------
+        ValueError
+            For an unknown scenario or parameter, a reserved column, an invalid value (the
+            scenario's own message) or two rows of the same population.
+        """
+        scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
+        if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+            raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+        if isinstance(design, Design):
+            if design.scenario is not scenario:
+                raise ValueError(f"the design is of scenario {design.scenario.name!r}; got "
+                                 f"scenario {scenario.name!r}.")
+            return design
+        if isinstance(design, dict):
+            design = make_design(**design)
+        if not isinstance(design, pd.DataFrame):
+            raise ValueError("`design` must be a DataFrame from make_design, or a dict of "
+                             "values.")
+        params = [c for c in design.columns if c != "condition_id"]
+        check_names(params)
+        scenario.check_names(params)
+        rows = [{p: _py(row[p]) for p in params} for row in design.to_dict("records")]
+        ids = _unique_ids(rows, scenario)
+        frame = design[params].copy()
+        frame.insert(0, "condition_id", ids)
+        frame = frame.reset_index(drop=True)
+        conditions = {cid: scenario(**row) for cid, row in zip(ids, rows, strict=True)}
+        return cls(scenario, frame, conditions)
+
+
+def _unique_ids(rows, scenario) -> list[int]:
+    ids = [condition_id(row, scenario) for row in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError("the design has duplicate conditions; give each value once (a value "
+                         "equal to the scenario's default is the same condition as none).")
+    return ids
+
+
+def _equal(value, default) -> bool:
+    value = _py(value)
+    if isinstance(value, bool) or isinstance(default, bool):
+        return value is default
+    if isinstance(value, str) or isinstance(default, str):
+        return value == default
+    try:
+        return float(value) == float(default)
+    except (TypeError, ValueError):
+        return value == default
+
+
+def _py(value):
+    return value.item() if isinstance(value, np.generic) else value
