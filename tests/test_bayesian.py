@@ -43,7 +43,7 @@ def test_fixed_seed_regression():
     res = run_study(make_design(n=10, shift=[0.0, 1.0]), "paired-normal",
                     ["bayes-correlated-t", "bayes-correlated-t(rope=0.5)"], n_reps=500, seed=4)
     assert list(res.summary["shift"]) == [0.0, 0.0, 1.0, 1.0]
-    assert [round(r * 500) for r in res.summary["rate"]] == [7, 1, 207, 60]
+    assert [round(r * 500) for r in res.summary["rate"]] == [6, 1, 208, 59]
 
 
 def test_a_named_parameter_builds_the_criterion():
@@ -95,7 +95,7 @@ def test_signed_rank_agrees_with_baycomp_within_4_se(rope):
 def test_signed_rank_fixed_seed_regression():
     res = run_study(make_design(n=10, shift=[0.0, 1.0]), "paired-normal",
                     ["bayes-signed-rank(n_samples=5000)"], n_reps=200, seed=4)
-    assert [round(r * 200) for r in res.summary["rate"]] == [9, 143]
+    assert [round(r * 200) for r in res.summary["rate"]] == [17, 143]
 
 
 def test_signed_rank_rate_under_the_null_matches_a_plain_simulation():

@@ -60,7 +60,7 @@ def test_fixed_seed_sizes():
     assert res.summary["rate"].tolist() == REGRESSION
 
 
-REGRESSION = [0.14, 0.04]
+REGRESSION = [0.1275, 0.035]
 
 
 def _holdout_errors(seed=0, reps=30, n_test=40):
@@ -141,7 +141,7 @@ def test_fixed_seed_holdout_sizes():
     assert res.summary["rate"].tolist() == HOLDOUT
 
 
-HOLDOUT = [0.0, 0.0, 0.0775, 0.055]
+HOLDOUT = [0.0025, 0.0, 0.0775, 0.055]
 
 
 @pytest.mark.filterwarnings("ignore:Precision loss occurred:RuntimeWarning")  # scipy's, on ties

@@ -10,10 +10,11 @@ from evalmc.reproductions.runner import reproduce
 
 #: Claims that do not hold on the two simulated problems, for the reasons in their notes: the
 #: corrections are conservative (J3, K2), the 10-fold t is not elevated (K1), 5x2cv has little
-#: power on 0/1 losses (D5) and the F test is not better on both problems (A1). At the paper
-#: scale D2 (5x2cv-t liberal on the regression, 0.088) and B1 (5x2cv-t more replicable where
-#: it seldom rejects) miss too; the quick scale's fewer data sets and shifts do not show them.
-KNOWN_MISSES = {"J3", "K1", "K2", "D5", "A1"}
+#: power on 0/1 losses (D5), the F test is not better on both problems (A1), and 5x2cv-t is
+#: liberal on the regression (D2: 0.093 here, 0.088 at the paper scale). At the paper scale B1
+#: (5x2cv-t more replicable where it seldom rejects) misses too; the quick scale's fewer data
+#: sets and shifts do not show it.
+KNOWN_MISSES = {"J3", "K1", "K2", "D5", "A1", "D2"}
 
 
 @pytest.fixture(scope="module")

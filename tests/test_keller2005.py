@@ -8,8 +8,10 @@ from figure_checks import layout_of
 from evalmc.reproductions import PAPERS, keller2005
 from evalmc.reproductions.runner import reproduce
 
-#: Targets expected to hold already at the quick scale (100 sets per category and N).
-QUICK_TARGETS = ("K1", "K4", "K7-size", "K3-power", "K1 exact", "K2 exact", "K7-size exact",
+#: Targets expected to hold already at the quick scale (100 sets per category and N). K4 misses
+#: at the paper scale (panel b's mean size 0.043, not above 0.05) and, with its 100 sets, may
+#: pass or miss at the quick scale.
+QUICK_TARGETS = ("K1", "K7-size", "K3-power", "K1 exact", "K2 exact", "K7-size exact",
                  "K6 exact", "K7-power exact")
 
 

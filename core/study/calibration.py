@@ -15,7 +15,6 @@ from evalmc.sims import get_scenario
 from evalmc.sims.base import Scenario
 from evalmc.sims.validation import check_float
 from evalmc.study.design import Design
-from evalmc.study.rates import run_study
 
 
 def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = REPS,
@@ -92,7 +91,10 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     first = scenario.parameters()[0]  # no parameters: the one condition at every default
     grid = {name: _values(value) for name, value in params.items()} or {
         first.name: [first.default]}
-    design = Design.build(grid, scenario)
+    design = Design.build(grid, scenario)  # every condition validated before the engine loads
+
+    from evalmc.study.rates import run_study
+
     return run_study(design, scenario, criteria, n_reps=reps, seed=seed, alpha=alphas,
                      block_size=block_size, n_jobs=jobs, backend=backend, cache=cache,
                      progress=progress, scheduler=scheduler, task_seconds=task_seconds)

@@ -13,10 +13,12 @@ import itertools
 import json
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from evalmc.sims import Scenario, get_scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The summaries' own columns: a design column may not take these names.
 RESERVED = (
@@ -57,18 +59,45 @@ def make_design(scenario=None, /, **grid) -> pd.DataFrame:
     >>> spelled["condition_id"].equals(bare["condition_id"])
     True
     """
+    import pandas as pd
+
+    rows = grid_rows(grid)
+    if scenario is not None:
+        return Design.build(grid, scenario).frame
+    frame = pd.DataFrame(rows, columns=list(grid))
+    frame.insert(0, "condition_id", _unique_ids(rows, None))
+    return frame
+
+
+def grid_rows(grid: dict) -> list[dict]:
+    """The full factorial grid of `grid` (name to a value or a list of values), row by row.
+
+    Parameters
+    ----------
+    grid : dict
+        Parameter name to a value, or to a list, tuple, array or Series of values.
+
+    Returns
+    -------
+    list of dict
+        One dict per condition, the last parameter varying fastest.
+
+    Examples
+    --------
+    >>> from evalmc.study.design import grid_rows
+    >>> grid_rows({"n": [5, 10], "rho": 0.5})
+    [{'n': 5, 'rho': 0.5}, {'n': 10, 'rho': 0.5}]
+    """
     check_names(grid)
-    values = [v if isinstance(v, (list, tuple, np.ndarray, pd.Series)) else [v]
-              for v in grid.values()]
+    values = [list(v) if _is_list(v) else [v] for v in grid.values()]
     for name, vals in zip(grid, values, strict=True):
         if len(vals) == 0:
             raise ValueError(f"design parameter `{name}` needs at least one value.")
-    rows = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*values)]
-    frame = pd.DataFrame(rows, columns=list(grid))
-    if scenario is not None:
-        return Design.build(frame, scenario).frame
-    frame.insert(0, "condition_id", _unique_ids(rows, None))
-    return frame
+    return [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _is_list(value) -> bool:
+    return isinstance(value, (list, tuple)) or type(value).__name__ in ("ndarray", "Series")
 
 
 def condition_id(params: dict, scenario: type[Scenario] | None = None) -> int:
@@ -145,10 +174,12 @@ class Design:
     Attributes
     ----------
     scenario : Scenario subclass
-    frame : DataFrame
-        ``condition_id`` and the design columns, one row per condition.
+    params : list of str
+        The design columns: the parameters given, in order.
     conditions : dict
-        Condition id to its scenario instance, in the frame's order.
+        Condition id to its scenario instance, in the design's order.
+    rows : list of dict
+        Each condition's design values, in the same order.
 
     Examples
     --------
@@ -159,13 +190,18 @@ class Design:
     """
 
     scenario: type[Scenario]
-    frame: pd.DataFrame
+    params: list[str]
     conditions: dict[int, Scenario]
+    rows: list[dict]
 
     @property
-    def params(self) -> list[str]:
-        """The design columns (the parameters that vary or are set), in order."""
-        return [c for c in self.frame.columns if c != "condition_id"]
+    def frame(self) -> pd.DataFrame:
+        """``condition_id`` and the design columns, one row per condition."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows, columns=self.params)
+        frame.insert(0, "condition_id", list(self.conditions))
+        return frame
 
     @classmethod
     def build(cls, design, scenario) -> Design:
@@ -197,20 +233,19 @@ class Design:
                                  f"scenario {scenario.name!r}.")
             return design
         if isinstance(design, dict):
-            design = make_design(**design)
-        if not isinstance(design, pd.DataFrame):
+            params, rows = list(design), grid_rows(design)
+        elif type(design).__name__ == "DataFrame":
+            params = [c for c in design.columns if c != "condition_id"]
+            rows = [{p: _py(row[p]) for p in params} for row in design.to_dict("records")]
+        else:
             raise ValueError("`design` must be a DataFrame from make_design, or a dict of "
                              "values.")
-        params = [c for c in design.columns if c != "condition_id"]
         check_names(params)
         scenario.check_names(params)
-        rows = [{p: _py(row[p]) for p in params} for row in design.to_dict("records")]
+        rows = [{p: _py(v) for p, v in row.items()} for row in rows]
         ids = _unique_ids(rows, scenario)
-        frame = design[params].copy()
-        frame.insert(0, "condition_id", ids)
-        frame = frame.reset_index(drop=True)
         conditions = {cid: scenario(**row) for cid, row in zip(ids, rows, strict=True)}
-        return cls(scenario, frame, conditions)
+        return cls(scenario, params, conditions, rows)
 
 
 def _unique_ids(rows, scenario) -> list[int]:
@@ -234,4 +269,5 @@ def _equal(value, default) -> bool:
 
 
 def _py(value):
-    return value.item() if isinstance(value, np.generic) else value
+    """A numpy scalar as the Python value it holds."""
+    return value.item() if type(value).__module__ == "numpy" else value

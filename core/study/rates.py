@@ -332,8 +332,8 @@ def run_study(
         n criterion    rate       bradley
     0   5  paired-t  0.0505        robust
     1   5      sign  0.0000  conservative
-    2  10  paired-t  0.0490        robust
-    3  10      sign  0.0265  undetermined
+    2  10  paired-t  0.0485        robust
+    3  10      sign  0.0200  undetermined
     """
     n_reps, seed, block_size, n_jobs = check_run_options(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
