@@ -12,7 +12,6 @@ import hashlib
 import itertools
 import json
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from evalmc.sims import Scenario, get_scenario
