@@ -25,6 +25,8 @@ _LAZY = {
     "boon_interval": "evalmc.estimators.boon",
     "BoonInterval": "evalmc.estimators.boon",
     "compare": "evalmc.analysis.comparison",
+    "ranks": "evalmc.analysis.ranks",
+    "RanksResult": "evalmc.analysis.ranks",
     "CompareResult": "evalmc.analysis.comparison",
     "reproduce": "evalmc.reproductions.runner",
     "SCENARIOS": "evalmc.sims",
@@ -36,7 +38,7 @@ _LAZY = {
 __all__ = [
     "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
-    "compare", "CompareResult", "describe", "reproduce",
+    "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
 ]
 
