@@ -56,13 +56,11 @@ from scipy.optimize import brentq
 from scipy.special import ndtri
 
 from evalmc.analysis.power import average_power, noether_sample_size, outperform_power, wins_power
+from evalmc.criteria import get_criterion
 from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
-    average_delta,
     conclusion_probabilities,
-    prob_outperform,
-    single_point,
 )
 from evalmc.reproductions.report import Figure, Target, Targets
 from evalmc.sims.benchmarks import Benchmark, biased_sd
@@ -221,9 +219,10 @@ def compute_fig6(scale, runs):
     n_reps = 1000
     ratios = bias_ratios()
     # The paper's thresholds are in units of the known sigma of the simulation (1).
-    point, average = single_point(sigma=1.0), average_delta(sigma=1.0)
+    point, average = (get_criterion(name, sigma=1.0) for name in ("single-point",
+                                                                   "average-delta"))
     known = {point.name: "single-point", average.name: "average-delta"}
-    criteria = [point, average, prob_outperform(), "t-oracle"]
+    criteria = [point, average, "prob-outperform", "t-oracle"]
     res = run_study(make_design(k=K, p_ab=list(grid), bias_sd=[0.0, *ratios.values()]),
                     Benchmark, criteria, n_reps=n_reps, seed=SEED, alpha=ALPHA, **runs.engine,
                     progress=False)
@@ -569,7 +568,7 @@ def compute_fpbias(scale, runs):
         ]
     sim_ratios = [0.0, *sorted(bias_ratios().values())]
     res = run_study(make_design(k=K, p_ab=0.5, bias_sd=sim_ratios), Benchmark,
-                    [prob_outperform()], n_reps=2000 if scale == "paper" else 500,
+                    ["prob-outperform"], n_reps=2000 if scale == "paper" else 500,
                     seed=SEED + 1, **runs.engine, progress=False).summary
     rows += [{"bias_ratio": r.bias_sd, "criterion": "prob-outperform", "source": "simulation",
               "rate": r.rate, "mcse": r.mcse} for r in res.itertuples()]

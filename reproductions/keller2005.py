@@ -60,8 +60,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-from evalmc.criteria import CRITERIA
-from evalmc.criteria.classifiers import bootstrap_criterion
+from evalmc.criteria import get_criterion
+from evalmc.registry import parse_spec
 from evalmc.reproductions.report import Figure, Runs, Target, Targets
 from evalmc.sims.classifiers import PairedClassifiers
 from evalmc.sims.validation import check_choice, check_float, check_int
@@ -183,15 +183,20 @@ PROTOCOLS = {
 }
 
 
-def _measure(test: str) -> str:
-    return "df1" if test == "bootstrap-df1" else "dcerr"
+def _test(crit) -> str:
+    """The test's registered name, without the bootstrap's replicates and stopping rule."""
+    return parse_spec(crit.name)[0]
+
+
+def _measure(crit) -> str:
+    return "df1" if _test(crit) == "bootstrap-df1" else "dcerr"
 
 
 def _criteria(names, n_boot):
     # the dF1 test stops a set's replicates once its decisions at every alpha are settled
-    options = {"bootstrap-dcerr": {}, "bootstrap-df1": {"p_max": max(ALPHAS)}}
-    return [bootstrap_criterion(_measure(t), n_boot, **options[t]) if t in options
-            else CRITERIA[t] for t in names]
+    options = {"bootstrap-dcerr": {"n_boot": n_boot},
+               "bootstrap-df1": {"n_boot": n_boot, "p_max": max(ALPHAS)}}
+    return [get_criterion(t, **options.get(t, {})) for t in names]
 
 
 def _twins(categories, measure, count):
@@ -222,11 +227,11 @@ def _run_group(panel, group, populations, tests, protocol, runs):
     for cat, row in zip(index, res.design.to_dict("records"), strict=True):
         cid = int(row["condition_id"])
         cond = res.conditions[cid]
-        stats = {_measure(c.name): res.outcomes[(cid, c.key)].statistic
+        stats = {_measure(c): res.outcomes[(cid, c.key)].statistic
                  for c in criteria if c.name.startswith("bootstrap")}
         for crit in criteria:
             outcome = res.outcomes[(cid, crit.key)]
-            measure = _measure(crit.name)
+            measure = _measure(crit)
             for alpha in ALPHAS:
                 k = int(outcome.decisions(alpha).sum())
                 truths = {"exact": cond.truth_of(measure)}
@@ -234,7 +239,7 @@ def _run_group(panel, group, populations, tests, protocol, runs):
                     truths["rule"] = central_range_truth(stats[measure], alpha)
                 for definition, truth in truths.items():
                     rows.append({"panel": panel, "group": group, "category": int(cat),
-                                 "n": row["n"], "criterion": crit.name, "alpha": alpha,
+                                 "n": row["n"], "criterion": _test(crit), "alpha": alpha,
                                  "definition": definition,
                                  "kind": "size" if truth == "null" else "power",
                                  "k": k, "sets": protocol.n_sets})

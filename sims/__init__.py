@@ -1,28 +1,160 @@
 """Data-generating processes: validated front ends over Numba kernels.
 
-``SCENARIOS`` maps each scenario's name to its class; ``get_scenario(name)`` looks one up.
+``SCENARIOS`` is the registry of the built-in scenarios, one row each with its parameters
+(their defaults, types and docs) and the data it yields; each row's class takes its fields
+from its row (``class Normal(Scenario, registered="normal")``). ``get_scenario(name)``
+loads one. Reading the registry imports no numerical library.
 """
 
-from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.benchmarks import BENCHMARK_SCENARIOS
-from evalmc.sims.classifiers import CLASSIFIER_SCENARIOS
-from evalmc.sims.items import ITEM_SCENARIOS
-from evalmc.sims.learning import LEARNING_SCENARIOS
-from evalmc.sims.multidataset import MULTI_DATASET_SCENARIOS
-from evalmc.sims.pools import Pool
-from evalmc.sims.scores import SCORE_SCENARIOS
+import importlib
 
-SCENARIOS: dict[str, type[Scenario]] = {cls.name: cls for cls in SCORE_SCENARIOS}
-SCENARIOS.update({cls.name: cls for cls in BENCHMARK_SCENARIOS})
-SCENARIOS.update({cls.name: cls for cls in CLASSIFIER_SCENARIOS})
-SCENARIOS.update({cls.name: cls for cls in ITEM_SCENARIOS})
-SCENARIOS.update({cls.name: cls for cls in MULTI_DATASET_SCENARIOS})
-SCENARIOS.update({cls.name: cls for cls in LEARNING_SCENARIOS})
-SCENARIOS[Pool.name] = Pool
+from evalmc.registry import Entry, Param, Registry
+
+#: Runs of a cross-validation scheme on one data set at most (replicability).
+MAX_RUNS = 100
+#: Features of the two-class learning problem at most.
+MAX_FEATURES = 20
+
+_N_A = Param("n_a", 10, int, "runs of model A")
+_N_B = Param("n_b", 10, int, "runs of model B")
+_SHIFT = Param("shift", 0.0, float, "added to A's scores")
+_SD_A = Param("sd_a", 1.0, float, "sd of A's scores")
+_SD_B = Param("sd_b", 1.0, float, "sd of B's scores")
+#: How a learning scenario splits its data set.
+_SPLITS = (
+    Param("n", 300, int, "examples in the data set"),
+    Param("scheme", "random", str, "kfold, repeated-kfold, random, 5x2 or holdout"),
+    Param("k", 10, int, "folds (kfold, repeated-kfold)"),
+    Param("r", 10, int, "repetitions (repeated-kfold)"),
+    Param("j", 15, int, "random splits (random)"),
+    Param("test_share", 0.1, float, "share of the data set tested (random, holdout)"),
+    Param("runs", 1, int, f"independent runs of the scheme on each data set (2 to {MAX_RUNS}: "
+                          "replicability)"),
+)
 
 
-def get_scenario(name: str) -> type[Scenario]:
+def _scenario(name: str, target: str, description: str, *params: Param,
+              yields: str = "scores") -> Entry:
+    return Entry(name, f"evalmc.sims.{target}", description, params, {"yields": yields})
+
+
+SCENARIOS = Registry("scenario", [
+    _scenario("normal", "scores:Normal", "two independent Gaussian samples of run scores",
+              _N_A, _N_B, Param("mean_a", 0.0, float, "mean score of A"),
+              Param("mean_b", 0.0, float, "mean score of B"), _SD_A, _SD_B, _SHIFT),
+    _scenario("paired-normal", "scores:PairedNormal",
+              "paired Gaussian scores of two models on the same seeds",
+              Param("n", 10, int, "paired runs (seeds) per replication"),
+              Param("mean_diff", 0.0, float, "mean of A minus mean of B"), _SD_A, _SD_B,
+              Param("rho", 0.0, float, "correlation of A's and B's score on one seed, in "
+                                       "(-1, 1)"), _SHIFT),
+    _scenario("val-test", "scores:ValTest",
+              "runs with correlated validation and test scores (two models)",
+              Param("n", 10, int, "runs per model and replication"),
+              Param("mu_val", 0.0, float, "mean validation score"),
+              Param("mu_test", 0.0, float, "mean test score"),
+              Param("sd_val", 1.0, float, "sd of validation scores"),
+              Param("sd_test", 1.0, float, "sd of test scores"),
+              Param("rho", 0.5, float, "validation/test correlation of a run, in [-1, 1]"),
+              Param("shift", 0.0, float, "added to A's validation and test scores")),
+    _scenario("skew-normal", "scores:SkewNormal",
+              "two independent skew-normal samples (skewed run scores)",
+              _N_A, _N_B, Param("loc", 0.0, float, "location"),
+              Param("scale", 1.0, float, "scale (> 0)"),
+              Param("skew", -4.0, float, "shape; negative = long tail toward low scores"),
+              _SHIFT),
+    _scenario("mixture", "scores:Mixture", "two independent samples of a bimodal Gaussian mixture",
+              _N_A, _N_B,
+              Param("weight", 0.3, float, "probability of the second component, in [0, 1]"),
+              Param("loc1", 0.0, float, "mean of the first component"),
+              Param("loc2", 3.0, float, "mean of the second component"),
+              Param("scale1", 1.0, float, "sd of the first component"),
+              Param("scale2", 1.0, float, "sd of the second component"), _SHIFT),
+    _scenario("empirical", "scores:Empirical",
+              "your own scores from a CSV column, smoothed bootstrap",
+              Param("file", "", str, "CSV file of run scores (required)"),
+              Param("column", "", str, "column of scores; default: the only numeric column"),
+              _N_A, _N_B,
+              Param("bandwidth", "scott", str, "'scott', 'silverman', or scipy's bw_method "
+                                               "factor"), _SHIFT),
+    _scenario("pipelines", "benchmarks:Benchmark",
+              "k runs of two pipelines, ideal or biased (shared-bias) estimator",
+              Param("k", 50, int, "runs of each pipeline per study (replication)"),
+              Param("p_ab", 0.5, float, "P(A > B) of one run of A against one of B, in (0, 1)"),
+              Param("sigma", 1.0, float, "sd of a run's score given the study (> 0)"),
+              Param("bias_sd", 0.0, float, "sd of a pipeline's shared bias; 0 = ideal "
+                                           "estimator")),
+    _scenario("paired-classifiers", "classifiers:PairedClassifiers",
+              "two classifiers on the same evaluation sets (8-cell table)",
+              Param("n", 1000, int, "examples per evaluation set"),
+              Param("prevalence", 0.5, float, "share of positive examples, in (0, 1)"),
+              Param("tpr_a", 0.8, float, "true positive rate of A, in [0, 1]"),
+              Param("fpr_a", 0.1, float, "false positive rate of A, in [0, 1]"),
+              Param("tpr_b", 0.8, float, "true positive rate of B, in [0, 1]"),
+              Param("fpr_b", 0.1, float, "false positive rate of B, in [0, 1]"),
+              Param("rho", 0.5, float, "correlation of A's and B's latent scores, in (-1, 1)"),
+              Param("measure", "dcerr", str, "difference `truth` refers to: 'dcerr' or 'df1'"),
+              yields="counts"),
+    _scenario("llm-items", "items:Items",
+              "two models' 0/1 correctness on the same n items, in clusters",
+              Param("n_items", 1000, int, "items (questions) per replication"),
+              Param("n_clusters", 0, int, "clusters of equal size; 0 = every item its own"),
+              Param("icc", 0.0, float, "share of difficulty variance between clusters, in "
+                                       "[0, 1)"),
+              Param("sd", 1.0, float, "sd of item difficulty (probit scale, > 0)"),
+              Param("skill_a", 0.5, float, "skill of A (probit scale)"),
+              Param("skill_b", 0.5, float, "skill of B (probit scale)"),
+              Param("tau", 0.0, float, "sd of a cluster's advantage of A over B (>= 0)"),
+              Param("rho", 0.5, float, "correlation of the two models' item-level noise, in "
+                                       "(-1, 1)"),
+              Param("shift", 0.0, float, "added to A's skill")),
+    _scenario("multi-dataset", "multidataset:MultiDataset",
+              "k models on d data sets: data set, model, interaction, noise",
+              Param("k", 5, int, "models"), Param("n_datasets", 20, int, "data sets"),
+              Param("spread", 0.0, float, "effect of the best model over the worst, spaced "
+                                          "evenly"),
+              Param("sd_dataset", 1.0, float, "sd of a data set's difficulty (shared, >= 0)"),
+              Param("sd_interaction", 0.5, float, "sd of the model x data set interaction "
+                                                  "(>= 0)"),
+              Param("sd_run", 1.0, float, "sd of one run's noise (> 0)"),
+              Param("runs", 1, int, "runs averaged per model and data set"),
+              Param("rho", 0.0, float, "correlation of the models' run noise on a data set, "
+                                       "[0, 1)")),
+    _scenario("cv-regression", "learning:CvRegression",
+              "least squares on d features (A) vs the first p (B), test errors on each "
+              "cross-validation split of one data set", *_SPLITS,
+              Param("d", 10, int, "features of the population and of A's model"),
+              Param("p", 5, int, "features of B's model (the first p), 1 <= p < d"),
+              Param("sd", 1.0, float, "noise sd (> 0)"),
+              Param("shift", 0.0, float, "B's expected risk minus A's at n_train, in sd^2")),
+    _scenario("cv-classification", "learning:CvClassification",
+              "linear discriminant (A) vs nearest mean (B) on two Gaussian classes, test "
+              "errors on each cross-validation split", *_SPLITS,
+              Param("d", 10, int, f"features, 2 <= d <= {MAX_FEATURES}"),
+              Param("delta", 2.0, float, "distance of the class means along feature 1 (> 0)"),
+              Param("shift", 0.0, float, "B's expected error rate minus A's at n_train")),
+    _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
+              Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
+                                                       "asreader-random"),
+              Param("n", 10, int, "runs per model and replication"),
+              Param("shift", 0.0, float, "added to A's validation and test scores")),
+])
+
+#: Names defined in :mod:`evalmc.sims.base`, loaded on first use.
+_LAZY = ("Batch", "Scenario")
+
+
+def get_scenario(name: str):
     """Return the scenario class called `name`, or raise ValueError listing the valid names.
+
+    Parameters
+    ----------
+    name : str
+        A name of :data:`SCENARIOS`.
+
+    Returns
+    -------
+    Scenario subclass
 
     Examples
     --------
@@ -31,11 +163,18 @@ def get_scenario(name: str) -> type[Scenario]:
     >>> normal(n_a=5).truth, [p.name for p in normal.parameters()][:3]
     ('null', ['n_a', 'n_b', 'mean_a'])
     """
-    try:
-        return SCENARIOS[name]
-    except KeyError:
+    if name not in SCENARIOS:
         valid = ", ".join(sorted(SCENARIOS))
-        raise ValueError(f"unknown scenario {name!r}; valid names: {valid}.") from None
+        raise ValueError(f"unknown scenario {name!r}; valid names: {valid}.")
+    return SCENARIOS[name].load()
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'evalmc.sims' has no attribute {name!r}")
+    value = getattr(importlib.import_module("evalmc.sims.base"), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = ["Batch", "Scenario", "SCENARIOS", "get_scenario"]

@@ -236,10 +236,30 @@ class Scenario:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: The data its batches hold: ``'scores'``, or a paired-classifier table's ``'counts'``.
+    data: ClassVar[str] = "scores"
     #: What :attr:`effect` measures: ``'mean difference'`` when it is the population mean of
     #: A's scores minus B's, which criteria on means estimate by ``mean(a) - mean(b)``; then
     #: the sign and size of their significant estimates are judged (type-S, type-M errors).
     estimand: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, registered: str | None = None, **kwargs):
+        """A scenario class ``registered="name"`` takes its name, description, the data it
+        yields and its parameters (as dataclass fields, before its own) from the row of
+        :data:`evalmc.sims.SCENARIOS`; a scenario of your own declares them itself, with
+        :func:`param`."""
+        super().__init_subclass__(**kwargs)
+        if registered is None:
+            return
+        from evalmc.sims import SCENARIOS
+
+        entry = SCENARIOS[registered]
+        cls.name, cls.description = entry.name, entry.description
+        cls.data = entry.facts["yields"]
+        own = dict(cls.__dict__.get("__annotations__", {}))
+        for p in entry.params:
+            setattr(cls, p.name, param(p.default, p.kind, p.doc))
+        cls.__annotations__ = {**{p.name: p.kind.__name__ for p in entry.params}, **own}
 
     def draw(self, rng: np.random.Generator, n_reps: int) -> Batch:  # pragma: no cover
         """Draw `n_reps` replications."""

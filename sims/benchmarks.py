@@ -18,12 +18,11 @@ sigma loses nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_float, check_int
 
 
@@ -43,21 +42,13 @@ def shift_for(p_ab, sigma=1.0):
 
 
 @dataclass(frozen=True)
-class Benchmark(Scenario):
+class Benchmark(Scenario, registered="pipelines"):
     """Two pipelines benchmarked over `k` paired runs, by the ideal or the biased estimator.
 
     ``Batch.a[i, j]`` and ``Batch.b[i, j]`` are run ``j`` of study ``i``; runs are paired by
     index (the same split and seed for A and B) but, as in the paper's simulation, A's and B's
     noise are independent.
     """
-
-    name: ClassVar[str] = "pipelines"
-    description: ClassVar[str] = "k runs of two pipelines, ideal or biased (shared-bias) estimator"
-
-    k: int = param(50, int, "runs of each pipeline per study (replication)")
-    p_ab: float = param(0.5, float, "P(A > B) of one run of A against one of B, in (0, 1)")
-    sigma: float = param(1.0, float, "sd of a run's score given the study (> 0)")
-    bias_sd: float = param(0.0, float, "sd of a pipeline's shared bias; 0 = ideal estimator")
 
     def __post_init__(self):
         object.__setattr__(self, "k", check_int("k", self.k, low=1))

@@ -33,12 +33,11 @@ N-dependent rule, :func:`central_range_truth`, applied to the statistic over eva
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar
 
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 N_CELLS = 8
@@ -111,7 +110,7 @@ def _check_rate(name, value):
 
 
 @dataclass(frozen=True)
-class PairedClassifiers(Scenario):
+class PairedClassifiers(Scenario, registered="paired-classifiers"):
     """Classifiers A and B evaluated on the same `n` examples of one population.
 
     ``Batch.counts`` holds each evaluation set's 8-cell table. ``Batch.a`` and ``Batch.b``
@@ -119,18 +118,6 @@ class PairedClassifiers(Scenario):
     criteria do not apply to this scenario (run_study refuses them).
     """
 
-    name: ClassVar[str] = "paired-classifiers"
-    description: ClassVar[str] = "two classifiers on the same evaluation sets (8-cell table)"
-    data: ClassVar[str] = "counts"
-
-    n: int = param(1000, int, "examples per evaluation set")
-    prevalence: float = param(0.5, float, "share of positive examples, in (0, 1)")
-    tpr_a: float = param(0.8, float, "true positive rate of A, in [0, 1]")
-    fpr_a: float = param(0.1, float, "false positive rate of A, in [0, 1]")
-    tpr_b: float = param(0.8, float, "true positive rate of B, in [0, 1]")
-    fpr_b: float = param(0.1, float, "false positive rate of B, in [0, 1]")
-    rho: float = param(0.5, float, "correlation of A's and B's latent scores, in (-1, 1)")
-    measure: str = param("dcerr", str, "difference `truth` refers to: 'dcerr' or 'df1'")
     cells: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

@@ -23,27 +23,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_float, check_int
 
 
 @dataclass(frozen=True)
-class Items(Scenario):
+class Items(Scenario, registered="llm-items"):
     """Two models' correctness on the same items, clustered (LLM evaluation)."""
 
-    name: ClassVar[str] = "llm-items"
     estimand: ClassVar[str] = "mean difference"
-    description: ClassVar[str] = "two models' 0/1 correctness on the same n items, in clusters"
-
-    n_items: int = param(1000, int, "items (questions) per replication")
-    n_clusters: int = param(0, int, "clusters of equal size; 0 = every item its own")
-    icc: float = param(0.0, float, "share of difficulty variance between clusters, in [0, 1)")
-    sd: float = param(1.0, float, "sd of item difficulty (probit scale, > 0)")
-    skill_a: float = param(0.5, float, "skill of A (probit scale)")
-    skill_b: float = param(0.5, float, "skill of B (probit scale)")
-    tau: float = param(0.0, float, "sd of a cluster's advantage of A over B (>= 0)")
-    rho: float = param(0.5, float, "correlation of the two models' item-level noise, in (-1, 1)")
-    shift: float = param(0.0, float, "added to A's skill")
 
     def __post_init__(self):
         n = check_int("n_items", self.n_items, low=2)

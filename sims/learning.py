@@ -50,12 +50,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims import MAX_FEATURES, MAX_RUNS
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
-#: The most runs of a scheme on one data set (replicability).
-MAX_RUNS = 100
 
 
 @dataclass(frozen=True)
@@ -126,15 +125,6 @@ class CvScenario(Scenario):
     #: The loss of an example: ``'squared'`` or ``'0/1'``.
     loss: ClassVar[str] = ""
 
-    n: int = param(300, int, "examples in the data set")
-    scheme: str = param("random", str, "kfold, repeated-kfold, random, 5x2 or holdout")
-    k: int = param(10, int, "folds (kfold, repeated-kfold)")
-    r: int = param(10, int, "repetitions (repeated-kfold)")
-    j: int = param(15, int, "random splits (random)")
-    test_share: float = param(0.1, float, "share of the data set tested (random, holdout)")
-    runs: int = param(1, int, "independent runs of the scheme on each data set (2 to "
-                              f"{MAX_RUNS}: replicability)")
-
     def _check_training_size(self, low: int, why: str) -> None:
         check_int("n", self.n, low=4)
         check_int("runs", self.runs, low=1, high=MAX_RUNS)
@@ -196,18 +186,10 @@ class CvScenario(Scenario):
 
 
 @dataclass(frozen=True)
-class CvRegression(CvScenario):
+class CvRegression(CvScenario, registered="cv-regression"):
     """Least squares on all features (A) against a subset (B), errors on CV splits."""
 
-    name: ClassVar[str] = "cv-regression"
-    description: ClassVar[str] = ("least squares on d features (A) vs the first p (B), test "
-                                  "errors on each cross-validation split of one data set")
     loss: ClassVar[str] = "squared"
-
-    d: int = param(10, int, "features of the population and of A's model")
-    p: int = param(5, int, "features of B's model (the first p), 1 <= p < d")
-    sd: float = param(1.0, float, "noise sd (> 0)")
-    shift: float = param(0.0, float, "B's expected risk minus A's at n_train, in sd^2")
 
     def __post_init__(self):
         d = check_int("d", self.d, low=2)
@@ -257,8 +239,6 @@ class CvRegression(CvScenario):
 CALIBRATION_DRAWS = 20_000
 #: The largest equicorrelation cv-classification's calibration searches.
 RHO_MAX = 0.9
-#: The most features cv-classification takes (its calibration holds a d x d matrix per draw).
-MAX_FEATURES = 20
 
 
 def equicorrelation(d: int, rho: float) -> np.ndarray:
@@ -337,17 +317,10 @@ def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
 
 
 @dataclass(frozen=True)
-class CvClassification(CvScenario):
+class CvClassification(CvScenario, registered="cv-classification"):
     """Linear discriminant (A) against nearest mean (B), 0/1 errors on CV splits."""
 
-    name: ClassVar[str] = "cv-classification"
-    description: ClassVar[str] = ("linear discriminant (A) vs nearest mean (B) on two Gaussian "
-                                  "classes, test errors on each cross-validation split")
     loss: ClassVar[str] = "0/1"
-
-    d: int = param(10, int, f"features, 2 <= d <= {MAX_FEATURES}")
-    delta: float = param(2.0, float, "distance of the class means along feature 1 (> 0)")
-    shift: float = param(0.0, float, "B's expected error rate minus A's at n_train")
 
     def __post_init__(self):
         d = check_int("d", self.d, low=2, high=MAX_FEATURES)

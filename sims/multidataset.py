@@ -18,26 +18,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_float, check_int
 
 
 @dataclass(frozen=True)
-class MultiDataset(Scenario):
+class MultiDataset(Scenario, registered="multi-dataset"):
     """k models' scores on d data sets."""
 
-    name: ClassVar[str] = "multi-dataset"
     estimand: ClassVar[str] = "mean difference"
-    description: ClassVar[str] = "k models on d data sets: data set, model, interaction, noise"
-
-    k: int = param(5, int, "models")
-    n_datasets: int = param(20, int, "data sets")
-    spread: float = param(0.0, float, "effect of the best model over the worst, spaced evenly")
-    sd_dataset: float = param(1.0, float, "sd of a data set's difficulty (shared, >= 0)")
-    sd_interaction: float = param(0.5, float, "sd of the model x data set interaction (>= 0)")
-    sd_run: float = param(1.0, float, "sd of one run's noise (> 0)")
-    runs: int = param(1, int, "runs averaged per model and data set")
-    rho: float = param(0.0, float, "correlation of the models' run noise on a data set, [0, 1)")
 
     def __post_init__(self):
         object.__setattr__(self, "k", check_int("k", self.k, low=2))

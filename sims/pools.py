@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 _GH_NODES, _GH_WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
@@ -198,16 +198,11 @@ def get_pool(name: str) -> PoolSpec:
 
 
 @dataclass(frozen=True)
-class Pool(Scenario):
+class Pool(Scenario, registered="pool"):
     """Two models' runs drawn from one preset pool (A shifted by `shift`): val and test scores."""
 
-    name: ClassVar[str] = "pool"
     estimand: ClassVar[str] = "mean difference"
-    description: ClassVar[str] = "runs from a preset pool of val/test scores (Bajgar et al.)"
 
-    preset: str = param("asreader-random", str, "resnet-fixed, asreader-fixed, asreader-random")
-    n: int = param(10, int, "runs per model and replication")
-    shift: float = param(0.0, float, "added to A's validation and test scores")
     spec: PoolSpec = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):

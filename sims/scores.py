@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario, param
+from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
 from evalmc.sims.validation import check_float, check_int
 
@@ -119,20 +119,10 @@ class _Independent:
 
 
 @dataclass(frozen=True)
-class Normal(Scenario):
+class Normal(Scenario, registered="normal"):
     """Two independent Gaussian samples (runs of two training procedures on separate seeds)."""
 
-    name: ClassVar[str] = "normal"
     estimand: ClassVar[str] = "mean difference"
-    description: ClassVar[str] = "two independent Gaussian samples of run scores"
-
-    n_a: int = param(10, int, "runs of model A")
-    n_b: int = param(10, int, "runs of model B")
-    mean_a: float = param(0.0, float, "mean score of A")
-    mean_b: float = param(0.0, float, "mean score of B")
-    sd_a: float = param(1.0, float, "sd of A's scores")
-    sd_b: float = param(1.0, float, "sd of B's scores")
-    shift: float = param(0.0, float, "added to A's scores")
 
     def __post_init__(self):
         _check_sizes(self, "n_a", "n_b")
@@ -167,19 +157,10 @@ class Normal(Scenario):
 
 
 @dataclass(frozen=True)
-class PairedNormal(Scenario):
+class PairedNormal(Scenario, registered="paired-normal"):
     """Two models run on the same `n` seeds: correlated Gaussian pairs."""
 
-    name: ClassVar[str] = "paired-normal"
     estimand: ClassVar[str] = "mean difference"
-    description: ClassVar[str] = "paired Gaussian scores of two models on the same seeds"
-
-    n: int = param(10, int, "paired runs (seeds) per replication")
-    mean_diff: float = param(0.0, float, "mean of A minus mean of B")
-    sd_a: float = param(1.0, float, "sd of A's scores")
-    sd_b: float = param(1.0, float, "sd of B's scores")
-    rho: float = param(0.0, float, "correlation of A's and B's score on one seed, in (-1, 1)")
-    shift: float = param(0.0, float, "added to A's scores")
 
     def __post_init__(self):
         _check_sizes(self, "n")
@@ -224,23 +205,12 @@ class PairedNormal(Scenario):
 
 
 @dataclass(frozen=True)
-class ValTest(_ShiftTruth, Scenario):
+class ValTest(_ShiftTruth, Scenario, registered="val-test"):
     """Runs of two models, each with a correlated (validation, test) score pair.
 
     Both models share the bivariate normal; A's validation and test means carry `shift`.
     ``Batch.a``/``Batch.b`` hold test scores, ``a_val``/``b_val`` the validation scores.
     """
-
-    name: ClassVar[str] = "val-test"
-    description: ClassVar[str] = "runs with correlated validation and test scores (two models)"
-
-    n: int = param(10, int, "runs per model and replication")
-    mu_val: float = param(0.0, float, "mean validation score")
-    mu_test: float = param(0.0, float, "mean test score")
-    sd_val: float = param(1.0, float, "sd of validation scores")
-    sd_test: float = param(1.0, float, "sd of test scores")
-    rho: float = param(0.5, float, "validation/test correlation of a run, in [-1, 1]")
-    shift: float = param(0.0, float, "added to A's validation and test scores")
 
     def __post_init__(self):
         _check_sizes(self, "n")
@@ -260,18 +230,8 @@ class ValTest(_ShiftTruth, Scenario):
 
 
 @dataclass(frozen=True)
-class SkewNormal(_Independent, _ShiftTruth, Scenario):
+class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
     """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale))."""
-
-    name: ClassVar[str] = "skew-normal"
-    description: ClassVar[str] = "two independent skew-normal samples (skewed run scores)"
-
-    n_a: int = param(10, int, "runs of model A")
-    n_b: int = param(10, int, "runs of model B")
-    loc: float = param(0.0, float, "location")
-    scale: float = param(1.0, float, "scale (> 0)")
-    skew: float = param(-4.0, float, "shape; negative = long tail toward low scores")
-    shift: float = param(0.0, float, "added to A's scores")
 
     def __post_init__(self):
         _check_sizes(self, "n_a", "n_b")
@@ -290,20 +250,8 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario):
 
 
 @dataclass(frozen=True)
-class Mixture(_Independent, _ShiftTruth, Scenario):
+class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
     """Two independent samples from a two-component Gaussian mixture (multimodal results)."""
-
-    name: ClassVar[str] = "mixture"
-    description: ClassVar[str] = "two independent samples of a bimodal Gaussian mixture"
-
-    n_a: int = param(10, int, "runs of model A")
-    n_b: int = param(10, int, "runs of model B")
-    weight: float = param(0.3, float, "probability of the second component, in [0, 1]")
-    loc1: float = param(0.0, float, "mean of the first component")
-    loc2: float = param(3.0, float, "mean of the second component")
-    scale1: float = param(1.0, float, "sd of the first component")
-    scale2: float = param(1.0, float, "sd of the second component")
-    shift: float = param(0.0, float, "added to A's scores")
 
     def __post_init__(self):
         _check_sizes(self, "n_a", "n_b")
@@ -329,7 +277,7 @@ class Mixture(_Independent, _ShiftTruth, Scenario):
 
 
 @dataclass(frozen=True)
-class Empirical(_Independent, _ShiftTruth, Scenario):
+class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
     """The user's own run scores, resampled by a smoothed bootstrap (Gaussian kernel).
 
     Both models draw from the same kernel density estimate of one CSV column, so ``shift=0``
@@ -337,15 +285,6 @@ class Empirical(_Independent, _ShiftTruth, Scenario):
     ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses.
     """
 
-    name: ClassVar[str] = "empirical"
-    description: ClassVar[str] = "your own scores from a CSV column, smoothed bootstrap"
-
-    file: str = param("", str, "CSV file of run scores (required)")
-    column: str = param("", str, "column of scores; default: the only numeric column")
-    n_a: int = param(10, int, "runs of model A")
-    n_b: int = param(10, int, "runs of model B")
-    bandwidth: str = param("scott", str, "'scott', 'silverman', or scipy's bw_method factor")
-    shift: float = param(0.0, float, "added to A's scores")
     scores: np.ndarray = field(init=False, repr=False, compare=False)
     kernel_sd: float = field(init=False, repr=False, compare=False)
 

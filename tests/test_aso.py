@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from evalmc import run_study
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.criteria.aso import eps_min
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design
@@ -34,7 +34,7 @@ def test_default_settings_are_deepsigs():
 
 
 def test_criterion_decides_eps_min_below_0_2_with_seeds_from_its_stream():
-    crit = CRITERIA["aso"]
+    crit = get_criterion("aso")
     assert crit.decision_only and crit.alternative == "greater"
     rng = np.random.default_rng(2)
     a, b = rng.normal(0.8, 1, (6, 8)), rng.normal(0, 1, (6, 8))

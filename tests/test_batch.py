@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import CRITERIA, get_criterion
 from evalmc.sims.base import Batch, row_mean_var
 
 
@@ -35,11 +35,11 @@ def test_batch_needs_one_row_per_replication_on_both_sides():
         Batch(np.ones((2, 5)), np.ones((3, 5)), paired=False)
 
 
-@pytest.mark.parametrize("name", [n for n, c in CRITERIA.items() if c.paired])
+@pytest.mark.parametrize("name", [n for n, c in CRITERIA.items() if c.facts.get("paired")])
 def test_paired_criteria_never_see_unequal_widths(name):
     """A paired criterion reads a[i, j] and b[i, j] together: an unpaired batch of unequal widths
     is refused before any kernel runs."""
     rng = np.random.default_rng(0)
     batch = Batch(rng.standard_normal((4, 6)), rng.standard_normal((4, 3)), paired=False)
     with pytest.raises(ValueError, match=f"criterion '{name}' needs paired samples of equal width"):
-        CRITERIA[name](batch, rng)
+        get_criterion(name)(batch, rng)

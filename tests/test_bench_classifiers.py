@@ -13,7 +13,7 @@ from evalmc.bench.classifiers import (
     percentile_pvalue,
 )
 from evalmc.bench.workloads import WORKLOADS
-from evalmc.criteria.classifiers import bootstrap_criterion
+from evalmc.criteria import get_criterion
 from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import PairedClassifiers, correctness
 
@@ -41,7 +41,7 @@ def sets_and_peer():
 
 def test_bootstraps_of_the_same_sets_agree(sets_and_peer):
     batch, p_peer = sets_and_peer
-    p_ours = bootstrap_criterion("df1", B)(batch, np.random.default_rng(4)).pvalues()
+    p_ours = get_criterion("bootstrap-df1", n_boot=B)(batch, np.random.default_rng(4)).pvalues()
     assert agreement(p_ours, p_peer, B) > 1e-3
 
 
@@ -50,7 +50,7 @@ def test_agreement_detects_a_bootstrap_of_the_wrong_size(sets_and_peer):
     batch, p_peer = sets_and_peer
     counts = 2 * batch.counts
     wrong = Batch(paired=True, counts=counts, sizes=(400, 400), fill=lambda: correctness(counts))
-    p_ours = bootstrap_criterion("df1", B)(wrong, np.random.default_rng(4)).pvalues()
+    p_ours = get_criterion("bootstrap-df1", n_boot=B)(wrong, np.random.default_rng(4)).pvalues()
     assert agreement(p_ours, p_peer, B) < 1e-6
 
 

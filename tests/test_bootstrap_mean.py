@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from evalmc import run_study
-from evalmc.criteria import CRITERIA, kernels
+from evalmc.criteria import get_criterion, kernels
 from evalmc.criteria.bootstrap import _acceleration, bootstrap_mean
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design
@@ -94,15 +94,15 @@ def test_constant_scores_fail_bca_only():
     b = np.zeros((2, 5))
     batch = Batch(a, b, paired=False)
     rng = np.random.default_rng(0)
-    assert CRITERIA["bootstrap-mean"](batch, rng).failed.all()
-    res = CRITERIA["bootstrap-mean-percentile"](batch, rng)
+    assert get_criterion("bootstrap-mean")(batch, rng).failed.all()
+    res = get_criterion("bootstrap-mean-percentile")(batch, rng)
     assert not res.failed.any() and (res.pvalues() < 1e-12).all()
 
 
 def test_paired_criteria_need_equal_widths():
     batch = Batch(np.zeros((2, 4)), np.zeros((2, 5)), paired=False)
     with pytest.raises(ValueError, match="paired samples of equal width"):
-        CRITERIA["bootstrap-mean-paired"](batch, np.random.default_rng(0))
+        get_criterion("bootstrap-mean-paired")(batch, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize(("method", "expected"), [

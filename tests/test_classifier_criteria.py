@@ -11,15 +11,12 @@ import pytest
 from scipy import stats
 
 from evalmc.cli import main
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.criteria.classifiers import (
-    CountCriterion,
     _percentile_pvalue,
-    bootstrap_criterion,
     bootstrap_dcerr,
     dcerr_replicate_law,
     discordant,
-    mcnemar,
 )
 from evalmc.criteria.kernels import TILT_MAX, _tilt, bootstrap_df1_sides
 from evalmc.sims.base import Batch
@@ -38,7 +35,7 @@ def _tables(seed, n, reps=60, scenario=UNBALANCED):
 
 
 def _run(name, counts, seed=0):
-    return CRITERIA[name](Batch(paired=True, moments=(np.zeros(len(counts)),) * 4,
+    return get_criterion(name)(Batch(paired=True, moments=(np.zeros(len(counts)),) * 4,
                                 fill=lambda: None, sizes=(1, 1), counts=counts),
                           np.random.default_rng(seed))
 
@@ -106,7 +103,7 @@ class TestAgainstReferences:
         counts = _tables(5, 60, reps=150, scenario=PairedClassifiers(
             prevalence=0.4, tpr_a=0.75, fpr_a=0.2, tpr_b=0.85, fpr_b=0.15, rho=0.5))
         n_boot = 400
-        ours = bootstrap_criterion("df1", n_boot)(
+        ours = get_criterion("bootstrap-df1", n_boot=n_boot)(
             Batch(paired=True, moments=(np.zeros(150),) * 4, fill=lambda: None, sizes=(1, 1),
                   counts=counts), np.random.default_rng(6)).decisions(0.1)
         rng = np.random.default_rng(7)
@@ -148,7 +145,7 @@ class TestExactReplicateLaws:
         counts = np.tile([[3, 9, 4, 50, 2, 6, 15, 31]], (4000, 1))
         lt, _ = dcerr_replicate_law([120], *discordant(counts[:1]))
         q, n_boot = float(1 - lt[0]), 200
-        p = bootstrap_criterion("dcerr", n_boot)(
+        p = get_criterion("bootstrap-dcerr", n_boot=n_boot)(
             Batch(paired=True, moments=(np.zeros(4000),) * 4, fill=lambda: None, sizes=(1, 1),
                   counts=counts), np.random.default_rng(3)).pvalues()
         k = np.round(p * (n_boot + 1) / 2 - 1)  # min(below, above) = above
@@ -214,7 +211,8 @@ def test_early_stop_keeps_every_decision_up_to_p_max():
     # same decisions at every level <= p_max as all B replicates, and a lower p-value bound.
     counts = _tables(8, 150, reps=80, scenario=PairedClassifiers(
         prevalence=0.4, tpr_a=0.75, fpr_a=0.2, tpr_b=0.8, fpr_b=0.2, rho=0.5))
-    full, early = bootstrap_criterion("df1", 2000), bootstrap_criterion("df1", 2000, 0.1)
+    full = get_criterion("bootstrap-df1", n_boot=2000)
+    early = get_criterion("bootstrap-df1", n_boot=2000, p_max=0.1)
     stopped = 0
     for i in range(len(counts)):
         one = Batch(paired=True, moments=(np.zeros(1),) * 4, fill=lambda: None, sizes=(1, 1),
@@ -231,12 +229,12 @@ def test_early_stop_keeps_every_decision_up_to_p_max():
 def test_dcerr_refuses_p_max():
     # its side counts are drawn at once: nothing to stop early
     for p_max in (0.1, 1.0):
-        with pytest.raises(ValueError, match="`p_max` applies to 'df1' only"):
-            bootstrap_criterion("dcerr", 2000, p_max)
+        with pytest.raises(ValueError, match="unknown parameter `p_max` for 'bootstrap-dcerr'"):
+            get_criterion("bootstrap-dcerr", n_boot=2000, p_max=p_max)
     assert "p_max" not in inspect.signature(bootstrap_dcerr).parameters
-    assert bootstrap_criterion("dcerr", 2000).key == "bootstrap-dcerr[B=2000]"
-    with pytest.raises(ValueError, match="`p_max` applies to the bootstrap dF1 test only"):
-        CountCriterion("mcnemar", "McNemar", mcnemar, p_max=0.1)
+    assert get_criterion("bootstrap-dcerr", n_boot=2000).key == "bootstrap-dcerr(n_boot=2000)"
+    with pytest.raises(ValueError, match="criterion 'mcnemar' takes no parameters"):
+        get_criterion("mcnemar(p_max=0.1)")
 
 
 class TestPercentileRule:
@@ -316,7 +314,7 @@ class TestErrors:
     def test_batch_without_counts(self):
         batch = Batch(np.zeros((2, 3)), np.ones((2, 3)), paired=True)
         with pytest.raises(ValueError, match="criterion 'mcnemar' needs the 8-cell `counts`"):
-            CRITERIA["mcnemar"](batch, np.random.default_rng(0))
+            get_criterion("mcnemar")(batch, np.random.default_rng(0))
 
     def test_count_criteria_refuse_score_scenarios(self):
         with pytest.raises(ValueError, match="criterion 'bootstrap-df1' works on counts; "
@@ -325,14 +323,15 @@ class TestErrors:
 
     def test_bootstrap_options(self):
         with pytest.raises(ValueError, match="`n_boot` must be an integer >= 1; got 0."):
-            bootstrap_criterion("df1", 0)
-        with pytest.raises(ValueError, match="`measure` must be 'dcerr' or 'df1'; got 'auc'."):
-            bootstrap_criterion("auc")
-        assert bootstrap_criterion("df1").key == "bootstrap-df1"
-        assert bootstrap_criterion("df1", 999).key == "bootstrap-df1[B=999]"
-        assert bootstrap_criterion("df1", 999, 0.1).key == "bootstrap-df1[B=999,p_max=0.1]"
+            get_criterion("bootstrap-df1", n_boot=0)
+        with pytest.raises(ValueError, match="unknown criterion 'bootstrap-auc'"):
+            get_criterion("bootstrap-auc")
+        assert get_criterion("bootstrap-df1").key == "bootstrap-df1"
+        assert get_criterion("bootstrap-df1(n_boot=999)").key == "bootstrap-df1(n_boot=999)"
+        assert get_criterion("bootstrap-df1", n_boot=999, p_max=0.1).key == (
+            "bootstrap-df1(n_boot=999,p_max=0.1)")
         with pytest.raises(ValueError, match=r"`p_max` must be in \(0, 1\]; got 0.0."):
-            bootstrap_criterion("df1", 10, 0.0)
+            get_criterion("bootstrap-df1", n_boot=10, p_max=0.0)
 
 
 class TestCalibrate:

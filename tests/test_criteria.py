@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 from scipy import stats
 
-from evalmc.criteria import CRITERIA, get_criterion, load_criterion
+from evalmc.criteria import get_criterion, load_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.criteria.nonparametric import u_null_sf
 from evalmc.sims.base import Batch
@@ -45,7 +45,7 @@ class TestAgainstScipy:
     def test_paired_t(self, seed):
         batch = _batch(seed, 9, 9, paired=True)
         ref = stats.ttest_rel(batch.a, batch.b, axis=1)
-        res = CRITERIA["paired-t"](batch, None)
+        res = get_criterion("paired-t")(batch, None)
         np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
         np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=1e-10)
         loop = [naive.t_paired(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
@@ -56,21 +56,22 @@ class TestAgainstScipy:
     def test_two_sample_t(self, seed, name, equal_var):
         batch = _batch(seed, 7, 13)
         ref = stats.ttest_ind(batch.a, batch.b, axis=1, equal_var=equal_var)
-        res = CRITERIA[name](batch, None)
+        res = get_criterion(name)(batch, None)
         np.testing.assert_allclose(res.statistic, ref.statistic, rtol=1e-12)
         np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=1e-10)
 
     def test_student_t_matches_naive_loop(self):
         batch = _batch(5, 6, 8)
         loop = [naive.t_student(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
-        np.testing.assert_allclose(CRITERIA["student-t"](batch, None).statistic, loop, rtol=1e-10)
+        np.testing.assert_allclose(get_criterion("student-t")(batch, None).statistic, loop,
+                                   rtol=1e-10)
 
     @pytest.mark.parametrize("seed", RNG_SEEDS)
     @pytest.mark.parametrize(("n_a", "n_b"), [(4, 6), (8, 30), (9, 12), (25, 40)])
     @pytest.mark.parametrize("rounded", [False, True])
     def test_mann_whitney(self, seed, n_a, n_b, rounded):
         batch = _batch(seed, n_a, n_b, rounded=rounded)
-        res = CRITERIA["mann-whitney"](batch, None)
+        res = get_criterion("mann-whitney")(batch, None)
         ref = [stats.mannwhitneyu(x, y) for x, y in zip(batch.a, batch.b, strict=True)]
         np.testing.assert_allclose(res.statistic, [r.statistic for r in ref], rtol=1e-12)
         np.testing.assert_allclose(res.pvalues(), [r.pvalue for r in ref], rtol=1e-9, atol=1e-15)
@@ -87,7 +88,7 @@ class TestAgainstScipy:
             else 1.0
             for r in d
         ]
-        np.testing.assert_allclose(CRITERIA["sign"](batch, None).pvalues(), ref, rtol=1e-12)
+        np.testing.assert_allclose(get_criterion("sign")(batch, None).pvalues(), ref, rtol=1e-12)
 
     @pytest.mark.parametrize(("n1", "n2"), [(1, 5), (3, 4), (5, 5), (6, 8), (2, 9)])
     def test_exact_u_distribution_by_enumeration(self, n1, n2):
@@ -99,14 +100,14 @@ class TestAgainstScipy:
 class TestDegenerate:
     def test_zero_variance_is_a_recorded_failure(self):
         batch = Batch(np.ones((2, 5)), np.ones((2, 5)), paired=True)
-        res = CRITERIA["paired-t"](batch, None)
+        res = get_criterion("paired-t")(batch, None)
         assert res.failed.tolist() == [True, True]
         assert res.errors[0] == "no result (degenerate sample)"
         assert not res.decisions(0.05).any()
 
     def test_sign_test_without_nonzero_difference_does_not_reject(self):
         batch = Batch(np.ones((1, 5)), np.ones((1, 5)), paired=True)
-        assert CRITERIA["sign"](batch, None).pvalues().tolist() == [1.0]
+        assert get_criterion("sign")(batch, None).pvalues().tolist() == [1.0]
 
 
 # Exact sizes under each criterion's null, against which the Monte Carlo rate is checked.

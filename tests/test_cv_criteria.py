@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.sims.base import Batch
 from evalmc.sims.learning import Splits
 from evalmc.study.rates import make_design, run_study
@@ -32,7 +32,7 @@ def _batch(scheme, seed=0, n=50):
 def test_pvalues_are_the_papers_formulas(name, scheme, key):
     batch = _batch(scheme)
     s = batch.splits
-    got = CRITERIA[name](batch, None).pvalues()
+    got = get_criterion(name)(batch, None).pvalues()
     want = [naive.cv_tests(list(a - b), s.n_test, s.n_train)[key]
             for a, b in zip(batch.a, batch.b, strict=True)]
     np.testing.assert_allclose(got, want, rtol=1e-9)
@@ -40,7 +40,7 @@ def test_pvalues_are_the_papers_formulas(name, scheme, key):
 
 def test_uncorrected_t_is_scipys_paired_t():
     batch = _batch("random", seed=4)
-    np.testing.assert_allclose(CRITERIA["resampled-t"](batch, None).pvalues(),
+    np.testing.assert_allclose(get_criterion("resampled-t")(batch, None).pvalues(),
                                stats.ttest_rel(batch.a, batch.b, axis=1).pvalue, rtol=1e-10)
 
 
@@ -84,16 +84,16 @@ def test_holdout_tests_are_statsmodels():
         errors = [a.sum(), b.sum()]
         want_p.append(1.0 if errors[0] == errors[1]
                       else proportions_ztest(errors, [a.size, a.size])[1])
-    np.testing.assert_allclose(CRITERIA["holdout-mcnemar"](batch, None).pvalues(), want_m,
+    np.testing.assert_allclose(get_criterion("holdout-mcnemar")(batch, None).pvalues(), want_m,
                                rtol=1e-10)
-    np.testing.assert_allclose(CRITERIA["holdout-proportion"](batch, None).pvalues(), want_p,
+    np.testing.assert_allclose(get_criterion("holdout-proportion")(batch, None).pvalues(), want_p,
                                rtol=1e-10)
 
 
 def test_holdout_mcnemar_is_mlxtends():
     evaluate = pytest.importorskip("mlxtend.evaluate")
     batch = _holdout_errors(seed=2)
-    got = CRITERIA["holdout-mcnemar"](batch, None).pvalues()
+    got = get_criterion("holdout-mcnemar")(batch, None).pvalues()
     for a, b, p in zip(batch.a, batch.b, got, strict=True):
         table = np.array([[np.sum((a == 0) & (b == 0)), np.sum((a == 0) & (b == 1))],
                           [np.sum((a == 1) & (b == 0)), np.sum((a == 1) & (b == 1))]])
@@ -118,7 +118,7 @@ def test_5x2cv_is_mlxtends(name, peer):
     from sklearn.dummy import DummyClassifier
 
     batch = _batch("5x2", seed=6, n=8)
-    got = CRITERIA[name](batch, None).pvalues()
+    got = get_criterion(name)(batch, None).pvalues()
     x, y = np.zeros((20, 1)), np.arange(20) % 2
     for d, p in zip(batch.a - batch.b, got, strict=True):
         _, want = getattr(evaluate, peer)(DummyClassifier(), DummyClassifier(), x, y,
@@ -151,7 +151,7 @@ def test_equal_differences_on_every_split_decide_as_scipy_or_not_at_all(name, sc
     s = SCHEMES[scheme]
     a = np.full((3, s.count), 0.2)
     b = a - np.array([[0.0], [1 / 30], [-1 / 30]])
-    got = CRITERIA[name](Batch(a, b, paired=True, splits=s), None)
+    got = get_criterion(name)(Batch(a, b, paired=True, splits=s), None)
     np.testing.assert_array_equal(got.pvalues(), [1.0, 0.0, 0.0])
     assert not got.failed.any()
     if scheme == "random":

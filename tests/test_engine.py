@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult
 from evalmc.engine.tallies import GRID, RejectionTally, grid_index
 from evalmc.sims import Batch, Scenario
@@ -61,8 +61,8 @@ class TestTasks:
         batches = [sc.draw(np.random.default_rng(i), 300) for i in range(3)]
         joint = Batch.concat(batches)
         for name in ("student-t", "welch-t", "mann-whitney"):
-            whole = CRITERIA[name](joint, None).pvalues()
-            parts = np.concatenate([CRITERIA[name](b, None).pvalues() for b in batches])
+            whole = get_criterion(name)(joint, None).pvalues()
+            parts = np.concatenate([get_criterion(name)(b, None).pvalues() for b in batches])
             np.testing.assert_array_equal(whole, parts)
 
 
@@ -146,7 +146,7 @@ class TestFailures:
         assert res.summary["n_failed"].iloc[0] == len(res.failures) > 100
         for fail in res.failures[::37]:
             batch = res.replay(fail)
-            assert np.isnan(CRITERIA["welch-t"](batch, None).pvalues()[0])
+            assert np.isnan(get_criterion("welch-t")(batch, None).pvalues()[0])
         assert run_study(**kwargs, cache=tmp_path).failures == res.failures
 
     def test_failure_records_are_capped_in_order(self, monkeypatch):

@@ -8,7 +8,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.weightstats import ztest
 
 from evalmc import get_scenario, run_study
-from evalmc.criteria import CRITERIA, kernels
+from evalmc.criteria import get_criterion, kernels
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design
 
@@ -61,7 +61,7 @@ def test_unpaired_z_is_lm_evaluation_harness_formula():
     """lm-evaluation-harness: Z = (acc1 - acc2) / sqrt(se1^2 + se2^2), se = sample sd /
     sqrt(n) (scipy.stats.sem), p = 2 norm.sf(|Z|)."""
     batch = _batch(np.random.default_rng(2))
-    ours = CRITERIA["unpaired-z"](batch, None).pvalues()
+    ours = get_criterion("unpaired-z")(batch, None).pvalues()
     z = (batch.a.mean(1) - batch.b.mean(1)) / np.sqrt(stats.sem(batch.a, axis=1) ** 2
                                                       + stats.sem(batch.b, axis=1) ** 2)
     np.testing.assert_allclose(ours, 2 * stats.norm.sf(np.abs(z)), rtol=1e-12)
@@ -69,8 +69,8 @@ def test_unpaired_z_is_lm_evaluation_harness_formula():
 
 def test_paired_items_and_mcnemar_are_statsmodels():
     batch = _batch(np.random.default_rng(3))
-    paired = CRITERIA["paired-items"](batch, None).pvalues()
-    exact = CRITERIA["mcnemar-items"](batch, None).pvalues()
+    paired = get_criterion("paired-items")(batch, None).pvalues()
+    exact = get_criterion("mcnemar-items")(batch, None).pvalues()
     for i, (a, b) in enumerate(zip(batch.a, batch.b, strict=True)):
         assert paired[i] == pytest.approx(ztest(a - b)[1], rel=1e-12)
         table = [[np.sum((a == 1) & (b == 1)), np.sum((a == 1) & (b == 0))],
@@ -82,7 +82,7 @@ def test_clustered_z_is_statsmodels_cluster_robust_cr0():
     import statsmodels.api as sm
 
     batch = _batch(np.random.default_rng(4), reps=10, n=60, cluster_size=6)
-    ours = CRITERIA["clustered-z"](batch, None).pvalues()
+    ours = get_criterion("clustered-z")(batch, None).pvalues()
     groups = np.repeat(np.arange(10), 6)
     for i in range(10):
         d = batch.a[i] - batch.b[i]

@@ -5,20 +5,16 @@ import pytest
 from scipy import stats
 
 from evalmc.analysis.comparison import two_sided_conclusion
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import CRITERIA, get_criterion
 from evalmc.criteria.outperform import (
     CONCLUSIONS,
-    DELTA_PAPER,
-    DELTA_VIDEO,
-    average_delta,
     b_better_probabilities,
     bootstrap_pmf,
     conclusion_probabilities,
     outperform_test,
     percentile_ranks,
-    prob_outperform,
-    single_point,
 )
+from evalmc.criteria.registry import DELTA_PAPER, DELTA_VIDEO
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design, run_study
 
@@ -161,7 +157,7 @@ class TestOutperformTest:
         with pytest.raises(ValueError, match=match):
             outperform_test([1], [0], 2, rng=np.random.default_rng(0), **kwargs)
         with pytest.raises(ValueError, match=match):
-            prob_outperform(**kwargs)
+            get_criterion("prob-outperform", **kwargs)
 
 
 class TestCriteria:
@@ -176,30 +172,31 @@ class TestCriteria:
         batch = self._batch()
         sd = np.sqrt((batch.a.var(axis=1, ddof=1) + batch.b.var(axis=1, ddof=1)) / 2)
         first, mean = batch.a[:, 0] - batch.b[:, 0], batch.a.mean(axis=1) - batch.b.mean(axis=1)
-        sp = CRITERIA["single-point"](batch, None)
-        avg = CRITERIA["average-delta"](batch, None)
+        sp = get_criterion("single-point")(batch, None)
+        avg = get_criterion("average-delta")(batch, None)
         np.testing.assert_array_equal(sp.decisions(0.05), first > 1.9952 * sd)
         np.testing.assert_array_equal(avg.decisions(0.05), mean > 1.9952 * sd)
         assert 0 < sp.decisions(0.05).sum() < 200
-        known = average_delta(0.5, sigma=2.0)
-        assert known.name == "average-delta(delta=0.5,sigma=2)"
+        known = get_criterion("average-delta", sigma=2.0, delta=0.5)
+        assert known.name == "average-delta(delta=0.5,sigma=2)"  # in the parameters' order
         np.testing.assert_array_equal(known(batch, None).decisions(0.05), mean > 1.0)
-        assert single_point(1.903).name == "single-point(delta=1.903)"
-        assert single_point(sigma=1).name == "single-point(sigma=1)"
+        assert get_criterion("single-point", delta=1.903).name == "single-point(delta=1.903)"
+        assert get_criterion("single-point(sigma=1)").name == "single-point(sigma=1)"
+        assert get_criterion("single-point", delta=DELTA_PAPER).name == "single-point"
 
     def test_delta_is_in_sigma_units_whatever_the_scale(self):
         batch = self._batch()
         small = Batch(batch.a / 100, batch.b / 100, paired=True)  # accuracies, not percents
         for name in ("single-point", "average-delta"):
-            np.testing.assert_array_equal(CRITERIA[name](small, None).decisions(0.05),
-                                          CRITERIA[name](batch, None).decisions(0.05))
+            np.testing.assert_array_equal(get_criterion(name)(small, None).decisions(0.05),
+                                          get_criterion(name)(batch, None).decisions(0.05))
 
     def test_estimated_sigma_fails_on_constant_runs(self):
-        res = CRITERIA["average-delta"](Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True),
-                                        None)
+        res = get_criterion("average-delta")(
+            Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True), None)
         assert res.failed.all()
         with pytest.raises(ValueError, match=r"`sigma` must be in \(0, inf\]; got 0.0"):
-            single_point(sigma=0)
+            get_criterion("single-point", sigma=0)
 
     def test_video_delta_is_the_paper_delta_at_gamma(self):
         assert DELTA_VIDEO == pytest.approx(DELTA_PAPER * stats.norm.ppf(0.75) * np.sqrt(2),
@@ -208,12 +205,12 @@ class TestCriteria:
     def test_t_oracle_is_scipys_one_sided_welch(self):
         batch = self._batch()
         ref = stats.ttest_ind(batch.a, batch.b, axis=1, equal_var=False, alternative="greater")
-        res = CRITERIA["t-oracle"](batch, None)
+        res = get_criterion("t-oracle")(batch, None)
         np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=1e-9)
 
     def test_prob_outperform_counts_ties_one_half(self):
         batch = self._batch()
-        res = CRITERIA["prob-outperform"](batch, np.random.default_rng(0))
+        res = get_criterion("prob-outperform")(batch, np.random.default_rng(0))
         wins = (batch.a > batch.b).sum(axis=1) + 0.5 * (batch.a == batch.b).sum(axis=1)
         np.testing.assert_allclose(res.statistic, wins / 10)
         assert res.decisions(0.05).dtype == bool and not res.failed.any()
@@ -228,7 +225,7 @@ class TestCriteria:
             pd.testing.assert_frame_equal(runs[0], other)
 
     def test_registered_with_their_pairing(self):
-        assert CRITERIA["prob-outperform"].paired
+        assert get_criterion("prob-outperform").paired
         assert {"single-point", "average-delta", "t-oracle"} <= set(CRITERIA)
 
 

@@ -3,11 +3,11 @@ import pytest
 from scipy import stats
 
 from evalmc import run_study
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design
 
-TEST = CRITERIA["permutation-paired"]
+TEST = get_criterion("permutation-paired")
 
 
 def _scipy_exact(a, b):
@@ -60,7 +60,7 @@ def test_fixed_seed_regression_of_the_random_flips():
     assert round(res.summary["rate"].iloc[0] * 300) == 101
 
 
-TWO_SAMPLE = CRITERIA["permutation-two-sample"]
+TWO_SAMPLE = get_criterion("permutation-two-sample")
 
 
 def _scipy_two_sample(a, b):

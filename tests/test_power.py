@@ -4,7 +4,8 @@ import pytest
 from scipy import integrate, stats
 
 from evalmc.analysis.power import average_power, noether_sample_size, outperform_power, wins_power
-from evalmc.criteria.outperform import average_delta, conclusion_probabilities, prob_outperform
+from evalmc.criteria import get_criterion
+from evalmc.criteria.outperform import conclusion_probabilities
 from evalmc.study.rates import make_design, run_study
 
 
@@ -50,7 +51,7 @@ class TestOutperformPower:
     @pytest.mark.parametrize("bias_sd", [0.0, 0.5])
     def test_matches_simulation_of_the_bootstrap_test(self, bias_sd):
         reps, grid = 4000, [0.5, 0.65, 0.75]
-        crit = prob_outperform(n_resamples=400)
+        crit = get_criterion("prob-outperform", n_resamples=400)
         res = run_study(make_design(k=25, p_ab=grid, bias_sd=bias_sd), "pipelines", [crit],
                         n_reps=reps, seed=4)
         found = res.summary.set_index("p_ab")["rate"]
@@ -70,7 +71,8 @@ class TestAveragePower:
     def test_matches_simulation(self, k, bias_sd):
         reps, grid = 4000, [0.5, 0.8, 0.95]
         res = run_study(make_design(k=k, p_ab=grid, bias_sd=bias_sd), "pipelines",
-                        [average_delta(1.0, sigma=1.0)], n_reps=reps, seed=5)
+                        [get_criterion("average-delta", delta=1.0, sigma=1.0)], n_reps=reps,
+                        seed=5)
         found = res.summary.set_index("p_ab")["rate"]
         exact = average_power(grid, k=k, delta=1.0, bias_ratio=bias_sd)
         for p, e in zip(grid, exact, strict=True):

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from evalmc import run_study
-from evalmc.criteria import CRITERIA
+from evalmc.criteria import get_criterion
 from evalmc.criteria.signed_rank import signed_rank_null, wilcoxon
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design
@@ -70,4 +70,4 @@ def test_fixed_seed_regression():
 
 def test_registered_as_paired_two_sided():
     for name in ("wilcoxon", "wilcoxon-pratt", "wilcoxon-zsplit"):
-        assert CRITERIA[name].paired and CRITERIA[name].alternative == "two-sided"
+        assert get_criterion(name).paired and get_criterion(name).alternative == "two-sided"

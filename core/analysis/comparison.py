@@ -21,17 +21,16 @@ import numpy as np
 import scipy.stats
 
 from evalmc.analysis.power import noether_sample_size
+from evalmc.criteria import get_criterion
 from evalmc.criteria.outperform import (
     DELTA_PAPER,
     GAMMA,
     N_RESAMPLES,
     TABLE_PAIRS,
-    average_delta,
     b_better_probabilities,
     bootstrap_pmf,
     conclusion_probabilities,
     outperform_test,
-    single_point,
     t_oracle,
 )
 from evalmc.sims.base import Batch
@@ -224,8 +223,10 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     noether_n = noether_sample_size(gamma, alpha=alpha, beta=beta)
     verdicts = {
         "prob-outperform": two_sided_conclusion(low, high, gamma),
-        "single-point": _either(single_point(delta, sigma=sigma), a, b, None),
-        "average-delta": _either(average_delta(delta, sigma=sigma), a, b, None),
+        "single-point": _either(get_criterion("single-point", delta=delta, sigma=sigma), a, b,
+                                None),
+        "average-delta": _either(get_criterion("average-delta", delta=delta, sigma=sigma), a,
+                                 b, None),
         "t-oracle": _either(t_oracle, a, b, alpha / 2),
     }
     null_a = null_b = None

@@ -4,7 +4,7 @@ The study tests 5000 evaluation sets of two classifiers with equal population F1
 rejection rate is a size) by the bootstrap percentile test on dF1 with B = 5000 replicates.
 Set ``i`` has N = ``SIZES[i % 9]`` examples: 556 sets of each of the first five sizes, 555 of
 each of the last four. evalmc tests every set from its 8-cell table
-(``bootstrap_criterion('df1', 5000)``). The peer, ``scipy.stats.bootstrap(paired=True,
+(``bootstrap-df1``, 5000 replicates). The peer, ``scipy.stats.bootstrap(paired=True,
 vectorized=True, method='percentile')`` resampling the examples, would take about 40 minutes:
 it tests every 112th set (45 sets, 5 of each size, as 112 and 9 are coprime), and its time is
 scaled by 5000 / 45, which weights each size within 0.1% of its share of the study.
@@ -110,7 +110,7 @@ def bootstrap_df1_size():
     The peer's result reports the agreement with the last run of ``ours`` of the same size
     (``run_benchmarks`` runs ``ours`` first).
     """
-    from evalmc.criteria.classifiers import bootstrap_criterion
+    from evalmc.criteria import get_criterion
 
     sets = {small: _sets(_plan(small)[0]) for small in (True, False)}
     tables = {small: _set_order([batch.counts for batch in batches])
@@ -119,7 +119,7 @@ def bootstrap_df1_size():
 
     def ours(small=False):
         n_sets, n_boot, _ = _plan(small)
-        crit = bootstrap_criterion("df1", n_boot)
+        crit = get_criterion("bootstrap-df1", n_boot=n_boot)
         rng = np.random.default_rng(1)
         p_ours[small] = pvalues = _set_order([crit(batch, rng).pvalues() for batch in sets[small]])
         rate = np.mean(pvalues <= ALPHA)

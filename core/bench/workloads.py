@@ -102,13 +102,13 @@ def bayes_signed_rank():
     against ``baycomp.two_on_multiple`` per set; the peer tests 20 sets, scaled to the whole."""
     import baycomp
 
-    from evalmc.criteria import CRITERIA
+    from evalmc.criteria import get_criterion
     from evalmc.sims.base import Batch
 
     reps, part = 1000, 20
     rng = np.random.default_rng(8)
     a, b = rng.normal(0.3, 1, (reps, 10)), rng.normal(0, 1, (reps, 10))
-    crit = CRITERIA["bayes-signed-rank"]
+    crit = get_criterion("bayes-signed-rank")
 
     def ours(small=False):
         k = 2 if small else reps

@@ -142,8 +142,15 @@ def _typed_arg(name: str, kind, rule: str):
     return parse
 
 
-def parse_grid(scenario, items) -> dict:
-    """``--param KEY=V1,V2`` options as a grid of `scenario`'s typed parameter values."""
+def parse_grid(scenario: str, items) -> dict:
+    """``--param KEY=V1,V2`` options as a grid of the typed parameter values of the scenario
+    called `scenario`, read from its registry row (no numerical library is imported)."""
+    from evalmc.sims import SCENARIOS, get_scenario
+
+    if scenario not in SCENARIOS:
+        get_scenario(scenario)  # raises, naming the valid scenarios
+    entry = SCENARIOS[scenario]
+    params = {p.name: p for p in entry.params}
     grid = {}
     for item in items:
         key, sep, text = item.partition("=")
@@ -152,7 +159,10 @@ def parse_grid(scenario, items) -> dict:
         if key in grid:
             raise UsageError(f"`--param` {key} is given twice; list its values once, "
                              "comma-separated.")
-        grid[key] = [scenario.coerce(key, v.strip()) for v in text.split(",")]
+        if key not in params:
+            raise UsageError(f"unknown parameter `{key}` for scenario {scenario!r}; valid "
+                             f"parameters: {', '.join(params)}.")
+        grid[key] = [params[key].coerce(v.strip()) for v in text.split(",")]
     return grid
 
 

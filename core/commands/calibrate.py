@@ -11,25 +11,10 @@ from evalmc.commands import (
     int_arg,
     parse_grid,
 )
+from evalmc.criteria.registry import CRITERIA
 from evalmc.engine.options import REPS
+from evalmc.sims import SCENARIOS
 
-#: As the keys of ``evalmc.sims.SCENARIOS`` and ``evalmc.criteria.CRITERIA`` (a test keeps
-#: them equal), for ``--help``.
-SCENARIOS = ("normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
-             "pipelines", "paired-classifiers", "llm-items", "multi-dataset", "cv-regression",
-             "cv-classification", "pool")
-CRITERIA = (
-    "paired-t", "student-t", "welch-t", "mann-whitney", "sign", "wilcoxon", "wilcoxon-pratt",
-    "wilcoxon-zsplit", "permutation-paired", "permutation-two-sample", "bootstrap-mean",
-    "bootstrap-mean-percentile", "bootstrap-mean-basic", "bootstrap-mean-paired",
-    "bootstrap-mean-paired-percentile", "bootstrap-mean-paired-basic", "single-point",
-    "average-delta", "prob-outperform", "t-oracle", "proportion", "mcnemar", "mcnemar-exact",
-    "mcnemar-midp", "bootstrap-dcerr", "bootstrap-df1", "unpaired-z", "paired-items",
-    "mcnemar-items", "clustered-z", "cluster-bootstrap", "friedman", "nemenyi", "wilcoxon-holm",
-    "aso", "bayes-correlated-t", "bayes-signed-rank", "cv-paired-t", "resampled-t",
-    "corrected-resampled-t", "corrected-repeated-cv-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar",
-    "holdout-proportion",
-)
 SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: parameters)"
 
 
@@ -53,11 +38,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    grid = parse_grid(args.scenario, args.param)  # names and types, from the registry
+
     from evalmc.sims import get_scenario
     from evalmc.study.calibration import calibrate
 
     scenario = get_scenario(args.scenario)
-    grid = parse_grid(scenario, args.param)
     alphas = []
     for text in args.alpha.split(","):
         try:

@@ -22,12 +22,8 @@ from evalmc.commands import (
     load_table,
     write,
 )
-
-#: As ``evalmc.criteria.outperform.GAMMA``, ``N_RESAMPLES`` and ``DELTA_PAPER``, the defaults of
-#: :func:`evalmc.compare` (a test keeps them equal; the criteria are not imported to parse).
-GAMMA = 0.75
-N_RESAMPLES = 1000
-DELTA_PAPER = 1.9952
+from evalmc.criteria.registry import DELTA_PAPER, GAMMA
+from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 
 
 def register(sub) -> None:

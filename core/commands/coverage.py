@@ -41,10 +41,11 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from evalmc.sims import get_scenario
+    from evalmc.study.design import default_grid
 
+    grid = parse_grid(args.scenario, args.param)
     scenario = get_scenario(args.scenario)
-    grid = parse_grid(scenario, args.param) or {
-        scenario.parameters()[0].name: [scenario.parameters()[0].default]}
+    grid = grid or default_grid(scenario)
     for name in args.estimator:
         if name not in ESTIMATORS and not (":" in name and name.rsplit(":", 1)[0].endswith(
                 ".py")):

@@ -14,17 +14,19 @@ def register(sub) -> None:
 def run(args) -> int:
     if args.out:
         check_writable(args.out)
-    from evalmc.criteria import CRITERIA
+    from evalmc.criteria.registry import CRITERIA
     from evalmc.sims import SCENARIOS
 
     scenarios = {
-        name: {"description": cls.description,
-               "parameters": {f.name: {"default": f.default, "doc": f.metadata["doc"]}
-                              for f in cls.parameters()}}
-        for name, cls in SCENARIOS.items()
+        name: {"description": entry.description,
+               "parameters": {p.name: {"default": p.default, "doc": p.doc}
+                              for p in entry.params}}
+        for name, entry in SCENARIOS.items()
     }
-    criteria = {name: {"description": c.description, "paired": c.paired,
-                       "data": getattr(c, "data", "scores")}
+    criteria = {name: {"description": c.description, "paired": c.facts.get("paired", False),
+                       "data": c.facts.get("needs", "scores"),
+                       "parameters": {p.name: {"default": p.default, "doc": p.doc}
+                                      for p in c.params}}
                 for name, c in CRITERIA.items()}
     if args.format == "json":
         write(json_text({"scenarios": scenarios, "criteria": criteria}), args.out)
@@ -34,8 +36,12 @@ def run(args) -> int:
         rows = [{"kind": "scenario", "name": name, "parameter": key, "default": p["default"],
                  "description": p["doc"]}
                 for name, spec in scenarios.items() for key, p in spec["parameters"].items()]
-        rows += [{"kind": "criterion", "name": name, "parameter": "", "default": "",
-                  "description": spec["description"]} for name, spec in criteria.items()]
+        for name, spec in criteria.items():
+            rows.append({"kind": "criterion", "name": name, "parameter": "", "default": "",
+                         "description": spec["description"]})
+            rows += [{"kind": "criterion", "name": name, "parameter": key,
+                      "default": p["default"], "description": p["doc"]}
+                     for key, p in spec["parameters"].items()]
         write(pd.DataFrame(rows).to_csv(index=False), args.out)
     else:
         write("\n".join(_table_lines(scenarios, criteria)), args.out)
@@ -48,9 +54,12 @@ def _table_lines(scenarios, criteria):
         yield f"\n  {name}: {spec['description']}"
         for key, p in spec["parameters"].items():
             yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"
-    yield "\nCriteria (--criterion NAME, or path/to/file.py:function):"
+    yield ("\nCriteria (--criterion NAME, NAME(KEY=VALUE,...) with the parameters below it, or "
+           "path/to/file.py:function):")
     for name, spec in criteria.items():
         needs = " [needs paired samples]" if spec["paired"] else ""
         if spec["data"] != "scores":
             needs += f" [works on {spec['data']}: scenario paired-classifiers]"
         yield f"  {name:<16} {spec['description']}{needs}"
+        for key, p in spec["parameters"].items():
+            yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"

@@ -1,139 +1,81 @@
 """Decision criteria: built-in tests by name, and loading a user's own from a Python file.
 
-Every criterion maps a :class:`~evalmc.sims.base.Batch` to a :class:`CriterionResult` for all its
-replications at once.
+Every criterion maps a :class:`~evalmc.sims.base.Batch` to a
+:class:`~evalmc.criteria.base.CriterionResult` for all its replications at once. The built-in
+ones are the rows of :data:`CRITERIA` (:mod:`evalmc.criteria.registry`); this package imports
+no numerical library until a criterion is built.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import importlib
 import importlib.util
-import inspect
 import re
 import sys
 from pathlib import Path
 
-from evalmc.criteria.aso import ASO
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult, UserCriterion
-from evalmc.criteria.bayesian import bayes_correlated_t, bayes_signed_rank
-from evalmc.criteria.bootstrap import BOOTSTRAP_CRITERIA
-from evalmc.criteria.classifiers import CLASSIFIER_CRITERIA
-from evalmc.criteria.cv import CV_CRITERIA
-from evalmc.criteria.items import ITEM_CRITERIA
-from evalmc.criteria.nonparametric import mann_whitney, sign_test
-from evalmc.criteria.outperform import (
-    OUTPERFORM_CRITERIA,
-    ResamplingCriterion,
-    average_delta,
-    single_point,
-)
-from evalmc.criteria.permutation import permutation_paired, permutation_two_sample
-from evalmc.criteria.ranks import RANK_CRITERIA, nemenyi_criterion, wilcoxon_holm_criterion
-from evalmc.criteria.signed_rank import wilcoxon
-from evalmc.criteria.ttests import paired_t, student_t, welch_t
-
-CRITERIA: dict[str, BuiltinCriterion] = {
-    c.name: c
-    for c in (
-        BuiltinCriterion("paired-t", "paired t-test on A - B", paired_t, paired=True),
-        BuiltinCriterion("student-t", "Student's t-test, pooled variance", student_t),
-        BuiltinCriterion("welch-t", "Welch's t-test, unequal variances", welch_t),
-        BuiltinCriterion(
-            "mann-whitney",
-            "Mann-Whitney U (exact if a sample <= 8 and no ties, else normal approx.)",
-            mann_whitney,
-        ),
-        BuiltinCriterion("sign", "sign test on paired differences (exact binomial)", sign_test,
-                         paired=True),
-        BuiltinCriterion("wilcoxon", "Wilcoxon signed-rank test, zero differences dropped "
-                         "(scipy's defaults)", wilcoxon, paired=True),
-        BuiltinCriterion("wilcoxon-pratt", "Wilcoxon signed-rank test, Pratt's zeros",
-                         functools.partial(wilcoxon, zero_method="pratt"), paired=True),
-        BuiltinCriterion("wilcoxon-zsplit", "Wilcoxon signed-rank test, zeros split",
-                         functools.partial(wilcoxon, zero_method="zsplit"), paired=True),
-        ResamplingCriterion("permutation-paired", "paired permutation test of mean(A - B): "
-                            "all 2^n sign flips up to 16 pairs, else 9999 random (+1)",
-                            permutation_paired, paired=True),
-        ResamplingCriterion("permutation-two-sample", "two-sample permutation test of "
-                            "mean(A) - mean(B): every split up to 9999, else 9999 random (+1)",
-                            permutation_two_sample),
-    )
-}
-CRITERIA.update({c.name: c for c in BOOTSTRAP_CRITERIA})
-CRITERIA.update({c.name: c for c in OUTPERFORM_CRITERIA})
-CRITERIA.update({c.name: c for c in CLASSIFIER_CRITERIA})
-CRITERIA.update({c.name: c for c in ITEM_CRITERIA})
-CRITERIA.update({c.name: c for c in RANK_CRITERIA})
-CRITERIA[ASO.name] = ASO
-CRITERIA["bayes-correlated-t"] = bayes_correlated_t()
-CRITERIA["bayes-signed-rank"] = bayes_signed_rank()
-CRITERIA.update({c.name: c for c in CV_CRITERIA})
-#: Criteria with parameters: ``name(key=value, ...)`` builds one (numbers only).
-FACTORIES = {"single-point": single_point, "average-delta": average_delta,
-             "bayes-correlated-t": bayes_correlated_t, "bayes-signed-rank": bayes_signed_rank,
-             "nemenyi": nemenyi_criterion, "wilcoxon-holm": wilcoxon_holm_criterion}
-_WITH_PARAMETERS = re.compile(r"([\w-]+)\((.*)\)")
-
+from evalmc.criteria.registry import CRITERIA
 
 _MODULE_FUNCTION = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+#: Names defined in :mod:`evalmc.criteria.base`, loaded on first use.
+_LAZY = ("BuiltinCriterion", "CriterionResult", "UserCriterion")
 
 
-def get_criterion(spec) -> BuiltinCriterion | UserCriterion:
-    """Resolve a criterion: a built-in name, ``'path/to/file.py:function'``, an importable
-    ``'module:function'`` (:mod:`evalmc.criteria.peers`), or a callable.
+def get_criterion(spec, **args):
+    """Resolve a criterion: a built-in name (``name(key=value,...)`` for a family), a
+    ``'path/to/file.py:function'``, an importable ``'module:function'``
+    (:mod:`evalmc.criteria.peers`), or a callable.
+
+    Parameters
+    ----------
+    spec : str, callable or criterion
+    **args
+        Arguments of a built-in family, as keywords (the same as ``name(key=value)``).
+
+    Returns
+    -------
+    BuiltinCriterion or UserCriterion
 
     Examples
     --------
     >>> import evalmc
     >>> evalmc.get_criterion("welch-t").description
     "Welch's t-test, unequal variances"
+    >>> evalmc.get_criterion("nemenyi", i=0, j=4).name
+    'nemenyi(i=0,j=4)'
     >>> evalmc.get_criterion(lambda a, b: a.mean() > b.mean()).paired
     False
     """
+    from evalmc.criteria.base import BuiltinCriterion, UserCriterion, build
+
     if isinstance(spec, (BuiltinCriterion, UserCriterion)):
         return spec
     if callable(spec):
         return UserCriterion(spec)
     if isinstance(spec, str) and ":" in spec and spec.rsplit(":", 1)[0].endswith(".py"):
         return load_criterion(spec)
-    if spec in CRITERIA:
-        return CRITERIA[spec]
-    if isinstance(spec, str) and (match := _WITH_PARAMETERS.fullmatch(spec.replace(" ", ""))):
-        return _build(*match.groups())
     if isinstance(spec, str) and _MODULE_FUNCTION.fullmatch(spec):
         from evalmc.criteria.peers import import_criterion
 
         return import_criterion(spec)
-    valid = ", ".join(CRITERIA)
-    raise ValueError(
-        f"unknown criterion {spec!r}; valid names: {valid}, name(key=value) for "
-        f"{', '.join(FACTORIES)}, path/to/file.py:function, or module:function."
-    )
+    try:
+        entry, given = CRITERIA.parse(spec)
+    except ValueError as err:
+        if str(err).startswith("unknown criterion"):
+            families = ", ".join(n for n, e in CRITERIA.items() if e.params)
+            raise ValueError(
+                f"unknown criterion {spec!r}; valid names: {', '.join(CRITERIA)}, "
+                f"name(key=value) for {families}, path/to/file.py:function, or "
+                "module:function.") from None
+        raise
+    if args and not entry.params:
+        raise ValueError(f"criterion {entry.name!r} takes no parameters; got "
+                         f"{', '.join(args)}.")
+    return build(entry, {**given, **args})
 
 
-def _build(name: str, arguments: str) -> BuiltinCriterion:
-    """``name(key=value, ...)`` from :data:`FACTORIES`, values read as numbers."""
-    if name not in FACTORIES:
-        raise ValueError(f"criterion {name!r} takes no parameters; criteria with parameters: "
-                         f"{', '.join(FACTORIES)}.")
-    factory = FACTORIES[name]
-    accepted = list(inspect.signature(factory).parameters)
-    kwargs = {}
-    for item in filter(None, arguments.split(",")):
-        key, equals, value = item.partition("=")
-        if not equals or key not in accepted:
-            raise ValueError(f"criterion {name!r}: {item!r} is not key=value with a key among "
-                             f"{', '.join(accepted)}.")
-        try:
-            kwargs[key] = float(value)
-        except ValueError:
-            raise ValueError(f"criterion {name!r}: `{key}` must be a number; got {value!r}.")\
-                from None
-    return factory(**kwargs)
-
-
-def load_criterion(spec: str) -> UserCriterion:
+def load_criterion(spec: str):
     """Load ``function`` from ``path/to/file.py:function`` as a user criterion.
 
     The module is registered with cloudpickle for pickling by value, so process and dask
@@ -161,8 +103,19 @@ def load_criterion(spec: str) -> UserCriterion:
         raise ValueError(f"`criterion` file {path_text!r} has no function {func_name!r}.")
     import cloudpickle
 
+    from evalmc.criteria.base import UserCriterion
+
     cloudpickle.register_pickle_by_value(module)
     return UserCriterion(func, name=spec)
 
 
-__all__ = ["CRITERIA", "CriterionResult", "UserCriterion", "get_criterion", "load_criterion"]
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'evalmc.criteria' has no attribute {name!r}")
+    value = getattr(importlib.import_module("evalmc.criteria.base"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["CRITERIA", "BuiltinCriterion", "CriterionResult", "UserCriterion", "get_criterion",
+           "load_criterion"]

@@ -11,18 +11,15 @@ time); given the seed, eps_min is deepsig's to rounding (sums in another order).
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from evalmc.criteria.base import CriterionResult
-from evalmc.criteria.outperform import ResamplingCriterion
+from evalmc.criteria.registry import ASO_THRESHOLD
 from evalmc.sims.base import Batch
 
 N_BOOT = 1000
 DT = 0.005
 CONFIDENCE = 0.95
-THRESHOLD = 0.2
 
 
 def eps_min(a, b, seed: int, n_boot: int = N_BOOT, dt: float = DT,
@@ -46,15 +43,26 @@ def eps_min(a, b, seed: int, n_boot: int = N_BOOT, dt: float = DT,
     return float(np.clip(ratios[0] - sigma / const * ndtri(1 - confidence), 0, 1))
 
 
-def _aso(batch: Batch, rng: np.random.Generator, threshold: float) -> CriterionResult:
+def aso(batch: Batch, rng: np.random.Generator,
+        threshold: float = ASO_THRESHOLD) -> CriterionResult:
+    """deepsig's ASO decision per replication: A better when ``eps_min(a, b) < threshold``.
+
+    Each replication's bootstrap draws its seed from `rng`.
+
+    Parameters
+    ----------
+    batch : Batch
+    rng : numpy.random.Generator
+    threshold : float
+
+    Returns
+    -------
+    CriterionResult
+        ``statistic`` is eps_min; decisions only.
+    """
     a, b = np.asarray(batch.a, float), np.asarray(batch.b, float)
     values = np.empty(a.shape[0])
     for i in range(a.shape[0]):
         values[i] = eps_min(a[i], b[i], int(rng.integers(2**31)))
     return CriterionResult(np.zeros(a.shape[0], bool), statistic=values,
                            pvalue=np.full(a.shape[0], np.nan), reject=values < threshold)
-
-
-ASO = ResamplingCriterion(
-    "aso", "almost stochastic order as deepsig computes it: A better when eps_min < 0.2",
-    partial(_aso, threshold=THRESHOLD), decision_only=True, alternative="greater")

@@ -133,26 +133,57 @@ def _nan_errors(values):
 
 @dataclass(frozen=True)
 class BuiltinCriterion:
-    """A vectorized criterion: ``test(batch)`` gives a :class:`CriterionResult`.
+    """A vectorized criterion, as a row of :data:`evalmc.criteria.registry.CRITERIA` builds it.
+
+    ``test(data)``, or ``test(data, rng)`` when it draws random numbers, gives a
+    :class:`CriterionResult` for every replication of a batch; `data` is the batch, or its
+    8-cell ``counts`` for a criterion that needs them.
 
     Attributes
     ----------
+    name : str
+        Its registered name, with its arguments: ``name(key=value,...)``. Its results and its
+        random streams are named by it.
+    description : str
+    test : callable
+    paired : bool
+        It reads ``a[i, j]`` with ``b[i, j]``: A and B must have equal sizes.
     decision_only : bool
         The criterion gives its own decisions and no p-value: one rate whatever the level.
     alternative : {'two-sided', 'greater', 'less'}
         What its rejection concludes: A differs from B, A is better, A is worse. A scenario's
         truth depends on it (``Scenario.truth_for``).
+    uses_rng : bool
+        It draws random numbers: a study then runs it block by block, each with its own
+        stream; otherwise on several blocks at once.
+    needs : {'scores', 'counts'}
+        The data it reads.
+    schemes : tuple of str
+        For a test on cross-validation splits: the split schemes it is for.
+    loss : str or None
+        The loss of an example it needs (``'0/1'``), or None for any.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria import get_criterion
+    >>> from evalmc.sims.base import Batch
+    >>> crit = get_criterion("welch-t")
+    >>> batch = Batch(np.array([[1.0, 2.0, 3.0]]), np.array([[2.0, 3.0, 5.0]]), paired=False)
+    >>> crit(batch, None).pvalues().round(4)
+    array([0.3739])
     """
 
     name: str
     description: str
-    test: Callable[[Batch], CriterionResult]
+    test: Callable[..., CriterionResult]
     paired: bool = False
     decision_only: bool = False
     alternative: str = "two-sided"
-    #: Whether it draws random numbers: a study then runs it block by block, each with its
-    #: own stream; otherwise on several blocks at once.
-    uses_rng: ClassVar[bool] = False
+    uses_rng: bool = False
+    needs: str = "scores"
+    schemes: tuple[str, ...] = ()
+    loss: str | None = None
 
     def __post_init__(self):
         check_choice("alternative", self.alternative, ALTERNATIVES)
@@ -163,16 +194,84 @@ class BuiltinCriterion:
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         self.check_batch(batch)
-        return self.test(batch)
+        data = batch if self.needs == "scores" else batch.counts
+        return self.test(data, rng) if self.uses_rng else self.test(data)
 
     def check_batch(self, batch: Batch) -> None:
-        """Raise ValueError if a paired criterion gets A and B of unequal widths.
+        """Raise ValueError if the batch lacks what the criterion reads.
 
-        A paired test reads ``a[i, j]`` with ``b[i, j]``: it is refused before any kernel runs.
+        A paired test reads ``a[i, j]`` with ``b[i, j]``: it is refused before any kernel runs;
+        a test on counts needs the batch's 8-cell ``counts``.
         """
-        if self.paired and batch.sizes[0] != batch.sizes[1]:
+        if self.needs == "counts" and batch.counts is None:
+            raise ValueError(
+                f"criterion {self.name!r} needs the 8-cell `counts` of two classifiers' "
+                "predictions (scenario 'paired-classifiers'); this batch has none.")
+        if self.needs == "scores" and self.paired and batch.sizes[0] != batch.sizes[1]:
             raise ValueError(f"criterion {self.name!r} needs paired samples of equal width; got "
                              f"{batch.sizes[0]} scores of A and {batch.sizes[1]} of B.")
+
+    def check_scenario(self, condition) -> None:
+        """Raise ValueError unless `condition` gives what the criterion is for: the splits of
+        one of its :attr:`schemes` and its :attr:`loss`, for a test on cross-validation splits.
+
+        Parameters
+        ----------
+        condition : Scenario
+        """
+        if not self.schemes:
+            return
+        splits = getattr(condition, "splits", None)
+        scheme = getattr(splits, "scheme", None)
+        if scheme not in self.schemes:
+            got = f"scheme {scheme!r}" if scheme else f"scenario {condition.name!r}, no splits"
+            raise ValueError(f"criterion {self.name!r} needs the errors of a data set split by "
+                             f"{' or '.join(map(repr, self.schemes))}; got {got}.")
+        if self.loss is not None and condition.loss != self.loss:
+            raise ValueError(f"criterion {self.name!r} needs each example's {self.loss} error; "
+                             f"scenario {condition.name!r} has {condition.loss} loss.")
+
+
+def build(entry, args: dict | None = None) -> BuiltinCriterion:
+    """The criterion of a registry row, with `args` for a family's parameters.
+
+    Parameters
+    ----------
+    entry : evalmc.registry.Entry
+        A row of :data:`evalmc.criteria.registry.CRITERIA`.
+    args : dict, optional
+        Arguments of a family (a row with ``params``), by name.
+
+    Returns
+    -------
+    BuiltinCriterion
+        Named ``name(key=value,...)`` by the arguments that differ from the defaults.
+
+    Examples
+    --------
+    >>> from evalmc.criteria.base import build
+    >>> from evalmc.criteria.registry import CRITERIA
+    >>> build(CRITERIA["single-point"], {"sigma": 1.0}).name
+    'single-point(sigma=1)'
+    """
+    from evalmc.registry import format_spec
+
+    args = args or {}
+    for key in args:
+        entry.param(key)
+    args = {p.name: args[p.name] for p in entry.params if p.name in args}  # in their order
+    facts = entry.facts
+    test = entry.load()
+    if entry.params:  # a family: its target checks the arguments and builds the test
+        test = test(**args)
+    elif facts.get("options"):
+        test = functools.partial(test, **facts["options"])
+    return BuiltinCriterion(
+        format_spec(entry.name, args, entry.defaults()), entry.description, test,
+        paired=facts.get("paired", False), decision_only=facts.get("decision_only", False),
+        alternative=facts.get("alternative", "two-sided"),
+        uses_rng=facts.get("uses_rng", False), needs=facts.get("needs", "scores"),
+        schemes=tuple(facts.get("schemes", ())), loss=facts.get("loss"))
 
 
 @dataclass(frozen=True)

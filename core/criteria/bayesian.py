@@ -21,14 +21,12 @@ from functools import partial
 
 import numpy as np
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
-from evalmc.criteria.outperform import ResamplingCriterion
+from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import BAYES_PRIOR as PRIOR
+from evalmc.criteria.registry import BAYES_SAMPLES as N_SAMPLES
+from evalmc.criteria.registry import BAYES_THRESHOLD as THRESHOLD
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
-
-THRESHOLD = 0.95
-N_SAMPLES = 50_000
-PRIOR = 0.5
 
 
 def correlated_t_probability(d: np.ndarray, rope: float = 0.0,
@@ -57,21 +55,35 @@ def _correlated_t(batch: Batch, rope, threshold, correction) -> CriterionResult:
 
 
 def bayes_correlated_t(rope: float = 0.0, threshold: float = THRESHOLD,
-                       correction: float | None = None) -> BuiltinCriterion:
-    """``bayes-correlated-t``: A better when baycomp's ``P(A - B > rope) > threshold``."""
+                       correction: float | None = None):
+    """The test of the ``bayes-correlated-t`` family: A better when baycomp's
+    ``P(A - B > rope) > threshold``.
+
+    Parameters
+    ----------
+    rope : float
+        Region of practical equivalence around 0 (>= 0).
+    threshold : float
+        Posterior probability to decide, in [0, 1).
+    correction : float, optional
+        Variance correction c; default ``1 / (n - 1)``, as baycomp's ``runs=1``.
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("bayes-correlated-t(rope=0.01)").name
+    'bayes-correlated-t(rope=0.01)'
+    """
     rope = check_float("rope", rope, low=0)
     threshold = check_float("threshold", threshold, low=0, high=1, open_high=True)
     if correction is not None:
         correction = check_float("correction", correction, low=0)
-    args = [f"{k}={v:g}" for k, v, default in (("rope", rope, 0.0),
-                                              ("threshold", threshold, THRESHOLD),
-                                              ("correction", correction, None))
-            if v != default and v is not None]
-    name = "bayes-correlated-t" + (f"({','.join(args)})" if args else "")
-    return BuiltinCriterion(
-        name, f"baycomp's correlated t-test: A better if P(A - B > {rope:g}) > {threshold:g}",
-        partial(_correlated_t, rope=rope, threshold=threshold, correction=correction),
-        paired=True, decision_only=True, alternative="greater")
+    return partial(_correlated_t, rope=rope, threshold=threshold, correction=correction)
 
 
 def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> CriterionResult:
@@ -85,20 +97,35 @@ def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> Criter
 
 
 def bayes_signed_rank(rope: float = 0.0, threshold: float = THRESHOLD, prior: float = PRIOR,
-                      n_samples: int = N_SAMPLES) -> ResamplingCriterion:
-    """``bayes-signed-rank``: A better when baycomp's signed-rank ``p_left > threshold``."""
+                      n_samples: int = N_SAMPLES):
+    """The test of the ``bayes-signed-rank`` family: A better when baycomp's signed-rank
+    ``p_left > threshold``.
+
+    Parameters
+    ----------
+    rope : float
+        Region of practical equivalence around 0 (>= 0).
+    threshold : float
+        Posterior probability to decide, in [0, 1).
+    prior : float
+        Weight of the Dirichlet prior's pseudo-observation at 0 (> 0).
+    n_samples : int
+        Posterior draws.
+
+    Returns
+    -------
+    callable
+        ``test(batch, rng) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("bayes-signed-rank", n_samples=1000).name
+    'bayes-signed-rank(n_samples=1000)'
+    """
     rope = check_float("rope", rope, low=0)
     threshold = check_float("threshold", threshold, low=0, high=1, open_high=True)
     prior = check_float("prior", prior, low=0, open_low=True)
     n_samples = check_int("n_samples", n_samples, low=1)
-    args = [f"{k}={v:g}" for k, v, default in (("rope", rope, 0.0),
-                                              ("threshold", threshold, THRESHOLD),
-                                              ("prior", prior, PRIOR),
-                                              ("n_samples", n_samples, N_SAMPLES))
-            if v != default]
-    name = "bayes-signed-rank" + (f"({','.join(args)})" if args else "")
-    return ResamplingCriterion(
-        name, f"baycomp's Bayesian signed-rank test: A better if P(A - B > {rope:g}) > "
-              f"{threshold:g} ({n_samples} draws)",
-        partial(_signed_rank, rope=rope, threshold=threshold, prior=prior, n_samples=n_samples),
-        paired=True, decision_only=True, alternative="greater")
+    return partial(_signed_rank, rope=rope, threshold=threshold, prior=prior,
+                   n_samples=n_samples)

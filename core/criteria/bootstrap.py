@@ -13,17 +13,14 @@ level (the BCa levels are monotone in alpha wherever ``1 - a (z0 + z) > 0``).
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from evalmc.criteria.base import CriterionResult
-from evalmc.criteria.outperform import ResamplingCriterion
+from evalmc.criteria.registry import BOOTSTRAP_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_choice, check_int
 
 METHODS = ("bca", "percentile", "basic")
-N_RESAMPLES = 9999
 #: Replications resampled at once: bounds the replicates held in memory.
 ROWS = 100
 _BISECTIONS = 52
@@ -49,18 +46,6 @@ def bootstrap_mean(batch: Batch, rng: np.random.Generator, *, method: str = "bca
         p[rows] = interval_pvalues(estimate[rows], out, method,
                                    None if accel is None else accel[rows])
     return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
-
-
-def bootstrap_criterion(method: str = "bca", paired: bool = False) -> ResamplingCriterion:
-    """``bootstrap-mean[-paired][-percentile|-basic]``: the test of :func:`bootstrap_mean`."""
-    check_choice("method", method, METHODS)
-    name = "bootstrap-mean" + ("-paired" if paired else "") + ("" if method == "bca"
-                                                                else f"-{method}")
-    label = "BCa" if method == "bca" else method
-    target = "mean(A - B)" if paired else "mean(A) - mean(B)"
-    return ResamplingCriterion(
-        name, f"{label} bootstrap interval of {target} ({N_RESAMPLES} resamples) excludes 0",
-        partial(bootstrap_mean, method=method, paired=paired), paired=paired)
 
 
 def _samples(batch, paired):
@@ -134,6 +119,3 @@ def _quantiles(sorted_rows, levels):
     upper = np.minimum(j + 1, size - 1)
     return sorted_rows[rows, j] + g * (sorted_rows[rows, upper] - sorted_rows[rows, j])
 
-
-BOOTSTRAP_CRITERIA = tuple(bootstrap_criterion(method, paired)
-                           for paired in (False, True) for method in METHODS)

@@ -13,20 +13,17 @@ and no false positive) counts as 0, so dF1 = 0 there.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import ClassVar
+from functools import partial
 
 import numpy as np
 import scipy
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
-from evalmc.sims.base import Batch
+from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import CLASSIFIER_BOOT as DEFAULT_N_BOOT
 from evalmc.sims.classifiers import A_WRONG, B_WRONG
 from evalmc.sims.validation import check_float, check_int
 
 #: Bootstrap replicates by default: 50 / alpha for the smallest alpha of Keller et al. (0.01).
-DEFAULT_N_BOOT = 5000
 
 
 def discordant(counts):
@@ -191,100 +188,55 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
                                         f1_difference(counts))
 
 
-@dataclass(frozen=True)
-class CountCriterion(BuiltinCriterion):
-    """A built-in criterion on the 8-cell counts: ``test(counts, rng, **options)``.
-
-    Attributes
-    ----------
-    n_boot : int
-        Bootstrap replicates (bootstrap criteria only; 0 otherwise).
-    p_max : float or None
-        The bootstrap dF1 test's: p-values above it are censored (see
-        :func:`bootstrap_criterion`); None for every other test.
-    """
-
-    data: ClassVar[str] = "counts"
-    n_boot: int = 0
-    p_max: float | None = None
-
-    def __post_init__(self):
-        super().__post_init__()
-        if self.p_max is not None and self.test is not bootstrap_df1:
-            raise ValueError(f"`p_max` applies to the bootstrap dF1 test only; criterion "
-                             f"{self.name!r} got p_max={self.p_max}.")
-
-    @property
-    def uses_rng(self) -> bool:
-        """Bootstrap tests draw replicates; the others need no randomness."""
-        return self.n_boot > 0
-
-    @property
-    def key(self) -> str:
-        """The name, with the options that differ from the defaults (cached blocks differ)."""
-        options = []
-        if self.n_boot not in (0, DEFAULT_N_BOOT):
-            options.append(f"B={self.n_boot}")
-        if self.p_max is not None and self.p_max < 1.0:
-            options.append(f"p_max={self.p_max:g}")
-        return f"{self.name}[{','.join(options)}]" if options else self.name
-
-    def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
-        if batch.counts is None:
-            raise ValueError(
-                f"criterion {self.name!r} needs the 8-cell `counts` of two classifiers' "
-                "predictions (scenario 'paired-classifiers'); this batch has none."
-            )
-        options = {"n_boot": self.n_boot} if self.n_boot else {}
-        if self.p_max is not None:
-            options["p_max"] = self.p_max
-        return self.test(batch.counts, rng, **options)
-
-
-def bootstrap_criterion(measure: str, n_boot: int = DEFAULT_N_BOOT,
-                        p_max: float | None = None) -> CountCriterion:
-    """The bootstrap percentile test on `measure` ('dcerr' or 'df1').
+def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
+    """The test of the ``bootstrap-dcerr`` family: the bootstrap percentile test on the
+    difference of classification errors, `n_boot` replicates per evaluation set.
 
     Parameters
     ----------
-    measure : {'dcerr', 'df1'}
     n_boot : int
-        Replicates per evaluation set.
-    p_max : float, optional
-        'df1' only (default 1). With ``p_max < 1``, a set's replicates stop as soon as both
-        sides of 0 hold enough of them for its p-value to exceed `p_max` whatever the remaining
-        replicates give. The decision at every level ``alpha <= p_max`` is then exactly the one
-        of all `n_boot` replicates; a p-value above `p_max` is a lower bound of the full one.
-        For studies at levels up to `p_max` only; the sets whose decision is not in doubt cost
-        less. A set far from 0 draws its rare side at once and exactly: its p-value is never
-        censored. The dCerr test draws its side counts at once and exactly: it has nothing to
-        stop, and refuses `p_max`.
+
+    Returns
+    -------
+    callable
+        ``test(counts, rng) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("bootstrap-dcerr", n_boot=2000).name
+    'bootstrap-dcerr(n_boot=2000)'
+    """
+    return partial(bootstrap_dcerr, n_boot=check_int("n_boot", n_boot, low=1))
+
+
+def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
+    """The test of the ``bootstrap-df1`` family: the bootstrap percentile test on the
+    difference of F1, `n_boot` replicates per evaluation set.
+
+    Parameters
+    ----------
+    n_boot : int
+    p_max : float
+        With ``p_max < 1``, a set's replicates stop as soon as both sides of 0 hold enough of
+        them for its p-value to exceed `p_max` whatever the remaining replicates give. The
+        decision at every level ``alpha <= p_max`` is then exactly the one of all `n_boot`
+        replicates; a p-value above `p_max` is a lower bound of the full one. For studies at
+        levels up to `p_max` only; the sets whose decision is not in doubt cost less. A set
+        far from 0 draws its rare side at once and exactly: its p-value is never censored.
+        (The dCerr test draws its side counts at once and exactly: it has nothing to stop.)
+
+    Returns
+    -------
+    callable
+        ``test(counts, rng) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("bootstrap-df1(n_boot=999,p_max=0.1)").name
+    'bootstrap-df1(n_boot=999,p_max=0.1)'
     """
     n_boot = check_int("n_boot", n_boot, low=1)
-    tests: dict[str, tuple[Callable, str]] = {
-        "dcerr": (bootstrap_dcerr, "difference of classification errors"),
-        "df1": (bootstrap_df1, "difference of F1"),
-    }
-    if measure not in tests:
-        raise ValueError(f"`measure` must be 'dcerr' or 'df1'; got {measure!r}.")
-    if measure == "dcerr" and p_max is not None:
-        raise ValueError(f"`p_max` applies to 'df1' only: the dCerr test draws its side counts "
-                         f"exactly, with nothing to stop early; got p_max={p_max}.")
-    if measure == "df1":
-        p_max = 1.0 if p_max is None else check_float("p_max", p_max, low=0, high=1,
-                                                      open_low=True)
-    test, what = tests[measure]
-    return CountCriterion(f"bootstrap-{measure}",
-                          f"bootstrap percentile test on the {what} (B={n_boot})",
-                          test, n_boot=n_boot, p_max=p_max)
-
-
-CLASSIFIER_CRITERIA = (
-    CountCriterion("proportion", "proportion test on the error rates, errors taken as "
-                   "independent", proportion),
-    CountCriterion("mcnemar", "McNemar's chi2 test, continuity-corrected", mcnemar),
-    CountCriterion("mcnemar-exact", "McNemar's exact (binomial) test", mcnemar_exact),
-    CountCriterion("mcnemar-midp", "McNemar's mid-p test", mcnemar_midp),
-    bootstrap_criterion("dcerr"),
-    bootstrap_criterion("df1"),
-)
+    p_max = check_float("p_max", p_max, low=0, high=1, open_low=True)
+    return partial(bootstrap_df1, n_boot=n_boot, p_max=p_max)

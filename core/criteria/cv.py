@@ -29,37 +29,12 @@ p = 1, where scipy gives NaN.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import partial
-
 import numpy as np
 import scipy
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.classifiers import mcnemar_test, proportion_test
 from evalmc.sims.base import Batch
-
-
-@dataclass(frozen=True)
-class CvCriterion(BuiltinCriterion):
-    """A test on cross-validation splits, for the split schemes (and loss) it names."""
-
-    schemes: tuple[str, ...] = ()
-    #: The loss the test needs (``'0/1'``), or None for any.
-    loss: str | None = None
-
-    def check_scenario(self, condition) -> None:
-        """Raise ValueError unless `condition` splits its data set by one of :attr:`schemes`
-        and has the :attr:`loss` the test needs."""
-        splits = getattr(condition, "splits", None)
-        scheme = getattr(splits, "scheme", None)
-        if scheme not in self.schemes:
-            got = f"scheme {scheme!r}" if scheme else f"scenario {condition.name!r}, no splits"
-            raise ValueError(f"criterion {self.name!r} needs the errors of a data set split by "
-                             f"{' or '.join(map(repr, self.schemes))}; got {got}.")
-        if self.loss is not None and condition.loss != self.loss:
-            raise ValueError(f"criterion {self.name!r} needs each example's {self.loss} error; "
-                             f"scenario {condition.name!r} has {condition.loss} loss.")
 
 
 def _ratio(num, den):
@@ -68,7 +43,9 @@ def _ratio(num, den):
         return np.where((num == 0) & (den == 0), 0.0, num / den)
 
 
-def _t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
+def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
+    """The paired t-test over a data set's splits, as if they were independent, or with
+    Nadeau and Bengio's variance correction ``1/m + n_test/n_train`` (`corrected`)."""
     d = batch.a - batch.b
     s = batch.splits
     m = d.shape[1]
@@ -106,26 +83,3 @@ def holdout_mcnemar(batch: Batch) -> CriterionResult:
 def holdout_proportion(batch: Batch) -> CriterionResult:
     """The test of two proportions on one hold-out split's error rates."""
     return proportion_test(batch.a.sum(axis=1), batch.b.sum(axis=1), batch.a.shape[1])
-
-
-CV_CRITERIA = (
-    CvCriterion("cv-paired-t", "paired t over k folds, as if independent",
-                partial(_t_over_splits, corrected=False), paired=True, schemes=("kfold",)),
-    CvCriterion("resampled-t", "paired t over J random splits, as if independent",
-                partial(_t_over_splits, corrected=False), paired=True, schemes=("random",)),
-    CvCriterion("corrected-resampled-t", "Nadeau-Bengio: variance x (1/J + n_test/n_train)",
-                partial(_t_over_splits, corrected=True), paired=True, schemes=("random",)),
-    CvCriterion("corrected-repeated-cv-t",
-                "Bouckaert-Frank: r x k folds, variance x (1/(k r) + n_test/n_train)",
-                partial(_t_over_splits, corrected=True), paired=True,
-                schemes=("repeated-kfold",)),
-    CvCriterion("5x2cv-t", "Dietterich's 5x2cv paired t (5 df)", five_by_two_t, paired=True,
-                schemes=("5x2",)),
-    CvCriterion("5x2cv-f", "Alpaydin's combined 5x2cv F (10, 5 df)", five_by_two_f,
-                paired=True, schemes=("5x2",)),
-    CvCriterion("holdout-mcnemar", "McNemar's chi2 (continuity-corrected) on one hold-out "
-                "split", holdout_mcnemar, paired=True, schemes=("holdout",), loss="0/1"),
-    CvCriterion("holdout-proportion", "two-proportion z on one hold-out split, errors taken "
-                "as independent", holdout_proportion, paired=True, schemes=("holdout",),
-                loss="0/1"),
-)

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
-from evalmc.criteria.outperform import ResamplingCriterion
+from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import CLUSTER_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
-
-N_RESAMPLES = 999
 
 
 def _scores(batch: Batch):
@@ -107,17 +105,3 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     estimate = sums.sum(axis=1) / n
     p = interval_pvalues(estimate, replicates, "percentile")
     return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
-
-
-ITEM_CRITERIA = (
-    BuiltinCriterion("unpaired-z", "lm-evaluation-harness's z-test of two accuracies "
-                     "(unpaired standard errors)", unpaired_z, paired=True),
-    BuiltinCriterion("paired-items", "z-test on per-item differences A - B", paired_items,
-                     paired=True),
-    BuiltinCriterion("mcnemar-items", "exact McNemar test on the items only one model got "
-                     "right", mcnemar_items, paired=True),
-    BuiltinCriterion("clustered-z", "z-test of mean(A - B) with cluster-robust (CR0) standard "
-                     "error", clustered_z, paired=True),
-    ResamplingCriterion("cluster-bootstrap", f"percentile bootstrap of mean(A - B) resampling "
-                        f"clusters ({N_RESAMPLES} resamples)", cluster_bootstrap, paired=True),
-)

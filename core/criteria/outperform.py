@@ -33,20 +33,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import ClassVar
 
 import numpy as np
 import scipy
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import DELTA_PAPER, GAMMA
+from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 from evalmc.criteria.ttests import welch_statistic
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 
-DELTA_PAPER = 1.9952
-DELTA_VIDEO = 1.903
-GAMMA = 0.75
-N_RESAMPLES = 1000
 #: Pairs up to which the bootstrap cdf is tabulated whole (memory quadratic in k); above,
 #: :func:`outperform_test` bisects on it (memory linear in k), with the same order statistics.
 TABLE_PAIRS = 2000
@@ -362,19 +359,9 @@ def _decided(statistic, reject) -> CriterionResult:
     return CriterionResult(np.zeros(n, bool), statistic, np.full(n, np.nan), reject=reject)
 
 
-@dataclass(frozen=True)
-class ResamplingCriterion(BuiltinCriterion):
-    """A built-in criterion that needs randomness: ``test(batch, rng)``."""
-
-    uses_rng: ClassVar[bool] = True
-
-    def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
-        self.check_batch(batch)
-        return self.test(batch, rng)
-
-
-def single_point(delta=DELTA_PAPER, sigma=None) -> BuiltinCriterion:
-    """``single-point``: A better when its first run beats B's first by more than `delta` sigma.
+def single_point(delta=DELTA_PAPER, sigma=None):
+    """The test of the ``single-point`` family: A better when its first run beats B's first by
+    more than `delta` sigma.
 
     Parameters
     ----------
@@ -382,51 +369,74 @@ def single_point(delta=DELTA_PAPER, sigma=None) -> BuiltinCriterion:
         Threshold, in units of sigma.
     sigma : float, optional
         Known sd of one run's score; default: the pooled sd of each replication's runs.
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("single-point", sigma=1.0).name
+    'single-point(sigma=1)'
     """
-    return _threshold_criterion("single-point", "one run each: A better if a_1 - b_1",
-                                _single_point, delta, sigma)
+    return partial(_single_point, **_threshold(delta, sigma))
 
 
-def average_delta(delta=DELTA_PAPER, sigma=None) -> BuiltinCriterion:
-    """``average-delta``: A better when its mean beats B's by more than `delta` sigma.
+def average_delta(delta=DELTA_PAPER, sigma=None):
+    """The test of the ``average-delta`` family: A better when its mean beats B's by more
+    than `delta` sigma.
 
-    Parameters are those of :func:`single_point`.
+    Parameters
+    ----------
+    delta, sigma
+        As for :func:`single_point`.
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("average-delta(delta=1)").name
+    'average-delta(delta=1)'
     """
-    return _threshold_criterion("average-delta", "A better if mean(a) - mean(b)", _average_delta,
-                                delta, sigma)
+    return partial(_average_delta, **_threshold(delta, sigma))
 
 
-def _threshold_criterion(base, rule, test, delta, sigma) -> BuiltinCriterion:
+def _threshold(delta, sigma) -> dict:
     delta = check_float("delta", delta)
     if sigma is not None:
         sigma = check_float("sigma", sigma, low=0, open_low=True)
-    args = ([f"delta={delta:g}"] if delta != DELTA_PAPER else []) + (
-        [f"sigma={sigma:g}"] if sigma is not None else [])
-    name = f"{base}({','.join(args)})" if args else base
-    unit = f"{sigma:g}" if sigma is not None else "pooled sd of the runs"
-    return BuiltinCriterion(name, f"{rule} > {delta:g} sigma (sigma = {unit})",
-                            partial(test, delta=delta, sigma=sigma), decision_only=True,
-                            alternative="greater")
+    return {"delta": delta, "sigma": sigma}
 
 
-def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES) -> ResamplingCriterion:
-    """``prob-outperform``: A better when the bootstrap interval of P(A>B) clears 0.5 and gamma."""
+def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES):
+    """The test of the ``prob-outperform`` family: A better when the percentile bootstrap
+    interval of P(A>B) clears 0.5 and `gamma`.
+
+    Parameters
+    ----------
+    gamma : float
+        Meaningful P(A>B), in (0.5, 1).
+    alpha : float
+        One minus the interval's confidence.
+    n_resamples : int
+        Bootstrap resamples.
+
+    Returns
+    -------
+    callable
+        ``test(batch, rng) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("prob-outperform", n_resamples=400).name
+    'prob-outperform(n_resamples=400)'
+    """
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
-    default = (gamma, alpha, n_resamples) == (GAMMA, 0.05, N_RESAMPLES)
-    name = "prob-outperform" if default else (
-        f"prob-outperform(gamma={gamma:g},alpha={alpha:g},B={n_resamples})")
-    return ResamplingCriterion(
-        name, f"P(A>B) percentile bootstrap (B={n_resamples}, {1 - alpha:.0%}): A better if "
-              f"ci_low > 0.5 and ci_high > {gamma:g}",
-        partial(_prob_outperform, gamma=gamma, alpha=alpha, n_resamples=n_resamples),
-        paired=True, decision_only=True, alternative="greater",
-    )
-
-
-OUTPERFORM_CRITERIA = (
-    single_point(),
-    average_delta(),
-    prob_outperform(),
-    BuiltinCriterion("t-oracle", "one-sided Welch t-test of mean(A) > mean(B)", t_oracle,
-                     alternative="greater"),
-)
+    return partial(_prob_outperform, gamma=gamma, alpha=alpha, n_resamples=n_resamples)

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from evalmc.criteria.base import BuiltinCriterion, CriterionResult
+from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.signed_rank import wilcoxon
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_int
@@ -102,34 +102,57 @@ def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
     return CriterionResult.from_pvalues(p)
 
 
-def _family_or_pair(name: str, test, family: str, pair_text: str, i, j) -> BuiltinCriterion:
-    """The criterion `name` on the family of pairs, or on the pair ``(i, j)`` when given."""
+def nemenyi_test(i=None, j=None):
+    """The test of the ``nemenyi`` family: some pair of models differs (family-wise), or, with
+    `i` and `j`, models i and j differ.
+
+    Parameters
+    ----------
+    i, j : int, optional
+        The pair of models (0-based, ``i < j``); both or neither.
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("nemenyi(i=0,j=4)").name
+    'nemenyi(i=0,j=4)'
+    """
+    return _family_or_pair("nemenyi", nemenyi, i, j)
+
+
+def wilcoxon_holm_test(i=None, j=None):
+    """The test of the ``wilcoxon-holm`` family: Holm-adjusted Wilcoxon tests of all pairs,
+    some pair differs, or, with `i` and `j`, models i and j differ.
+
+    Parameters
+    ----------
+    i, j : int, optional
+        The pair of models (0-based, ``i < j``); both or neither.
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("wilcoxon-holm", i=1, j=2).name
+    'wilcoxon-holm(i=1,j=2)'
+    """
+    return _family_or_pair("wilcoxon-holm", wilcoxon_holm, i, j)
+
+
+def _family_or_pair(name: str, test, i, j):
+    """`test` on the family of pairs, or on the pair ``(i, j)`` when given."""
     if i is None and j is None:
-        return BuiltinCriterion(name, family, test, paired=True)
+        return test
     i, j = check_int("i", i, low=0), check_int("j", j, low=0)
     if i >= j:
         raise ValueError(f"criterion {name!r}: `i` must be below `j`; got i={i}, j={j}.")
-    return BuiltinCriterion(f"{name}(i={i},j={j})", pair_text.format(i=i, j=j),
-                            partial(test, pair=(i, j)), paired=True)
-
-
-def nemenyi_criterion(i=None, j=None) -> BuiltinCriterion:
-    """``nemenyi``, or ``nemenyi(i=..,j=..)`` for the pair of models i and j."""
-    return _family_or_pair("nemenyi", nemenyi, "Nemenyi test on mean ranks: some pair of "
-                           "models differs (family-wise)", "Nemenyi test: models {i} and {j} "
-                           "differ", i, j)
-
-
-def wilcoxon_holm_criterion(i=None, j=None) -> BuiltinCriterion:
-    """``wilcoxon-holm``, or ``wilcoxon-holm(i=..,j=..)`` for the pair of models i and j."""
-    return _family_or_pair("wilcoxon-holm", wilcoxon_holm, "Wilcoxon signed-rank tests of all "
-                           "pairs, Holm-adjusted: some pair differs", "Holm-adjusted Wilcoxon "
-                           "test: models {i} and {j} differ", i, j)
-
-
-RANK_CRITERIA = (
-    BuiltinCriterion("friedman", "Friedman test: some model differs (several data sets)",
-                     friedman, paired=True),
-    nemenyi_criterion(),
-    wilcoxon_holm_criterion(),
-)
+    return partial(test, pair=(i, j))

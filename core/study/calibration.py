@@ -14,7 +14,7 @@ from evalmc.engine.options import BLOCK_SIZE, REPS, TASK_SECONDS
 from evalmc.sims import get_scenario
 from evalmc.sims.base import Scenario
 from evalmc.sims.validation import check_float
-from evalmc.study.design import Design
+from evalmc.study.design import Design, default_grid
 
 
 def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = REPS,
@@ -88,9 +88,7 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
         raise ValueError("`params` must be a mapping of parameter name to a value or a list of "
                          f"values; got {params!r}.")
     scenario.check_names(params)
-    first = scenario.parameters()[0]  # no parameters: the one condition at every default
-    grid = {name: _values(value) for name, value in params.items()} or {
-        first.name: [first.default]}
+    grid = {name: _values(value) for name, value in params.items()} or default_grid(scenario)
     design = Design.build(grid, scenario)  # every condition validated before the engine loads
 
     from evalmc.study.rates import run_study

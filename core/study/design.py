@@ -68,6 +68,28 @@ def make_design(scenario=None, /, **grid) -> pd.DataFrame:
     return frame
 
 
+def default_grid(scenario) -> dict:
+    """The design of the one condition at every default: the scenario's first parameter.
+
+    Parameters
+    ----------
+    scenario : Scenario subclass
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> from evalmc.sims import get_scenario
+    >>> from evalmc.study.design import default_grid
+    >>> default_grid(get_scenario("llm-items"))
+    {'n_items': [1000]}
+    """
+    first = scenario.parameters()[0]
+    return {first.name: [first.default]}
+
+
 def grid_rows(grid: dict) -> list[dict]:
     """The full factorial grid of `grid` (name to a value or a list of values), row by row.
 

@@ -348,14 +348,14 @@ def run_study(
     if len(set(keys)) != len(keys):
         raise ValueError("`criteria` lists a criterion twice.")
     for crit in criteria:  # a scenario draws "scores" unless it declares other `data`
-        needs, draws = getattr(crit, "data", "scores"), getattr(scenario, "data", "scores")
+        needs, draws = getattr(crit, "needs", "scores"), getattr(scenario, "data", "scores")
         if needs != draws:
             raise ValueError(f"criterion {crit.name!r} works on {needs}; scenario "
                              f"{scenario.name!r} draws {draws}.")
 
     for cid, cond in conditions.items():
         for crit in criteria:
-            if hasattr(crit, "check_scenario"):  # e.g. a test of one split scheme
+            if hasattr(crit, "check_scenario"):  # a test of some split schemes
                 crit.check_scenario(cond)
             if crit.paired and len(set(cond.sizes)) != 1:
                 values = {p: getattr(cond, p) for p in design.params}

@@ -1,0 +1,162 @@
+"""The built-in criteria: one row each, the only place a criterion is named and described.
+
+A row names its test (``'module:function'`` of :mod:`evalmc.criteria`, imported on first use),
+describes it in one line, and states what the command line shows and the engine checks: the
+data it ``needs`` (``'scores'``, or a paired-classifier table's ``'counts'``), whether it is
+``paired``, and how it runs (``uses_rng``: it draws random numbers; ``decision_only``: it gives
+decisions without p-values; ``alternative``: what its rejection concludes; ``schemes`` and
+``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test). A
+row with ``params`` is a family: its target builds the test from the arguments, and
+``name(key=value,...)`` names a member (:func:`evalmc.registry.format_spec`).
+
+This module imports no numerical library: ``evalmc --help`` and ``evalmc list`` read it.
+"""
+
+from __future__ import annotations
+
+from evalmc.registry import Entry, Param, Registry
+
+#: The Bouthillier et al. thresholds: 1.9952 sigma (the paper's), 1.903 (its video).
+DELTA_PAPER = 1.9952
+DELTA_VIDEO = 1.903
+#: The P(A>B) test's defaults: meaningful above gamma, percentile bootstrap of B resamples.
+GAMMA = 0.75
+OUTPERFORM_RESAMPLES = 1000
+#: Resamples of the bootstrap tests of a mean difference, and of the cluster bootstrap.
+BOOTSTRAP_RESAMPLES = 9999
+CLUSTER_RESAMPLES = 999
+#: Replicates of the paired-classifier bootstrap tests (Keller et al.).
+CLASSIFIER_BOOT = 5000
+#: baycomp's defaults: decide when the posterior probability exceeds 0.95; the signed-rank
+#: test's Dirichlet prior weight and its Monte Carlo draws.
+BAYES_THRESHOLD = 0.95
+BAYES_PRIOR = 0.5
+BAYES_SAMPLES = 50_000
+#: deepsig's ASO: A better when eps_min is below this.
+ASO_THRESHOLD = 0.2
+
+_GREATER = {"decision_only": True, "alternative": "greater"}
+_PAIR = (Param("i", None, int, "first model of the pair (0-based)"),
+         Param("j", None, int, "second model of the pair, above i"))
+_THRESHOLD = (Param("delta", DELTA_PAPER, float, "threshold, in units of sigma"),
+              Param("sigma", None, float, "known sd of a run's score; default: pooled sd"))
+_ROPE = Param("rope", 0.0, float, "region of practical equivalence around 0 (>= 0)")
+_POSTERIOR = Param("threshold", BAYES_THRESHOLD, float, "posterior probability to decide")
+
+
+def _row(name: str, target: str, description: str, params=(), **facts) -> Entry:
+    return Entry(name, f"evalmc.criteria.{target}", description, tuple(params), facts)
+
+
+def _bootstrap_mean(method: str, paired: bool) -> Entry:
+    label = "BCa" if method == "bca" else method
+    target = "mean(A - B)" if paired else "mean(A) - mean(B)"
+    name = "bootstrap-mean" + ("-paired" if paired else "") + (
+        "" if method == "bca" else f"-{method}")
+    return _row(name, "bootstrap:bootstrap_mean", f"{label} bootstrap interval of {target} "
+                f"({BOOTSTRAP_RESAMPLES} resamples) excludes 0", paired=paired, uses_rng=True,
+                options={"method": method, "paired": paired})
+
+
+def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
+    return _row(name, target, description, paired=True, schemes=schemes, **facts)
+
+
+CRITERIA = Registry("criterion", [
+    _row("paired-t", "ttests:paired_t", "paired t-test on A - B", paired=True),
+    _row("student-t", "ttests:student_t", "Student's t-test, pooled variance"),
+    _row("welch-t", "ttests:welch_t", "Welch's t-test, unequal variances"),
+    _row("mann-whitney", "nonparametric:mann_whitney",
+         "Mann-Whitney U (exact if a sample <= 8 and no ties, else normal approx.)"),
+    _row("sign", "nonparametric:sign_test", "sign test on paired differences (exact binomial)",
+         paired=True),
+    _row("wilcoxon", "signed_rank:wilcoxon",
+         "Wilcoxon signed-rank test, zero differences dropped (scipy's defaults)", paired=True),
+    _row("wilcoxon-pratt", "signed_rank:wilcoxon", "Wilcoxon signed-rank test, Pratt's zeros",
+         paired=True, options={"zero_method": "pratt"}),
+    _row("wilcoxon-zsplit", "signed_rank:wilcoxon", "Wilcoxon signed-rank test, zeros split",
+         paired=True, options={"zero_method": "zsplit"}),
+    _row("permutation-paired", "permutation:permutation_paired", "paired permutation test of "
+         "mean(A - B): all 2^n sign flips up to 16 pairs, else 9999 random (+1)", paired=True,
+         uses_rng=True),
+    _row("permutation-two-sample", "permutation:permutation_two_sample", "two-sample "
+         "permutation test of mean(A) - mean(B): every split up to 9999, else 9999 random (+1)",
+         uses_rng=True),
+    *(_bootstrap_mean(method, paired) for paired in (False, True)
+      for method in ("bca", "percentile", "basic")),
+    _row("single-point", "outperform:single_point", "one run each: A better if a_1 - b_1 > "
+         "delta sigma (sigma: the pooled sd of the runs unless given)", _THRESHOLD, **_GREATER),
+    _row("average-delta", "outperform:average_delta", "A better if mean(a) - mean(b) > delta "
+         "sigma (sigma: the pooled sd of the runs unless given)", _THRESHOLD, **_GREATER),
+    _row("prob-outperform", "outperform:prob_outperform", "P(A>B) percentile bootstrap: A "
+         "better if its interval clears 0.5 and gamma", (
+             Param("gamma", GAMMA, float, "meaningful P(A>B), in (0.5, 1)"),
+             Param("alpha", 0.05, float, "1 - the interval's confidence"),
+             Param("n_resamples", OUTPERFORM_RESAMPLES, int, "bootstrap resamples")),
+         paired=True, uses_rng=True, **_GREATER),
+    _row("t-oracle", "outperform:t_oracle", "one-sided Welch t-test of mean(A) > mean(B)",
+         alternative="greater"),
+    _row("proportion", "classifiers:proportion", "proportion test on the error rates, errors "
+         "taken as independent", needs="counts"),
+    _row("mcnemar", "classifiers:mcnemar", "McNemar's chi2 test, continuity-corrected",
+         needs="counts"),
+    _row("mcnemar-exact", "classifiers:mcnemar_exact", "McNemar's exact (binomial) test",
+         needs="counts"),
+    _row("mcnemar-midp", "classifiers:mcnemar_midp", "McNemar's mid-p test", needs="counts"),
+    _row("bootstrap-dcerr", "classifiers:bootstrap_dcerr_test", "bootstrap percentile test on "
+         "the difference of classification errors",
+         (Param("n_boot", CLASSIFIER_BOOT, int, "bootstrap replicates per evaluation set"),),
+         needs="counts", uses_rng=True),
+    _row("bootstrap-df1", "classifiers:bootstrap_df1_test", "bootstrap percentile test on the "
+         "difference of F1", (
+             Param("n_boot", CLASSIFIER_BOOT, int, "bootstrap replicates per evaluation set"),
+             Param("p_max", 1.0, float, "stop a set's replicates once its p-value exceeds "
+                                        "this")),
+         needs="counts", uses_rng=True),
+    _row("unpaired-z", "items:unpaired_z", "lm-evaluation-harness's z-test of two accuracies "
+         "(unpaired standard errors)", paired=True),
+    _row("paired-items", "items:paired_items", "z-test on per-item differences A - B",
+         paired=True),
+    _row("mcnemar-items", "items:mcnemar_items", "exact McNemar test on the items only one "
+         "model got right", paired=True),
+    _row("clustered-z", "items:clustered_z", "z-test of mean(A - B) with cluster-robust (CR0) "
+         "standard error", paired=True),
+    _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
+         f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True),
+    _row("friedman", "ranks:friedman", "Friedman test: some model differs (several data sets)",
+         paired=True),
+    _row("nemenyi", "ranks:nemenyi_test", "Nemenyi test on mean ranks: some pair of models "
+         "differs (family-wise), or models i and j differ", _PAIR, paired=True),
+    _row("wilcoxon-holm", "ranks:wilcoxon_holm_test", "Wilcoxon signed-rank tests of all "
+         "pairs, Holm-adjusted: some pair differs, or models i and j differ", _PAIR,
+         paired=True),
+    _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
+         f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
+    _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "
+         "A better if P(A - B > rope) > threshold", (
+             _ROPE, _POSTERIOR,
+             Param("correction", None, float, "variance correction; default 1/(n - 1)")),
+         paired=True, **_GREATER),
+    _row("bayes-signed-rank", "bayesian:bayes_signed_rank", "baycomp's Bayesian signed-rank "
+         "test: A better if P(A - B > rope) > threshold", (
+             _ROPE, _POSTERIOR,
+             Param("prior", BAYES_PRIOR, float, "weight of the Dirichlet prior (> 0)"),
+             Param("n_samples", BAYES_SAMPLES, int, "posterior draws")),
+         paired=True, uses_rng=True, **_GREATER),
+    _cv("cv-paired-t", "cv:t_over_splits", "paired t over k folds, as if independent",
+        ("kfold",), options={"corrected": False}),
+    _cv("resampled-t", "cv:t_over_splits", "paired t over J random splits, as if independent",
+        ("random",), options={"corrected": False}),
+    _cv("corrected-resampled-t", "cv:t_over_splits",
+        "Nadeau-Bengio: variance x (1/J + n_test/n_train)", ("random",),
+        options={"corrected": True}),
+    _cv("corrected-repeated-cv-t", "cv:t_over_splits",
+        "Bouckaert-Frank: r x k folds, variance x (1/(k r) + n_test/n_train)",
+        ("repeated-kfold",), options={"corrected": True}),
+    _cv("5x2cv-t", "cv:five_by_two_t", "Dietterich's 5x2cv paired t (5 df)", ("5x2",)),
+    _cv("5x2cv-f", "cv:five_by_two_f", "Alpaydin's combined 5x2cv F (10, 5 df)", ("5x2",)),
+    _cv("holdout-mcnemar", "cv:holdout_mcnemar", "McNemar's chi2 (continuity-corrected) on one "
+        "hold-out split", ("holdout",), loss="0/1"),
+    _cv("holdout-proportion", "cv:holdout_proportion", "two-proportion z on one hold-out "
+        "split, errors taken as independent", ("holdout",), loss="0/1"),
+])
