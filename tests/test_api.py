@@ -16,8 +16,10 @@ import evalmc
 DATA = {"__version__", "SCENARIOS", "CRITERIA"}
 #: Libraries ``import evalmc`` and the command modules' top levels must not load.
 HEAVY = ("numpy", "pandas", "scipy", "numba", "matplotlib", "joblib")
-#: evalmc modules the command modules may import only inside ``run``.
-HEAVY_EVALMC = ("evalmc.study.rates", "evalmc.estimators", "evalmc.analysis.comparison",
+#: evalmc modules the command modules may import only inside ``run`` (the registries they
+#: read are light).
+HEAVY_EVALMC = ("evalmc.study.rates", "evalmc.estimators.boon", "evalmc.estimators.intervals",
+                "evalmc.estimators.describe", "evalmc.analysis.comparison",
                 "evalmc.study.calibration", "evalmc.criteria.outperform", "evalmc.analysis.power",
                 "evalmc.engine.scheduler", "evalmc.study.estimation", "evalmc.engine.tallies")
 

@@ -3,7 +3,8 @@ import re
 
 import pytest
 
-from evalmc.bench.workloads import WORKLOADS, cli_startup, run_benchmarks
+from evalmc.bench.registry import WORKLOADS
+from evalmc.bench.workloads import cli_startup, run_benchmarks
 from evalmc.cli import main
 
 

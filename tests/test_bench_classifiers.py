@@ -12,7 +12,7 @@ from evalmc.bench.classifiers import (
     peer_pvalue,
     percentile_pvalue,
 )
-from evalmc.bench.workloads import WORKLOADS
+from evalmc.bench.registry import WORKLOADS
 from evalmc.criteria import get_criterion
 from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import PairedClassifiers, correctness
@@ -29,7 +29,7 @@ def test_peer_tests_every_size_equally():
     n_sets, n_boot, shared = _plan(small=False)
     assert (n_sets, n_boot) == (5000, 5000)
     assert list(np.bincount(shared % len(SIZES))) == [5] * len(SIZES)
-    assert WORKLOADS["bootstrap-df1-size"][1]()[2] == pytest.approx(N_SETS / 45)
+    assert WORKLOADS["bootstrap-df1-size"].load()()[2] == pytest.approx(N_SETS / 45)
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ def test_agreement_detects_a_bootstrap_of_the_wrong_size(sets_and_peer):
 
 
 def test_workload_reports_both_sides_on_the_same_sets():
-    ours, peer, _ = WORKLOADS["bootstrap-df1-size"][1]()
+    ours, peer, _ = WORKLOADS["bootstrap-df1-size"].load()()
     rate, mcse = re.fullmatch(r"size (\S+) \(MCSE (\S+)\), 9 sets", ours(small=True)).groups()
     peer_rate, same, agree = re.fullmatch(
         r"size (\S+) on 9 sets, (\d+)/9 same decision, agreement p (\S+)", peer(small=True)

@@ -7,7 +7,7 @@ from figure_checks import layout_of
 from scipy import stats
 
 from evalmc.analysis.power import average_power
-from evalmc.bench.workloads import WORKLOADS
+from evalmc.bench.registry import WORKLOADS
 from evalmc.reproductions import PAPERS, bouthillier2021
 from evalmc.reproductions.runner import reproduce
 
@@ -132,7 +132,7 @@ def test_fig6_simulation_agrees_with_the_exact_curves(quick):
 
 
 def test_bench_workload_sides_agree():
-    ours, peer = WORKLOADS["fig6-outperform"][1]()
+    ours, peer = WORKLOADS["fig6-outperform"].load()()
     rate = float(ours(small=True).split()[-1])
     ref = float(peer(small=True).split()[-1])
     assert abs(rate - ref) <= 4 * np.sqrt(2 * 0.25 / 2000)

@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 
 from evalmc.cli import main
-from evalmc.commands import coverage
-from evalmc.estimators.intervals import ESTIMATORS
-from evalmc.study.estimation import TARGETS
+from evalmc.estimators.intervals import get_estimator
+from evalmc.estimators.registry import ESTIMATORS
 
 INTERVAL = '''
 import numpy as np
@@ -18,9 +17,15 @@ def plus_minus_one(a, b):
 '''
 
 
-def test_parser_constants_are_the_librarys():
-    assert coverage.ESTIMATORS == tuple(ESTIMATORS)
-    assert coverage.TARGETS == tuple(TARGETS)
+def test_estimators_take_arguments_by_name(capsys):
+    assert main(["coverage", "--scenario", "normal", "--estimator", "t-interval(level=0.9)",
+                 "--reps", "400", "--format", "csv", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "t-interval(level=0.9)" in out and ",0.9," in out  # its name and its level
+    assert main(["coverage", "--scenario", "normal", "--estimator", "t-interval(lvl=0.9)"]) == 2
+    assert "key among level" in capsys.readouterr().err
+    for name in ESTIMATORS:  # every registered row builds the estimator of its name
+        assert get_estimator(name).name == name
 
 
 def test_csv_summary_and_plot(tmp_path, capsys):

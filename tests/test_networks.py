@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from scipy.integrate import solve_ivp
 
-from evalmc.bench.workloads import WORKLOADS
+from evalmc.bench.registry import WORKLOADS
 from evalmc.reproductions.giles1997 import TeacherRuns
 from evalmc.sims.networks import (
     _mackey_glass,
@@ -172,7 +172,7 @@ class TestValidation:
 
 
 def test_bench_workload_sides_agree():
-    ours, peer = WORKLOADS["mlp-training"][1]()
+    ours, peer = WORKLOADS["mlp-training"].load()()
     assert ours(small=True) == peer(small=True)
 
 

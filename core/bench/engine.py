@@ -117,17 +117,16 @@ def memory():
     return at(100_000_000), at(1_000_000)
 
 
-def workloads() -> dict:
-    """The engine's workloads, by name: ``(peer description, factory)``."""
-    cores = joblib.cpu_count()
-    out = {
-        "study-2-threads": ("1 thread", threads(2)),
-        "study-2-threads-block-10000": ("1 thread", threads(2, block_size=10_000)),
-        "study-loky-2": ("1 thread", loky),
-        "study-dask-2": ("2 threads", dask_local),
-        "study-numpy": ("plain numpy + scipy.stats", numpy_reference),
-        "study-memory": ("10^6 replications", memory),
-    }
-    if cores > 2:
-        out[f"study-{cores}-threads"] = ("1 thread", threads(cores))
-    return out
+def two_threads():
+    """A 2-thread study against 1 thread (:func:`threads`)."""
+    return threads(2)
+
+
+def two_threads_large_blocks():
+    """A 2-thread study of blocks of 10,000 against 1 thread (:func:`threads`)."""
+    return threads(2, block_size=10_000)
+
+
+def every_core():
+    """A study on a thread per core against 1 thread (:func:`threads`)."""
+    return threads(joblib.cpu_count())

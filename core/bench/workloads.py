@@ -21,8 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalmc.bench.classifiers import bootstrap_df1_size
-from evalmc.bench.engine import workloads
+from evalmc.bench.registry import WORKLOADS
 
 REPEATS = 3
 
@@ -357,40 +356,28 @@ def cli_startup(*args, status=0):
             launches([sys.executable, "-c", "pass"], 0))
 
 
-WORKLOADS = {
-    "paired-t-size": ("scipy.stats.power", paired_t_size),
-    "wilcoxon-ties": ("scipy.stats.wilcoxon, looped", wilcoxon_ties),
-    "user-vectorized": ("the same function per replication", user_vectorized),
-    "bayes-signed-rank": ("baycomp.two_on_multiple, looped", bayes_signed_rank),
-    "aso": ("deepsig.aso, looped", aso_deepsig),
-    "mlp-training": ("per-example numpy loop", mlp_training),
-    "boon-bootstrap-ci": ("boon (authors' package), looped", boon_bootstrap_ci),
-    "fig6-outperform": ("scipy.stats.bootstrap, looped", fig6_outperform),
-    "compare-1e6-pairs": ("scipy.stats.bootstrap, 10^6 pairs", compare_million),
-    "bootstrap-df1-size": ("scipy.stats.bootstrap, paired", bootstrap_df1_size),
-    "cv-corrected-t": ("scikit-learn fits, looped", cv_corrected_t),
-    "cli-help": ("python -c pass", lambda: cli_startup("--help")),
-    "cli-list": ("python -c pass", lambda: cli_startup("list")),
-    "cli-bad-argument": ("python -c pass", lambda: cli_startup(
-        "calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5",
-        status=2)),
-}
-WORKLOADS.update(workloads())
-#: Workloads whose peer (or backend) is an optional package: ``(module, evalmc extra)``.
-NEEDS = {
-    "bayes-signed-rank": ("baycomp", "bench"),
-    "aso": ("deepsig", "bench"),
-    "boon-bootstrap-ci": ("boon", "bench"),
-    "cv-corrected-t": ("sklearn", "bench"),
-    "study-dask-2": ("distributed", "dist"),
-}
+def cli_help():
+    """``evalmc --help`` against ``python -c pass`` (:func:`cli_startup`)."""
+    return cli_startup("--help")
+
+
+def cli_list():
+    """``evalmc list`` against ``python -c pass`` (:func:`cli_startup`)."""
+    return cli_startup("list")
+
+
+def cli_bad_argument():
+    """A bad argument's one-line error (exit 2) against ``python -c pass``."""
+    return cli_startup("calibrate", "--scenario", "normal", "--criterion", "welch-t",
+                       "--alpha", "1.5", status=2)
 
 
 def run_benchmarks(only: str | None = None) -> pd.DataFrame:
     """Time each workload (best of three) for evalmc and its peer.
 
-    A workload whose peer is not installed (:data:`NEEDS`) is skipped with a warning naming the
-    extra that installs it.
+    A workload whose peer is not installed (its row's ``needs`` in
+    :data:`evalmc.bench.registry.WORKLOADS`) is skipped with a warning naming the extra that
+    installs it.
 
     Returns
     -------
@@ -399,18 +386,19 @@ def run_benchmarks(only: str | None = None) -> pd.DataFrame:
         to the whole workload, see the module docstring), ``ratio`` (peer_s / ours_s: how many
         times faster evalmc is), ``ours``, ``peer_result``.
     """
-    if only is not None and only not in WORKLOADS:
-        raise ValueError(f"unknown workload {only!r}; valid names: {', '.join(WORKLOADS)}.")
+    if only is not None:
+        WORKLOADS.entry(only)  # an unknown name is an error naming the valid ones
     rows = []
-    for name, (peer_name, make) in WORKLOADS.items():
+    for name, entry in WORKLOADS.items():
         if only is not None and name != only:
             continue
-        module, extra = NEEDS.get(name, (None, None))
+        module, extra = entry.facts["needs"] or (None, None)
         if module is not None and importlib.util.find_spec(module) is None:
             warnings.warn(f"skipped the {name} workload: it needs {module}; install "
                           f"evalmc[{extra}] to run it", stacklevel=2)
             continue
-        ours, peer, *scale = make()
+        peer_name = entry.description
+        ours, peer, *scale = entry.load()()
         ours(small=True), peer(small=True)  # compile and warm caches outside the timing
         ours_s, ours_out = _best_time(ours)
         peer_s, peer_out = _best_time(peer)

@@ -20,11 +20,7 @@ from evalmc.commands import (
     load_table,
     write,
 )
-
-#: As ``evalmc.estimators.boon.BEST`` and ``CI_METHODS`` (a test keeps them equal; the
-#: estimators are not imported to parse).
-BEST = ("max", "min")
-CI_METHODS = ("percentile", "smoothed")
+from evalmc.estimators.registry import BEST, CI_METHODS
 
 
 def register(sub) -> None:

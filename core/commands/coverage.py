@@ -13,11 +13,7 @@ from evalmc.commands import (
 )
 from evalmc.commands.calibrate import SCENARIO_HELP
 from evalmc.engine.options import REPS
-
-#: As ``evalmc.estimators.intervals.ESTIMATORS`` and ``evalmc.study.estimation.TARGETS`` (a test
-#: keeps them equal; the engine is not imported to parse).
-ESTIMATORS = ("mean-a", "t-interval", "percentile-bootstrap")
-TARGETS = ("mean-a", "effect")
+from evalmc.estimators.registry import ESTIMATORS, TARGETS
 
 
 def register(sub) -> None:
@@ -26,7 +22,8 @@ def register(sub) -> None:
     cov.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
                      help="scenario parameter; several values make a grid (repeatable)")
     cov.add_argument("--estimator", action="append", required=True, metavar="NAME",
-                     help=f"{', '.join(ESTIMATORS)}, or path/to/file.py:function returning "
+                     help=f"{', '.join(ESTIMATORS)} (name(key=value,...) with its parameters: "
+                          "evalmc list), or path/to/file.py:function returning "
                           "an estimate, (low, high) or (estimate, low, high) (repeatable)")
     cov.add_argument("--target", default="mean-a",
                      help=f"the estimand: {' or '.join(TARGETS)}, or a number "
@@ -46,11 +43,16 @@ def run(args) -> int:
     grid = parse_grid(args.scenario, args.param)
     scenario = get_scenario(args.scenario)
     grid = grid or default_grid(scenario)
-    for name in args.estimator:
-        if name not in ESTIMATORS and not (":" in name and name.rsplit(":", 1)[0].endswith(
-                ".py")):
-            raise UsageError(f"unknown estimator {name!r}; valid names: "
-                             f"{', '.join(ESTIMATORS)}, or path/to/file.py:function.")
+    for name in args.estimator:  # names and arguments, from the registry
+        if not (":" in name and name.rsplit(":", 1)[0].endswith(".py")):
+            try:
+                ESTIMATORS.parse(name)
+            except ValueError as err:
+                if str(err).startswith("unknown estimator"):
+                    raise UsageError(f"unknown estimator {name!r}; valid names: "
+                                     f"{', '.join(ESTIMATORS)}, or path/to/file.py:function."
+                                     ) from None
+                raise UsageError(str(err)) from None
     target = args.target
     if target not in TARGETS:
         try:
@@ -63,9 +65,8 @@ def run(args) -> int:
             check_writable(path, option)
     check_cache(args.cache)
     from evalmc.study.estimation import run_estimation
-    from evalmc.study.rates import make_design
 
-    result = run_estimation(make_design(**grid), scenario, args.estimator, n_reps=args.reps,
+    result = run_estimation(grid, scenario, args.estimator, n_reps=args.reps,
                             seed=args.seed, target=target, block_size=args.block_size,
                             n_jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
                             cache=args.cache, task_seconds=args.task_seconds,

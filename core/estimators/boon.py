@@ -19,11 +19,10 @@ import numpy as np
 from numba import njit
 from scipy import integrate, stats
 
+from evalmc.estimators.registry import BEST, CI_METHODS
 from evalmc.sims.validation import check_choice, check_float, check_int
 
-BEST = ("max", "min")
 ESTIMATORS = ("nonparametric", "parametric")
-CI_METHODS = ("percentile", "smoothed")
 _CHUNK = 4_000_000  # resampled indices drawn at once
 
 

@@ -10,7 +10,7 @@ import functools
 import inspect
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import cloudpickle
@@ -18,11 +18,10 @@ import numpy as np
 import scipy
 
 from evalmc.criteria.base import function_digest
+from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 
-#: Bootstrap resamples of the built-in percentile interval.
-N_BOOT = 1000
 #: Replications whose bootstrap means are held at once (bounds memory to ROWS x n_boot).
 ROWS = 256
 
@@ -92,14 +91,44 @@ class Estimator:
         return self.func(batch, rng)
 
 
-def _mean_a(batch, rng):
+def mean_a(batch, rng):
+    """The mean of A's runs in each replication (an estimator without interval).
+
+    Parameters
+    ----------
+    batch : Batch
+    rng : numpy.random.Generator or None
+        Unused.
+
+    Returns
+    -------
+    EstimateResult
+    """
     if batch.sizes[0] == 1:  # no variance to compute with the mean
         return EstimateResult(batch.a[:, 0].astype(float))
     return EstimateResult(batch.moments()[0])
 
 
 def t_interval(level: float = 0.95) -> Estimator:
-    """Student's t interval for A's mean: ``mean +- t(n-1) s / sqrt(n)``."""
+    """The ``t-interval`` family: Student's t interval for A's mean,
+    ``mean +- t(n-1) s / sqrt(n)``.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+        Unnamed: :func:`get_estimator` names it ``t-interval(level=...)``.
+
+    Examples
+    --------
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> get_estimator("t-interval(level=0.9)").level
+    0.9
+    """
     level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
 
     def func(batch, rng):
@@ -108,13 +137,31 @@ def t_interval(level: float = 0.95) -> Estimator:
         half = scipy.stats.t.isf((1 - level) / 2, n - 1) * np.sqrt(var / n)
         return EstimateResult(mean, mean - half, mean + half)
 
-    name = "t-interval" if level == 0.95 else f"t-interval(level={level:g})"
-    return Estimator(name, f"Student's t {level:.0%} interval of A's mean", func, level)
+    return Estimator("", "", func, level)
 
 
-def percentile_bootstrap(n_boot: int = N_BOOT, level: float = 0.95) -> Estimator:
-    """Percentile bootstrap interval of A's mean: quantiles of `n_boot` resampled means
-    (numpy's default, linear interpolation)."""
+def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
+    """The ``percentile-bootstrap`` family: the percentile bootstrap interval of A's mean,
+    quantiles of `n_boot` resampled means (numpy's default, linear interpolation).
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap resamples.
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+        Unnamed: :func:`get_estimator` names it ``percentile-bootstrap(n_boot=...)``.
+
+    Examples
+    --------
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> get_estimator("percentile-bootstrap", n_boot=500).name
+    'percentile-bootstrap(n_boot=500)'
+    """
     n_boot = check_int("n_boot", n_boot, low=1)
     level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
 
@@ -132,18 +179,9 @@ def percentile_bootstrap(n_boot: int = N_BOOT, level: float = 0.95) -> Estimator
                 out, [(1 - level) / 2, (1 + level) / 2], axis=1)
         return EstimateResult(a.mean(axis=1), low, high)
 
-    default = (n_boot, level) == (N_BOOT, 0.95)
-    name = "percentile-bootstrap" if default else \
-        f"percentile-bootstrap(B={n_boot},level={level:g})"
-    return Estimator(name, f"percentile bootstrap {level:.0%} interval of A's mean "
-                           f"(B={n_boot})", func, level, uses_rng=True)
+    return Estimator("", "", func, level, uses_rng=True)
 
 
-ESTIMATORS: dict[str, Estimator] = {e.name: e for e in (
-    Estimator("mean-a", "mean of A's runs", _mean_a),
-    t_interval(),
-    percentile_bootstrap(),
-)}
 
 
 @dataclass(frozen=True)
@@ -224,8 +262,19 @@ def _parameters(func):
         return {}
 
 
-def get_estimator(spec) -> Estimator | UserEstimator:
-    """A built-in name (:data:`ESTIMATORS`), ``'path/to/file.py:function'``, or a callable.
+def get_estimator(spec, **args) -> Estimator | UserEstimator:
+    """A built-in name (:data:`~evalmc.estimators.registry.ESTIMATORS`; ``name(key=value)``
+    for a family), ``'path/to/file.py:function'``, or a callable.
+
+    Parameters
+    ----------
+    spec : str, callable or estimator
+    **args
+        Arguments of a built-in family, as keywords.
+
+    Returns
+    -------
+    Estimator or UserEstimator
 
     Examples
     --------
@@ -233,6 +282,8 @@ def get_estimator(spec) -> Estimator | UserEstimator:
     >>> get_estimator("t-interval").level
     0.95
     """
+    from evalmc.registry import format_spec
+
     if isinstance(spec, (Estimator, UserEstimator)):
         return spec
     if callable(spec):
@@ -241,7 +292,18 @@ def get_estimator(spec) -> Estimator | UserEstimator:
         from evalmc.criteria import load_criterion
 
         return UserEstimator(load_criterion(spec).func, name=spec)
-    if spec in ESTIMATORS:
-        return ESTIMATORS[spec]
-    raise ValueError(f"unknown estimator {spec!r}; valid names: {', '.join(ESTIMATORS)}, or "
-                     "path/to/file.py:function.")
+    try:
+        entry, given = ESTIMATORS.parse(spec)
+    except ValueError as err:
+        if str(err).startswith("unknown estimator"):
+            raise ValueError(f"unknown estimator {spec!r}; valid names: {', '.join(ESTIMATORS)}"
+                             ", or path/to/file.py:function.") from None
+        raise
+    args = {**given, **args}
+    for key in args:
+        entry.param(key)
+    args = {p.name: args[p.name] for p in entry.params if p.name in args}
+    target = entry.load()
+    est = target(**args) if entry.params else Estimator("", "", target)
+    return replace(est, name=format_spec(entry.name, args, entry.defaults()),
+                   description=entry.description)

@@ -15,12 +15,11 @@ from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, ch
 from evalmc.engine.scheduler import Failure
 from evalmc.engine.tallies import EstimateTally
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
+from evalmc.estimators.registry import TARGETS
 from evalmc.sims import Scenario
 from evalmc.sims.validation import check_choice, check_float
 from evalmc.study.design import Design
 
-#: Named estimands: the population quantity an estimator's truth is read from.
-TARGETS = {"mean-a": "a_mean", "effect": "effect"}
 MEASURES = ("bias", "emp_se", "rmse", "coverage", "width")
 
 
@@ -153,7 +152,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         Conditions, as :func:`~evalmc.study.rates.run_study` takes them.
     scenario : str or Scenario subclass
     estimators : sequence
-        Built-in names (``evalmc.estimators.intervals.ESTIMATORS``), ``'file.py:function'``
+        Built-in names (``evalmc.estimators.registry.ESTIMATORS``), ``'file.py:function'``
         specs or callables ``f(a, b)`` (or ``f(a, b, rng)``) returning an estimate,
         ``(low, high)`` or ``(estimate, low, high)`` for one replication.
     n_reps, seed, block_size, n_jobs, backend, cache, progress, scheduler, task_seconds,
