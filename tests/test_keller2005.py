@@ -10,9 +10,10 @@ from evalmc.reproductions.runner import reproduce
 
 #: Targets expected to hold already at the quick scale (100 sets per category and N). K4 misses
 #: at the paper scale (panel b's mean size 0.043, not above 0.05) and, with its 100 sets, may
-#: pass or miss at the quick scale.
-QUICK_TARGETS = ("K1", "K7-size", "K3-power", "K1 exact", "K2 exact", "K7-size exact",
-                 "K6 exact", "K7-power exact")
+#: pass or miss at the quick scale; so may K2 exact, the worst of 24 sizes within 2 MCSE (one
+#: of 24 calibrated sizes passes 2 MCSE by chance about a quarter of the time).
+QUICK_TARGETS = ("K1", "K7-size", "K3-power", "K1 exact", "K7-size exact", "K6 exact",
+                 "K7-power exact")
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ def test_replicability_does_not_depend_on_workers_and_survives_the_cache(tmp_pat
     assert one.summary["replicability"].tolist() == REPLICABILITY
 
 
-REPLICABILITY = [0.8444444444444444, 0.7777777777777778]
+REPLICABILITY = [0.8377777777777778, 0.7777777777777778]  # shift 0.0 is the default
 
 
 def test_kept_values_are_the_first_runs_and_mix_with_cached_blocks(tmp_path):
