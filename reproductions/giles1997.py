@@ -84,9 +84,6 @@ from evalmc.study.rates import make_design
 
 SEED = 1997
 KS = (1, 5, 10, 15)
-#: Paper's K-S (D, P) per K, for the training and the test errors.
-PAPER_KS = {1: ((0.25, 8.3e-6), (0.25, 6.3e-6)), 5: ((0.26, 1.9e-6), (0.25, 3.3e-6)),
-            10: ((0.17, 0.0045), (0.17, 0.0071)), 15: ((0.19, 0.0015), (0.12, 0.088))}
 ALPHAS = (0.01, 0.05, 0.1)
 PAPER_RATES = {0.01: 0.30, 0.05: 0.45, 0.1: 0.50}
 TEST_SIZES = (100, 300, 1000, 3000)
@@ -191,8 +188,6 @@ _BLOCK = 10
 
 # --- Figs 2-3: Mackey-Glass, windowed MLP ------------------------------------------------
 
-#: The paper's K-S (D, P) of the training and test NMSE on Mackey-Glass.
-PAPER_KS_MG = {"MLP": ((0.066, 0.76), (0.052, 0.95)), "FIR gains": ((0.18, 0.0035), (0.17, 0.0054))}
 MG_NETWORKS = ("MLP", "FIR gains")
 
 
