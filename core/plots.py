@@ -7,6 +7,7 @@ shown); the ``draw_*`` functions draw into a given axes, for composing figures.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 
@@ -114,6 +115,223 @@ def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -
     if title:
         fig.suptitle(title, fontsize=10)
     return fig
+
+
+def rate_plot(summary, design, *, alpha=(), title: str = "", ax=None, x: str | None = None):
+    """Rejection rate with its 95% Wilson interval: a marker per criterion and condition.
+
+    The drawing of :meth:`evalmc.study.rates.StudyResult.plot`.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A study's summary: ``condition_id``, the design columns, ``criterion``, ``alpha``,
+        ``rate``, ``ci_low`` and ``ci_high``, a row per condition, criterion and level.
+    design : DataFrame
+        The study's conditions: ``condition_id`` and the design columns.
+    alpha : sequence of float
+        The study's levels, drawn as dashed lines; with one level, the series are not
+        labelled by it.
+    title : str
+        The axes' title.
+    ax : matplotlib Axes, optional
+        Where to draw; default: a new Figure.
+    x : str, optional
+        Design column on the horizontal axis; default: the design column that varies when
+        only one does, else the conditions, labelled by the values that vary. Other varying
+        columns, and several levels, make separate series.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure of the axes drawn on.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> design = pd.DataFrame({"condition_id": [7, 9], "n": [10, 20]})
+    >>> summary = design.assign(criterion="welch-t", alpha=0.05, rate=[0.06, 0.05],
+    ...                         ci_low=[0.04, 0.03], ci_high=[0.08, 0.07])
+    >>> ax = rate_plot(summary, design, alpha=(0.05,)).axes[0]
+    >>> ax.get_xlabel(), [c.get_label() for c in ax.containers]
+    ('n', ['welch-t'])
+    """
+    x, varying, design_cols = _rate_plot_x(design, x)
+    numeric = x is not None and pd.api.types.is_numeric_dtype(design[x])
+    positions, labels = _rate_positions(summary, design, x, numeric, varying or design_cols)
+    ax = axes_or_new(ax, figsize=(6, 4))
+    series = ["criterion", "alpha", *(c for c in varying if x is not None and c != x)]
+    _draw_rate_series(ax, summary, positions, series, numeric, len(alpha))
+    _finish_rate_axes(ax, x, labels, alpha, title)
+    return ax.figure
+
+
+def _value_text(value) -> str:
+    """A design value or level as a label shows it: floats by ``:g``, the rest by ``str``.
+
+    Parameters
+    ----------
+    value : object
+
+    Returns
+    -------
+    str
+    """
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
+
+
+def _rate_plot_x(design, x):
+    """The horizontal axis of :func:`rate_plot`, checked or chosen.
+
+    Parameters
+    ----------
+    design : DataFrame
+        The study's conditions.
+    x : str or None
+        The column asked for, if any.
+
+    Returns
+    -------
+    x : str or None
+        `x`, or the design column that varies when only one does, else None (the
+        conditions).
+    varying : list of str
+        The design columns that vary.
+    design_cols : list of str
+        Every design column.
+
+    Raises
+    ------
+    ValueError
+        When `x` is not a design column.
+    """
+    design_cols = [c for c in design.columns if c != "condition_id"]
+    varying = [c for c in design_cols if design[c].nunique() > 1]
+    if x is not None and x not in design_cols:
+        raise ValueError(f"`x` must be a design column ({', '.join(design_cols)}); "
+                         f"got {x!r}.")
+    if x is None and len(varying) == 1:
+        x = varying[0]
+    return x, varying, design_cols
+
+
+def _rate_positions(summary, design, x, numeric, shown):
+    """Positions of the summary's rows on the horizontal axis, and its tick labels.
+
+    Parameters
+    ----------
+    summary, design : DataFrame
+        As for :func:`rate_plot`.
+    x : str or None
+        The design column on the axis; None for the conditions, in the design's order.
+    numeric : bool
+        Whether `x` is a numeric column: its values are then the positions. Otherwise the
+        positions are categories, from 0: the values of `x` in their order, or the conditions.
+    shown : list of str
+        The columns that label a condition (when `x` is None).
+
+    Returns
+    -------
+    positions : ndarray of float
+        Each summary row's position.
+    labels : list of str or None
+        The categories' labels; None on a numeric axis.
+    """
+    if numeric:
+        return summary[x].to_numpy(float), None
+    if x is None:
+        keys = design["condition_id"].tolist()
+        labels = [", ".join(f"{c}={_value_text(row[c])}" for c in shown)
+                  for row in design.to_dict("records")]
+    else:
+        keys = list(pd.unique(design[x]))
+        labels = [_value_text(k) for k in keys]
+    order = {key: i for i, key in enumerate(keys)}
+    return summary["condition_id" if x is None else x].map(order).to_numpy(float), labels
+
+
+def _draw_rate_series(ax, summary, positions, series, numeric, n_levels) -> None:
+    """Draw one errorbar series per value of the `series` columns, side by side.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    summary : DataFrame
+        As for :func:`rate_plot`.
+    positions : ndarray of float
+        Each summary row's position (:func:`_rate_positions`).
+    series : list of str
+        The columns whose values make a series (:func:`_series_label`).
+    numeric : bool
+        A numeric axis: the series are joined by lines and dodged by 1% of its range; on a
+        categorical one they are markers only, dodged by up to 0.15.
+    n_levels : int
+        The study's number of levels.
+
+    Returns
+    -------
+    None
+    """
+    groups = list(summary.assign(_x=positions).groupby(series, sort=False, dropna=False))
+    step = 0.01 * (np.ptp(positions) or 1.0) if numeric else min(0.6 / len(groups), 0.15)
+    for i, (key, rows) in enumerate(groups):
+        ax.errorbar(rows["_x"] + (i - (len(groups) - 1) / 2) * step, rows["rate"],
+                    yerr=[rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]],
+                    marker="o", ls="-" if numeric else "none", capsize=2,
+                    label=_series_label(series, key, n_levels))
+
+
+def _finish_rate_axes(ax, x, labels, alpha, title) -> None:
+    """The levels' dashed lines, the ticks of a categorical axis, the labels and the legend.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    x : str or None
+        The design column on the horizontal axis; None for the conditions (their labels are
+        then slanted).
+    labels : list of str or None
+        The categories' tick labels (:func:`_rate_positions`); None on a numeric axis.
+    alpha : sequence of float
+        The study's levels.
+    title : str
+
+    Returns
+    -------
+    None
+    """
+    for a in alpha:
+        ax.axhline(a, color="k", ls="--", lw=0.8)
+    if labels is not None:
+        ax.set_xticks(range(len(labels)), labels, rotation=30 if x is None else 0,
+                      ha="right" if x is None else "center", fontsize=8)
+    ax.set(xlabel=x or "condition", ylabel="rejection rate (95% Wilson interval)", title=title)
+    ax.legend(fontsize=8)
+
+
+def _series_label(series, key, n_levels) -> str:
+    """Legend label of one series: its criterion, then ``column=value`` of the rest.
+
+    The level is left out when the study has one, and for a decision-only criterion (no
+    level).
+
+    Parameters
+    ----------
+    series : list of str
+        The columns that make the series: ``criterion``, ``alpha``, then varying columns.
+    key : tuple
+        The series' values of those columns.
+    n_levels : int
+        The study's number of levels.
+
+    Returns
+    -------
+    str
+    """
+    return ", ".join(
+        _value_text(v) if k == "criterion" else f"{k}={_value_text(v)}"
+        for k, v in zip(series, key, strict=True)
+        if not (k == "alpha" and (np.isnan(v) or n_levels == 1)))
 
 
 def critical_difference(mean_ranks: dict, cd: float, *, title: str = "") -> Figure:

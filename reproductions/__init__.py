@@ -1,8 +1,8 @@
 """Reproductions of method papers' figures: one module per paper, one `Figure` per figure.
 
-A paper module defines ``FIGURES``, a list of :class:`evalmc.reproductions.report.Figure`; its
-docstring names the paper, and each figure's ``caption`` gives the figure's caption, the paper's
-parameters and what we had to assume.
+A paper module (or a package, with a module per experiment) defines ``FIGURES``, a list of
+:class:`evalmc.reproductions.report.Figure`; its docstring names the paper, and each figure's
+``caption`` gives the figure's caption, the paper's parameters and what we had to assume.
 """
 
 #: Paper modules, in the order ``reproduce all`` runs them.

@@ -406,56 +406,282 @@ def plot_tests(data):
     return fig
 
 
+#: The problem of the tests that count errors (McNemar, the proportion test), and of D4, D5.
+CLASSIFICATION = "cv-classification"
+#: The tests whose power D4 compares, cv-paired-t first.
+POWER_TESTS = ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar")
+
+
 def check_tests(data, scale):
-    cls = "cv-classification"
-    mcnemar, m = _at(data, cls, "holdout-mcnemar", shift=0.0)
-    checks = [TARGETS.holds("D1", ours=f"{mcnemar:.3f}", passed=mcnemar <= BRADLEY[1],
-                            note=f"classification, MCSE {m:.3f}")]
+    """Judge Dietterich's and Alpaydin's claims on the size and power of the tests (D1-D6, A1).
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data (:func:`compute_tests`).
+    scale : {'quick', 'paper'}
+        Unused: the claims are judged alike at both scales.
+
+    Returns
+    -------
+    list of Check
+        D1, D2, D3, D4, D5, D6 and A1, in this order.
+    """
+    fold_rho = _fold_correlations(data)
+    shifts, power = _classification_power(data)
+    return [_check_mcnemar_size(data), _check_5x2_size(data, fold_rho),
+            _check_proportion_size(data), _check_most_powerful(shifts, power),
+            _check_5x2_over_mcnemar(power, fold_rho), _check_fold_correlation(data),
+            _check_f_over_t(data)]
+
+
+def _fold_correlations(data) -> dict:
+    """Correlation of the two folds of a 5x2 repetition, at the null, per problem.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    dict
+        ``{problem: correlation}``.
+    """
+    return {p: _at(data, p, FOLD_CORRELATION, shift=0.0)[0] for p in PROBLEMS}
+
+
+def _classification_power(data) -> tuple[list, dict]:
+    """Power of the tests of D4 on the classification problem at each shift above 0.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    shifts : list of float
+        The shifts above 0.
+    power : dict
+        ``{test: [rate at each shift]}``, the tests of :data:`POWER_TESTS` in their order.
+    """
+    shifts = _positive_shifts(CLASSIFICATION)
+    return shifts, {c: _rates_at(data, CLASSIFICATION, c, shifts) for c in POWER_TESTS}
+
+
+def _positive_shifts(problem) -> list:
+    """The shifts of `problem` above 0, where the tests' rates are their power.
+
+    Parameters
+    ----------
+    problem : str
+        One of :data:`PROBLEMS`.
+
+    Returns
+    -------
+    list of float
+    """
+    return [s for s in SHIFTS[problem] if s > 0]
+
+
+def _rates_at(data, problem, criterion, shifts) -> list:
+    """The rejection rates of `criterion` on `problem` at each of `shifts`.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+    problem, criterion : str
+    shifts : list of float
+
+    Returns
+    -------
+    list of float
+    """
+    return [_at(data, problem, criterion, shift=s)[0] for s in shifts]
+
+
+def _slashed(rates) -> str:
+    """``'0.12/0.34'``: `rates` to two decimals.
+
+    Parameters
+    ----------
+    rates : iterable of float
+
+    Returns
+    -------
+    str
+    """
+    return "/".join(f"{r:.2f}" for r in rates)
+
+
+def _check_mcnemar_size(data):
+    """D1: the size of McNemar's test on one hold-out split is at most 0.075.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    Check
+    """
+    mcnemar, m = _at(data, CLASSIFICATION, "holdout-mcnemar", shift=0.0)
+    return TARGETS.holds("D1", ours=f"{mcnemar:.3f}", passed=mcnemar <= BRADLEY[1],
+                         note=f"classification, MCSE {m:.3f}")
+
+
+def _check_5x2_size(data, fold_rho):
+    """D2: the size of the 5x2cv t-test is at most 0.075 on both problems.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+    fold_rho : dict
+        :func:`_fold_correlations`: a positive one explains a liberal test.
+
+    Returns
+    -------
+    Check
+    """
     t52 = {p: _at(data, p, "5x2cv-t", shift=0.0) for p in PROBLEMS}
-    fold_rho = {p: _at(data, p, FOLD_CORRELATION, shift=0.0)[0] for p in PROBLEMS}
     liberal = [p for p, (r, _) in t52.items() if r > BRADLEY[1]]
-    checks.append(TARGETS.holds(
+    return TARGETS.holds(
         "D2", ours=_rates_text(t52), passed=not liberal, note=_mcse_text(t52) + "".join(
             f"; {p.removeprefix('cv-')}: the two folds of a repetition are positively "
             f"correlated ({fold_rho[p]:.3f}, D6), which 5x2cv's variance takes as independent"
-            for p in liberal if fold_rho[p] > 0)))
-    prop, m = _at(data, cls, "holdout-proportion", shift=0.0)
-    checks.append(TARGETS.finding("D3", ours=f"{prop:.3f}", note=f"MCSE {m:.3f}"))
-    shifts = [s for s in SHIFTS[cls] if s > 0]
-    power = {c: [_at(data, cls, c, shift=s)[0] for s in shifts]
-             for c in ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar")}
+            for p in liberal if fold_rho[p] > 0))
+
+
+def _check_proportion_size(data):
+    """D3 (a finding): the size of the proportion test on one hold-out split.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    Check
+    """
+    prop, m = _at(data, CLASSIFICATION, "holdout-proportion", shift=0.0)
+    return TARGETS.finding("D3", ours=f"{prop:.3f}", note=f"MCSE {m:.3f}")
+
+
+def _check_most_powerful(shifts, power):
+    """D4: the 10-fold cv t-test is the most powerful of :data:`POWER_TESTS` at each shift.
+
+    Parameters
+    ----------
+    shifts, power
+        :func:`_classification_power`.
+
+    Returns
+    -------
+    Check
+    """
     best = all(power["cv-paired-t"][i] >= max(v[i] for v in power.values())
                for i in range(len(shifts)))
-    checks.append(TARGETS.holds("D4", passed=best, ours="; ".join(
-        f"{c} " + "/".join(f"{r:.2f}" for r in v) for c, v in power.items()),
-        note=f"shifts {', '.join(f'{s:g}' for s in shifts)}"))
+    return TARGETS.holds("D4", passed=best, ours="; ".join(
+        f"{c} " + _slashed(v) for c, v in power.items()),
+        note=f"shifts {', '.join(f'{s:g}' for s in shifts)}")
+
+
+def _check_5x2_over_mcnemar(power, fold_rho):
+    """D5: the 5x2cv t-test is more powerful than McNemar's at each shift (classification).
+
+    Parameters
+    ----------
+    power : dict
+        :func:`_classification_power`.
+    fold_rho : dict
+        :func:`_fold_correlations`: a negative one explains a miss.
+
+    Returns
+    -------
+    Check
+    """
     d5 = all(a > b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True))
-    checks.append(TARGETS.holds(
-        "D5", passed=d5, note="" if d5 or fold_rho[cls] >= 0 else (
+    return TARGETS.holds(
+        "D5", passed=d5, note="" if d5 or fold_rho[CLASSIFICATION] >= 0 else (
             f"the two folds of a repetition are negatively correlated in classification "
-            f"({fold_rho[cls]:.3f}, D6): s_i^2 over-estimates the variance of d_11"),
-        ours="5x2cv-t " + "/".join(f"{r:.2f}" for r in power["5x2cv-t"]) + "; mcnemar "
-             + "/".join(f"{r:.2f}" for r in power["holdout-mcnemar"])))
+            f"({fold_rho[CLASSIFICATION]:.3f}, D6): s_i^2 over-estimates the variance of d_11"),
+        ours="5x2cv-t " + _slashed(power["5x2cv-t"]) + "; mcnemar "
+             + _slashed(power["holdout-mcnemar"]))
+
+
+def _check_fold_correlation(data):
+    """D6 (a finding): the correlation of the two folds of a 5x2 repetition, per problem.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    Check
+    """
     folds = _pick(FOLD_CORRELATION)(data)
-    checks.append(TARGETS.finding("D6", ours="; ".join(f"{r:.3f}" for r in folds["rate"]),
-                                  note="MCSE " + ", ".join(f"{m:.3f}" for m in folds["mcse"])))
+    return TARGETS.finding("D6", ours="; ".join(f"{r:.3f}" for r in folds["rate"]),
+                           note="MCSE " + ", ".join(f"{m:.3f}" for m in folds["mcse"]))
+
+
+def _f_against_t(data, problem):
+    """Alpaydin's F against the 5x2cv t on one problem: size at the null, power above it.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+    problem : str
+        One of :data:`PROBLEMS`.
+
+    Returns
+    -------
+    holds : bool
+        Whether F's size is lower and its power higher at every shift above 0.
+    part : str
+        The sizes and powers, F's then t's.
+    misses : list of str
+        What fails, if anything.
+    """
+    size_f = _at(data, problem, "5x2cv-f", shift=0.0)[0]
+    size_t = _at(data, problem, "5x2cv-t", shift=0.0)[0]
+    pos = _positive_shifts(problem)
+    pf, pt = _rates_at(data, problem, "5x2cv-f", pos), _rates_at(data, problem, "5x2cv-t", pos)
+    lower, stronger = size_f < size_t, all(f > t for f, t in zip(pf, pt, strict=True))
+    misses = [f"{problem.removeprefix('cv-')}: {what}" for what, ok in
+              (("F's size not lower", lower), ("F not more powerful", stronger)) if not ok]
+    part = f"size {size_f:.3f} vs {size_t:.3f}, power {_slashed(pf)} vs {_slashed(pt)}"
+    return lower and stronger, part, misses
+
+
+def _check_f_over_t(data):
+    """A1: the 5x2cv F test has a lower size and a higher power than the 5x2cv t-test.
+
+    Parameters
+    ----------
+    data : DataFrame
+        The tests figure's data.
+
+    Returns
+    -------
+    Check
+    """
     holds, parts, misses = True, [], []
     for p in PROBLEMS:
-        sizes = [_at(data, p, c, shift=0.0)[0] for c in ("5x2cv-f", "5x2cv-t")]
-        pos = [s for s in SHIFTS[p] if s > 0]
-        pf = [_at(data, p, "5x2cv-f", shift=s)[0] for s in pos]
-        pt = [_at(data, p, "5x2cv-t", shift=s)[0] for s in pos]
-        lower, stronger = sizes[0] < sizes[1], all(f > t for f, t in zip(pf, pt, strict=True))
-        holds &= lower and stronger
-        misses += [f"{p.removeprefix('cv-')}: {what}" for what, ok in
-                   (("F's size not lower", lower), ("F not more powerful", stronger)) if not ok]
-        parts.append(f"size {sizes[0]:.3f} vs {sizes[1]:.3f}, power "
-                     + "/".join(f"{f:.2f}" for f in pf) + " vs "
-                     + "/".join(f"{t:.2f}" for t in pt))
-    checks.append(TARGETS.holds("A1", ours="; ".join(parts), passed=holds,
-                                note="F vs t; regression, then classification" + (
-                                    "; " + ", ".join(misses) if misses else "")))
-    return checks
+        ok, part, missed = _f_against_t(data, p)
+        holds &= ok
+        parts.append(part)
+        misses += missed
+    return TARGETS.holds("A1", ours="; ".join(parts), passed=holds,
+                         note="F vs t; regression, then classification" + (
+                             "; " + ", ".join(misses) if misses else ""))
 
 
 # --- Replicability (Bouckaert and Frank) ------------------------------------------------------

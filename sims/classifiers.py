@@ -41,12 +41,17 @@ from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 N_CELLS = 8
+#: The cells by label (NEG 0, POS 1) and by which of A and B are correct, numbered
+#: ``4 * label + 2 * a_correct + b_correct``: NEG_B is a negative example that only B gets
+#: right (a false positive of A), POS_A a positive one that only A gets right (a true positive
+#: of A, a false negative of B).
+NEG_NEITHER, NEG_B, NEG_A, NEG_BOTH, POS_NEITHER, POS_B, POS_A, POS_BOTH = range(N_CELLS)
 MEASURES = ("dcerr", "df1")
 #: A population difference this close to zero counts as an exact null (float rounding).
 NULL_TOLERANCE = 1e-12
 #: Cells where A (resp. B) is wrong, in either class.
-A_WRONG = (0, 1, 4, 5)
-B_WRONG = (0, 2, 4, 6)
+A_WRONG = (NEG_NEITHER, NEG_B, POS_NEITHER, POS_B)
+B_WRONG = (NEG_NEITHER, NEG_A, POS_NEITHER, POS_A)
 
 
 def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:

@@ -407,6 +407,17 @@ class TestDisplay:
         np.testing.assert_array_equal(x, [5, 8, 12])
         np.testing.assert_array_equal(y, res.summary["rate"])
 
+    def test_the_drawing_is_the_plots_modules_and_its_example_runs(self):
+        import doctest
+
+        from evalmc import plots
+
+        (test,) = doctest.DocTestFinder().find(plots.rate_plot, "rate_plot",
+                                                globs={"rate_plot": plots.rate_plot})
+        runner = doctest.DocTestRunner()
+        runner.run(test)
+        assert test.examples and runner.failures == 0
+
 
 def test_a_killed_writers_temporary_file_is_removed_on_reopening(tmp_path):
     from evalmc.engine.blockstore import _TMP_PREFIX, BlockStore

@@ -7,6 +7,16 @@ Numba; a criterion imports this module when it first runs.
 import numpy as np
 from numba import njit
 
+from evalmc.sims.classifiers import (
+    NEG_A,
+    NEG_B,
+    NEG_BOTH,
+    NEG_NEITHER,
+    POS_A,
+    POS_B,
+    POS_BOTH,
+    POS_NEITHER,
+)
 from evalmc.sims.kernels import chain_link, multinomial_into
 
 
@@ -285,8 +295,13 @@ def bootstrap_mean_diffs(rng, a, b, out):
                     out[i, start + r] += sign * s / n
 
 
+#: The merged cells of :func:`bootstrap_df1_sides`: the 8-cell table
+#: (:mod:`evalmc.sims.classifiers`) with NEG_NEITHER and POS_NEITHER, where A and B are both
+#: wrong, merged into M_NEITHER; the others keep their names, M_ added.
+M_NEITHER, M_NEG_B, M_NEG_A, M_NEG_BOTH, M_POS_B, M_POS_A, M_POS_BOTH = range(7)
+N_MERGED = 7
 #: Swaps A and B in the merged cells of :func:`bootstrap_df1_sides`: dF1 changes sign.
-_SWAP = np.array([0, 2, 1, 3, 5, 4, 6])
+_SWAP = np.array([M_NEITHER, M_NEG_A, M_NEG_B, M_NEG_BOTH, M_POS_A, M_POS_B, M_POS_BOTH])
 #: A set's replicates come from the tilted sampler when its Chernoff bound is below this.
 TILT_MAX = 0.5
 #: Split points tried between the observed TP and error ratios, and Newton steps per bound.
@@ -348,9 +363,28 @@ def _chernoff(p, v, n):
 def _split_values(c, v1, v2):
     """Values per merged cell of ``L1 = TP_A - c TP_B`` and ``L2 = c E_B - E_A``."""
     v1[:] = 0.0
-    v1[5], v1[6], v1[4] = 1.0, 1.0 - c, -c
+    v1[M_POS_A], v1[M_POS_BOTH], v1[M_POS_B] = 1.0, 1.0 - c, -c
     v2[:] = 0.0
-    v2[0], v2[5], v2[2], v2[4], v2[1] = c - 1.0, c, c, -1.0, -1.0
+    v2[M_NEITHER], v2[M_POS_A], v2[M_NEG_A], v2[M_POS_B], v2[M_NEG_B] = c - 1.0, c, c, -1.0, -1.0
+
+
+@njit(cache=True, nogil=True)
+def _tp_errors(x):
+    """True positives and errors (FN + FP) of A and of B, from merged counts.
+
+    Parameters
+    ----------
+    x : ndarray of int64, shape (N_MERGED,)
+        Merged counts.
+
+    Returns
+    -------
+    tp_a, tp_b, e_a, e_b : int
+    """
+    tp_a, tp_b = x[M_POS_A] + x[M_POS_BOTH], x[M_POS_B] + x[M_POS_BOTH]
+    e_a = x[M_NEITHER] + x[M_POS_B] + x[M_NEG_B]
+    e_b = x[M_NEITHER] + x[M_POS_A] + x[M_NEG_A]
+    return tp_a, tp_b, e_a, e_b
 
 
 @njit(cache=True, nogil=True)
@@ -363,8 +397,7 @@ def _tilt(p, n, x, v1, v2):
     Returns ``(log Q, c, lam1, lam2, log weight of the first event)``; ``log Q = 0`` when no
     bound applies.
     """
-    tp_a, tp_b = x[5] + x[6], x[4] + x[6]
-    e_a, e_b = x[0] + x[4] + x[1], x[0] + x[5] + x[2]
+    tp_a, tp_b, e_a, e_b = _tp_errors(x)
     best = (0.0, 1.0, 0.0, 0.0, 0.0)
     if tp_b == 0 or e_a == 0:
         return best
@@ -398,36 +431,89 @@ def _tilted(p, v, lam, out):
 @njit(cache=True, nogil=True)
 def _df1_sign(x):
     """Sign of dF1 = F1(A) - F1(B) of merged counts: that of ``TP_A E_B - TP_B E_A``."""
-    return np.sign((x[5] + x[6]) * (x[0] + x[5] + x[2]) - (x[4] + x[6]) * (x[0] + x[4] + x[1]))
+    tp_a, tp_b, e_a, e_b = _tp_errors(x)
+    return np.sign(tp_a * e_b - tp_b * e_a)
+
+
+@njit(cache=True, nogil=True)
+def _discordant_links(rng, n, p):
+    """The first links of a replicate's chain: the four cells where A and B disagree.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        Examples in the replicate.
+    p : ndarray, shape (N_MERGED,)
+        Merged cell probabilities.
+
+    Returns
+    -------
+    a, b, f2, f1 : int
+        Counts of M_POS_A, M_POS_B, M_NEG_A and M_NEG_B, drawn in this order as links of the
+        chain of :func:`evalmc.sims.kernels.multinomial_into`.
+    left : int
+        Examples not yet drawn.
+    mass : float
+        Their probability.
+    """
+    a = chain_link(rng, n, 1.0, p[M_POS_A])
+    left, mass = n - a, 1.0 - p[M_POS_A]
+    b = chain_link(rng, left, mass, p[M_POS_B])
+    left, mass = left - b, mass - p[M_POS_B]
+    f2 = chain_link(rng, left, mass, p[M_NEG_A])
+    left, mass = left - f2, mass - p[M_NEG_A]
+    f1 = chain_link(rng, left, mass, p[M_NEG_B])
+    left, mass = left - f1, mass - p[M_NEG_B]
+    return a, b, f2, f1, left, mass
 
 
 @njit(cache=True, nogil=True)
 def _replicate_sign(rng, n, p):
     """Sign of dF1* of one replicate, drawing the big cells only when they matter.
 
-    The four cells where A and B disagree come first, as links of the chain of
-    :func:`evalmc.sims.kernels.multinomial_into`. Given them, ``TP_A E_B - TP_B E_A`` is
-    ``c0 + w (a - b) + t (a + f2 - b - f1)`` with ``c0 = a (a + f2) - b (b + f1)``, linear
-    in the counts w (both wrong) and t (both right, positive) left to draw: when c0 and both
-    slopes share a sign, so does every outcome, and w and t are not drawn.
+    The four cells where A and B disagree come first (:func:`_discordant_links`). Given
+    them, ``TP_A E_B - TP_B E_A`` is ``c0 + w (a - b) + t (a + f2 - b - f1)`` with
+    ``c0 = a (a + f2) - b (b + f1)``, linear in the counts w (both wrong) and t (both right,
+    positive) left to draw: when c0 and both slopes share a sign, so does every outcome, and
+    w and t are not drawn.
     """
-    a = chain_link(rng, n, 1.0, p[5])
-    left, mass = n - a, 1.0 - p[5]
-    b = chain_link(rng, left, mass, p[4])
-    left, mass = left - b, mass - p[4]
-    f2 = chain_link(rng, left, mass, p[2])
-    left, mass = left - f2, mass - p[2]
-    f1 = chain_link(rng, left, mass, p[1])
-    left, mass = left - f1, mass - p[1]
+    a, b, f2, f1, left, mass = _discordant_links(rng, n, p)
     c0 = a * (a + f2) - b * (b + f1)
     slope_w, slope_t = a - b, a + f2 - b - f1
     if c0 > 0 and slope_w >= 0 and slope_t >= 0:
         return 1
     if c0 < 0 and slope_w <= 0 and slope_t <= 0:
         return -1
-    w = chain_link(rng, left, mass, p[0])
-    t = chain_link(rng, left - w, mass - p[0], p[6])
+    w = chain_link(rng, left, mass, p[M_NEITHER])
+    t = chain_link(rng, left - w, mass - p[M_NEITHER], p[M_POS_BOTH])
     return np.sign(c0 + w * slope_w + t * slope_t)
+
+
+@njit(cache=True, nogil=True)
+def _kept(rng, x, v1, v2, lam1, lam2):
+    """Whether a candidate with dF1* <= 0 counts: with probability
+    ``1 / (e^(-lam1 L1) + e^(-lam2 L2))`` (:func:`_rare_side`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    x : ndarray of int64, shape (N_MERGED,)
+        The candidate's merged counts.
+    v1, v2 : ndarray, shape (N_MERGED,)
+        Values per merged cell of L1 and L2 (:func:`_split_values`).
+    lam1, lam2 : float
+        The tilts of the two bounds.
+
+    Returns
+    -------
+    bool
+    """
+    l1 = l2 = 0.0
+    for j in range(x.shape[0]):
+        l1 += v1[j] * x[j]
+        l2 += v2[j] * x[j]
+    return rng.random() * (np.exp(-lam1 * l1) + np.exp(-lam2 * l2)) < 1.0
 
 
 @njit(cache=True, nogil=True)
@@ -453,48 +539,121 @@ def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
         sign = _df1_sign(x)
         if sign > 0:
             continue
-        l1 = l2 = 0.0
-        for j in range(x.shape[0]):
-            l1 += v1[j] * x[j]
-            l2 += v2[j] * x[j]
-        if rng.random() * (np.exp(-lam1 * l1) + np.exp(-lam2 * l2)) < 1.0:
+        if _kept(rng, x, v1, v2, lam1, lam2):
             rare += 1
             ties += sign == 0
     return rare, ties
 
 
 @njit(cache=True, nogil=True)
+def _merge_cells(c, x, p):
+    """One evaluation set's 8-cell counts as merged counts and cell shares.
+
+    Parameters
+    ----------
+    c : ndarray of int64, shape (8,)
+        The set's counts, in the cells of :mod:`evalmc.sims.classifiers`.
+    x : ndarray of int64, shape (N_MERGED,)
+        Filled with the merged counts: NEG_NEITHER and POS_NEITHER summed into M_NEITHER.
+    p : ndarray, shape (N_MERGED,)
+        Filled with the merged counts' shares of the set.
+
+    Returns
+    -------
+    int
+        The set's size.
+    """
+    n = c.sum()
+    x[M_NEITHER] = c[NEG_NEITHER] + c[POS_NEITHER]
+    x[M_NEG_B], x[M_NEG_A], x[M_NEG_BOTH] = c[NEG_B], c[NEG_A], c[NEG_BOTH]
+    x[M_POS_B], x[M_POS_A], x[M_POS_BOTH] = c[POS_B], c[POS_A], c[POS_BOTH]
+    for j in range(N_MERGED):
+        p[j] = x[j] / n
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _orient(sign, p, x, oriented):
+    """Orient a set so that its rare side is dF1* <= 0: swap A and B when dF1 < 0.
+
+    Parameters
+    ----------
+    sign : int
+        The sign of the set's dF1 (not 0).
+    p : ndarray, shape (N_MERGED,)
+        The merged cell shares, left as they are.
+    x : ndarray of int64, shape (N_MERGED,)
+        The merged counts, swapped in place when `sign` < 0.
+    oriented : ndarray, shape (N_MERGED,)
+        Filled with `p`, swapped when `sign` < 0.
+
+    Returns
+    -------
+    None
+    """
+    if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
+        for j in range(N_MERGED):
+            oriented[j] = p[_SWAP[j]]
+        x[:] = x[_SWAP]
+    else:
+        oriented[:] = p
+
+
+@njit(cache=True, nogil=True)
+def _plain_sides(rng, n, p, n_boot, stop):
+    """Counts of replicates with dF1* <= 0 and >= 0, drawn one by one.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        The set's size.
+    p : ndarray, shape (N_MERGED,)
+        Merged cell shares.
+    n_boot : int
+        Replicates at most.
+    stop : int
+        Stop early once both counts reach it.
+
+    Returns
+    -------
+    le, ge : int
+    """
+    le = 0
+    ge = 0
+    for _ in range(n_boot):
+        s = _replicate_sign(rng, n, p)
+        le += s <= 0
+        ge += s >= 0
+        if le >= stop and ge >= stop:
+            break
+    return le, ge
+
+
+@njit(cache=True, nogil=True)
 def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
     """Counts of replicates with dF1* <= 0 and >= 0, per replication.
 
-    A replicate is a multinomial draw over the cells, with cells 0 and 4 (A and B both wrong,
-    either label) merged: they enter both F1 denominators alike and nothing else. The sign of
-    dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a denominator is 0, as dF1 then).
+    A replicate is a multinomial draw over the cells, with NEG_NEITHER and POS_NEITHER (A and
+    B both wrong, either label) merged (:func:`_merge_cells`): they enter both F1 denominators
+    alike and nothing else. The sign of dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a
+    denominator is 0, as dF1 then).
 
     A set whose Chernoff bound of the rarer side is below `tilt_max` (in (0, 1]) draws only
     that side's replicates, exactly and all `n_boot` of them (:func:`_rare_side`); any other
-    set draws its replicates one by one and stops early once both counts reach `stop`.
+    set draws its replicates one by one and stops early once both counts reach `stop`
+    (:func:`_plain_sides`).
     """
-    p = np.empty(7)
-    oriented = np.empty(7)
-    x = np.empty(7, np.int64)
-    v1, v2, g1, g2 = np.empty(7), np.empty(7), np.empty(7), np.empty(7)
+    p = np.empty(N_MERGED)
+    oriented = np.empty(N_MERGED)
+    x = np.empty(N_MERGED, np.int64)
+    v1, v2 = np.empty(N_MERGED), np.empty(N_MERGED)
+    g1, g2 = np.empty(N_MERGED), np.empty(N_MERGED)
     for i in range(counts.shape[0]):
-        c = counts[i]
-        n = c.sum()
-        # merged cells: both wrong, 1, 2, 3, 5, 6, 7
-        x[0], x[1], x[2], x[3] = c[0] + c[4], c[1], c[2], c[3]
-        x[4], x[5], x[6] = c[5], c[6], c[7]
-        for j in range(7):
-            p[j] = x[j] / n
+        n = _merge_cells(counts[i], x, p)
         sign = _df1_sign(x)
         if sign != 0:
-            if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
-                for j in range(7):
-                    oriented[j] = p[_SWAP[j]]
-                x[:] = x[_SWAP]
-            else:
-                oriented[:] = p
+            _orient(sign, p, x, oriented)
             tilt = _tilt(oriented, n, x, v1, v2)
             if tilt[0] < np.log(tilt_max):
                 rare, ties = _rare_side(rng, n, oriented, n_boot, tilt, v1, v2, g1, g2, x)
@@ -503,16 +662,7 @@ def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
                 else:
                     below[i], above[i] = n_boot - rare + ties, rare
                 continue
-        le = 0
-        ge = 0
-        for _ in range(n_boot):
-            s = _replicate_sign(rng, n, p)
-            le += s <= 0
-            ge += s >= 0
-            if le >= stop and ge >= stop:
-                break
-        below[i] = le
-        above[i] = ge
+        below[i], above[i] = _plain_sides(rng, n, p, n_boot, stop)
 
 
 @njit(cache=True, nogil=True)

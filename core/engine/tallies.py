@@ -208,10 +208,6 @@ class RejectionTally:
         """Whether the valid replications (one at least) gave decisions and no p-value."""
         return self.valid > 0 and self.decided == self.valid
 
-    def covers(self, levels) -> bool:
-        """Whether the rejections at every one of `levels` are known."""
-        return all(grid_index(a) is not None or a in self.exact for a in levels)
-
     def rejections(self, alpha: float) -> int:
         """Valid replications rejecting at level `alpha` (p <= alpha, or their own decision)."""
         k = grid_index(alpha)

@@ -102,54 +102,10 @@ class StudyResult:
         matplotlib.figure.Figure
             Not saved: call its ``savefig``. The dashed lines are the levels.
         """
-        from evalmc.plots import axes_or_new
+        from evalmc.plots import rate_plot
 
-        def text(value):
-            return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
-
-        frame = self.to_frame()
-        design_cols = [c for c in self.design.columns if c != "condition_id"]
-        varying = [c for c in design_cols if self.design[c].nunique() > 1]
-        if x is not None and x not in design_cols:
-            raise ValueError(f"`x` must be a design column ({', '.join(design_cols)}); "
-                             f"got {x!r}.")
-        if x is None and len(varying) == 1:
-            x = varying[0]
-        numeric = x is not None and pd.api.types.is_numeric_dtype(self.design[x])
-        if numeric:
-            positions = frame[x].to_numpy(float)
-        else:  # categories: the conditions, or the values of a non-numeric column
-            if x is None:
-                shown = varying or design_cols
-                keys = self.design["condition_id"].tolist()
-                labels = [", ".join(f"{c}={text(row[c])}" for c in shown)
-                          for row in self.design.to_dict("records")]
-            else:
-                keys = list(pd.unique(self.design[x]))
-                labels = [text(k) for k in keys]
-            order = {key: i for i, key in enumerate(keys)}
-            positions = frame["condition_id" if x is None else x].map(order).to_numpy(float)
-        ax = axes_or_new(ax, figsize=(6, 4))
-        series = ["criterion", "alpha", *(c for c in varying if x is not None and c != x)]
-        groups = list(frame.assign(_x=positions).groupby(series, sort=False, dropna=False))
-        step = 0.01 * (np.ptp(positions) or 1.0) if numeric else min(0.6 / len(groups), 0.15)
-        for i, (key, rows) in enumerate(groups):
-            label = ", ".join(
-                text(v) if k == "criterion" else f"{k}={text(v)}"
-                for k, v in zip(series, key, strict=True)
-                if not (k == "alpha" and (np.isnan(v) or len(self.alpha) == 1)))
-            ax.errorbar(rows["_x"] + (i - (len(groups) - 1) / 2) * step, rows["rate"],
-                        yerr=[rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]],
-                        marker="o", ls="-" if numeric else "none", capsize=2, label=label)
-        for a in self.alpha:
-            ax.axhline(a, color="k", ls="--", lw=0.8)
-        if not numeric:
-            ax.set_xticks(range(len(labels)), labels, rotation=30 if x is None else 0,
-                          ha="right" if x is None else "center", fontsize=8)
-        ax.set(xlabel=x or "condition", ylabel="rejection rate (95% Wilson interval)",
-               title=f"{self.scenario.name}: {self.n_reps} replications per condition")
-        ax.legend(fontsize=8)
-        return ax.figure
+        return rate_plot(self.to_frame(), self.design, alpha=self.alpha, ax=ax, x=x,
+                         title=f"{self.scenario.name}: {self.n_reps} replications per condition")
 
     @property
     def summary(self) -> pd.DataFrame:

@@ -1,0 +1,155 @@
+"""Giles and Lawrence (1997), "Presenting and analyzing the results of AI experiments: data
+averaging and data snooping" (AAAI-97): the distribution of results of really trained networks,
+and "significant" results on purely random labels.
+
+Common to every figure (paper): stochastic backpropagation (one update per example), quadratic
+cost, learning rate linear from 0.1 to 0, standardized inputs, initial weights
+U(-2.4/F, 2.4/F). Training is ``evalmc.sims.networks``; every data set and block of runs is
+a block of an ``evalmc.study.collection`` study, with its own stream, so nothing depends on the
+workers, and a stopped run resumes from its cache.
+
+Protocol, after a second reading of the paper:
+
+- Only the inputs are standardized ("All inputs were normalized to zero mean and unit
+  variance"): the Mackey-Glass targets are the raw series (``evalmc.sims.networks``).
+- The teacher task's patterns (G1-G5) depend on the teacher drawn, and the paper's teacher is
+  one draw: each K is run on 20 teachers (quick: 5), and each pattern is judged by the share
+  of teachers showing it, with its binomial SE; a pattern passes when most teachers (a share
+  above one half) show it. Figs 4 and 5 show the first teacher.
+- Training goes through the training set in passes, each example once per pass in a new
+  random order ("Standard backpropagation was used with stochastic update (update after every
+  training point)"), rather than an example drawn at random for each update.
+- G10: the paper gives no level for Shapiro-Wilk; both 5% and 10% are reported, each judged
+  against the paper's own noise (30% of 20 data sets: binomial SE 0.10) with a tolerance of
+  2 SE.
+- G12 fresh: the paper recommends that the "optimal" learning rate "should be tested on an
+  additional test set of unseen data"; it does not say the t-test's rate returns to alpha.
+  The target is that the fresh test set removes the snooping bias: the chosen setting's rate
+  on it equals the t-test's rate without snooping (fixed learning rate) within 4 MCSE.
+- G13 Tukey: the paper recommends ANOVA and Tukey's HSD and states no rate: reported as a
+  finding (the network types share one test set per data set).
+- G14 ("the observed difficulties in the example above can be reduced greatly by using a
+  larger test set size") is split: (a) the size of the spurious deviations from 50% shrinks
+  like 1/sqrt(test size), judged; (b) the t-test's spurious-significance rate, a finding.
+
+Assumed where the paper is silent: tanh hidden units and a linear output; the teacher task's
+inputs standard normal and its targets standardized like the inputs (raw targets at K = 15
+have an sd near 30, and SGD at 0.1 diverges on them); NMSE = MSE / variance of the targets of
+that set; the random task's labels coded -1/+1 on one output, classified by its sign; K-S with
+the sample sd (ddof=1); the Mackey-Glass series integrated by RK4 (dt 0.1, constant history
+1.2, 1000 time units dropped); Fig 7's learning rates; Fig 8's temporal task (see
+``evalmc.sims.temporal``).
+
+Not built: the IIR MLPs of Figs 2-3 (the MLP and the FIR MLP with synaptic gains are; a FIR MLP
+whose only filters are the first-layer synapses, without gains, is the windowed MLP itself), and
+the Gamma, NP and WZ networks of Fig 8 (TDNN, FIR MLP with gains and Elman are).
+
+The figures are split by experiment, one module each, over the shared :mod:`.protocol` (seed,
+scales, targets): :mod:`.mackey_glass` (Figs 2-3), :mod:`.teacher` (Figs 4-5),
+:mod:`.random_labels` (Fig 6 and the test-set size), :mod:`.learning_rates` (Fig 7) and
+:mod:`.network_types` (Fig 8).
+"""
+
+from __future__ import annotations
+
+from evalmc.reproductions.giles1997.learning_rates import (
+    LEARNING_RATES,
+    LearningRateSets,
+    check_fig7,
+    compute_fig7,
+    plot_fig7,
+)
+from evalmc.reproductions.giles1997.mackey_glass import (
+    MG_NETWORKS,
+    MackeyGlassRuns,
+    check_fig2,
+    check_fig3,
+    compute_mackey_glass,
+    plot_fig2,
+    plot_fig3,
+)
+from evalmc.reproductions.giles1997.network_types import (
+    NETWORKS,
+    ORDER,
+    TemporalSets,
+    check_fig8,
+    compute_fig8,
+    plot_fig8,
+)
+from evalmc.reproductions.giles1997.protocol import ALPHAS, PAPER_RATES, SCALE, SEED, TARGETS
+from evalmc.reproductions.giles1997.random_labels import (
+    TEST_SIZES,
+    RandomLabelSets,
+    check_fig6,
+    check_test_size,
+    compute_fig6,
+    compute_test_size,
+    plot_fig6,
+    plot_test_size,
+)
+from evalmc.reproductions.giles1997.teacher import (
+    KS,
+    TeacherRuns,
+    check_fig4,
+    check_fig5,
+    compute_teacher,
+    plot_fig4,
+    plot_fig5,
+)
+from evalmc.reproductions.report import Figure
+
+__all__ = [
+    "ALPHAS", "FIGURES", "KS", "LEARNING_RATES", "MG_NETWORKS", "NETWORKS", "ORDER",
+    "PAPER_RATES", "SCALE", "SEED", "TARGETS", "TEST_SIZES",
+    "LearningRateSets", "MackeyGlassRuns", "RandomLabelSets", "TeacherRuns", "TemporalSets",
+    "check_fig2", "check_fig3", "check_fig4", "check_fig5", "check_fig6", "check_fig7",
+    "check_fig8", "check_test_size", "compute_fig6", "compute_fig7", "compute_fig8",
+    "compute_mackey_glass", "compute_teacher", "compute_test_size", "plot_fig2", "plot_fig3",
+    "plot_fig4", "plot_fig5", "plot_fig6", "plot_fig7", "plot_fig8", "plot_test_size",
+]
+
+_TEACHERS = ("5-5-1 MLPs on the teacher task (teacher 5-5-1 MLP, weights U(-K, K), 1000 train "
+             "/ 5000 test points), 100 runs of 200,000 updates per teacher (quick: 40 of "
+             "20,000); the first of 20 teachers per K (quick: 5) is shown, the targets are "
+             "judged on the share of teachers.")
+
+FIGURES = [
+    Figure("fig2", "Distribution of train/test NMSE predicting Mackey-Glass (a=0.2, b=0.1, "
+           "c=10, tau=30, sampled every 6) one step ahead, 1000 train / 1000 test patterns, "
+           "inputs standardized and targets raw: MLP with input window 6 and FIR MLP with "
+           "6-tap first-layer synapses and synaptic gains, 5 hidden units, 100 runs of 200,000 "
+           "updates each (quick: 40 of 20,000). Series by RK4, dt=0.1, history 1.2, 1000 time "
+           "units dropped (assumed). IIR MLPs not built; the FIR MLP without gains is the "
+           "windowed MLP itself.", compute_mackey_glass, plot_fig2, check_fig2,
+           title="Giles and Lawrence 1997, Fig 2: Mackey-Glass NMSE distributions"),
+    Figure("fig3", "Box-whiskers (box: IQR, bar: median, whiskers: minimum and maximum) beside "
+           "mean +- sd of the Fig 2 runs, log scale.", compute_mackey_glass, plot_fig3,
+           check_fig3, title="Giles and Lawrence 1997, Fig 3: box-whiskers vs mean +- sd"),
+    Figure("fig4", "Distribution of train/test NMSE for K = 1, 5, 10, 15: " + _TEACHERS,
+           compute_teacher, plot_fig4, check_fig4,
+           title="Giles and Lawrence 1997, Fig 4: teacher-task NMSE distributions"),
+    Figure("fig5", "Box-whiskers beside mean +- sd of the Fig 4 runs: " + _TEACHERS,
+           compute_teacher, plot_fig5, check_fig5,
+           title="Giles and Lawrence 1997, Fig 5: box-whiskers vs mean +- sd"),
+    Figure("fig6", "Test accuracy of 10 runs on each of 20 random-label data sets (5 uniform "
+           "inputs, 5-3-1 MLPs, 100 train / 100 test points, 100,000 updates per run); the "
+           "targets use 1000 data sets (quick: 100 data sets, 20,000 updates).",
+           compute_fig6, plot_fig6, check_fig6,
+           title="Giles and Lawrence 1997, Fig 6: runs on random labels"),
+    Figure("testsize", "Left: spurious-significance rate of the one-sample t-test against the "
+           "test-set size, on the Fig 6 networks (bars 2 MCSE). Right: RMS deviation of the "
+           "data sets' mean accuracy from 50% against the test-set size, with the "
+           "1/sqrt(size) line.", compute_test_size, plot_test_size, check_test_size,
+           title="Giles and Lawrence 1997, closing note: a larger test set"),
+    Figure("fig7", "Learning rate chosen on test set 1 (0.01-0.5, assumed), judged on it and "
+           "on a fresh test set 2 (t-test and the binomial test of the runs' vote); 150 "
+           "random data sets (quick: 30).", compute_fig7, plot_fig7, check_fig7,
+           title="Giles and Lawrence 1997, Fig 7: the learning rate chosen on the test set"),
+    Figure("fig8", "Network types on a temporal random task (scalar uniform inputs, "
+           "fair-coin label per step, 100 train / 100 test steps; assumed): TDNN, FIR MLP with "
+           "synaptic gains and Elman network, order 5, 3 hidden units, 10 runs of 100,000 "
+           "updates each; pairwise t-tests against Tukey's HSD over 150 data sets (quick: 30, "
+           "20,000 updates). Gamma, NP and WZ networks not built.",
+           compute_fig8, plot_fig8, check_fig8,
+           title="Giles and Lawrence 1997, Fig 8: network types on random data"),
+]

@@ -1,0 +1,120 @@
+"""Figs 2-3 of Giles and Lawrence (1997): an MLP with an input window and a FIR MLP with
+synaptic gains predicting the Mackey-Glass series one step ahead; the distribution of their
+train and test NMSE over runs, and box-whiskers beside mean +- sd (targets G6, G6b).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure as MplFigure
+from scipy import stats
+
+from evalmc.estimators.describe import bimodality_coefficient
+from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
+from evalmc.reproductions.giles1997.protocol import _BLOCK, SCALE, TARGETS, _collect
+from evalmc.reproductions.report import Runs
+from evalmc.sims import Scenario
+from evalmc.sims.base import Records, param
+from evalmc.sims.networks import mackey_glass_task, nmse, train_mlps
+from evalmc.sims.temporal import fir_gains_outputs
+from evalmc.stats.normality import ks_normal
+from evalmc.study.rates import make_design
+
+MG_NETWORKS = ("MLP", "FIR gains")
+
+
+@functools.lru_cache(maxsize=1)
+def _mg_task():
+    return mackey_glass_task()
+
+
+@dataclass(frozen=True)
+class MackeyGlassRuns(Scenario):
+    """Runs of one network trained on the Mackey-Glass series: train and test NMSE."""
+
+    name: ClassVar[str] = "giles-mackey-glass"
+    network: str = param("MLP", str, "MLP or FIR gains")
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
+        task = _mg_task()
+        common = {"n_runs": n_reps, "n_hidden": 5, "n_updates": self.updates}
+        if self.network == "MLP":
+            nets = train_mlps(task.x_train, task.y_train, rng=rng, **common)
+            errors = (nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test,
+                                                                    task.y_test))
+        else:
+            out = fir_gains_outputs(task.x_train, task.y_train, rng=rng,
+                                    x_eval=np.r_[task.x_train, task.x_test], **common)
+            n = task.y_train.size
+            errors = tuple(((o - y) ** 2).mean(axis=1) / y.var()
+                           for o, y in ((out[:, :n], task.y_train), (out[:, n:], task.y_test)))
+        return Records([{"rep": i, "train_nmse": errors[0][i], "test_nmse": errors[1][i]}
+                        for i in range(n_reps)], n_reps)
+
+
+@functools.lru_cache(maxsize=2)
+def _mackey_glass(scale: str, runs: Runs) -> pd.DataFrame:
+    cfg = SCALE[scale]
+    data = _collect(MackeyGlassRuns, make_design(network=list(MG_NETWORKS),
+                                                 updates=cfg["teacher_updates"]),
+                    cfg["teacher_runs"], runs, block_size=_BLOCK)
+    return data.rename(columns={"rep": "run"}).drop(columns="updates")
+
+
+def compute_mackey_glass(scale, runs):
+    return _mackey_glass(scale, runs).copy()
+
+
+def plot_fig2(data):
+    fig = MplFigure(figsize=(8, 5), layout="constrained")
+    for row, name in zip(fig.subplots(2, 2), MG_NETWORKS, strict=True):
+        sub = data[data["network"] == name]
+        for ax, col in zip(row, ("train_nmse", "test_nmse"), strict=True):
+            draw_histogram(ax, sub[col], title=f"{name}, {col[:-5]}", xlabel="NMSE")
+    return fig
+
+
+def plot_fig3(data):
+    fig = MplFigure(figsize=(6, 3.6), layout="constrained")
+    ax = fig.add_subplot()
+    samples = {f"{name} {col[:-5]}": data.loc[data["network"] == name, col]
+               for name in MG_NETWORKS for col in ("train_nmse", "test_nmse")}
+    draw_box_vs_mean_sd(ax, samples, ylabel="NMSE")
+    ax.set_yscale("log")
+    return fig
+
+
+def check_fig2(data, scale):
+    checks = []
+    for gid, name, gaussian in (("G6", "MLP", True), ("G6 FIR gains", "FIR gains", False)):
+        sub = data[data["network"] == name]
+        ours = [ks_normal(sub[c]) for c in ("train_nmse", "test_nmse")]
+        passed = (all(r.pvalue > 0.05 for r in ours) if gaussian
+                  else all(r.pvalue < 0.01 for r in ours))
+        checks.append(TARGETS.holds(
+            gid, ours=f"D={ours[0].statistic:.3f}, {ours[1].statistic:.3f}; "
+                      f"P={ours[0].pvalue:.2g}, {ours[1].pvalue:.2g}",
+            passed=passed, note="" if passed else f"our {name} test errors: "
+            + _shape(sub["test_nmse"])))
+    return checks
+
+
+def _shape(values):
+    return (f"skewness {stats.skew(values, bias=False):+.2f}, bimodality coefficient "
+            f"{bimodality_coefficient(values):.2f}")
+
+
+def check_fig3(data, scale):
+    mlp = data[data["network"] == "MLP"]
+    flags = [mlp[c].mean() - mlp[c].std(ddof=1) < mlp[c].min()
+             for c in ("train_nmse", "test_nmse")]
+    return [TARGETS.holds(
+        "G6b", ours=f"train {'below' if flags[0] else 'not below'}, "
+                    f"test {'below' if flags[1] else 'not below'}", passed=not any(flags),
+        note="" if not any(flags) else "our MLP errors have a long tail toward worse runs")]

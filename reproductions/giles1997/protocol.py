@@ -1,0 +1,140 @@
+"""What the figures of Giles and Lawrence (1997) share: the seed, the scales, the targets,
+and the helpers that run a scenario as an :mod:`evalmc.study.collection` study.
+
+See :mod:`evalmc.reproductions.giles1997` for the paper and the protocol.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from evalmc.reproductions.report import Runs, Target, Targets
+from evalmc.study.collection import collect
+from evalmc.study.rates import make_design
+
+SEED = 1997
+ALPHAS = (0.01, 0.05, 0.1)
+PAPER_RATES = {0.01: 0.30, 0.05: 0.45, 0.1: 0.50}
+#: Per scale: runs and updates of Figs 2 and 4; updates of each random-task run (Figs 6-8)
+#: and the number of random data sets of Figs 6, 7 and 8.
+SCALE = {
+    "quick": {"teacher_runs": 40, "teacher_updates": 20_000, "teachers": 5,
+              "random_updates": 20_000, "random_sets": 100, "lr_sets": 30, "temporal_sets": 30},
+    "paper": {"teacher_runs": 100, "teacher_updates": 200_000, "teachers": 20,
+              "random_updates": 100_000, "random_sets": 1000, "lr_sets": 150,
+              "temporal_sets": 150},
+}
+
+_KS_TEXT = ('"The K-S values (D, P) for the training and test sets respectively are ... FIR '
+            'gains: (0.18, 0.0035), (0.17, 0.0054), ... and MLP: (0.066, 0.76), (0.052, 0.95). '
+            'All distributions are significantly different from Gaussian except for the MLP '
+            'case." (Mackey-Glass)')
+_TEACHER_KS = ('"K = 1: (0.25, 8.3e-6), (0.25, 6.3e-6), K = 5: (0.26, 1.9e-6), (0.25, 3.3e-6) '
+               '... Hence, all of these distributions are significantly different from '
+               'Gaussian." (Artificial task)')
+_SKEW = ('"the distribution of performance is skewed towards better performance for smoother '
+         'target functions (lower K) and skewed towards worse performance for more complex '
+         'target functions (higher K)" (Artificial task)')
+_FIG5 = ('"We observe that a) the mean minus one standard deviation for K = 1 and 5 is lower '
+         'than the best individual networks, and b) the median moves from being below the mean '
+         'to being above the mean as K is increased." (Fig 5 caption)')
+_FIG6 = ('"we find that 30% of the results are significantly different at p = 1%, 45% at '
+         'p = 5% and 50% at p = 10%" (Data Snooping, Fig 6)')
+_SHAPIRO = ('"the distributions are significantly different from normal 30% of the time '
+            'according to Shapiro-Wilks tests, and the pairwise variance of the distributions '
+            'varies significantly 25% of the time according to f-tests." (Data Snooping)')
+_UNSEEN = ('"the result of the optimization (the \u201coptimal\u201d learning rate) should be '
+           'tested on an additional test set of unseen data" (Data Snooping, Fig 7)')
+_TUKEY = ('"it is important to only rely on appropriate statistical tests (e.g. ANOVA and '
+          'Tukey\u2019s HSD when comparing multiple groups)" (Data Snooping, Fig 8)')
+_LARGER = ('"Note that the observed difficulties in the example above can be reduced greatly by '
+           'using a larger test set size." (Data Snooping)')
+_SHARE = "share of teachers > 0.5"
+TARGETS = Targets([
+    Target("G6", "Mackey-Glass MLP errors consistent with a Gaussian (paper's K-S, P > 0.05, "
+           "train and test)", paper="D=0.066, 0.052; P=0.76, 0.95", source=_KS_TEXT),
+    Target("G6 FIR gains", "Mackey-Glass FIR gains errors not Gaussian (paper's K-S, P < 0.01, "
+           "train and test)", paper="D=0.18, 0.17; P=0.0035, 0.0054", source=_KS_TEXT),
+    Target("G6b", "Mackey-Glass MLP: mean - sd not below the best run, train and test",
+           paper="below only for the IIR cases, not the MLP",
+           source='"However, none of the 100 trials results in such performance for the two '
+                  'IIR test cases." (Mackey-Glass, Fig 3)'),
+    Target("G1 K=1", "K=1: errors non-Gaussian by the paper's K-S, P < 0.01 (train and test)",
+           paper="D=0.25, 0.25; P=8.3e-06, 6.3e-06", source=_TEACHER_KS, tolerance=_SHARE),
+    Target("G1 K=5", "K=5: errors non-Gaussian by the paper's K-S, P < 0.01 (train and test)",
+           paper="D=0.26, 0.25; P=1.9e-06, 3.3e-06", source=_TEACHER_KS, tolerance=_SHARE),
+    Target("G2", "test-error skewness positive at K=1 (toward better), negative at K=15",
+           paper="K=1 > 0, K=15 < 0", source=_SKEW, tolerance=_SHARE),
+    Target("G5", "multimodality at high K: Sarle's bimodality coefficient > 5/9 at K=10 and 15",
+           paper="significant multimodality for high K", tolerance=_SHARE,
+           source='"Note that there is significant multimodality for high K." (Artificial '
+                  'task)'),
+    Target("G3", "test error: median below the mean at K=1, above it at K=15",
+           paper="K=1 below, K=15 above", source=_FIG5, tolerance=_SHARE),
+    Target("G4 K=1", "K=1: mean - sd below the best run (train and test)", paper="yes",
+           source=_FIG5, tolerance=_SHARE),
+    Target("G4 K=5", "K=5: mean - sd below the best run (train and test)", paper="yes",
+           source=_FIG5, tolerance=_SHARE),
+    *(Target(gid, "share of random data sets whose 10 test accuracies differ from 50% by a "
+             f"one-sample t-test at {a:g}", paper=f"{PAPER_RATES[a]:g}", source=_FIG6,
+             tolerance="±0.12", value=PAPER_RATES[a], tol=0.12)
+      for gid, a in zip(("G7", "G8", "G9"), ALPHAS, strict=True)),
+    *(Target(f"G10 {level:.0%}", "share of data sets whose 10 accuracies are non-normal "
+             f"(Shapiro-Wilk at {level:.0%})", paper="0.3", source=_SHAPIRO,
+             tolerance="±0.2 (2 SE of 20 data sets)", value=0.30, tol=0.2)
+      for level in (0.05, 0.10)),
+    Target("G11", "share of pairs of data sets with different run variances (F-test, 5%)",
+           paper="0.25", source=_SHAPIRO, tolerance="±0.12", value=0.25, tol=0.12),
+    Target("G14a", "spurious deviations of the data sets' mean accuracy from 50% shrink like "
+           "1/sqrt(test size): log-log slope of their RMS against the test size",
+           paper="reduced greatly", source=_LARGER, tolerance="-0.5 ± 0.1"),
+    Target("G14b", "spurious-significance rate of the t-test (5%) at the smallest and largest "
+           "test size", paper="not stated", source=_LARGER, role="finding"),
+    Target("G12 snooped", "learning rate chosen on test set 1: its 10 runs 'better than "
+           "chance' on test set 1 (t-test) far above 5%", paper="far above alpha",
+           tolerance="> 5% + 4 MCSE",
+           source='"Clearly, selection of the optimal value here would allow us to present '
+                  'results which are significantly better than chance." (Data Snooping, Fig 7)'),
+    Target("G12 fresh", "the chosen setting judged on a fresh test set 2 (t-test): the rate of "
+           "the same t-test without snooping (fixed learning rate 0.1)",
+           paper="snooping bias removed", source=_UNSEEN, tolerance="4 MCSE"),
+    Target("G13 t-tests", "pairwise t-tests between network types on random data: some pair "
+           "'significant' far more often than 5%", paper="far more often than alpha",
+           tolerance="> 5% + 4 MCSE",
+           source='"Note that this is different from doing all of these tests and selecting the '
+                  'most significant one which is of course not valid - comparing multiple '
+                  'groups requires different tests, e.g. ANOVA and Tukey\u2019s HSD." '
+                  '(Data Snooping)'),
+    Target("G13 Tukey", "family-wise rate of Tukey's HSD between network types on random "
+           "data (5%)", paper="not stated", source=_TUKEY, role="finding"),
+])
+_RUNS_PER_SET = 10
+_BLOCK = 10
+
+
+def _collect(scenario, design: pd.DataFrame, n_reps: int, runs: Runs, block_size: int = 1):
+    """Every record of `scenario` over `design` (:mod:`evalmc.study.collection`), one stream
+    per block."""
+    data = collect(design, scenario, n_reps=n_reps, seed=SEED, block_size=block_size,
+                   progress=False, **runs.engine)
+    return data.drop(columns="condition_id")
+
+
+def _data_sets(scenario, scale: str, sets: str, runs: Runs) -> pd.DataFrame:
+    """The records of `scenario` over the scale's number of `sets`, one data set a block."""
+    data = _collect(scenario, make_design(updates=SCALE[scale]["random_updates"]),
+                    SCALE[scale][sets], runs)
+    return data.rename(columns={"rep": "data_set"}).drop(columns="updates")
+
+
+def _t_pvalue(acc, alternative="two-sided"):
+    """One-sample t-test of accuracies against 50%; 1 when all runs agree exactly on 50."""
+    if np.ptp(acc) == 0:
+        return 1.0 if acc[0] == 50 else 0.0
+    return float(stats.ttest_1samp(acc, 50.0, alternative=alternative).pvalue)
+
+
+def _accuracies(frame):
+    return frame[[f"acc{r}" for r in range(_RUNS_PER_SET)]].to_numpy()

@@ -1,0 +1,151 @@
+"""Figs 4-5 of Giles and Lawrence (1997): 5-5-1 MLPs trained on a teacher network's task
+at weight scales K = 1, 5, 10, 15; each K on several teachers, each pattern judged by the share
+of teachers showing it (targets G1-G5).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure as MplFigure
+from scipy import stats
+
+from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
+from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
+from evalmc.reproductions.giles1997.protocol import _BLOCK, SCALE, SEED, TARGETS, _collect
+from evalmc.reproductions.report import Runs
+from evalmc.sims import Scenario
+from evalmc.sims.base import Records, param
+from evalmc.sims.networks import nmse, teacher_task, train_mlps
+from evalmc.stats.normality import ks_normal
+from evalmc.study.rates import make_design
+
+KS = (1, 5, 10, 15)
+
+
+@functools.lru_cache(maxsize=128)
+def _teacher_task(k: float, teacher: int):
+    """Teacher number `teacher` of weight scale `k` (its own stream)."""
+    key = (1, KS.index(k), teacher)
+    return teacher_task(np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=key)), k=k)
+
+
+@dataclass(frozen=True)
+class TeacherRuns(Scenario):
+    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE."""
+
+    name: ClassVar[str] = "giles-teacher"
+    k: float = param(5.0, float, "the teacher's weight scale K")
+    teacher: int = param(0, int, "which teacher draw")
+    updates: int = param(20_000, int, "SGD updates per run")
+
+    def draw(self, rng, n_reps):
+        task = _teacher_task(self.k, self.teacher)
+        nets = train_mlps(task.x_train, task.y_train, n_runs=n_reps, n_hidden=5,
+                          n_updates=self.updates, rng=rng)
+        train, test = nmse(nets, task.x_train, task.y_train), nmse(nets, task.x_test,
+                                                                   task.y_test)
+        return Records([{"rep": i, "train_nmse": train[i], "test_nmse": test[i]}
+                        for i in range(n_reps)], n_reps)
+
+
+@functools.lru_cache(maxsize=2)
+def _teacher(scale: str, runs: Runs) -> pd.DataFrame:
+    cfg = SCALE[scale]
+    design = make_design(k=[float(k) for k in KS], teacher=list(range(cfg["teachers"])),
+                         updates=cfg["teacher_updates"])
+    data = _collect(TeacherRuns, design, cfg["teacher_runs"], runs, block_size=_BLOCK)
+    return data.rename(columns={"rep": "run"}).drop(columns=["updates"])
+
+
+def compute_teacher(scale, runs):
+    return _teacher(scale, runs).copy()
+
+
+def plot_fig4(data):
+    data = data[data["teacher"] == 0]
+    fig = MplFigure(figsize=(8, 9), layout="constrained")
+    axes = fig.subplots(len(KS), 2)
+    for row, k in zip(axes, KS, strict=True):
+        for ax, col in zip(row, ("train_nmse", "test_nmse"), strict=True):
+            draw_histogram(ax, data.loc[data["k"] == k, col], title=f"K = {k}, {col[:-5]}",
+                           xlabel="NMSE")
+    return fig
+
+
+def plot_fig5(data):
+    data = data[data["teacher"] == 0]
+    fig = MplFigure(figsize=(11, 3.8), layout="constrained")
+    for ax, k in zip(fig.subplots(1, len(KS)), KS, strict=True):
+        sub = data[data["k"] == k]
+        draw_box_vs_mean_sd(ax, {"train": sub["train_nmse"], "test": sub["test_nmse"]},
+                            ylabel="NMSE" if k == KS[0] else "")
+        ax.set_title(f"K = {k}", fontsize=9)
+    return fig
+
+
+def _by_teacher(data, k, col):
+    """``{teacher: that teacher's runs}`` of column `col` at weight scale `k`."""
+    sub = data[data["k"] == k]
+    return {t: g[col].to_numpy() for t, g in sub.groupby("teacher")}
+
+
+def _share(flags) -> tuple[float, float]:
+    """Share of True among the teachers' `flags`, and its binomial SE."""
+    flags = np.asarray(list(flags), dtype=bool)
+    p = float(flags.mean())
+    return p, float(np.sqrt(p * (1 - p) / flags.size))
+
+
+def _shares_check(id, parts):
+    """Judge a pattern seen by most teachers: every ``(label, share, se)`` share above 1/2."""
+    ours = "; ".join(f"{label}: {p:.2f} (SE {se:.2f})" for label, p, se in parts)
+    passed = all(p > 0.5 for _, p, _ in parts)
+    n = "of teachers showing it"
+    return TARGETS.holds(id, ours=f"share {n}: {ours}", passed=passed,
+                         note="" if passed else "the pattern holds for a minority of teachers")
+
+
+def _non_gaussian(data, k, teacher):
+    return all(ks_normal(_by_teacher(data, k, c)[teacher]).pvalue < 0.01
+               for c in ("train_nmse", "test_nmse"))
+
+
+def check_fig4(data, scale):
+    teachers = sorted(data["teacher"].unique())
+    test = {k: _by_teacher(data, k, "test_nmse") for k in KS}
+    checks = [_shares_check(f"G1 K={k}", [(f"K={k}", *_share(
+        _non_gaussian(data, k, t) for t in teachers))]) for k in (1, 5)]
+    skew = {k: {t: stats.skew(v, bias=False) for t, v in test[k].items()} for k in KS}
+    checks.append(_shares_check("G2", [
+        ("K=1 positive", *_share(skew[1][t] > 0 for t in teachers)),
+        ("K=15 negative", *_share(skew[15][t] < 0 for t in teachers))]))
+    bc = {k: {t: bimodality_coefficient(v) for t, v in test[k].items()} for k in (10, 15)}
+    checks.append(_shares_check("G5", [
+        (f"K={k}", *_share(bc[k][t] > BIMODALITY_THRESHOLD for t in teachers))
+        for k in (10, 15)]))
+    return checks
+
+
+def _below_best(values) -> bool:
+    return bool(values.mean() - values.std(ddof=1) < values.min())
+
+
+def check_fig5(data, scale):
+    teachers = sorted(data["teacher"].unique())
+    test = {k: _by_teacher(data, k, "test_nmse") for k in (1, 15)}
+    checks = [_shares_check("G3", [
+        ("K=1 median below", *_share(np.median(test[1][t]) < test[1][t].mean()
+                                     for t in teachers)),
+        ("K=15 median above", *_share(np.median(test[15][t]) > test[15][t].mean()
+                                      for t in teachers))])]
+    for k in (1, 5):
+        runs = {c: _by_teacher(data, k, c) for c in ("train_nmse", "test_nmse")}
+        checks.append(_shares_check(f"G4 K={k}", [(f"K={k}", *_share(
+            _below_best(runs["train_nmse"][t]) and _below_best(runs["test_nmse"][t])
+            for t in teachers))]))
+    return checks
