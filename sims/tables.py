@@ -227,3 +227,64 @@ def wide(frame: pd.DataFrame, model, score, pair_by=None) -> pd.DataFrame:
     out = table.reset_index(drop=True)
     out.attrs.update(frame.attrs, decimal=".", missing=missing)
     return out
+
+
+def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
+               dropna: bool = True):
+    """Paired scores of A and B from a table of :func:`read_table`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`read_table` (or :func:`wide`, for a long file).
+    col_a, col_b : str
+        The columns (or, long, the models) of A's and B's scores.
+    pair_by : str, optional
+        The column pairing the runs (a seed, a split); default: the rows' order.
+    dropna : bool
+        Drop, and list, the pairs missing a score; False makes one an error.
+
+    Returns
+    -------
+    a, b : ndarray, shape (k,)
+    dropped : list of str
+        The pairs dropped for a missing score, as ``'row N'`` or ``'COL=KEY'``.
+    """
+    for option, col in (("--a", col_a), ("--b", col_b), ("--pair-by", pair_by)):
+        if col is not None and col not in frame.columns:
+            valid = ", ".join(map(str, frame.columns))
+            what = "a model" if frame.attrs.get("long") and option != "--pair-by" else "a column"
+            raise ValueError(f"`{option}` {col!r} is not {what} of {frame.attrs['file']!r}; "
+                             f"its {'models' if what == 'a model' else 'columns'}: {valid}.")
+    a = numeric_column(frame, col_a, option="--a")
+    b = numeric_column(frame, col_b, option="--b")
+    if pair_by is None or frame.attrs.get("long"):
+        labels = ([f"{pair_by}={key}" for key in frame[pair_by]] if pair_by
+                  else [f"row {i + 1}" for i in range(len(frame))])
+    else:
+        keys = key_column(frame, pair_by, option="--pair-by")
+        a, b = _by_key(keys, a, "A", pair_by), _by_key(keys, b, "B", pair_by)
+        a, b = a.align(b)
+        labels = [f"{pair_by}={key}" for key in a.index]
+        a, b = a.to_numpy(), b.to_numpy()
+    has_a, has_b = ~np.isnan(a), ~np.isnan(b)
+    dropped = [label for label, x, y in zip(labels, has_a, has_b, strict=True) if not (x and y)]
+    if dropped and not dropna:
+        raise ValueError(f"pair {dropped[0]} misses a score; without --no-dropna such pairs are "
+                         "dropped and counted.")
+    keep = has_a & has_b
+    if keep.sum() < 2:
+        raise ValueError(f"`--a` and `--b` need at least 2 complete pairs; got {keep.sum()}"
+                         + (f" ({len(dropped)} pairs miss a score)" if dropped else "") + ".")
+    return a[keep], b[keep], dropped
+
+
+def _by_key(keys, values, side, pair_by):
+    import pandas as pd
+
+    present = pd.Series(values, index=keys.to_numpy()).dropna()
+    dup = present.index[present.index.duplicated()]
+    if len(dup):
+        raise ValueError(f"`--pair-by` key {pair_by}={dup[0]} has more than one score for "
+                         f"{side}; each key may hold one score per pipeline.")
+    return present.reindex(pd.unique(keys.to_numpy()))

@@ -14,7 +14,6 @@ import json
 import sys
 
 from evalmc.commands import (
-    UsageError,
     add_output_options,
     add_table_options,
     check_writable,
@@ -54,60 +53,6 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
-               dropna: bool = True):
-    """Paired scores of A and B from a table of :func:`evalmc.sims.tables.read_table`.
-
-    Returns
-    -------
-    a, b : ndarray, shape (k,)
-    dropped : list of str
-        The pairs dropped for a missing score, as ``'row N'`` or ``'COL=KEY'``.
-    """
-    import numpy as np
-
-    from evalmc.sims.tables import key_column, numeric_column
-
-    for option, col in (("--a", col_a), ("--b", col_b), ("--pair-by", pair_by)):
-        if col is not None and col not in frame.columns:
-            valid = ", ".join(map(str, frame.columns))
-            what = "a model" if frame.attrs.get("long") and option != "--pair-by" else "a column"
-            raise UsageError(f"`{option}` {col!r} is not {what} of {frame.attrs['file']!r}; "
-                             f"its {'models' if what == 'a model' else 'columns'}: {valid}.")
-    a = numeric_column(frame, col_a, option="--a")
-    b = numeric_column(frame, col_b, option="--b")
-    if pair_by is None or frame.attrs.get("long"):
-        labels = ([f"{pair_by}={key}" for key in frame[pair_by]] if pair_by
-                  else [f"row {i + 1}" for i in range(len(frame))])
-    else:
-        keys = key_column(frame, pair_by, option="--pair-by")
-        a, b = _by_key(keys, a, "A", pair_by), _by_key(keys, b, "B", pair_by)
-        a, b = a.align(b)
-        labels = [f"{pair_by}={key}" for key in a.index]
-        a, b = a.to_numpy(), b.to_numpy()
-    has_a, has_b = ~np.isnan(a), ~np.isnan(b)
-    dropped = [label for label, x, y in zip(labels, has_a, has_b, strict=True) if not (x and y)]
-    if dropped and not dropna:
-        raise UsageError(f"pair {dropped[0]} misses a score; without --no-dropna such pairs are "
-                         "dropped and counted.")
-    keep = has_a & has_b
-    if keep.sum() < 2:
-        raise UsageError(f"`--a` and `--b` need at least 2 complete pairs; got {keep.sum()}"
-                         + (f" ({len(dropped)} pairs miss a score)" if dropped else "") + ".")
-    return a[keep], b[keep], dropped
-
-
-def _by_key(keys, values, side, pair_by):
-    import pandas as pd
-
-    present = pd.Series(values, index=keys.to_numpy()).dropna()
-    dup = present.index[present.index.duplicated()]
-    if len(dup):
-        raise UsageError(f"`--pair-by` key {pair_by}={dup[0]} has more than one score for "
-                         f"{side}; each key may hold one score per pipeline.")
-    return present.reindex(pd.unique(keys.to_numpy()))
-
-
 def run(args) -> int:
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
@@ -118,6 +63,8 @@ def run(args) -> int:
     check_int("resamples", args.resamples, low=1)
     frame = load_table(args, args.pair_by)
     frame.attrs["long"] = args.model is not None
+    from evalmc.sims.tables import read_pairs
+
     a, b, dropped = read_pairs(frame, args.a, args.b, args.pair_by, dropna=args.dropna)
     if dropped:
         shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
