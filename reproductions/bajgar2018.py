@@ -419,32 +419,33 @@ def check_fig3(data, scale):
                                            f"non-parametric {at_n['nonparametric']:.3f}")]
 
 
-FIGURES = [
-    Figure("boon-normal", "Boo_n(N(0, 1)), the expected maximum of n standard normals, against "
-           "n (Sec 3.1.1: Boo_5 ~ 1.163, Boo_10 ~ 1.539); quadrature in quantile form, n up to "
-           "10^4.", compute_normal, plot_normal, check_normal,
-           title="Bajgar et al. 2018, Sec 3.1.1: Boo_n of the standard normal"),
-    Figure("fig1", "Test-score histograms of 74 ResNet runs and of 370 AS Reader runs with "
-           "fixed and 197 with random hyperparameters, and their validation/test scatter. "
-           "Assumed (the runs are not public): the pools of evalmc.sims.pools, reconstructed "
-           "from the paper's summaries: bivariate normal for fixed hyperparameters at the "
-           "reported Spearman correlations; for random hyperparameters, three clusters shared "
-           "by validation and test scores, fitted jointly to the mean, sd, IQR, Spearman "
-           "correlation, expected best of 5 and 20 runs, and range.",
-           compute_fig1, plot_fig1, check_fig1,
-           title="Bajgar et al. 2018, Fig 1: pools of runs (reconstructed)"),
-    Figure("fig2", "Mean and 95% interval over 100,000 sets of m runs (quick: 4,000) of the "
-           "best-validation run's test score, the non-parametric Boo_5 (m >= 5 only) and the "
-           "mean; (a) ResNet, m = 1..50, (b) AS Reader with random hyperparameters, "
-           "m = 1..100. As the paper: means from sets sampled with replacement from one "
-           "finite pool of 75, resp. 197, runs (App C.6), intervals from sets drawn by "
-           "smoothed bootstrap (Gaussian kernel, Scott's factor) from the same pool; assumed: "
-           "that pool is drawn once from the reconstructed population.",
-           compute_fig2, plot_fig2, check_fig2,
-           title="Bajgar et al. 2018, Fig 2: best single, Boo_5 and mean against m"),
-    Figure("fig3", "Variance of the non-parametric and Gaussian parametric Boo_5 estimators "
-           "against the number of runs m (bars: 2 MCSE), AS Reader fixed-hyperparameter pool; "
-           "20,000 sets per m (quick: 2,000). Assumed: n = 5, m = 5..100, sets drawn from the "
-           "reconstructed population (not stated).", compute_fig3, plot_fig3, check_fig3,
-           title="Bajgar et al. 2018, Fig 3: variance of two Boo_5 estimators"),
-]
+BOON_NORMAL = Figure("Boo_n(N(0, 1)), the expected maximum of n standard normals, against "
+                     "n (Sec 3.1.1: Boo_5 ~ 1.163, Boo_10 ~ 1.539); quadrature in quantile "
+                     "form, n up to 10^4.", compute_normal, plot_normal, check_normal,
+                     title="Bajgar et al. 2018, Sec 3.1.1: Boo_n of the standard normal")
+
+FIG1 = Figure("Test-score histograms of 74 ResNet runs and of 370 AS Reader runs with "
+              "fixed and 197 with random hyperparameters, and their validation/test scatter. "
+              "Assumed (the runs are not public): the pools of evalmc.sims.pools, reconstructed "
+              "from the paper's summaries: bivariate normal for fixed hyperparameters at the "
+              "reported Spearman correlations; for random hyperparameters, three clusters shared "
+              "by validation and test scores, fitted jointly to the mean, sd, IQR, Spearman "
+              "correlation, expected best of 5 and 20 runs, and range.",
+              compute_fig1, plot_fig1, check_fig1,
+              title="Bajgar et al. 2018, Fig 1: pools of runs (reconstructed)")
+
+FIG2 = Figure("Mean and 95% interval over 100,000 sets of m runs (quick: 4,000) of the "
+              "best-validation run's test score, the non-parametric Boo_5 (m >= 5 only) and the "
+              "mean; (a) ResNet, m = 1..50, (b) AS Reader with random hyperparameters, "
+              "m = 1..100. As the paper: means from sets sampled with replacement from one "
+              "finite pool of 75, resp. 197, runs (App C.6), intervals from sets drawn by "
+              "smoothed bootstrap (Gaussian kernel, Scott's factor) from the same pool; assumed: "
+              "that pool is drawn once from the reconstructed population.",
+              compute_fig2, plot_fig2, check_fig2,
+              title="Bajgar et al. 2018, Fig 2: best single, Boo_5 and mean against m")
+
+FIG3 = Figure("Variance of the non-parametric and Gaussian parametric Boo_5 estimators "
+              "against the number of runs m (bars: 2 MCSE), AS Reader fixed-hyperparameter pool; "
+              "20,000 sets per m (quick: 2,000). Assumed: n = 5, m = 5..100, sets drawn from the "
+              "reconstructed population (not stated).", compute_fig3, plot_fig3, check_fig3,
+              title="Bajgar et al. 2018, Fig 3: variance of two Boo_5 estimators")

@@ -615,44 +615,48 @@ def check_fpbias(data, scale):
                 + " sigma"))]
 
 
-FIGURES = [
-    Figure("fig6", "Rate of concluding 'A better' against the true P(A>B) of one run against "
-           "one, for the single-point comparison, the average (delta = 1.9952 sigma), the "
-           "P(A>B) test (gamma = 0.75, two-sided 95% percentile bootstrap interval, B = 1000), "
-           "the oracle (known sigma, threshold from a power analysis at gamma, beta = 0.05) "
-           f"and the one-sided Welch t-test at 5%; k = {K} runs per pipeline. Left: ideal "
-           "estimator (independent runs); right: biased estimator (one shared bias per "
-           "pipeline, sd from each of the five case studies of the authors' code), rates "
-           "averaged over the case studies, band +-1 sd across them. Lines: exact or closed "
-           "form; dots: simulated, 1000 simulations per point, bars 2 MCSE; the t-test is "
-           "simulated only (dashed). 100 values of P(A>B) on [0.4, 0.999] plus 0.5 and 0.75 "
-           "(quick: 20). Grey: significant but not meaningful (0.5 < P(A>B) < gamma).",
-           compute_fig6, plot_fig6, check_fig6,
-           title="Bouthillier et al. 2021, Fig 6: error rates of three decision criteria"),
-    Figure("sensitivity", "False positives at P(A>B) = 0.5 and false negatives at "
-           f"P(A>B) = {GAMMA} against the pairs of runs k (ideal estimator), exact: the "
-           "P(A>B) test with B = 1000 (ours) and B = 50 (the authors' code) bootstrap "
-           "replicates, with a normal-approximation interval, and the oracle. Grey line: "
-           "k = 29, Noether's sample size for 5% false negatives (App C.3); dashed: 5%.",
-           compute_sensitivity, plot_sensitivity, check_sensitivity,
-           title="Bouthillier et al. 2021, App C.3: the P(A>B) test's error rates against k"),
-    Figure("figc1", "Noether's minimal sample size against gamma (alpha = 0.05; beta = 0.05, "
-           "0.1, 0.2); grey: gamma = 0.75.", compute_figc1, plot_figc1, check_figc1,
-           title="Bouthillier et al. 2021, Fig C.1: Noether's sample size"),
-    Figure("figi6", "Robustness of the average and the P(A>B) test to the sample size k and "
-           "to gamma, exact and closed-form rates, ideal (dashed) and biased (solid, mean of "
-           "the five case studies) estimators. The average's threshold is gamma as a "
-           "difference of means, Phi^-1(gamma) sqrt(2) sigma: P(A>B) is of one run against "
-           "one, whose difference has sd sqrt(2) sigma (App I: \"we converted gamma into the "
-           "equivalent performance difference\").", compute_figi6, plot_figi6, check_figi6,
-           title="Bouthillier et al. 2021, Fig I.6: robustness to k and gamma"),
-    Figure("eq7", "Sd of the biased estimator's mean against k for each case study's rho "
-           "(Eq 7), beside the ideal sigma / sqrt(k); dots: simulated (4000 simulations, "
-           "bars 2 MCSE).", compute_eq7, plot_eq7, check_eq7,
-           title="Bouthillier et al. 2021, Eq 7: the biased estimator's sd against k"),
-    Figure("fpbias", f"False positives at P(A>B) = 0.5 against the bias sd (k = {K}), exact; "
-           "dots: the P(A>B) test simulated (2000 simulations, bars 2 MCSE); grey lines: the "
-           "case studies' bias sds from the authors' code; dashed: 5%.", compute_fpbias,
-           plot_fpbias, check_fpbias,
-           title="Bouthillier et al. 2021, Sec 4.2: false positives against the bias sd"),
-]
+FIG6 = Figure("Rate of concluding 'A better' against the true P(A>B) of one run against "
+              "one, for the single-point comparison, the average (delta = 1.9952 sigma), the "
+              "P(A>B) test (gamma = 0.75, two-sided 95% percentile bootstrap interval, B = 1000), "
+              "the oracle (known sigma, threshold from a power analysis at gamma, beta = 0.05) "
+              f"and the one-sided Welch t-test at 5%; k = {K} runs per pipeline. Left: ideal "
+              "estimator (independent runs); right: biased estimator (one shared bias per "
+              "pipeline, sd from each of the five case studies of the authors' code), rates "
+              "averaged over the case studies, band +-1 sd across them. Lines: exact or closed "
+              "form; dots: simulated, 1000 simulations per point, bars 2 MCSE; the t-test is "
+              "simulated only (dashed). 100 values of P(A>B) on [0.4, 0.999] plus 0.5 and 0.75 "
+              "(quick: 20). Grey: significant but not meaningful (0.5 < P(A>B) < gamma).",
+              compute_fig6, plot_fig6, check_fig6,
+              title="Bouthillier et al. 2021, Fig 6: error rates of three decision criteria")
+
+SENSITIVITY = Figure("False positives at P(A>B) = 0.5 and false negatives at "
+                     f"P(A>B) = {GAMMA} against the pairs of runs k (ideal estimator), exact: the "
+                     "P(A>B) test with B = 1000 (ours) and B = 50 (the authors' code) bootstrap "
+                     "replicates, with a normal-approximation interval, and the oracle. Grey line: "
+                     "k = 29, Noether's sample size for 5% false negatives (App C.3); dashed: 5%.",
+                     compute_sensitivity, plot_sensitivity, check_sensitivity,
+                     title="Bouthillier et al. 2021, App C.3: the P(A>B) test's error rates "
+                           "against k")
+
+FIGC1 = Figure("Noether's minimal sample size against gamma (alpha = 0.05; beta = 0.05, "
+               "0.1, 0.2); grey: gamma = 0.75.", compute_figc1, plot_figc1, check_figc1,
+               title="Bouthillier et al. 2021, Fig C.1: Noether's sample size")
+
+FIGI6 = Figure("Robustness of the average and the P(A>B) test to the sample size k and "
+               "to gamma, exact and closed-form rates, ideal (dashed) and biased (solid, mean of "
+               "the five case studies) estimators. The average's threshold is gamma as a "
+               "difference of means, Phi^-1(gamma) sqrt(2) sigma: P(A>B) is of one run against "
+               "one, whose difference has sd sqrt(2) sigma (App I: \"we converted gamma into the "
+               "equivalent performance difference\").", compute_figi6, plot_figi6, check_figi6,
+               title="Bouthillier et al. 2021, Fig I.6: robustness to k and gamma")
+
+EQ7 = Figure("Sd of the biased estimator's mean against k for each case study's rho "
+             "(Eq 7), beside the ideal sigma / sqrt(k); dots: simulated (4000 simulations, "
+             "bars 2 MCSE).", compute_eq7, plot_eq7, check_eq7,
+             title="Bouthillier et al. 2021, Eq 7: the biased estimator's sd against k")
+
+FPBIAS = Figure(f"False positives at P(A>B) = 0.5 against the bias sd (k = {K}), exact; "
+                "dots: the P(A>B) test simulated (2000 simulations, bars 2 MCSE); grey lines: the "
+                "case studies' bias sds from the authors' code; dashed: 5%.", compute_fpbias,
+                plot_fpbias, check_fpbias,
+                title="Bouthillier et al. 2021, Sec 4.2: false positives against the bias sd")

@@ -748,36 +748,38 @@ def check_replicability(data, scale):
             TARGETS.finding("B2", ours="; ".join(b2))]
 
 
-FIGURES = [
-    Figure("size-j", f"Size of the paired t-test over J random train/test splits as if they "
-           f"were independent (resampled-t) and of Nadeau and Bengio's corrected resampled "
-           f"t-test, against J, with 10% and a third of the n = {N} examples tested, at "
-           f"alpha = {ALPHA} (two-sided). Left: regression (least squares on 10 features vs "
-           "5); right: classification (linear discriminant vs nearest mean), both at equal "
-           "expected loss at the training size. 4000 data sets per point (quick: 300), bars 2 "
-           "MCSE; grey band: Bradley's [0.025, 0.075]; dashed: 0.05.",
-           compute_size_j, plot_size_j, check_size_j,
-           title="Nadeau and Bengio 2003: size of resampled t-tests against J"),
-    Figure("size-k", "Size of the paired t-test over k folds as if they were independent "
-           "(Dietterich's 10-fold cv t) and of Bouckaert and Frank's corrected repeated "
-           f"k-fold test (10 repetitions), against k, n = {N}, at the null (equal expected "
-           "loss at n - n/k). 4000 data sets per point for k folds, 2000 for 10 x k (quick: "
-           "300 and 200), bars 2 MCSE; grey band: Bradley's [0.025, 0.075].",
-           compute_size_k, plot_size_k, check_size_k,
-           title="Dietterich 1998, Bouckaert and Frank 2004: size of k-fold t-tests"),
-    Figure("tests", "Rate of rejecting 'equal expected loss' against the shift (B's expected "
-           "loss minus A's at the training size; 0 is the null): 10-fold cv t, 5x2cv t "
-           "(Dietterich), 5x2cv F (Alpaydin), McNemar and the proportion test on one hold-out "
-           "split testing a third (classification only: they count errors), and the corrected "
-           f"resampled t (J = 15, 10% tested). n = {N}, 4000 data sets per point (quick: "
-           "300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
-           title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests"),
-    Figure("replicability", "Replicability: the chance that two runs of a test on the same "
-           "data set, with other random splits, reach the same decision (pairs of "
-           f"{RUNS} runs per data set), against the shift, for Bouckaert and Frank's corrected "
-           "10 x 10-fold test, 5x2cv t, the resampled and corrected resampled t (J = 15, 10% "
-           f"tested) and the 10-fold cv t. n = {N}, 1000 data sets per point (quick: 100, two "
-           "shifts), bars 2 MCSE.", compute_replicability, plot_replicability,
-           check_replicability,
-           title="Bouckaert and Frank 2004: replicability of five CV tests"),
-]
+SIZE_J = Figure(f"Size of the paired t-test over J random train/test splits as if they "
+                f"were independent (resampled-t) and of Nadeau and Bengio's corrected resampled "
+                f"t-test, against J, with 10% and a third of the n = {N} examples tested, at "
+                f"alpha = {ALPHA} (two-sided). Left: regression (least squares on 10 features vs "
+                "5); right: classification (linear discriminant vs nearest mean), both at equal "
+                "expected loss at the training size. 4000 data sets per point (quick: 300), bars 2 "
+                "MCSE; grey band: Bradley's [0.025, 0.075]; dashed: 0.05.",
+                compute_size_j, plot_size_j, check_size_j,
+                title="Nadeau and Bengio 2003: size of resampled t-tests against J")
+
+SIZE_K = Figure("Size of the paired t-test over k folds as if they were independent "
+                "(Dietterich's 10-fold cv t) and of Bouckaert and Frank's corrected repeated "
+                f"k-fold test (10 repetitions), against k, n = {N}, at the null (equal expected "
+                "loss at n - n/k). 4000 data sets per point for k folds, 2000 for 10 x k (quick: "
+                "300 and 200), bars 2 MCSE; grey band: Bradley's [0.025, 0.075].",
+                compute_size_k, plot_size_k, check_size_k,
+                title="Dietterich 1998, Bouckaert and Frank 2004: size of k-fold t-tests")
+
+TESTS = Figure("Rate of rejecting 'equal expected loss' against the shift (B's expected "
+               "loss minus A's at the training size; 0 is the null): 10-fold cv t, 5x2cv t "
+               "(Dietterich), 5x2cv F (Alpaydin), McNemar and the proportion test on one hold-out "
+               "split testing a third (classification only: they count errors), and the corrected "
+               f"resampled t (J = 15, 10% tested). n = {N}, 4000 data sets per point (quick: "
+               "300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
+               title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests")
+
+REPLICABILITY = Figure("Replicability: the chance that two runs of a test on the same "
+                       "data set, with other random splits, reach the same decision (pairs of "
+                       f"{RUNS} runs per data set), against the shift, for Bouckaert and "
+                       "Frank's corrected 10 x 10-fold test, 5x2cv t, the resampled and "
+                       "corrected resampled t (J = 15, 10% tested) and the 10-fold cv t. "
+                       f"n = {N}, 1000 data sets per point (quick: 100, two shifts), bars 2 "
+                       "MCSE.", compute_replicability, plot_replicability,
+                       check_replicability,
+                       title="Bouckaert and Frank 2004: replicability of five CV tests")

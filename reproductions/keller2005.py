@@ -602,23 +602,25 @@ _SETUP = ("alpha = 0.05; panels (a) balanced, different models, (b) unbalanced, 
           "Assumed: categories drawn to match RCV1 and the paper's description of its models "
           "(see evalmc.reproductions.keller2005).")
 
-FIGURES = [
-    Figure("fig1", "Size (rate of rejecting H0 where H0 holds) of the paper's four tests "
-           "against N, H0 by the paper's N-dependent rule (0 inside the central 95% range of "
-           "the statistic over the category's sets). " + _SETUP,
-           compute_fig1, plot_fig1, check_fig1,
-           title="Keller et al. 2005, Fig 1: size against the evaluation set size"),
-    Figure("fig2", "Power (rate of rejecting H0 where it fails) of the paper's four tests "
-           "against N, H0 by the paper's N-dependent rule. " + _SETUP,
-           compute_fig2, plot_fig2, check_fig2,
-           title="Keller et al. 2005, Fig 2: power against the evaluation set size"),
-    Figure("fig1-exact", "Supplementary to Fig 1 (ours): size under exact nulls (population "
-           "difference exactly 0: three twins per panel of categories with A moved to equal "
-           "B), for the paper's four tests and McNemar's exact and mid-p variants. " + _SETUP,
-           compute_fig1, plot_fig1_exact, check_fig1_exact,
-           title="Keller et al. 2005, Fig 1 supplement: size under exact nulls"),
-    Figure("fig2-exact", "Supplementary to Fig 2 (ours): power where the population "
-           "difference is not 0, for the paper's four tests and McNemar's exact and mid-p "
-           "variants. " + _SETUP, compute_fig2, plot_fig2_exact, check_fig2_exact,
-           title="Keller et al. 2005, Fig 2 supplement: power, exact truth"),
-]
+FIG1 = Figure("Size (rate of rejecting H0 where H0 holds) of the paper's four tests "
+              "against N, H0 by the paper's N-dependent rule (0 inside the central 95% range of "
+              "the statistic over the category's sets). " + _SETUP,
+              compute_fig1, plot_fig1, check_fig1,
+              title="Keller et al. 2005, Fig 1: size against the evaluation set size")
+
+FIG2 = Figure("Power (rate of rejecting H0 where it fails) of the paper's four tests "
+              "against N, H0 by the paper's N-dependent rule. " + _SETUP,
+              compute_fig2, plot_fig2, check_fig2,
+              title="Keller et al. 2005, Fig 2: power against the evaluation set size")
+
+FIG1_EXACT = Figure("Supplementary to Fig 1 (ours): size under exact nulls (population "
+                    "difference exactly 0: three twins per panel of categories with A moved "
+                    "to equal B), for the paper's four tests and McNemar's exact and mid-p "
+                    "variants. " + _SETUP,
+                    compute_fig1, plot_fig1_exact, check_fig1_exact,
+                    title="Keller et al. 2005, Fig 1 supplement: size under exact nulls")
+
+FIG2_EXACT = Figure("Supplementary to Fig 2 (ours): power where the population "
+                    "difference is not 0, for the paper's four tests and McNemar's exact and mid-p "
+                    "variants. " + _SETUP, compute_fig2, plot_fig2_exact, check_fig2_exact,
+                    title="Keller et al. 2005, Fig 2 supplement: power, exact truth")

@@ -205,12 +205,10 @@ class Runs:
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure of a paper.
+    """One figure of a paper, as a row of :data:`evalmc.reproductions.registry.FIGURES` names it.
 
     Attributes
     ----------
-    name : str
-        Short name, e.g. ``'fig2'``; files are ``<paper>/<name>.png``, ``.csv`` and ``.md``.
     caption : str
         The paper's caption and parameters, and our assumptions; written beside the PNG and
         into the report.
@@ -224,14 +222,17 @@ class Figure:
     title : str
         Names the paper and its figure (``'Keller et al. 2005, Fig 1: size against N'``); set
         as the plot's title.
+    name : str
+        Short name, e.g. ``'fig2'``, given by the figure's registry row; files are
+        ``<paper>/<name>.png``, ``.csv`` and ``.md``.
     """
 
-    name: str
     caption: str
     compute: Callable[[str, Runs], pd.DataFrame]
     plot: Callable[[pd.DataFrame], MplFigure]
     check: Callable[[pd.DataFrame, str], list[Check]]
     title: str
+    name: str = ""
 
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,

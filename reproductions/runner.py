@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import evalmc.reproductions
 from evalmc.reproductions import SCALES
+from evalmc.reproductions.registry import FIGURES
 from evalmc.sims.validation import check_choice
 
 if TYPE_CHECKING:
@@ -20,8 +21,31 @@ def default_out(scale: str) -> Path:
     return Path("figures") if scale == "paper" else Path("figures") / "quick"
 
 
+def figures(paper: str) -> list[Figure]:
+    """The figures of `paper`, named by their registry rows, in order.
+
+    Parameters
+    ----------
+    paper : str
+        A name of :data:`evalmc.reproductions.PAPERS`.
+
+    Returns
+    -------
+    list of Figure
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.runner import figures
+    >>> [f.name for f in figures("keller2005")]
+    ['fig1', 'fig2', 'fig1-exact', 'fig2-exact']
+    """
+    return [replace(entry.load(), name=entry.facts["figure"])
+            for entry in FIGURES.values() if entry.facts["paper"] == paper]
+
+
 def resolve(spec: str) -> list[tuple[str, Figure]]:
-    """The figures `spec` names, as (paper, figure) pairs."""
+    """The figures `spec` names (``all``, a paper or ``paper.figure``), as (paper, figure)
+    pairs; an unknown paper or figure is a ValueError naming the valid ones."""
     paper, _, name = spec.partition(".")
     known = evalmc.reproductions.PAPERS
     papers = known if spec == "all" else (paper,)
@@ -29,17 +53,10 @@ def resolve(spec: str) -> list[tuple[str, Figure]]:
         if p not in known:
             valid = ", ".join(("all", *known))
             raise ValueError(f"unknown paper {p!r}; valid: {valid} (or PAPER.FIGURE).")
-    pairs = [(p, f) for p in papers for f in _module(p).FIGURES]
-    if name:
-        pairs = [(p, f) for p, f in pairs if f.name == name]
-        if not pairs:
-            names = [f.name for f in _module(paper).FIGURES]
-            raise ValueError(f"unknown figure {name!r} of {paper}; valid: {', '.join(names)}.")
-    return pairs
-
-
-def _module(paper: str):
-    return importlib.import_module(f"evalmc.reproductions.{paper}")
+    if name and spec not in FIGURES:
+        names = [e.facts["figure"] for e in FIGURES.values() if e.facts["paper"] == paper]
+        raise ValueError(f"unknown figure {name!r} of {paper}; valid: {', '.join(names)}.")
+    return [(p, f) for p in papers for f in figures(p) if not name or f.name == name]
 
 
 def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cache=None,

@@ -41,8 +41,9 @@ def test_version(capsys):
 
 def test_help_names_every_registered_name_and_each_loads_as_named(monkeypatch):
     from evalmc.bench.registry import WORKLOADS
-    from evalmc.commands import reproduce
     from evalmc.criteria import CRITERIA, get_criterion
+    from evalmc.reproductions.registry import FIGURES, PAPERS
+    from evalmc.reproductions.report import Figure
     from evalmc.sims import SCENARIOS, get_scenario
 
     monkeypatch.setenv("COLUMNS", "10000")  # no wrapping inside a name
@@ -58,19 +59,12 @@ def test_help_names_every_registered_name_and_each_loads_as_named(monkeypatch):
         crit = get_criterion(name)
         assert (crit.name, crit.paired) == (name, CRITERIA[name].facts.get("paired", False))
         assert f" {name}," in helps["calibrate"] or f" {name};" in helps["calibrate"]
-    for paper, figures in reproduce.FIGURES.items():
-        assert f"{paper}: {', '.join(figures)}" in helps["reproduce"]
+    for name, entry in FIGURES.items():  # every row is a figure of its paper's module
+        paper, figure = name.split(".")
+        assert isinstance(entry.load(), Figure) and f" {figure}" in helps["reproduce"]
+    assert all(f"{paper}: " in helps["reproduce"] for paper in PAPERS)
     for name, entry in WORKLOADS.items():  # every row loads its workload's factory
         assert callable(entry.load()) and f" {name}" in helps["bench"]
-
-
-def test_the_parsers_names_are_the_librarys():
-    from evalmc.commands import reproduce
-
-    for paper, figures in reproduce.FIGURES.items():
-        module = importlib.import_module(f"evalmc.reproductions.{paper}")
-        assert figures == tuple(f.name for f in module.FIGURES)
-    assert tuple(reproduce.FIGURES) == evalmc.reproductions.PAPERS
 
 
 def test_bench_skips_a_workload_whose_peer_is_missing(monkeypatch, capsys):

@@ -6,7 +6,7 @@ import pytest
 from figure_checks import layout_of
 
 from evalmc.reproductions import PAPERS, cvtests
-from evalmc.reproductions.runner import reproduce
+from evalmc.reproductions.runner import figures, reproduce
 
 #: Claims that do not hold on the two simulated problems, for the reasons in their notes: the
 #: corrections are conservative (J3, K2), the 10-fold t is not elevated (K1), 5x2cv has little
@@ -26,12 +26,12 @@ def quick(tmp_path_factory):
 
 def test_registered():
     assert "cvtests" in PAPERS
-    assert [f.name for f in cvtests.FIGURES] == ["size-j", "size-k", "tests", "replicability"]
+    assert [f.name for f in figures("cvtests")] == ["size-j", "size-k", "tests", "replicability"]
 
 
 def test_quick_scale_reports_every_target_once(quick):
     out, _ = quick
-    ids = [c["id"] for f in cvtests.FIGURES for c in json.loads(
+    ids = [c["id"] for f in figures("cvtests") for c in json.loads(
         (out / "cvtests" / f"{f.name}.checks.json").read_text())["checks"]]
     assert sorted(ids) == sorted(cvtests.TARGETS.ids)
 

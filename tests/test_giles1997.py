@@ -5,7 +5,7 @@ import pytest
 from evalmc.reproductions import PAPERS, giles1997
 from evalmc.reproductions.giles1997 import teacher
 from evalmc.reproductions.report import Runs, layout_problems
-from evalmc.reproductions.runner import resolve
+from evalmc.reproductions.runner import figures, resolve
 
 #: Targets that hold at the quick scale (the rest are judged at the paper scale only).
 HOLD_AT_QUICK = {"G6", "G6b", "G7", "G8", "G9", "G12 snooped", "G12 fresh", "G13 t-tests",
@@ -15,7 +15,7 @@ HOLD_AT_QUICK = {"G6", "G6b", "G7", "G8", "G9", "G12 snooped", "G12 fresh", "G13
 @pytest.fixture(scope="module")
 def quick():
     out = {}
-    for fig in giles1997.FIGURES:
+    for fig in figures("giles1997"):
         data = fig.compute("quick", Runs(2))
         out[fig.name] = (data, fig.check(data, "quick"), fig.plot(data))
     return out

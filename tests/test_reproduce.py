@@ -10,6 +10,8 @@ from matplotlib.figure import Figure as MplFigure
 
 import evalmc.reproductions
 from evalmc.cli import main
+from evalmc.registry import Entry, Registry
+from evalmc.reproductions import runner
 from evalmc.reproductions.report import (
     Figure,
     Target,
@@ -17,6 +19,7 @@ from evalmc.reproductions.report import (
     layout_problems,
     tally_text,
 )
+from evalmc.reproductions.runner import figures
 
 TARGETS = Targets([
     Target("X1", "y at 1 is 2", paper="2", source='"y(1) = 2" (Sec 1)', tolerance="±0.1",
@@ -46,11 +49,14 @@ def _checks(data, scale):
 @pytest.fixture
 def fake_paper(monkeypatch):
     module = types.ModuleType("evalmc.reproductions.fake2000")
-    module.FIGURES = [Figure("fig1", "A line. Parameters: none.", lambda scale, runs: pd.DataFrame(
+    module.FIG1 = Figure("A line. Parameters: none.", lambda scale, runs: pd.DataFrame(
         {"x": [0, 1, 2], "y": [0.0, 2.0, 4.0 if scale == "paper" else 3.0]}), _plot, _checks,
-        title="Fake 2000, Fig 1: a line")]
+        title="Fake 2000, Fig 1: a line")
     monkeypatch.setitem(sys.modules, "evalmc.reproductions.fake2000", module)
     monkeypatch.setattr(evalmc.reproductions, "PAPERS", ("fake2000",))
+    monkeypatch.setattr(runner, "FIGURES", Registry("figure", [Entry(
+        "fake2000.fig1", "evalmc.reproductions.fake2000:FIG1", "Fake 2000",
+        facts={"paper": "fake2000", "figure": "fig1"})]))
 
 
 def test_reproduce_writes_png_csv_checks_and_report(fake_paper, tmp_path, capsys):
@@ -159,7 +165,7 @@ def test_every_paper_declares_its_targets_and_titles_its_figures(paper):
     surnames = {"bajgar2018": ("Bajgar",), "keller2005": ("Keller",), "giles1997": ("Giles",),
                 "bouthillier2021": ("Bouthillier",),
                 "cvtests": ("Dietterich", "Nadeau", "Bouckaert", "Alpaydin")}[paper]
-    for figure in module.FIGURES:
+    for figure in figures(paper):
         assert figure.title.startswith(surnames), f"{paper}.{figure.name}: title's authors"
         assert re.search(r"\b(19|20)\d\d\b", figure.title), f"{paper}.{figure.name}: year"
         assert 40 < len(figure.caption) < 1500, f"{paper}.{figure.name}: caption length"

@@ -5,26 +5,19 @@ from __future__ import annotations
 import sys
 
 from evalmc.commands import int_arg
-
-#: Each paper's figures, as ``evalmc.reproductions.<paper>.FIGURES`` names them (a test keeps
-#: them equal; the papers' modules are not imported to parse).
-FIGURES = {
-    "bajgar2018": ("boon-normal", "fig1", "fig2", "fig3"),
-    "keller2005": ("fig1", "fig2", "fig1-exact", "fig2-exact"),
-    "giles1997": ("fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8"),
-    "bouthillier2021": ("fig6", "sensitivity", "figc1", "figi6", "eq7", "fpbias"),
-    "cvtests": ("size-j", "size-k", "tests", "replicability"),
-}
+from evalmc.reproductions.registry import FIGURES, PAPERS
 
 
 def register(sub) -> None:
-    listing = "; ".join(f"{paper}: {', '.join(names)}" for paper, names in FIGURES.items())
+    listing = "; ".join(f"{paper}: " + ", ".join(e.facts["figure"] for e in FIGURES.values()
+                                                  if e.facts["paper"] == paper)
+                        for paper in PAPERS)
     parser = sub.add_parser(
         "reproduce", help="regenerate papers' figures and check targets",
         description="Regenerate the figures of the reproduced papers, write them with a "
                     f"REPORT.md of the papers' numbers beside ours. Papers and figures: {listing}.")
     parser.add_argument("spec", metavar="PAPER[.FIGURE]|all",
-                        help=f"all, a paper ({', '.join(FIGURES)}) or one figure, e.g. "
+                        help=f"all, a paper ({', '.join(PAPERS)}) or one figure, e.g. "
                              "giles1997.fig2")
     parser.add_argument("--scale", choices=("quick", "paper"), default="quick")
     parser.add_argument("--out", help="output directory (default: figures/ for the paper "

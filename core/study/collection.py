@@ -54,7 +54,7 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     ...                         for i in range(n)], n)
     >>> collect({"sides": [6, 20]}, Dice, n_reps=2, seed=1)[["sides", "rep", "roll"]]
        sides  rep  roll
-    0      6    0     2
+    0      6    0     4
     1      6    1     1
     2     20    0     8
     3     20    1     9

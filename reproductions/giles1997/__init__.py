@@ -99,8 +99,9 @@ from evalmc.reproductions.giles1997.teacher import (
 from evalmc.reproductions.report import Figure
 
 __all__ = [
-    "ALPHAS", "FIGURES", "KS", "LEARNING_RATES", "MG_NETWORKS", "NETWORKS", "ORDER",
-    "PAPER_RATES", "SCALE", "SEED", "TARGETS", "TEST_SIZES",
+    "ALPHAS", "FIG2", "FIG3", "FIG4", "FIG5", "FIG6", "FIG7", "FIG8", "KS", "LEARNING_RATES",
+    "MG_NETWORKS", "NETWORKS", "ORDER",
+    "PAPER_RATES", "SCALE", "SEED", "TARGETS", "TESTSIZE", "TEST_SIZES",
     "LearningRateSets", "MackeyGlassRuns", "RandomLabelSets", "TeacherRuns", "TemporalSets",
     "check_fig2", "check_fig3", "check_fig4", "check_fig5", "check_fig6", "check_fig7",
     "check_fig8", "check_test_size", "compute_fig6", "compute_fig7", "compute_fig8",
@@ -113,43 +114,48 @@ _TEACHERS = ("5-5-1 MLPs on the teacher task (teacher 5-5-1 MLP, weights U(-K, K
              "20,000); the first of 20 teachers per K (quick: 5) is shown, the targets are "
              "judged on the share of teachers.")
 
-FIGURES = [
-    Figure("fig2", "Distribution of train/test NMSE predicting Mackey-Glass (a=0.2, b=0.1, "
-           "c=10, tau=30, sampled every 6) one step ahead, 1000 train / 1000 test patterns, "
-           "inputs standardized and targets raw: MLP with input window 6 and FIR MLP with "
-           "6-tap first-layer synapses and synaptic gains, 5 hidden units, 100 runs of 200,000 "
-           "updates each (quick: 40 of 20,000). Series by RK4, dt=0.1, history 1.2, 1000 time "
-           "units dropped (assumed). IIR MLPs not built; the FIR MLP without gains is the "
-           "windowed MLP itself.", compute_mackey_glass, plot_fig2, check_fig2,
-           title="Giles and Lawrence 1997, Fig 2: Mackey-Glass NMSE distributions"),
-    Figure("fig3", "Box-whiskers (box: IQR, bar: median, whiskers: minimum and maximum) beside "
-           "mean +- sd of the Fig 2 runs, log scale.", compute_mackey_glass, plot_fig3,
-           check_fig3, title="Giles and Lawrence 1997, Fig 3: box-whiskers vs mean +- sd"),
-    Figure("fig4", "Distribution of train/test NMSE for K = 1, 5, 10, 15: " + _TEACHERS,
-           compute_teacher, plot_fig4, check_fig4,
-           title="Giles and Lawrence 1997, Fig 4: teacher-task NMSE distributions"),
-    Figure("fig5", "Box-whiskers beside mean +- sd of the Fig 4 runs: " + _TEACHERS,
-           compute_teacher, plot_fig5, check_fig5,
-           title="Giles and Lawrence 1997, Fig 5: box-whiskers vs mean +- sd"),
-    Figure("fig6", "Test accuracy of 10 runs on each of 20 random-label data sets (5 uniform "
-           "inputs, 5-3-1 MLPs, 100 train / 100 test points, 100,000 updates per run); the "
-           "targets use 1000 data sets (quick: 100 data sets, 20,000 updates).",
-           compute_fig6, plot_fig6, check_fig6,
-           title="Giles and Lawrence 1997, Fig 6: runs on random labels"),
-    Figure("testsize", "Left: spurious-significance rate of the one-sample t-test against the "
-           "test-set size, on the Fig 6 networks (bars 2 MCSE). Right: RMS deviation of the "
-           "data sets' mean accuracy from 50% against the test-set size, with the "
-           "1/sqrt(size) line.", compute_test_size, plot_test_size, check_test_size,
-           title="Giles and Lawrence 1997, closing note: a larger test set"),
-    Figure("fig7", "Learning rate chosen on test set 1 (0.01-0.5, assumed), judged on it and "
-           "on a fresh test set 2 (t-test and the binomial test of the runs' vote); 150 "
-           "random data sets (quick: 30).", compute_fig7, plot_fig7, check_fig7,
-           title="Giles and Lawrence 1997, Fig 7: the learning rate chosen on the test set"),
-    Figure("fig8", "Network types on a temporal random task (scalar uniform inputs, "
-           "fair-coin label per step, 100 train / 100 test steps; assumed): TDNN, FIR MLP with "
-           "synaptic gains and Elman network, order 5, 3 hidden units, 10 runs of 100,000 "
-           "updates each; pairwise t-tests against Tukey's HSD over 150 data sets (quick: 30, "
-           "20,000 updates). Gamma, NP and WZ networks not built.",
-           compute_fig8, plot_fig8, check_fig8,
-           title="Giles and Lawrence 1997, Fig 8: network types on random data"),
-]
+FIG2 = Figure("Distribution of train/test NMSE predicting Mackey-Glass (a=0.2, b=0.1, "
+              "c=10, tau=30, sampled every 6) one step ahead, 1000 train / 1000 test patterns, "
+              "inputs standardized and targets raw: MLP with input window 6 and FIR MLP with "
+              "6-tap first-layer synapses and synaptic gains, 5 hidden units, 100 runs of 200,000 "
+              "updates each (quick: 40 of 20,000). Series by RK4, dt=0.1, history 1.2, 1000 time "
+              "units dropped (assumed). IIR MLPs not built; the FIR MLP without gains is the "
+              "windowed MLP itself.", compute_mackey_glass, plot_fig2, check_fig2,
+              title="Giles and Lawrence 1997, Fig 2: Mackey-Glass NMSE distributions")
+
+FIG3 = Figure("Box-whiskers (box: IQR, bar: median, whiskers: minimum and maximum) beside "
+              "mean +- sd of the Fig 2 runs, log scale.", compute_mackey_glass, plot_fig3,
+              check_fig3, title="Giles and Lawrence 1997, Fig 3: box-whiskers vs mean +- sd")
+
+FIG4 = Figure("Distribution of train/test NMSE for K = 1, 5, 10, 15: " + _TEACHERS,
+              compute_teacher, plot_fig4, check_fig4,
+              title="Giles and Lawrence 1997, Fig 4: teacher-task NMSE distributions")
+
+FIG5 = Figure("Box-whiskers beside mean +- sd of the Fig 4 runs: " + _TEACHERS,
+              compute_teacher, plot_fig5, check_fig5,
+              title="Giles and Lawrence 1997, Fig 5: box-whiskers vs mean +- sd")
+
+FIG6 = Figure("Test accuracy of 10 runs on each of 20 random-label data sets (5 uniform "
+              "inputs, 5-3-1 MLPs, 100 train / 100 test points, 100,000 updates per run); the "
+              "targets use 1000 data sets (quick: 100 data sets, 20,000 updates).",
+              compute_fig6, plot_fig6, check_fig6,
+              title="Giles and Lawrence 1997, Fig 6: runs on random labels")
+
+TESTSIZE = Figure("Left: spurious-significance rate of the one-sample t-test against the "
+                  "test-set size, on the Fig 6 networks (bars 2 MCSE). Right: RMS deviation of the "
+                  "data sets' mean accuracy from 50% against the test-set size, with the "
+                  "1/sqrt(size) line.", compute_test_size, plot_test_size, check_test_size,
+                  title="Giles and Lawrence 1997, closing note: a larger test set")
+
+FIG7 = Figure("Learning rate chosen on test set 1 (0.01-0.5, assumed), judged on it and "
+              "on a fresh test set 2 (t-test and the binomial test of the runs' vote); 150 "
+              "random data sets (quick: 30).", compute_fig7, plot_fig7, check_fig7,
+              title="Giles and Lawrence 1997, Fig 7: the learning rate chosen on the test set")
+
+FIG8 = Figure("Network types on a temporal random task (scalar uniform inputs, "
+              "fair-coin label per step, 100 train / 100 test steps; assumed): TDNN, FIR MLP with "
+              "synaptic gains and Elman network, order 5, 3 hidden units, 10 runs of 100,000 "
+              "updates each; pairwise t-tests against Tukey's HSD over 150 data sets (quick: 30, "
+              "20,000 updates). Gamma, NP and WZ networks not built.",
+              compute_fig8, plot_fig8, check_fig8,
+              title="Giles and Lawrence 1997, Fig 8: network types on random data")
