@@ -13,10 +13,18 @@ import pkgutil
 import pytest
 
 import evalmc
+import evalmc.reproductions
+import evalmc.sims
 
 
 def _modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.walk_packages(evalmc.__path__, "evalmc."))
+    """Every module of the package: core/ is evalmc, and sims/ and reproductions/ are mapped
+    onto its subpackages from folders of their own, so each is walked."""
+    names = {"evalmc", "evalmc.sims", "evalmc.reproductions"}
+    for package in (evalmc, evalmc.sims, evalmc.reproductions):
+        names |= {m.name for m in pkgutil.walk_packages(package.__path__,
+                                                        f"{package.__name__}.")}
+    return sorted(names)
 
 
 @pytest.mark.parametrize("name", _modules())

@@ -118,15 +118,15 @@ def memory():
 
 
 def two_threads():
-    """A 2-thread study against 1 thread (:func:`threads`)."""
-    return threads(2)
+    """A 2-thread study against 1 thread: ``(ours, peer)`` of :func:`threads`."""
+    return threads(2)()
 
 
 def two_threads_large_blocks():
-    """A 2-thread study of blocks of 10,000 against 1 thread (:func:`threads`)."""
-    return threads(2, block_size=10_000)
+    """A 2-thread study of blocks of 10,000 against 1 thread: ``(ours, peer)``."""
+    return threads(2, block_size=10_000)()
 
 
 def every_core():
-    """A study on a thread per core against 1 thread (:func:`threads`)."""
-    return threads(joblib.cpu_count())
+    """A study on a thread per core against 1 thread: ``(ours, peer)``."""
+    return threads(joblib.cpu_count())()
