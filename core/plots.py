@@ -12,14 +12,60 @@ from matplotlib.figure import Figure
 
 
 def axes_or_new(ax=None, *, figsize=(6, 4)):
-    """`ax`, or the axes of a new Figure of `figsize` (for result objects' ``plot(ax=None)``)."""
+    """`ax`, or the axes of a new Figure of `figsize` (for result objects' ``plot(ax=None)``).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, optional
+        Axes to draw on, returned as they are.
+    figsize : tuple of float
+        Width and height in inches of the new Figure, when `ax` is None.
+
+    Returns
+    -------
+    matplotlib Axes
+        Draw on them, then return their ``figure``.
+
+    Examples
+    --------
+    >>> from evalmc.plots import axes_or_new
+    >>> ax = axes_or_new(figsize=(6, 4))
+    >>> ax.figure.get_size_inches().tolist(), axes_or_new(ax) is ax
+    ([6.0, 4.0], True)
+    """
     if ax is None:
         ax = Figure(figsize=figsize, layout="constrained").add_subplot()
     return ax
 
 
 def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int = 20) -> None:
-    """Histogram whose ordinate is the percentage of results in each bin (as in the paper)."""
+    """Histogram whose ordinate is the percentage of results in each bin (as in the paper).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    values : array_like of float
+        The results.
+    title, xlabel : str
+        The axes' title and horizontal label.
+    bins : int
+        Number of bins.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from evalmc.plots import draw_histogram
+    >>> ax = Figure().add_subplot()
+    >>> draw_histogram(ax, np.random.default_rng(0).normal(size=50), title="runs")
+    >>> len(ax.patches), round(float(sum(b.get_height() for b in ax.patches)), 4), ax.get_ylabel()
+    (20, 100.0, '% of runs')
+    """
     values = np.asarray(values, dtype=float)
     ax.hist(values, bins=bins, weights=np.full(values.size, 100.0 / values.size),
             color="tab:blue", edgecolor="white")
@@ -34,6 +80,31 @@ def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
 
     The box is the IQR, the bar the median, the whiskers reach the minimum and maximum
     (Tukey 1977, as in the paper's Figs 3 and 5).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Where to draw.
+    samples : dict of str to array_like
+        Label to values, a pair of glyphs each, in order.
+    ylabel : str
+        The vertical axis' label.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from matplotlib.figure import Figure
+    >>> from evalmc.plots import draw_box_vs_mean_sd
+    >>> rng = np.random.default_rng(0)
+    >>> ax = Figure().add_subplot()
+    >>> draw_box_vs_mean_sd(ax, {"A": rng.normal(size=20), "B": rng.normal(1, 2, 20)},
+    ...                     ylabel="score")
+    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_ylabel()
+    (['A', 'B'], 'score')
     """
     values = [np.asarray(v, dtype=float) for v in samples.values()]
     centres = np.arange(len(values)) * 2.0
@@ -48,7 +119,31 @@ def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
 
 
 def histograms(samples: dict, *, ncols: int = 1, xlabel: str = "") -> Figure:
-    """One histogram per sample (panel title to values), `ncols` panels per row."""
+    """One histogram per sample (panel title to values), `ncols` panels per row.
+
+    Parameters
+    ----------
+    samples : dict of str to array_like
+        Panel title to values.
+    ncols : int
+        Panels per row; the empty panels of the last row are hidden.
+    xlabel : str
+        Horizontal label of every panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not saved: call its ``savefig``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.plots import histograms
+    >>> rng = np.random.default_rng(0)
+    >>> fig = histograms({k: rng.normal(size=20) for k in "ABC"}, ncols=2, xlabel="score")
+    >>> len(fig.axes), [ax.get_title() for ax in fig.axes if ax.get_visible()]
+    (4, ['A', 'B', 'C'])
+    """
     nrows = -(-len(samples) // ncols)
     fig = Figure(figsize=(4 * ncols, 2.2 * nrows + 0.4), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
@@ -60,7 +155,30 @@ def histograms(samples: dict, *, ncols: int = 1, xlabel: str = "") -> Figure:
 
 
 def box_vs_mean_sd(samples: dict, *, ylabel: str = "", title: str = "") -> Figure:
-    """Box-whiskers beside mean +- sd for each sample (label to values)."""
+    """Box-whiskers beside mean +- sd for each sample (label to values).
+
+    Parameters
+    ----------
+    samples : dict of str to array_like
+        Label to values (:func:`draw_box_vs_mean_sd`).
+    ylabel, title : str
+        The vertical axis' label and the title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not saved: call its ``savefig``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.plots import box_vs_mean_sd
+    >>> rng = np.random.default_rng(0)
+    >>> fig = box_vs_mean_sd({"A": rng.normal(size=20), "B": rng.normal(size=20)},
+    ...                      ylabel="accuracy", title="two pipelines")
+    >>> fig.axes[0].get_title(), fig.axes[0].get_ylabel()
+    ('two pipelines', 'accuracy')
+    """
     fig = Figure(figsize=(1.4 * len(samples) + 1.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
     draw_box_vs_mean_sd(ax, samples, ylabel=ylabel)
@@ -69,7 +187,27 @@ def box_vs_mean_sd(samples: dict, *, ylabel: str = "", title: str = "") -> Figur
 
 
 def report_figure(samples: dict) -> Figure:
-    """The descriptive report's figure: histograms (left), box-whiskers vs mean +- sd (right)."""
+    """The descriptive report's figure: histograms (left), box-whiskers vs mean +- sd (right).
+
+    Parameters
+    ----------
+    samples : dict of str to array_like
+        Column name to its values (each at least 2, no NaN).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A histogram per sample, then the box-whiskers' axes; not saved.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.plots import report_figure
+    >>> rng = np.random.default_rng(0)
+    >>> fig = report_figure({"A": rng.normal(size=20), "B": rng.normal(size=20)})
+    >>> [ax.get_title() for ax in fig.axes]
+    ['A', 'B', '']
+    """
     fig = Figure(figsize=(8, max(3.0, 1.8 * len(samples))), layout="constrained")
     left, right = fig.subfigures(1, 2)
     for ax, (title, values) in zip(left.subplots(len(samples), 1, squeeze=False).ravel(),
@@ -84,6 +222,36 @@ def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -
     interval, a panel per value of `panel`: the rows at the study's first level (and
     decision-only rows), the level dashed with Bradley's band [0.5, 1.5] alpha shaded on null
     rows. `x` is on a log scale when its values are positive and span a factor of 10.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A study's summary: the design columns, ``criterion``, ``alpha``, ``rate``, ``ci_low``,
+        ``ci_high`` and ``truth``.
+    x : str
+        Design column on the horizontal axis.
+    panel : str, optional
+        Design column whose values make the panels; default: one panel.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not saved: call its ``savefig``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.plots import rate_panels
+    >>> summary = pd.DataFrame({
+    ...     "n": [10, 20, 10, 20], "criterion": ["welch-t"] * 2 + ["student-t"] * 2,
+    ...     "alpha": 0.05, "rate": [0.06, 0.05, 0.07, 0.05], "ci_low": [0.04, 0.03, 0.05, 0.03],
+    ...     "ci_high": [0.08, 0.07, 0.09, 0.07], "truth": "null"})
+    >>> fig = rate_panels(summary, x="n", title="normal")
+    >>> ax = fig.axes[0]
+    >>> fig.get_suptitle(), ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
+    ('normal', 'n', ['welch-t', 'student-t'])
     """
     levels = summary["alpha"].dropna()
     alpha = float(levels.iloc[0]) if len(levels) else None
@@ -340,6 +508,28 @@ def critical_difference(mean_ranks: dict, cd: float, *, title: str = "") -> Figu
     Models sit on an axis of mean rank (1, the best, on the left), labelled below, half on
     each side; the bar above the axis is `cd`; a thick line joins each maximal group of models
     whose mean ranks differ by less than `cd` (not significantly different).
+
+    Parameters
+    ----------
+    mean_ranks : dict of str to float
+        Model to its mean rank (1 = best).
+    cd : float
+        The critical difference of mean ranks.
+    title : str
+        The axes' title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not saved: call its ``savefig``.
+
+    Examples
+    --------
+    >>> from evalmc.plots import critical_difference
+    >>> fig = critical_difference({"A": 1.2, "B": 2.1, "C": 2.7}, 1.0, title="three models")
+    >>> ax = fig.axes[0]
+    >>> ax.get_title(), sorted(t.get_text() for t in ax.texts if "(" in t.get_text())
+    ('three models', ['A (1.20)', 'B (2.10)', 'C (2.70)'])
     """
     names = sorted(mean_ranks, key=mean_ranks.get)
     ranks = np.array([mean_ranks[n] for n in names])

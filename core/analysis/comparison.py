@@ -100,11 +100,41 @@ class CompareResult:
     caveats: list
 
     def to_dict(self) -> dict:
-        """The fields as a dict (``evalmc compare --format json``)."""
+        """The fields as a dict (``evalmc compare --format json``).
+
+        Returns
+        -------
+        dict
+            Field name to value, as in the class's attributes.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
+        >>> record = res.to_dict()
+        >>> record["k"], record["wins"], record["conclusion"]
+        (5, 4, 'not significant')
+        """
         return asdict(self)
 
     def to_frame(self):
-        """One row per criterion: its verdict, with the test's numbers on the P(A>B) row."""
+        """One row per criterion: its verdict, with the test's numbers on the P(A>B) row.
+
+        Returns
+        -------
+        DataFrame
+            ``criterion``, ``verdict``, ``p_a_beats_b``, ``ci_low``, ``ci_high`` (NaN but on
+            the ``prob-outperform`` row).
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
+        >>> res.to_frame()[["criterion", "p_a_beats_b", "ci_low", "ci_high"]].head(2)
+              criterion  p_a_beats_b  ci_low  ci_high
+        0  prob-outperform          0.8     0.4      1.0
+        1     single-point          NaN     NaN      NaN
+        """
         import pandas as pd
 
         frame = pd.DataFrame({"criterion": list(self.criteria),
@@ -134,6 +164,13 @@ class CompareResult:
         -------
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
+        >>> res.plot().axes[0].get_title()
+        'P(A>B) = 0.800 over 5 pairs: not significant'
         """
         from evalmc.plots import axes_or_new
 
@@ -168,7 +205,7 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     gamma : float
         Smallest meaningful P(A>B), in (0.5, 1).
     alpha : float
-        1 - confidence of the interval, and the level of the one-sided t-test.
+        1 - confidence of the interval; the t-test runs at alpha / 2 in each direction.
     beta : float
         False-negative rate for Noether's sample size.
     n_resamples : int
@@ -259,7 +296,31 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
 
 
 def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
-    """The P(A>B) test's conclusion from its interval, in both directions."""
+    """The P(A>B) test's conclusion from its interval, in both directions.
+
+    "A better" when the interval lies above 0.5 and reaches above `gamma`, "B better" when it
+    lies below 0.5 and reaches below ``1 - gamma``, "not significant" when it holds 0.5,
+    "not meaningful (A ahead)" or "(B ahead)" otherwise.
+
+    Parameters
+    ----------
+    ci_low, ci_high : float
+        The interval of P(A>B).
+    gamma : float
+        Smallest meaningful P(A>B), in (0.5, 1).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evalmc.analysis.comparison import two_sided_conclusion
+    >>> two_sided_conclusion(0.62, 0.91, 0.75), two_sided_conclusion(0.55, 0.70, 0.75)
+    ('A better', 'not meaningful (A ahead)')
+    >>> two_sided_conclusion(0.40, 0.60, 0.75), two_sided_conclusion(0.05, 0.20, 0.75)
+    ('not significant', 'B better')
+    """
     if ci_low > 0.5:
         return "A better" if ci_high > gamma else "not meaningful (A ahead)"
     if ci_high < 0.5:

@@ -44,6 +44,12 @@ def noether_sample_size(gamma=GAMMA, *, alpha=0.05, beta=0.05) -> int:
     Returns
     -------
     int
+
+    Examples
+    --------
+    >>> from evalmc.analysis.power import noether_sample_size
+    >>> noether_sample_size(0.75), noether_sample_size(0.75, beta=0.2)
+    (29, 17)
     """
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
@@ -81,6 +87,14 @@ def outperform_power(p_ab, *, k: int, gamma=GAMMA, alpha=0.05, n_resamples=N_RES
     Returns
     -------
     ndarray, shape like ``np.atleast_1d(p_ab)``
+
+    Examples
+    --------
+    >>> from evalmc.analysis.power import outperform_power
+    >>> outperform_power([0.5, 0.75, 0.9], k=20).round(4).tolist()
+    [0.0206, 0.6163, 0.9886]
+    >>> outperform_power(0.75, k=20, bias_ratio=0.5).round(4).tolist()  # biased estimator
+    [0.5579]
     """
     k = check_int("k", k, low=1)
     better = conclusion_probabilities(k, gamma=gamma, alpha=alpha, n_resamples=n_resamples)[:, 2]
@@ -104,6 +118,16 @@ def wins_power(better, p_ab, *, k: int, bias_ratio=0.0) -> np.ndarray:
     Returns
     -------
     ndarray, shape like ``np.atleast_1d(p_ab)``
+
+    Examples
+    --------
+    A decision "A better" when A wins at least 8 of 10 pairs:
+
+    >>> import numpy as np
+    >>> from evalmc.analysis.power import wins_power
+    >>> better = (np.arange(11) >= 8).astype(float)
+    >>> wins_power(better, [0.5, 0.8], k=10).round(4).tolist()
+    [0.0547, 0.6778]
     """
     p_ab = _check_p_ab(p_ab)
     bias_ratio = _check_bias(bias_ratio)
@@ -122,6 +146,29 @@ def average_power(p_ab, *, k: int, delta, bias_ratio=0.0) -> np.ndarray:
 
     ``mean(A) - mean(B) ~ N(Phi^-1(p_ab) sqrt(2) sigma, 2 sigma^2 (1 / k + bias_ratio^2))``;
     ``k = 1`` is the single-point comparison.
+
+    Parameters
+    ----------
+    p_ab : array_like of float
+        True P(A>B) of one run against one, each in (0, 1).
+    k : int
+        Runs of each pipeline.
+    delta : float
+        Threshold, in units of sigma.
+    bias_ratio : float
+        Sd of each pipeline's shared bias over sigma; 0 for the ideal estimator.
+
+    Returns
+    -------
+    ndarray, shape like ``np.atleast_1d(p_ab)``
+
+    Examples
+    --------
+    >>> from evalmc.analysis.power import average_power
+    >>> average_power([0.5, 0.75], k=10, delta=0.0).round(4).tolist()
+    [0.5, 0.9835]
+    >>> average_power([0.5, 0.75], k=1, delta=1.0).round(4).tolist()  # single point
+    [0.2398, 0.487]
     """
     p_ab = _check_p_ab(p_ab)
     bias_ratio = _check_bias(bias_ratio)

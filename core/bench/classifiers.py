@@ -47,6 +47,22 @@ def percentile_pvalue(distribution) -> float:
 
     ``min(1, 2 (1 + min(below, above)) / (B + 1))``, with ``below`` and ``above`` the
     replicates <= 0 and >= 0 (ties count on both sides) out of ``B = len(distribution)``.
+
+    Parameters
+    ----------
+    distribution : array_like, shape (B,)
+        Bootstrap replicates of dF1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.bench.classifiers import percentile_pvalue
+    >>> float(percentile_pvalue(np.random.default_rng(0).normal(0.3, 0.15, 999)))
+    0.042
     """
     distribution = np.asarray(distribution)
     below, above = np.sum(distribution <= 0), np.sum(distribution >= 0)
@@ -54,7 +70,36 @@ def percentile_pvalue(distribution) -> float:
 
 
 def peer_pvalue(counts, n_boot, rng) -> float:
-    """The peer's test of one evaluation set (its 8-cell `counts`): scipy.stats.bootstrap."""
+    """The peer's test of one evaluation set (its 8-cell `counts`): scipy.stats.bootstrap.
+
+    The examples are rebuilt from the table (label, A correct, B correct) and resampled by
+    ``scipy.stats.bootstrap(paired=True, vectorized=True, method='percentile')``.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (8,)
+        The set's table, as ``PairedClassifiers`` draws it.
+    n_boot : int
+        Bootstrap replicates B.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    float
+        :func:`percentile_pvalue` of the replicates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.bench.classifiers import NULL, peer_pvalue
+    >>> from evalmc.sims.classifiers import PairedClassifiers
+    >>> batch = PairedClassifiers(**{**NULL.to_dict(), "n": 100}).draw(
+    ...     np.random.default_rng(0), 1)
+    >>> batch.counts[0].tolist()
+    [4, 3, 2, 65, 5, 3, 3, 15]
+    >>> round(float(peer_pvalue(batch.counts[0], 200, np.random.default_rng(1))), 4)
+    0.8458
+    """
     counts = np.asarray(counts)[None, :]
     a_ok, b_ok = correctness(counts)
     label = np.repeat(np.arange(8), counts[0]) >> 2
@@ -73,6 +118,26 @@ def agreement(p_ours, p_peer, n_boot) -> float:
     test is conservative: discrete per-set p-values make Fisher's combination reject less
     often than its level, and where ``q`` is near 1/2, ``m`` is folded at B / 2 and varies
     less. It still detects a bootstrap of the wrong size (tests/test_bench_classifiers.py).
+
+    Parameters
+    ----------
+    p_ours, p_peer : array_like, shape (n_sets,)
+        Each side's :func:`percentile_pvalue` of the same sets.
+    n_boot : int
+        Replicates B of each side's bootstrap.
+
+    Returns
+    -------
+    float
+        Fisher's combined p-value; small when the two sides disagree.
+
+    Examples
+    --------
+    >>> from evalmc.bench.classifiers import agreement
+    >>> print(f"{agreement([0.5, 0.2, 0.04], [0.45, 0.25, 0.05], 200):.2g}")
+    0.9
+    >>> print(f"{agreement([0.5, 0.2, 0.04], [0.01, 0.01, 0.002], 200):.2g}")
+    3e-18
     """
     x, y = (np.ceil((n_boot + 1) * np.asarray(p) / 2 - 1 - 1e-6) for p in (p_ours, p_peer))
     dist = stats.hypergeom(2 * n_boot, x + y, n_boot)
@@ -109,6 +174,25 @@ def bootstrap_df1_size():
 
     The peer's result reports the agreement with the last run of ``ours`` of the same size
     (``run_benchmarks`` runs ``ours`` first).
+
+    Drawing the 5000 sets takes seconds, so the example shows the contract without calling it.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the size, and for the peer its
+        agreement with ours.
+    peer_scale : float
+        ``N_SETS`` over the sets the peer tests (5000 / 45).
+
+    Examples
+    --------
+    >>> from evalmc.bench.classifiers import N_SETS, PEER_STRIDE, bootstrap_df1_size
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("bootstrap-df1-size").load() is bootstrap_df1_size
+    True
+    >>> len(range(0, N_SETS, PEER_STRIDE))  # the sets the peer tests
+    45
     """
     from evalmc.criteria import get_criterion
 

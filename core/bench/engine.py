@@ -37,7 +37,30 @@ def _study(n_jobs=1, backend="threads", reps=REPS, block_size=1000):
 
 def threads(workers, block_size=1000):
     """`workers` threads against one: the ratio is the speed-up; efficiency = ratio / workers.
-    Both sides use blocks of `block_size` (larger blocks: less Python per replication)."""
+    Both sides use blocks of `block_size` (larger blocks: less Python per replication).
+
+    Parameters
+    ----------
+    workers : int
+        Threads of ``ours``.
+    block_size : int
+        Replications per block, on both sides.
+
+    Returns
+    -------
+    callable
+        The workload: called, it returns ``(ours, peer)``, each taking ``small=False`` and
+        returning the rejection counts as text.
+
+    Examples
+    --------
+    The study is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.engine import threads
+    >>> ours, peer = threads(2)()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     def make():
         return (_study(n_jobs=workers, block_size=block_size),
                 _study(block_size=block_size))
@@ -45,13 +68,46 @@ def threads(workers, block_size=1000):
 
 
 def loky():
-    """Two loky processes against one thread."""
+    """Two loky processes against one thread.
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns its text: the rejection counts, identical on
+        both sides.
+
+    Examples
+    --------
+    The study is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.engine import loky
+    >>> ours, peer = loky()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     return _study(n_jobs=2, backend="loky"), _study()
 
 
 def dask_local():
     """A LocalCluster of two single-thread workers (started once, outside the timing) against
-    two threads: a ratio of 0.8 or more is dask within 1.25 x of threads."""
+    two threads: a ratio of 0.8 or more is dask within 1.25 x of threads.
+
+    The cluster is closed when the process exits.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns its text: the rejection counts, identical on
+        both sides.
+
+    Examples
+    --------
+    Starting a cluster takes seconds; the example only finds the workload in the registry.
+
+    >>> from evalmc.bench.engine import dask_local
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("study-dask-2").load() is dask_local
+    True
+    """
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
@@ -66,6 +122,19 @@ def numpy_reference():
     draws as evalmc's kernel makes them, vectorized, then ``scipy.stats.ttest_ind`` (twice) and
     ``scipy.stats.mannwhitneyu`` along the replications, 100,000 at a time. The draws differ
     (numpy's order), so the counts agree within Monte Carlo error, not exactly.
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns its text: the rejection counts.
+
+    Examples
+    --------
+    The study is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.engine import numpy_reference
+    >>> ours, peer = numpy_reference()
+    >>> callable(ours), callable(peer)
+    (True, True)
     """
     from scipy import stats
 
@@ -106,7 +175,22 @@ print(f"size {{rate:.5f}}, peak RSS {{peak:.0f}} MB")
 
 def memory():
     """Peak resident memory of a study of 10^8 replications (ours) against 10^6 (peer), each
-    in a fresh process: the two must be about equal. The ratio is of times (about 1/100)."""
+    in a fresh process: the two must be about equal. The ratio is of times (about 1/100).
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns its text: the replications, the size and the
+        peak resident memory.
+
+    Examples
+    --------
+    The study is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.engine import memory
+    >>> ours, peer = memory()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     def at(reps):
         def run(small=False):
             n = 1000 if small else reps
@@ -118,15 +202,54 @@ def memory():
 
 
 def two_threads():
-    """A 2-thread study against 1 thread: ``(ours, peer)`` of :func:`threads`."""
+    """A 2-thread study against 1 thread (:func:`threads`).
+
+    Returns
+    -------
+    tuple of callable
+        ``(ours, peer)``: each runs the study and returns its rejection counts.
+
+    Examples
+    --------
+    >>> from evalmc.bench.engine import two_threads
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("study-2-threads").load() is two_threads
+    True
+    """
     return threads(2)()
 
 
 def two_threads_large_blocks():
-    """A 2-thread study of blocks of 10,000 against 1 thread: ``(ours, peer)``."""
+    """A 2-thread study of blocks of 10,000 against 1 thread (:func:`threads`).
+
+    Returns
+    -------
+    tuple of callable
+        ``(ours, peer)``.
+
+    Examples
+    --------
+    >>> from evalmc.bench.engine import two_threads_large_blocks
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("study-2-threads-block-10000").load() is two_threads_large_blocks
+    True
+    """
     return threads(2, block_size=10_000)()
 
 
 def every_core():
-    """A study on a thread per core against 1 thread: ``(ours, peer)``."""
+    """A study on a thread per core against 1 thread (:func:`threads`).
+
+    Returns
+    -------
+    tuple of callable
+        ``(ours, peer)``.
+
+    Examples
+    --------
+    >>> from evalmc.bench.engine import every_core
+    >>> ours, peer = every_core()  # the studies are built, not run
+    >>> callable(ours) and callable(peer)
+    True
+    """
     return threads(joblib.cpu_count())()

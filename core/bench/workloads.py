@@ -27,7 +27,22 @@ REPEATS = 3
 
 
 def paired_t_size():
-    """Size of the paired t-test, n = 20, 100,000 replications, against scipy.stats.power."""
+    """Size of the paired t-test, n = 20, 100,000 replications, against scipy.stats.power.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the size.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import paired_t_size
+    >>> ours, peer = paired_t_size()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     from evalmc.study.rates import make_design, run_study
 
     n, reps, alpha = 20, 100_000, 0.05
@@ -54,7 +69,24 @@ def paired_t_size():
 def wilcoxon_ties():
     """Wilcoxon signed-rank p-values of 20,000 sets of 12 pairs of scores on a grid of 0.5
     (ties and zero differences: scipy enumerates the 2^12 sign flips), against
-    scipy.stats.wilcoxon called per set; the peer tests 200 sets, scaled to the whole."""
+    scipy.stats.wilcoxon called per set; the peer tests 200 sets, scaled to the whole.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the size.
+    peer_scale : float
+        The sets over those the peer tests.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import wilcoxon_ties
+    >>> ours, peer, peer_scale = wilcoxon_ties()
+    >>> callable(ours), callable(peer), peer_scale
+    (True, True, 100.0)
+    """
     from evalmc.criteria.signed_rank import wilcoxon
     from evalmc.sims.base import Batch
 
@@ -77,7 +109,23 @@ def wilcoxon_ties():
 
 def user_vectorized():
     """A user's Welch t-test written with numpy, size study of 20,000 replications of 10 + 10
-    runs: called once per block (it takes ``axis``) against once per replication."""
+    runs: called once per block (it takes ``axis``) against once per replication.
+
+    Returns
+    -------
+    ours, peer : callable
+        The study with the function called once per block, and once per replication; each
+        takes ``small=False`` and returns the size as text.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import user_vectorized
+    >>> ours, peer = user_vectorized()
+    >>> ours.keywords, peer.args
+    ({}, (False,))
+    """
     from evalmc.criteria import UserCriterion
     from evalmc.study.rates import make_design, run_study
 
@@ -98,7 +146,24 @@ def user_vectorized():
 
 def bayes_signed_rank():
     """baycomp's Bayesian signed-rank test (50,000 posterior draws) on 1,000 sets of 10 pairs,
-    against ``baycomp.two_on_multiple`` per set; the peer tests 20 sets, scaled to the whole."""
+    against ``baycomp.two_on_multiple`` per set; the peer tests 20 sets, scaled to the whole.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the share of sets called 'A better'.
+    peer_scale : float
+        The sets over those the peer tests.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import bayes_signed_rank
+    >>> ours, peer, peer_scale = bayes_signed_rank()
+    >>> callable(ours), callable(peer), peer_scale
+    (True, True, 50.0)
+    """
     import baycomp
 
     from evalmc.criteria import get_criterion
@@ -126,7 +191,25 @@ def bayes_signed_rank():
 def aso_deepsig():
     """Almost stochastic order (deepsig's defaults, 1000 bootstrap samples) on 200 pairs of
     10 + 10 runs, against ``deepsig.aso`` per pair with the same seeds; the peer runs 4 pairs,
-    scaled to the whole."""
+    scaled to the whole.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the share called 'A better'
+        and the first values.
+    peer_scale : float
+        The pairs over those the peer tests.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import aso_deepsig
+    >>> ours, peer, peer_scale = aso_deepsig()
+    >>> callable(ours), callable(peer), peer_scale
+    (True, True, 50.0)
+    """
     import deepsig
 
     from evalmc.criteria.aso import eps_min
@@ -154,6 +237,20 @@ def boon_bootstrap_ci():
 
     The peer is the authors' package called once per resample; evalmc draws each resample as
     multinomial counts over the runs sorted once by validation score.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the estimate and its interval.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import boon_bootstrap_ci
+    >>> ours, peer = boon_bootstrap_ci()
+    >>> callable(ours), callable(peer)
+    (True, True)
     """
     import boon
 
@@ -189,6 +286,20 @@ def mlp_training():
     in the updates, so the ratio carries over and each side's full-workload time is 100 x its
     time. Both sides use one core.
     Both sides make the same random draws in the same order: the NMSEs agree to ~1e-12.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the mean training NMSE.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import mlp_training
+    >>> ours, peer = mlp_training()
+    >>> callable(ours), callable(peer)
+    (True, True)
     """
     from evalmc.sims.networks import nmse, teacher_task, train_mlps
 
@@ -232,6 +343,20 @@ def fig6_outperform():
     pairs at each of 25 values of P(A>B), against scipy.stats.bootstrap looped over the values
     (vectorized over the 1000 studies, in batches of 100), on studies it draws the plain way
     (k normal differences each). The answer is the mean rate of 'A better' over the 25 values.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: the mean rate of 'A better'.
+
+    Examples
+    --------
+    The timed work is long; the example builds the pair without running it.
+
+    >>> from evalmc.bench.workloads import fig6_outperform
+    >>> ours, peer = fig6_outperform()
+    >>> callable(ours), callable(peer)
+    (True, True)
     """
     from evalmc.sims.benchmarks import Benchmark
     from evalmc.study.rates import make_design, run_study
@@ -264,7 +389,24 @@ def compare_million():
     on the same items, half the pairs tied), the whole command timed, against
     scipy.stats.bootstrap's percentile interval of P(A>B) (a tie counting one half) resampling
     the pairs, on 100 of the 1000 resamples (its time scaled by 10). The answer is the
-    interval."""
+    interval.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns the interval as text.
+    peer_scale : float
+        10.0: the resamples over those the peer draws.
+
+    Examples
+    --------
+    Building the workload writes the 10^6 pairs; the example only finds it in the registry.
+
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> from evalmc.bench.workloads import compare_million
+    >>> WORKLOADS.entry("compare-1e6-pairs").load() is compare_million
+    True
+    """
     import json
     import tempfile
 
@@ -297,7 +439,24 @@ def cv_corrected_t():
     """Size of the corrected resampled t-test (J = 15 random splits, 10% tested) on 10,000
     data sets of the cv-regression scenario (n = 300, least squares on 10 features against 5),
     against a scikit-learn loop: ShuffleSplit and LinearRegression on each split, the same
-    statistic; the peer runs 200 data sets, scaled to the whole."""
+    statistic; the peer runs 200 data sets, scaled to the whole.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns the size as text.
+    peer_scale : float
+        The data sets over those the peer tests (50.0).
+
+    Examples
+    --------
+    The peer imports scikit-learn; the example only finds the workload in the registry.
+
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> from evalmc.bench.workloads import cv_corrected_t
+    >>> WORKLOADS.entry("cv-corrected-t").load() is cv_corrected_t
+    True
+    """
     from sklearn.linear_model import LinearRegression
     from sklearn.model_selection import ShuffleSplit
 
@@ -340,6 +499,26 @@ def cli_startup(*args, status=0):
     Each side launches its interpreter 10 times; the ratio is the share of the command's time
     that Python's own start-up takes (1 would be a command that costs nothing). `status` is
     the exit status the command must end with (2 for a bad argument).
+
+    Parameters
+    ----------
+    *args : str
+        The arguments after ``evalmc``.
+    status : int
+        The exit status the command must end with.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` (one launch instead of 10) and returns the mean seconds a
+        launch as text; a launch ending with another status raises RuntimeError.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import cli_startup
+    >>> ours, peer = cli_startup("list", "--format", "json")
+    >>> callable(ours), callable(peer)
+    (True, True)
     """
     def launches(command, expected):
         def run(small=False):
@@ -357,17 +536,56 @@ def cli_startup(*args, status=0):
 
 
 def cli_help():
-    """``evalmc --help`` against ``python -c pass`` (:func:`cli_startup`)."""
+    """``evalmc --help`` against ``python -c pass`` (:func:`cli_startup`).
+
+    Returns
+    -------
+    ours, peer : callable
+        As :func:`cli_startup` returns them.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import cli_help
+    >>> ours, peer = cli_help()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     return cli_startup("--help")
 
 
 def cli_list():
-    """``evalmc list`` against ``python -c pass`` (:func:`cli_startup`)."""
+    """``evalmc list`` against ``python -c pass`` (:func:`cli_startup`).
+
+    Returns
+    -------
+    ours, peer : callable
+        As :func:`cli_startup` returns them.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import cli_list
+    >>> ours, peer = cli_list()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     return cli_startup("list")
 
 
 def cli_bad_argument():
-    """A bad argument's one-line error (exit 2) against ``python -c pass``."""
+    """A bad argument's one-line error (exit 2) against ``python -c pass``.
+
+    Returns
+    -------
+    ours, peer : callable
+        As :func:`cli_startup` returns them.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import cli_bad_argument
+    >>> ours, peer = cli_bad_argument()
+    >>> callable(ours), callable(peer)
+    (True, True)
+    """
     return cli_startup("calibrate", "--scenario", "normal", "--criterion", "welch-t",
                        "--alpha", "1.5", status=2)
 
@@ -379,12 +597,28 @@ def run_benchmarks(only: str | None = None) -> pd.DataFrame:
     :data:`evalmc.bench.registry.WORKLOADS`) is skipped with a warning naming the extra that
     installs it.
 
+    Parameters
+    ----------
+    only : str, optional
+        The one workload to run (a name of ``WORKLOADS``); default: every workload.
+
     Returns
     -------
     DataFrame
         ``workload``, ``peer``, ``ours_s``, ``peer_s`` (scaled by the workload's `peer_scale`
         to the whole workload, see the module docstring), ``ratio`` (peer_s / ours_s: how many
         times faster evalmc is), ``ours``, ``peer_result``.
+
+    Examples
+    --------
+    Every workload takes seconds to minutes; the example only shows that a name is checked
+    before any work starts.
+
+    >>> from evalmc.bench.workloads import run_benchmarks
+    >>> run_benchmarks(only="no-such-workload")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown workload 'no-such-workload'; valid names: paired-t-size, ...
     """
     if only is not None:
         WORKLOADS.entry(only)  # an unknown name is an error naming the valid ones

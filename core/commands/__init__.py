@@ -29,14 +29,48 @@ COMMANDS = (
 
 
 class UsageError(Exception):
-    """Bad command-line input: reported in one line, exit status 2."""
+    """Bad command-line input: reported in one line, exit status 2.
+
+    Examples
+    --------
+    >>> from evalmc.cli import main
+    >>> from evalmc.commands import UsageError
+    >>> issubclass(UsageError, Exception)
+    True
+    >>> main(["ranks", "runs.csv", "--alpha", "2"])  # the message goes to stderr
+    2
+    """
 
 
 FORMATS = ("table", "csv", "json")
 
 
 def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
-    """Write `frame` as ``table``, ``csv`` or ``json`` (a list of records) to `out` or stdout."""
+    """Write `frame` as ``table``, ``csv`` or ``json`` (a list of records) to `out` or stdout.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The results; a table shows a missing value as ``-``.
+    fmt : {'table', 'csv', 'json'}
+        The format (``--format``).
+    out : str, optional
+        File to write (:func:`write`); default: stdout.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.commands import emit
+    >>> frame = pd.DataFrame({"model": ["A", "B"], "score": [0.9, float("nan")]})
+    >>> emit(frame, "table")
+    model  score
+        A    0.9
+        B      -
+    >>> emit(frame, "csv")
+    model,score
+    A,0.9
+    B,
+    """
     if fmt == "json":
         text = frame.to_json(orient="records", indent=2, double_precision=10)
     elif fmt == "csv":
@@ -48,7 +82,29 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
 
 def write(text: str, out: str | None = None) -> None:
     """`text` (a newline added if missing) to stdout, or to the file `out`, written whole or
-    not at all: a temporary file beside it is renamed over it."""
+    not at all: a temporary file beside it is renamed over it.
+
+    Parameters
+    ----------
+    text : str
+        What to write.
+    out : str, optional
+        File to write; default: stdout.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.commands import write
+    >>> write("size 0.0500")
+    size 0.0500
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> target = pathlib.Path(tmp.name) / "result.txt"
+    >>> write("size 0.0500", str(target))
+    >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
+    ('size 0.0500\\n', ['result.txt'])
+    >>> tmp.cleanup()
+    """
     text = text if text.endswith("\n") else text + "\n"
     if not out:
         print(text, end="")
@@ -63,7 +119,29 @@ def write(text: str, out: str | None = None) -> None:
 
 
 def json_text(value) -> str:
-    """`value` as indented JSON, floats at full precision and NaN as null (JSON has no NaN)."""
+    """`value` as indented JSON, floats at full precision and NaN as null (JSON has no NaN).
+
+    Parameters
+    ----------
+    value : dict, list or scalar
+        Plain Python values, nested in dicts, lists and tuples.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evalmc.commands import json_text
+    >>> print(json_text({"p": float("nan"), "rates": [0.05, 1 / 3]}))
+    {
+      "p": null,
+      "rates": [
+        0.05,
+        0.3333333333333333
+      ]
+    }
+    """
     import json
     import math
 
@@ -80,7 +158,24 @@ def json_text(value) -> str:
 
 
 def add_output_options(parser, formats=FORMATS) -> None:
-    """``--format`` and ``--out``, shared by every command that prints results."""
+    """``--format`` and ``--out``, shared by every command that prints results.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser, given the two options.
+    formats : tuple of str
+        The choices of ``--format``, the first its default.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import add_output_options
+    >>> parser = argparse.ArgumentParser(prog="evalmc demo")
+    >>> add_output_options(parser)
+    >>> vars(parser.parse_args(["--format", "csv"]))
+    {'format': 'csv', 'out': None}
+    """
     parser.add_argument("--format", choices=formats, default=formats[0],
                         help="table for reading, csv or json for programs (default "
                              "%(default)s)")
@@ -89,7 +184,22 @@ def add_output_options(parser, formats=FORMATS) -> None:
 
 
 def add_table_options(parser) -> None:
-    """The options of commands reading run tables: long format and the missing-value policy."""
+    """The options of commands reading run tables: long format and the missing-value policy.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser, given ``--model``, ``--score`` and ``--dropna/--no-dropna``.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import add_table_options
+    >>> parser = argparse.ArgumentParser(prog="evalmc demo")
+    >>> add_table_options(parser)
+    >>> vars(parser.parse_args(["--no-dropna"]))
+    {'model': None, 'score': None, 'dropna': False}
+    """
     parser.add_argument("--model", metavar="COL", help="long format (one row per run): the "
                         "column naming each run's model; with --score")
     parser.add_argument("--score", metavar="COL", help="long format: the column of scores")
@@ -100,7 +210,36 @@ def add_table_options(parser) -> None:
 
 def load_table(args, pair_by: str | None = None):
     """The command's CSV file as a table, wide (one column per model) when ``--model`` and
-    ``--score`` give it in long format; bad input raises UsageError."""
+    ``--score`` give it in long format; bad input raises UsageError.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options: ``file``, ``model`` and ``score``.
+    pair_by : str, optional
+        Long format: the column keying the rows of the wide table (seed, split, data set);
+        default: each model's i-th run makes row i.
+
+    Returns
+    -------
+    DataFrame
+        The file as read, or in wide form: `pair_by` (if given), then a column per model.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.commands import load_table
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "runs.csv"
+    >>> _ = path.write_text("model,seed,score\\nA,0,0.91\\nA,1,0.93\\nB,0,0.90\\nB,1,0.91\\n")
+    >>> load_table(argparse.Namespace(file=str(path), model="model", score="score"), "seed")
+      seed     A     B
+    0    0  0.91  0.90
+    1    1  0.93  0.91
+    >>> tmp.cleanup()
+    """
     from evalmc.sims.tables import read_table, wide
 
     if (args.model is None) != (args.score is None):
@@ -116,19 +255,74 @@ def load_table(args, pair_by: str | None = None):
 
 
 def check_writable(path: str, option: str = "--out") -> None:
-    """Raise UsageError unless `path` can be written: checked before any work is done."""
+    """Raise UsageError unless `path` can be written: checked before any work is done.
+
+    Parameters
+    ----------
+    path : str
+        The file to be written.
+    option : str
+        The option naming it, for the message.
+
+    Examples
+    --------
+    >>> from evalmc.commands import check_writable
+    >>> check_writable("/nonexistent/folder/out.csv")
+    Traceback (most recent call last):
+    ...
+    evalmc.commands.UsageError: `--out` must be a file in a writable directory; got \
+'/nonexistent/folder/out.csv'.
+    """
     parent = Path(path).resolve().parent
     if Path(path).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
         raise UsageError(f"`{option}` must be a file in a writable directory; got {path!r}.")
 
 
 def float_arg(name: str):
-    """An argparse type that reads a number and names the option when it cannot."""
+    """An argparse type that reads a number and names the option when it cannot.
+
+    Parameters
+    ----------
+    name : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    callable
+        ``text -> float``, raising ``argparse.ArgumentTypeError``.
+
+    Examples
+    --------
+    >>> from evalmc.commands import float_arg
+    >>> float_arg("alpha")("0.1")
+    0.1
+    """
     return _typed_arg(name, float, "a number")
 
 
 def int_arg(name: str):
-    """An argparse type that reads an integer and names the option when it cannot."""
+    """An argparse type that reads an integer and names the option when it cannot.
+
+    Parameters
+    ----------
+    name : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    callable
+        ``text -> int``, raising ``argparse.ArgumentTypeError``.
+
+    Examples
+    --------
+    >>> from evalmc.commands import int_arg
+    >>> int_arg("reps")("12")
+    12
+    >>> int_arg("reps")("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: `reps` must be an integer; got '1.5'.
+    """
     return _typed_arg(name, int, "an integer")
 
 
@@ -144,7 +338,26 @@ def _typed_arg(name: str, kind, rule: str):
 
 def parse_grid(scenario: str, items) -> dict:
     """``--param KEY=V1,V2`` options as a grid of the typed parameter values of the scenario
-    called `scenario`, read from its registry row (no numerical library is imported)."""
+    called `scenario`, read from its registry row (no numerical library is imported).
+
+    Parameters
+    ----------
+    scenario : str
+        A scenario's name (``evalmc.SCENARIOS``).
+    items : iterable of str
+        The ``--param`` values, each ``KEY=V1[,V2...]``.
+
+    Returns
+    -------
+    dict
+        Parameter name to the list of its values, each of the parameter's type.
+
+    Examples
+    --------
+    >>> from evalmc.commands import parse_grid
+    >>> parse_grid("normal", ["n_a=5,10", "sd_a=2"])
+    {'n_a': [5, 10], 'sd_a': [2.0]}
+    """
     from evalmc.sims import SCENARIOS, get_scenario
 
     if scenario not in SCENARIOS:
@@ -167,13 +380,46 @@ def parse_grid(scenario: str, items) -> dict:
 
 
 def check_cache(path: str | None) -> None:
-    """Raise UsageError if `path` exists and is not a directory."""
+    """Raise UsageError if `path` exists and is not a directory.
+
+    Parameters
+    ----------
+    path : str or None
+        The ``--cache`` option; None or a directory yet to be made passes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from evalmc.commands import check_cache
+    >>> check_cache(None)
+    >>> with tempfile.NamedTemporaryFile() as handle:
+    ...     check_cache(handle.name)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    evalmc.commands.UsageError: `--cache` must be a directory (or not exist yet); got ...
+    """
     if path and Path(path).exists() and not Path(path).is_dir():
         raise UsageError(f"`--cache` must be a directory (or not exist yet); got {path!r}.")
 
 
 def add_run_options(parser) -> None:
-    """The options every Monte Carlo command shares: seed, workers, cache, output."""
+    """The options every Monte Carlo command shares: seed, workers, cache, output.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import add_run_options
+    >>> parser = argparse.ArgumentParser(prog="evalmc demo")
+    >>> add_run_options(parser)
+    >>> args = parser.parse_args(["--jobs", "2"])
+    >>> args.seed, args.jobs, args.backend, args.format, args.quiet
+    (0, 2, None, 'table', False)
+    """
     from evalmc.engine.options import BACKENDS, BLOCK_SIZE, TASK_SECONDS
 
     parser.add_argument("--seed", type=int_arg("seed"), default=0)

@@ -24,6 +24,25 @@ from evalmc.estimators.registry import BEST, CI_METHODS
 
 
 def register(sub) -> None:
+    """Add ``evalmc boon`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the runs' file, ``--n`` and the options of the estimates.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import boon
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> boon.register(sub)
+    >>> args = sub.choices["boon"].parse_args(["runs.csv", "--n", "5"])
+    >>> args.n, args.method, args.resamples, args.run is boon.run
+    (5, 'percentile', 10000, True)
+    """
     parser = sub.add_parser("boon", help="expected best-out-of-n (Boo_n) of runs in a CSV")
     parser.add_argument("file", metavar="FILE.csv")
     parser.add_argument("--n", type=int_arg("n"), required=True, help="pool size n")
@@ -44,7 +63,45 @@ def register(sub) -> None:
 
 
 def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dict:
-    """The ``evalmc boon`` record: Boo_n estimates with intervals, mean, median, m, n."""
+    """The ``evalmc boon`` record: Boo_n estimates with intervals, mean, median, m, n.
+
+    Parameters
+    ----------
+    test : ndarray, shape (m,)
+        Test scores of the runs.
+    val : ndarray, shape (m,), or None
+        Validation scores choosing the best run of a pool; None: the test scores.
+    n : int
+        Pool size.
+    best : str
+        Which validation score is the best (``evalmc.estimators.registry.BEST``).
+    confidence : float
+        Level of the intervals, in (0, 1).
+    method : str
+        Bootstrap of the intervals (``evalmc.estimators.registry.CI_METHODS``).
+    resamples : int
+        Bootstrap resamples.
+    seed : int
+        Seed of each bootstrap.
+
+    Returns
+    -------
+    dict
+        ``n``, ``m``, ``nonparametric`` and ``parametric`` (Gaussian) estimates, each with its
+        ``*_ci`` as ``[low, high]``, then the ``mean`` and ``median`` of the test scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.commands.boon import summarise
+    >>> test = np.random.default_rng(0).normal(0.9, 0.01, 20)
+    >>> record = summarise(test, None, n=5, best="max", confidence=0.95, method="percentile",
+    ...                    resamples=200, seed=0)
+    >>> round(record["nonparametric"], 4), np.round(record["nonparametric_ci"], 4).tolist()
+    (0.9076, [0.903, 0.9101])
+    >>> round(record["parametric"], 4), round(record["mean"], 4)
+    (0.9083, 0.8982)
+    """
     import numpy as np
 
     from evalmc.estimators.boon import boon_interval
@@ -62,6 +119,39 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
 
 
 def run(args) -> int:
+    """Estimate Boo_n of the runs in the file, with intervals; write them, and the plot.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "runs.csv"
+    >>> _ = path.write_text("seed,A\\n0,0.91\\n1,0.93\\n2,0.90\\n3,0.94\\n4,0.92\\n")
+    >>> main(["boon", str(path), "--test", "A", "--n", "3", "--resamples", "200"])
+            quantity                value
+                   n                    3
+                   m                    5
+       nonparametric                0.932
+    nonparametric_ci  0.917162 to 0.93912
+          parametric             0.933381
+       parametric_ci 0.918435 to 0.942498
+                mean                 0.92
+              median                 0.92
+    0
+    >>> tmp.cleanup()
+    """
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)

@@ -19,6 +19,26 @@ SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: 
 
 
 def register(sub) -> None:
+    """Add ``evalmc calibrate`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the scenario, its grid, the criteria and the run options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import calibrate
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> calibrate.register(sub)
+    >>> args = sub.choices["calibrate"].parse_args(["--scenario", "normal", "--criterion",
+    ...                                             "welch-t", "--param", "n_a=5,10"])
+    >>> args.param, args.reps, args.alpha, args.run is calibrate.run
+    (['n_a=5,10'], 10000, '0.05', True)
+    """
     cal = sub.add_parser("calibrate", help="size and power of criteria under a scenario")
     cal.add_argument("--scenario", required=True, metavar="NAME", help=SCENARIO_HELP)
     cal.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -38,6 +58,36 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """Rejection rates of the criteria over the scenario's grid: write the summary, and the plot.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = str(pathlib.Path(tmp.name) / "rates.csv")
+    >>> main(["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param",
+    ...       "n_a=5,10", "--reps", "200", "--seed", "1", "--quiet", "--format", "csv",
+    ...       "--out", out])
+    0
+    >>> pd.read_csv(out)[["n_a", "criterion", "rate", "ci_low", "ci_high"]].round(4)
+       n_a criterion   rate  ci_low  ci_high
+    0    5   welch-t  0.030  0.0138   0.0639
+    1   10   welch-t  0.055  0.0310   0.0958
+    >>> tmp.cleanup()
+    """
     grid = parse_grid(args.scenario, args.param)  # names and types, from the registry
 
     from evalmc.sims import get_scenario

@@ -26,6 +26,25 @@ from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 
 
 def register(sub) -> None:
+    """Add ``evalmc compare`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the runs' file, ``--a``, ``--b`` and the test's options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import compare
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> compare.register(sub)
+    >>> args = sub.choices["compare"].parse_args(["runs.csv", "--a", "A", "--b", "B"])
+    >>> args.gamma, args.pair_by, args.run is compare.run
+    (0.75, None, True)
+    """
     parser = sub.add_parser("compare", help="P(A>B) test and other verdicts on your own runs")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file of run scores")
     parser.add_argument("--a", required=True, metavar="NAME",
@@ -54,6 +73,43 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """The verdicts on A and B's paired runs of the file: write them, and the plot.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "runs.csv"
+    >>> _ = path.write_text("seed,A,B\\n0,0.91,0.90\\n1,0.93,0.91\\n2,0.90,0.91\\n"
+    ...                     "3,0.94,0.92\\n4,0.92,0.90\\n")
+    >>> main(["compare", str(path), "--a", "A", "--b", "B", "--pair-by", "seed"])
+    pairs k = 5 (4 won by A, 0 ties counted one half, 0 dropped)
+    P(A>B) = 0.8000, 95% percentile-bootstrap interval [0.4000, 1.0000] (B = 1000)
+    conclusion (two-sided, gamma = 0.75): not significant
+    caveat: k = 5 pairs is below Noether's 29 for gamma = 0.75 (alpha = 0.05, beta = 0.05):
+    with equal models this test says 'A better' with probability 0.0313 and 'B better' with
+    probability 0.0313 at k = 5.
+    Noether sample size for gamma = 0.75: 29 pairs
+    other criteria, two-sided (delta = 1.9952 sigma = 0.02524):
+      prob-outperform  not significant
+      single-point     no difference shown
+      average-delta    no difference shown
+      t-oracle         no difference shown
+    0
+    >>> tmp.cleanup()
+    """
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)

@@ -17,6 +17,26 @@ from evalmc.estimators.registry import ESTIMATORS, TARGETS
 
 
 def register(sub) -> None:
+    """Add ``evalmc coverage`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the scenario, its grid, the estimators, the target and the run options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import coverage
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> coverage.register(sub)
+    >>> args = sub.choices["coverage"].parse_args(["--scenario", "normal", "--estimator",
+    ...                                            "t-interval"])
+    >>> args.target, args.estimator, args.run is coverage.run
+    ('mean-a', ['t-interval'], True)
+    """
     cov = sub.add_parser("coverage", help="bias, SE, RMSE, coverage and width of estimators")
     cov.add_argument("--scenario", required=True, metavar="NAME", help=SCENARIO_HELP)
     cov.add_argument("--param", action="append", default=[], metavar="KEY=V1,V2,...",
@@ -37,6 +57,34 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """Bias, SE, RMSE, coverage and width of the estimators: write the summary, and the plot.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = str(pathlib.Path(tmp.name) / "coverage.csv")
+    >>> main(["coverage", "--scenario", "normal", "--estimator", "t-interval", "--reps", "200",
+    ...       "--quiet", "--format", "csv", "--out", out])
+    0
+    >>> pd.read_csv(out)[["n_a", "estimator", "level", "bias", "coverage", "width"]].round(4)
+       n_a   estimator  level    bias  coverage  width
+    0   10  t-interval   0.95 -0.0004     0.945  1.349
+    >>> tmp.cleanup()
+    """
     from evalmc.sims import get_scenario
     from evalmc.study.design import default_grid
 

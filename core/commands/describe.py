@@ -21,6 +21,25 @@ from evalmc.commands import (
 
 
 def register(sub) -> None:
+    """Add ``evalmc describe`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the runs' file and the columns to describe.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import describe
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> describe.register(sub)
+    >>> args = sub.choices["describe"].parse_args(["runs.csv", "--col", "A", "--col", "B"])
+    >>> args.col, args.dropna, args.run is describe.run
+    (['A', 'B'], True, True)
+    """
     parser = sub.add_parser(
         "describe", help="median, IQR, min, max, mean, sd, skewness, normality of run results")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file, one run per row")
@@ -35,6 +54,36 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """The descriptive report of the file's columns of scores: write it, and the plot.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path, out = pathlib.Path(tmp.name) / "runs.csv", str(pathlib.Path(tmp.name) / "out.csv")
+    >>> _ = path.write_text("seed,A,B\\n0,0.91,0.90\\n1,0.93,0.91\\n2,0.90,0.91\\n"
+    ...                     "3,0.94,0.92\\n4,0.92,0.90\\n")
+    >>> main(["describe", str(path), "--col", "A", "--col", "B", "--format", "csv", "--out", out])
+    0
+    >>> pd.read_csv(out)[["column", "n", "mean", "sd", "median", "shapiro_p"]].round(4)
+      column  n   mean      sd  median  shapiro_p
+    0      A  5  0.920  0.0158    0.92     0.9672
+    1      B  5  0.908  0.0084    0.91     0.3140
+    >>> tmp.cleanup()
+    """
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)

@@ -6,12 +6,58 @@ from evalmc.commands import add_output_options, check_writable, json_text, write
 
 
 def register(sub) -> None:
+    """Add ``evalmc list`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: its options ``--format`` and ``--out``.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import listing
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> listing.register(sub)
+    >>> args = sub.choices["list"].parse_args(["--format", "json"])
+    >>> args.format, args.run is listing.run
+    ('json', True)
+    """
     parser = sub.add_parser("list", help="scenarios and criteria, with parameters and defaults")
     add_output_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    """The scenarios and criteria, with their parameters and defaults.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import json
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> out = pathlib.Path(tmp.name) / "list.json"
+    >>> main(["list", "--format", "json", "--out", str(out)])
+    0
+    >>> spec = json.loads(out.read_text())
+    >>> list(spec), spec["scenarios"]["normal"]["parameters"]["n_a"]
+    (['scenarios', 'criteria'], {'default': 10, 'doc': 'runs of model A'})
+    >>> tmp.cleanup()
+    """
     if args.out:
         check_writable(args.out)
     from evalmc.criteria.registry import CRITERIA

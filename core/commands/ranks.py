@@ -24,6 +24,25 @@ from evalmc.commands import (
 
 
 def register(sub) -> None:
+    """Add ``evalmc ranks`` to `sub`, with :func:`run` as its default.
+
+    Its arguments: the file of scores, ``--alpha`` and the table options.
+
+    Parameters
+    ----------
+    sub : argparse._SubParsersAction
+        The subcommands of the ``evalmc`` parser (``add_subparsers()``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import ranks
+    >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
+    >>> ranks.register(sub)
+    >>> args = sub.choices["ranks"].parse_args(["scores.csv", "--alpha", "0.1"])
+    >>> args.alpha, args.pair_by, args.run is ranks.run
+    (0.1, None, True)
+    """
     parser = sub.add_parser("ranks", help="several models over several data sets: Friedman, "
                             "Nemenyi, Wilcoxon-Holm and the critical-difference diagram")
     parser.add_argument("file", metavar="FILE.csv", help="one row per data set, one numeric "
@@ -39,6 +58,36 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    """Mean ranks, Friedman, Nemenyi and Wilcoxon-Holm of the file's models; the CD diagram.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options of the parser :func:`register` adds.
+
+    Returns
+    -------
+    int
+        The exit status: 0.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> from evalmc.cli import main
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(tmp.name) / "scores.csv"
+    >>> _ = path.write_text("A,B,C\\n0.9,0.8,0.7\\n0.8,0.7,0.9\\n0.7,0.6,0.5\\n0.9,0.7,0.6\\n")
+    >>> main(["ranks", str(path)])
+    3 models on 4 data sets; Friedman chi-square 3.500, p = 0.174; Nemenyi critical
+    difference 1.657 at alpha 0.05
+    model_i model_j  rank_i  rank_j  nemenyi_p  wilcoxon_holm_p
+          A       B    1.25    2.25   0.333499            0.375
+          A       C    1.25    2.50   0.180509            0.500
+          B       C    2.25    2.50   0.933422            0.750
+    0
+    >>> tmp.cleanup()
+    """
     from evalmc.analysis.ranks import ranks
     from evalmc.sims.tables import numeric_column, score_columns
 

@@ -22,6 +22,14 @@ def rate_mcse(k, n):
     Returns
     -------
     rate, mcse : ndarray
+        Shaped as `k` and `n` broadcast.
+
+    Examples
+    --------
+    >>> from evalmc.stats.mcse import rate_mcse
+    >>> rate, mcse = rate_mcse([52, 0], [1000, 0])
+    >>> rate.round(4).tolist(), mcse.round(4).tolist()
+    ([0.052, nan], [0.007, nan])
     """
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -44,6 +52,14 @@ def wilson_interval(k, n, *, confidence=0.95):
     Returns
     -------
     low, high : ndarray
+        Shaped as `k` and `n` broadcast; 0 exactly at ``k == 0``, 1 exactly at ``k == n``.
+
+    Examples
+    --------
+    >>> from evalmc.stats.mcse import wilson_interval
+    >>> low, high = wilson_interval([52, 0], [1000, 20])
+    >>> low.round(4).tolist(), high.round(4).tolist()
+    ([0.0399, 0.0], [0.0676, 0.1611])
     """
     confidence = check_float("confidence", confidence, low=0, high=1, open_low=True, open_high=True)
     k = np.asarray(k, dtype=float)
@@ -79,6 +95,12 @@ def bradley(ci_low, ci_high, alpha, *, band=BRADLEY_BAND):
         ``'conservative'`` where it lies below ``band[0] * alpha``, ``'robust'`` where it lies
         inside the band, ``'undetermined'`` where it straddles an edge (more replications
         decide), and ``None`` where it is NaN.
+
+    Examples
+    --------
+    >>> from evalmc.stats.mcse import bradley
+    >>> bradley([0.040, 0.081, 0.01, 0.06], [0.066, 0.11, 0.02, 0.09], 0.05).tolist()
+    ['robust', 'liberal', 'conservative', 'undetermined']
     """
     low = np.asarray(ci_low, dtype=float)
     high = np.asarray(ci_high, dtype=float)

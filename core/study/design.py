@@ -217,7 +217,15 @@ class Design:
 
     @property
     def frame(self) -> pd.DataFrame:
-        """``condition_id`` and the design columns, one row per condition."""
+        """``condition_id`` and the design columns, one row per condition.
+
+        Examples
+        --------
+        >>> from evalmc.study.design import Design
+        >>> design = Design.build({"n_a": [5, 10], "sd_a": 3.0}, "normal")
+        >>> design.frame.columns.tolist(), design.frame["n_a"].tolist()
+        (['condition_id', 'n_a', 'sd_a'], [5, 10])
+        """
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=self.params)
@@ -244,6 +252,20 @@ class Design:
         ValueError
             For an unknown scenario or parameter, a reserved column, an invalid value (the
             scenario's own message) or two rows of the same population.
+
+        Examples
+        --------
+        >>> from evalmc.study.design import Design
+        >>> design = Design.build({"n_a": [5, 10], "sd_a": 3.0}, "normal")
+        >>> [(c.n_a, c.sd_a) for c in design.conditions.values()]
+        [(5, 3.0), (10, 3.0)]
+        >>> Design.build(design, "normal") is design
+        True
+        >>> Design.build({"n_a": [10, 10.0]}, "normal")
+        Traceback (most recent call last):
+        ...
+        ValueError: the design has duplicate conditions; give each value once (a value equal \
+to the scenario's default is the same condition as none).
         """
         scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
         if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
