@@ -189,8 +189,16 @@ def expected_risk(q: int, n_train: int, residual_var: float) -> float:
 class CvScenario(Scenario):
     """Base of the learning scenarios: one data set of n examples, split by `scheme`.
 
-    Subclasses add the population and the algorithms, and implement :meth:`fit`. See
-    :class:`CvRegression` and :class:`CvClassification` for examples.
+    Subclasses add the population and the algorithms, and implement :meth:`fit`.
+
+    Examples
+    --------
+    The splits of a hold-out scheme, as every learning scenario reads them:
+
+    >>> from evalmc.sims.learning import CvRegression
+    >>> scenario = CvRegression(n=60, scheme="holdout", test_share=0.2)
+    >>> scenario.n_train, scenario.per_example, scenario.sizes
+    (48, True, (12, 12))
     """
 
     #: The loss of an example: ``'squared'`` or ``'0/1'``.
