@@ -19,6 +19,28 @@ def row_mean_var(x, y=None):
     """Per-row mean and unbiased variance of `x`, or of ``x - y`` when `y` is given.
 
     Raises ValueError unless `x` (and `y`, of the same shape) is 2-D with at least 2 columns.
+
+    Parameters
+    ----------
+    x : array_like, shape (n_reps, n)
+        One row per replication, at least 2 columns.
+    y : array_like, shape (n_reps, n), optional
+        Subtracted from `x` cell by cell (paired differences).
+
+    Returns
+    -------
+    mean, var : ndarray, shape (n_reps,)
+        Each row's mean and unbiased (``n - 1``) variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import row_mean_var
+    >>> mean, var = row_mean_var(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]))
+    >>> mean.tolist(), var.tolist()
+    ([2.0, 4.0], [1.0, 4.0])
+    >>> [v.round(4).tolist() for v in row_mean_var([[1.0, 2.0, 3.0]], [[0.0, 0.0, 1.0]])]
+    [[1.6667], [0.3333]]
     """
     from evalmc.sims.kernels import row_mean_var_into
 
@@ -79,6 +101,32 @@ class Batch:
 
     Every array is held as a read-only view (:func:`read_only`): the criteria of a study share
     the block, so none may change it.
+
+    Attributes
+    ----------
+    a, b : ndarray
+        The scores (filled on first access when the batch was given a `fill`).
+    n_reps : int
+        Replications in the batch.
+    sizes : tuple of int
+        ``(n_a, n_b)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
+    >>> batch.n_reps, batch.sizes, batch.a.flags.writeable
+    (2, (3, 3), False)
+    >>> [m.tolist() for m in batch.moments()]
+    [[1.0, 4.0], [1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
+
+    Lazy scores: the statistics are known up front, the scores drawn on first use.
+
+    >>> lazy = Batch(paired=False, moments=(np.zeros(2), np.ones(2), np.zeros(2), np.ones(2)),
+    ...              fill=lambda: (np.ones((2, 4)), np.zeros((2, 4))), sizes=(4, 4))
+    >>> lazy.n_reps, lazy.a.shape
+    (2, (2, 4))
     """
 
     def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
@@ -107,20 +155,24 @@ class Batch:
 
     @property
     def a(self) -> np.ndarray:
+        """A's scores, shape (n_reps, n_a), filled on first use."""
         self._materialize()
         return self._a
 
     @property
     def b(self) -> np.ndarray:
+        """B's scores, shape (n_reps, n_b), filled on first use."""
         self._materialize()
         return self._b
 
     def _materialize(self):
+        """Fill the scores if they are not drawn yet."""
         if self._a is None:
             self._a, self._b = (read_only(x) for x in self._fill())
 
     @property
     def n_reps(self) -> int:
+        """Replications in the batch (read from the scores, the moments or the counts)."""
         if self._a is None and self._moments is None and self.counts is None:
             self._materialize()
         if self._a is not None:
@@ -128,19 +180,53 @@ class Batch:
         return self._moments[0].shape[0] if self._moments is not None else self.counts.shape[0]
 
     def moments(self):
-        """``(mean_a, var_a, mean_b, var_b)`` per replication."""
+        """``(mean_a, var_a, mean_b, var_b)`` per replication.
+
+        Returns
+        -------
+        tuple of 4 ndarray, each of shape (n_reps,)
+            Means and unbiased variances, computed from the scores if not given.
+        """
         if self._moments is None:
             self._moments = read_only((*row_mean_var(self.a), *row_mean_var(self.b)))
         return self._moments
 
     def diff_moments(self):
-        """``(mean, var)`` of ``a - b`` per replication (A and B must have equal sizes)."""
+        """``(mean, var)`` of ``a - b`` per replication (A and B must have equal sizes).
+
+        Returns
+        -------
+        mean, var : ndarray, shape (n_reps,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.ones((2, 3)), paired=True)
+        >>> [m.tolist() for m in batch.diff_moments()]
+        [[0.0, 3.0], [1.0, 1.0]]
+        """
         if self._diff_moments is None:
             self._diff_moments = read_only(row_mean_var(self.a, self.b))
         return self._diff_moments
 
     def rerun_batches(self) -> list[Batch]:
-        """The replications under each other run (:attr:`reruns`), as batches like this one."""
+        """The replications under each other run (:attr:`reruns`), as batches like this one.
+
+        Returns
+        -------
+        list of Batch
+            One per other run, in order; empty without reruns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True,
+        ...               reruns=[(np.full((2, 3), 2.0), np.zeros((2, 3)))])
+        >>> [rerun.a[:, 0].tolist() for rerun in batch.rerun_batches()]
+        [[2.0, 2.0]]
+        """
         return [Batch(a, b, paired=self.paired, cluster_size=self.cluster_size,
                       splits=self.splits) for a, b in self.reruns]
 
@@ -151,6 +237,27 @@ class Batch:
         Lazy scores stay lazy: the joined batch fills each part's scores, in order, when they
         are first needed, so every replication gets the very values it would get alone. Only
         plain batches of the same shape join; a single batch is returned as it is.
+
+        Parameters
+        ----------
+        batches : sequence of Batch
+            At least one.
+
+        Returns
+        -------
+        Batch or None
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> one = Batch(np.zeros((2, 3)), np.ones((2, 3)), paired=True)
+        >>> two = Batch(np.ones((1, 3)), np.ones((1, 3)), paired=True)
+        >>> joined = Batch.concat([one, two])
+        >>> joined.n_reps, joined.a[:, 0].tolist()
+        (3, [0.0, 0.0, 1.0])
+        >>> Batch.concat([one, Batch(np.zeros((1, 4)), np.ones((1, 4)), paired=True)]) is None
+        True
         """
         first = batches[0]
         if len(batches) == 1:
@@ -182,7 +289,25 @@ class Batch:
                                    for k in range(2)) for r in range(len(first.reruns))])
 
     def rows(self, start: int, stop: int) -> Batch:
-        """Replications ``start:stop`` of a batch of drawn scores, as views."""
+        """Replications ``start:stop`` of a batch of drawn scores, as views.
+
+        Parameters
+        ----------
+        start, stop : int
+            The rows to keep, as in a slice.
+
+        Returns
+        -------
+        Batch
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
+        >>> batch.rows(1, 2).a.tolist()
+        [[3.0, 4.0, 5.0]]
+        """
         def part(values):
             return None if values is None else values[start:stop]
 
@@ -192,7 +317,26 @@ class Batch:
                      reruns=[(a[start:stop], b[start:stop]) for a, b in self.reruns])
 
     def take(self, i: int) -> Batch:
-        """The single replication `i`, as a batch of one."""
+        """The single replication `i`, as a batch of one.
+
+        Parameters
+        ----------
+        i : int
+            Row of the replication.
+
+        Returns
+        -------
+        Batch
+            With ``n_reps == 1``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
+        >>> batch.take(0).a.tolist()
+        [[0.0, 1.0, 2.0]]
+        """
         pick = slice(i, i + 1)
         return Batch(
             self.a[pick], self.b[pick], paired=self.paired,
@@ -211,6 +355,25 @@ def read_only(values):
 
     Every criterion sees the same block, so a criterion that changed its input in place would
     change the others' numbers: the view makes such a change raise instead.
+
+    Parameters
+    ----------
+    values : array_like, tuple of array_like, or None
+
+    Returns
+    -------
+    ndarray, tuple of ndarray, or None
+        Non-writeable views of the same data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import read_only
+    >>> view = read_only(np.zeros(3))
+    >>> view[0] = 1.0
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
     """
     if values is None:
         return None
@@ -222,7 +385,29 @@ def read_only(values):
 
 
 def param(default, kind, doc):
-    """A scenario parameter: its default, its type (int, float or str) and a one-line doc."""
+    """A scenario parameter: its default, its type (int, float or str) and a one-line doc.
+
+    Parameters
+    ----------
+    default : int, float or str
+        The value when the parameter is left out.
+    kind : type
+        ``int``, ``float`` or ``str``: how :meth:`Scenario.coerce` reads it from text.
+    doc : str
+        One line, as ``evalmc list`` shows it.
+
+    Returns
+    -------
+    dataclasses.Field
+        A field of a frozen dataclass, its `kind` and `doc` in its metadata.
+
+    Examples
+    --------
+    >>> from evalmc.sims.base import param
+    >>> field = param(10, int, "runs per replication")
+    >>> field.default, field.metadata["doc"]
+    (10, 'runs per replication')
+    """
     return dataclasses.field(default=default, metadata={"kind": kind, "doc": doc})
 
 
@@ -232,6 +417,30 @@ class Scenario:
 
     Subclasses declare their parameters with :func:`param`, validate them in ``__post_init__``,
     and implement :meth:`draw` and :attr:`truth`.
+
+    Examples
+    --------
+    A scenario of your own: one parameter, and the null of equal means when it is 0.
+
+    >>> from dataclasses import dataclass
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch, Scenario, param
+    >>> @dataclass(frozen=True)
+    ... class Gap(Scenario):
+    ...     name = "gap"
+    ...     n: int = param(5, int, "runs per model")
+    ...     gap: float = param(0.0, float, "A's mean minus B's")
+    ...     @property
+    ...     def truth(self):
+    ...         return "null" if self.gap == 0 else "alternative"
+    ...     def draw(self, rng, n_reps):
+    ...         a = self.gap + rng.standard_normal((n_reps, self.n))
+    ...         return Batch(a, rng.standard_normal((n_reps, self.n)), paired=False)
+    >>> scenario = Gap(gap=0.5)
+    >>> scenario.truth, scenario.sizes, scenario.to_dict()
+    ('alternative', (5, 5), {'n': 5, 'gap': 0.5})
+    >>> scenario.draw(np.random.default_rng(0), 2).a.shape
+    (2, 5)
     """
 
     name: ClassVar[str] = ""
@@ -262,7 +471,20 @@ class Scenario:
         cls.__annotations__ = {**{p.name: p.kind.__name__ for p in entry.params}, **own}
 
     def draw(self, rng: np.random.Generator, n_reps: int) -> Batch:  # pragma: no cover
-        """Draw `n_reps` replications."""
+        """Draw `n_reps` replications.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The replications' random stream; the same stream gives the same batch.
+        n_reps : int
+            Replications to draw.
+
+        Returns
+        -------
+        Batch
+            `n_reps` rows of scores (or of the scenario's data).
+        """
         raise NotImplementedError
 
     @property
@@ -287,6 +509,22 @@ class Scenario:
         For 'greater' ("A better") every population where A is not better is the null, for
         'less' every one where A is not worse; 'two-sided', or a scenario without an
         :attr:`effect`, gives :attr:`truth`.
+
+        Parameters
+        ----------
+        alternative : {'two-sided', 'greater', 'less'}
+
+        Returns
+        -------
+        str
+            ``'null'`` or ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> better = get_scenario("normal")(shift=0.5)
+        >>> [better.truth_for(alt) for alt in ("two-sided", "greater", "less")]
+        ['alternative', 'alternative', 'null']
         """
         check_choice("alternative", alternative, ALTERNATIVES)
         effect = self.effect
@@ -300,24 +538,72 @@ class Scenario:
 
         Returns the blocks joined (None if they cannot be: :meth:`Batch.concat`) and each
         block; scenarios that can draw the joined batch directly do so.
+
+        Parameters
+        ----------
+        rngs : sequence of numpy.random.Generator
+            One stream per block.
+        sizes : sequence of int
+            Replications of each block.
+
+        Returns
+        -------
+        joined : Batch or None
+        blocks : list of Batch
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims import get_scenario
+        >>> rngs = [np.random.default_rng(0), np.random.default_rng(1)]
+        >>> joined, blocks = get_scenario("normal")(n_a=5).draw_slab(rngs, [2, 3])
+        >>> joined.n_reps, [block.n_reps for block in blocks]
+        (5, [2, 3])
         """
         blocks = [self.draw(rng, size) for rng, size in zip(rngs, sizes, strict=True)]
         return Batch.concat(blocks), blocks
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """Number of scores per replication for A and for B."""
+        """Number of scores per replication for A and for B: ``(n, n)`` for a scenario with
+        an `n`, else ``(n_a, n_b)``."""
         n = getattr(self, "n", None)
         return (n, n) if n is not None else (self.n_a, self.n_b)
 
     @classmethod
     def parameters(cls) -> list[dataclasses.Field]:
-        """The scenario's parameters, in declaration order."""
+        """The scenario's parameters, in declaration order.
+
+        Returns
+        -------
+        list of dataclasses.Field
+            Each with its ``default`` and, in ``metadata``, its ``kind`` and ``doc``.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> [f.name for f in get_scenario("paired-normal").parameters()]
+        ['n', 'mean_diff', 'sd_a', 'sd_b', 'rho', 'shift']
+        """
         return [f for f in dataclasses.fields(cls) if f.init]
 
     @classmethod
     def check_names(cls, names) -> None:
-        """Raise ValueError naming the first of `names` that is not a parameter."""
+        """Raise ValueError naming the first of `names` that is not a parameter.
+
+        Parameters
+        ----------
+        names : iterable of str
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> get_scenario("normal").check_names(["n_a", "n"])
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown parameter `n` for scenario 'normal'; valid parameters: n_a, n_b, \
+mean_a, mean_b, sd_a, sd_b, shift.
+        """
         valid = [f.name for f in cls.parameters()]
         for key in names:
             if key not in valid:
@@ -328,7 +614,26 @@ class Scenario:
 
     @classmethod
     def coerce(cls, key: str, text: str):
-        """Convert the command-line text of parameter `key` to its declared type."""
+        """Convert the command-line text of parameter `key` to its declared type.
+
+        Parameters
+        ----------
+        key : str
+            A parameter's name.
+        text : str
+            Its value as typed.
+
+        Returns
+        -------
+        int, float or str
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> normal = get_scenario("normal")
+        >>> normal.coerce("n_a", "12"), normal.coerce("sd_a", "2")
+        (12, 2.0)
+        """
         cls.check_names([key])
         kind = {f.name: f for f in cls.parameters()}[key].metadata["kind"]
         if kind is str:
@@ -340,11 +645,38 @@ class Scenario:
             raise ValueError(f"`{key}` must be {rule}; got {text!r}.") from None
 
     def to_dict(self) -> dict:
-        """All parameters, defaults included."""
+        """All parameters, defaults included.
+
+        Returns
+        -------
+        dict
+            Parameter name to value, in declaration order.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> get_scenario("normal")(n_a=5, shift=0.5).to_dict()
+        {'n_a': 5, 'n_b': 10, 'mean_a': 0.0, 'mean_b': 0.0, 'sd_a': 1.0, 'sd_b': 1.0, 'shift': 0.5}
+        """
         return {f.name: getattr(self, f.name) for f in self.parameters()}
 
     def fingerprint(self) -> str:
-        """Text that changes whenever the distribution drawn from changes (for the block cache)."""
+        """Text that changes whenever the distribution drawn from changes (for the block cache).
+
+        Returns
+        -------
+        str
+            The name and the sorted parameters.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> normal = get_scenario("normal")
+        >>> normal(n_a=5).fingerprint() == normal(n_a=5.0).fingerprint()
+        True
+        >>> normal(n_a=5).fingerprint() == normal(n_a=6).fingerprint()
+        False
+        """
         return repr((self.name, sorted(self.to_dict().items())))
 
 
@@ -359,6 +691,18 @@ class Records:
         One dict per row, all with the same keys, ``rep`` among them.
     n_reps : int
         Replications drawn (some may have no row).
+
+    Attributes
+    ----------
+    columns : dict of str to ndarray
+        Each key's values, one per row.
+
+    Examples
+    --------
+    >>> from evalmc.sims.base import Records
+    >>> records = Records([{"rep": 0, "err": 0.1}, {"rep": 1, "err": 0.2}], n_reps=2)
+    >>> records.n_reps, {k: v.tolist() for k, v in records.columns.items()}
+    (2, {'rep': [0, 1], 'err': [0.1, 0.2]})
     """
 
     def __init__(self, rows: list[dict], n_reps: int):

@@ -31,13 +31,56 @@ def biased_sd(k, sd, rho):
 
     ``Var = sd^2 / k + (k - 1) / k * rho * sd^2``; with ``rho = 0`` it is the ideal
     estimator's ``sd / sqrt(k)`` (Eq 6).
+
+    Parameters
+    ----------
+    k : int or array_like
+        Runs averaged.
+    sd : float
+        Sd of one run.
+    rho : float
+        Average correlation of two runs.
+
+    Returns
+    -------
+    ndarray
+        The sd of the mean, of the shape of `k`.
+
+    Examples
+    --------
+    >>> from evalmc.sims.benchmarks import biased_sd
+    >>> print(f"{biased_sd(10, 1.0, 0.0):.4f}")
+    0.3162
+    >>> biased_sd([10, 50], 1.0, 0.2).round(4).tolist()
+    [0.5292, 0.4648]
     """
     k = np.asarray(k, dtype=float)
     return np.sqrt(sd**2 / k + (k - 1) / k * rho * sd**2)
 
 
 def shift_for(p_ab, sigma=1.0):
-    """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`."""
+    """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`.
+
+    ``Phi^-1(p_ab) sigma sqrt(2)``: the difference of two independent runs has sd
+    ``sigma sqrt(2)``.
+
+    Parameters
+    ----------
+    p_ab : float or array_like
+        Probability that a run of A beats a run of B, in (0, 1).
+    sigma : float
+        Sd of one run.
+
+    Returns
+    -------
+    float or ndarray
+
+    Examples
+    --------
+    >>> from evalmc.sims.benchmarks import shift_for
+    >>> print(f"{shift_for(0.75):.4f} {shift_for(0.5):.4f}")
+    0.9539 0.0000
+    """
     return scipy.special.ndtri(p_ab) * sigma * np.sqrt(2.0)
 
 
@@ -47,7 +90,21 @@ class Benchmark(Scenario, registered="pipelines"):
 
     ``Batch.a[i, j]`` and ``Batch.b[i, j]`` are run ``j`` of study ``i``; runs are paired by
     index (the same split and seed for A and B) but, as in the paper's simulation, A's and B's
-    noise are independent.
+    noise are independent. The batch (:class:`PairedRunsBatch`) holds the number of pairs A
+    wins up front; differences and scores are drawn on first use. Parameters: the
+    ``'pipelines'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.benchmarks import Benchmark
+    >>> scenario = Benchmark(k=10)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.b.shape, scenario.truth, batch.wins.tolist()
+    ((2, 10), (2, 10), 'null', [6, 7])
+    >>> biased = Benchmark(p_ab=0.75, bias_sd=0.5)
+    >>> biased.truth, round(biased.shift, 4), round(biased.rho, 4), round(biased.mean_sd, 4)
+    ('alternative', 0.9539, 0.2, 0.5196)
     """
 
     def __post_init__(self):
@@ -58,6 +115,7 @@ class Benchmark(Scenario, registered="pipelines"):
 
     @property
     def truth(self) -> str:
+        """``'null'`` when ``p_ab == 0.5``, else ``'alternative'``."""
         return "null" if self.p_ab == 0.5 else "alternative"
 
     @property
@@ -67,6 +125,7 @@ class Benchmark(Scenario, registered="pipelines"):
 
     @property
     def sizes(self) -> tuple[int, int]:
+        """``(k, k)``: runs of each pipeline."""
         return (self.k, self.k)
 
     @property
@@ -85,6 +144,18 @@ class Benchmark(Scenario, registered="pipelines"):
         return float(biased_sd(self.k, np.hypot(self.sigma, self.bias_sd), self.rho))
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` studies: each pipeline's bias and the pairs A wins now, the rest lazily.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        PairedRunsBatch
+            ``wins`` (n_reps,); ``diff``, ``a`` and ``b`` (n_reps, k) on first use.
+        """
         # Given the two biases, the pairs' differences D = A - B are iid N(mu, 2 sigma^2), so the
         # number of pairs A wins is Binomial(k, Phi(mu / (sigma sqrt 2))): the P(A>B) test needs
         # nothing else. The differences are drawn only when a criterion asks for them, given the
@@ -120,6 +191,27 @@ class PairedRunsBatch(Batch):
 
     ``diff = a - b`` is drawn on first use, given the wins, and the scores after it; A wins
     exactly the pairs where ``diff > 0``.
+
+    Parameters
+    ----------
+    wins : ndarray of int, shape (n_reps,)
+        Pairs A wins in each replication.
+    draw_diff : callable
+        ``draw_diff() -> diff``, the differences given the wins, shape (n_reps, k).
+    fill : callable
+        ``fill(diff) -> (a, b)``, the scores given the differences.
+    sizes : tuple of int
+        ``(k, k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.benchmarks import Benchmark
+    >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
+    >>> batch.n_reps, batch.wins.tolist(), (batch.diff > 0).sum(axis=1).tolist()
+    (2, [6, 6], [6, 6])
+    >>> bool(np.allclose(batch.a - batch.b, batch.diff))
+    True
     """
 
     def __init__(self, wins, draw_diff, fill, sizes):
@@ -130,12 +222,14 @@ class PairedRunsBatch(Batch):
 
     @property
     def diff(self) -> np.ndarray:
+        """``a - b``, shape (n_reps, k), drawn given the wins on first use."""
         if self._diff is None:
             self._diff = self._draw_diff()
         return self._diff
 
     @property
     def n_reps(self) -> int:
+        """Replications (studies) in the batch."""
         return self.wins.shape[0]
 
 

@@ -57,9 +57,26 @@ B_WRONG = (NEG_NEITHER, NEG_A, POS_NEITHER, POS_A)
 def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
     """`n_reps` independent multinomial draws of `n` over `p` (a Numba kernel, row by row).
 
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_reps : int
+        Draws (rows).
+    n : int
+        Trials of each draw.
+    p : array_like
+        Cell probabilities, summing to 1.
+
     Returns
     -------
     ndarray of int64, shape (n_reps, len(p))
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.classifiers import multinomial_rows
+    >>> multinomial_rows(np.random.default_rng(0), 2, 10, [0.2, 0.3, 0.5]).tolist()
+    [[2, 2, 6], [0, 1, 9]]
     """
     p = np.ascontiguousarray(p, dtype=float)
     out = np.empty((n_reps, p.size), np.int64)
@@ -84,9 +101,25 @@ def _both_correct(p_a, p_b, rho):
 def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarray:
     """Population probability of each of the 8 cells (see the module docstring).
 
+    Parameters
+    ----------
+    prevalence : float
+        Share of positive examples.
+    tpr_a, fpr_a, tpr_b, fpr_b : float
+        True and false positive rates of A and of B.
+    rho : float
+        Correlation of A's and B's latent scores (Gaussian copula).
+
     Returns
     -------
     ndarray, shape (8,)
+        Summing to 1, cell ``4 * label + 2 * a_correct + b_correct``.
+
+    Examples
+    --------
+    >>> from evalmc.sims.classifiers import cell_probabilities
+    >>> cell_probabilities(0.5, 0.8, 0.1, 0.8, 0.1, 0.5).round(4).tolist()
+    [0.0162, 0.0338, 0.0338, 0.4162, 0.0436, 0.0564, 0.0564, 0.3436]
     """
     p = np.empty(N_CELLS)
     for label, weight, acc_a, acc_b in ((0, 1 - prevalence, 1 - fpr_a, 1 - fpr_b),
@@ -100,17 +133,50 @@ def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarra
 
 
 def error_rate(prevalence, tpr, fpr) -> float:
-    """Population classification error of a classifier with this TPR and FPR."""
+    """Population classification error of a classifier with this TPR and FPR.
+
+    ``prevalence (1 - tpr) + (1 - prevalence) fpr``.
+
+    Parameters
+    ----------
+    prevalence, tpr, fpr : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.classifiers import error_rate
+    >>> round(error_rate(0.5, 0.8, 0.1), 4)
+    0.15
+    """
     return prevalence * (1 - tpr) + (1 - prevalence) * fpr
 
 
 def f1_score(prevalence, tpr, fpr) -> float:
-    """Population F1 = 2 TP / (2 TP + FN + FP) with rates in place of counts (0 if undefined)."""
+    """Population F1 = 2 TP / (2 TP + FN + FP) with rates in place of counts (0 if undefined).
+
+    Parameters
+    ----------
+    prevalence, tpr, fpr : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.classifiers import f1_score
+    >>> round(f1_score(0.5, 0.8, 0.1), 4)
+    0.8421
+    """
     denom = prevalence * (1 + tpr) + (1 - prevalence) * fpr
     return 2 * prevalence * tpr / denom if denom > 0 else 0.0
 
 
 def _check_rate(name, value):
+    """Validate a rate in [0, 1]."""
     return check_float(name, value, low=0, high=1)
 
 
@@ -120,7 +186,24 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
     ``Batch.counts`` holds each evaluation set's 8-cell table. ``Batch.a`` and ``Batch.b``
     hold the examples' correctness (1 correct, 0 wrong) of A and of B, in cell order; score
-    criteria do not apply to this scenario (run_study refuses them).
+    criteria do not apply to this scenario (run_study refuses them). Parameters: the
+    ``'paired-classifiers'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Attributes
+    ----------
+    cells : ndarray, shape (8,)
+        The cells' population probabilities (:func:`cell_probabilities`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.classifiers import PairedClassifiers
+    >>> scenario = PairedClassifiers(n=100)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.counts.shape, batch.a.shape, scenario.truth
+    ((2, 8), (2, 100), 'null')
+    >>> batch.counts[0].tolist()
+    [2, 2, 1, 36, 8, 7, 8, 36]
     """
 
     cells: np.ndarray = field(init=False, repr=False, compare=False)
@@ -136,14 +219,47 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
             self.prevalence, self.tpr_a, self.fpr_a, self.tpr_b, self.fpr_b, self.rho))
 
     def difference(self, measure: str | None = None) -> float:
-        """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``)."""
+        """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``).
+
+        Parameters
+        ----------
+        measure : {'dcerr', 'df1'}, optional
+            Default: the scenario's `measure`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> scenario = PairedClassifiers(tpr_a=0.9)
+        >>> round(scenario.difference(), 4), round(scenario.difference("df1"), 4)
+        (-0.05, 0.0579)
+        """
         measure = check_choice("measure", measure or self.measure, MEASURES)
         rate = error_rate if measure == "dcerr" else f1_score
         return (rate(self.prevalence, self.tpr_a, self.fpr_a)
                 - rate(self.prevalence, self.tpr_b, self.fpr_b))
 
     def truth_of(self, measure: str) -> str:
-        """Exact-null truth for `measure`: ``'null'`` when the population difference is 0."""
+        """Exact-null truth for `measure`: ``'null'`` when the population difference is 0.
+
+        Parameters
+        ----------
+        measure : {'dcerr', 'df1'}
+
+        Returns
+        -------
+        str
+            ``'null'`` or ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> PairedClassifiers(tpr_a=0.9).truth_of("dcerr")
+        'alternative'
+        """
         return "null" if abs(self.difference(measure)) <= NULL_TOLERANCE else "alternative"
 
     @property
@@ -157,6 +273,24 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         A's FPR, B and `rho` are kept; ``value=0`` gives an exact null. The TPR is solved in
         closed form: from ``Cerr = prevalence (1 - tpr) + (1 - prevalence) fpr`` for 'dcerr',
         from ``F1 = 2 prevalence tpr / (prevalence (1 + tpr) + (1 - prevalence) fpr)`` for 'df1'.
+
+        Parameters
+        ----------
+        measure : {'dcerr', 'df1'}
+        value : float
+            The population difference A - B wanted.
+
+        Returns
+        -------
+        PairedClassifiers
+            With the new `tpr_a` and `measure`; ValueError if no TPR in [0, 1] reaches `value`.
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> better = PairedClassifiers().with_difference("dcerr", -0.05)
+        >>> round(better.tpr_a, 4), round(better.difference(), 4), better.truth
+        (0.9, -0.05, 'alternative')
         """
         check_choice("measure", measure, MEASURES)
         pi, f = self.prevalence, self.fpr_a
@@ -174,6 +308,18 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         return replace(self, tpr_a=float(tpr), measure=measure)
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` evaluation sets of `n` examples as 8-cell tables.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Paired; ``counts`` (n_reps, 8); ``a``, ``b`` (n_reps, n) on first use.
+        """
         counts = multinomial_rows(rng, n_reps, self.n, self.cells)
         # the per-example correctness is drawn only if asked for (replaying a failure)
         return Batch(paired=True, fill=lambda: correctness(counts), sizes=(self.n, self.n),
@@ -190,6 +336,13 @@ def correctness(counts) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     a, b : ndarray, shape (n_reps, n)
+
+    Examples
+    --------
+    >>> from evalmc.sims.classifiers import correctness
+    >>> a, b = correctness([[0, 1, 0, 0, 0, 0, 1, 1]])
+    >>> a.tolist(), b.tolist()
+    ([[0.0, 1.0, 1.0]], [[1.0, 0.0, 1.0]])
     """
     counts = np.asarray(counts)
     n_reps = counts.shape[0]

@@ -29,7 +29,23 @@ from evalmc.sims.validation import check_float, check_int
 
 @dataclass(frozen=True)
 class Items(Scenario, registered="llm-items"):
-    """Two models' correctness on the same items, clustered (LLM evaluation)."""
+    """Two models' correctness on the same items, clustered (LLM evaluation).
+
+    Each replication draws `n_items` fresh items, in `n_clusters` clusters of correlated
+    difficulty and model advantage (see the module docstring); the scores are 0/1, paired by
+    item. Parameters: the ``'llm-items'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import Items
+    >>> scenario = Items(n_items=100, n_clusters=10)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.cluster_size, scenario.truth
+    ((2, 100), 10, 'null')
+    >>> batch.a.mean(axis=1).tolist()
+    [0.57, 0.68]
+    """
 
     estimand: ClassVar[str] = "mean difference"
 
@@ -55,23 +71,57 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def sizes(self) -> tuple[int, int]:
+        """``(n_items, n_items)``."""
         return (self.n_items, self.n_items)
 
     @property
     def truth(self) -> str:
+        """``'null'`` when ``skill_a + shift == skill_b``, else ``'alternative'``."""
         return "null" if self.skill_a + self.shift == self.skill_b else "alternative"
 
     def accuracy(self, skill: float) -> float:
-        """Accuracy over the population of items of a model of `skill`."""
+        """Accuracy over the population of items of a model of `skill`.
+
+        ``Phi(skill / sqrt(sd^2 + 1 + tau^2 / 4))``.
+
+        Parameters
+        ----------
+        skill : float
+            On the probit scale.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> round(Items().accuracy(0.5), 4)
+        0.6382
+        """
         from scipy.special import ndtr
 
         return float(ndtr(skill / np.sqrt(self.sd**2 + 1 + self.tau**2 / 4)))
 
     @property
     def effect(self) -> float:
+        """A's population accuracy minus B's."""
         return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` sets of items and both models' correctness on them.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Paired 0/1 scores ``a``, ``b`` (n_reps, n_items), items ordered by cluster;
+            ``cluster_size`` set.
+        """
         n, k = self.n_items, self.cluster_size
         clusters = rng.standard_normal((n_reps, n // k)) * (np.sqrt(self.icc) * self.sd)
         favour = np.repeat(rng.standard_normal((n_reps, n // k)) * (self.tau / 2), k, axis=1)

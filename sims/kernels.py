@@ -12,7 +12,26 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def row_mean_var_into(x, sign_y, y, mean, var):
-    """Mean and unbiased variance of each row of ``x + sign_y * y`` (two passes, no temporaries)."""
+    """Mean and unbiased variance of each row of ``x + sign_y * y`` (two passes, no temporaries).
+
+    Parameters
+    ----------
+    x, y : ndarray of float, shape (n_reps, n)
+        C-contiguous; `y` is ignored when `sign_y` is 0 (pass `x` again).
+    sign_y : float
+        0 for the rows of `x`, -1 for those of ``x - y``.
+    mean, var : ndarray of float, shape (n_reps,)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import row_mean_var_into
+    >>> x, mean, var = np.array([[1.0, 2.0, 3.0]]), np.empty(1), np.empty(1)
+    >>> row_mean_var_into(x, -1.0, np.array([[0.0, 0.0, 1.0]]), mean, var)
+    >>> mean.round(4).tolist(), var.round(4).tolist()
+    ([1.6667], [0.3333])
+    """
     n = x.shape[1]
     for i in range(x.shape[0]):
         s = 0.0
@@ -30,7 +49,27 @@ def row_mean_var_into(x, sign_y, y, mean, var):
 @njit(cache=True, nogil=True)
 def skewnorm_into(rng, loc, scale, skew, shift, a, b):
     """Skew-normal draws (scipy.stats.skewnorm(skew, loc, scale)) into every cell of `a`, plus
-    `shift`, and of `b`: row by row, A's cells first."""
+    `shift`, and of `b`: row by row, A's cells first.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    loc, scale, skew : float
+        The skew-normal's parameters.
+    shift : float
+        Added to A's cells.
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import skewnorm_into
+    >>> a, b = np.empty((2, 3)), np.empty((2, 2))
+    >>> skewnorm_into(np.random.default_rng(0), 0.0, 1.0, -4.0, 0.0, a, b)
+    >>> a.round(4).tolist()
+    [[-0.154, -0.5959, -0.6074], [-0.6147, -2.2025, -1.0311]]
+    """
     delta = skew / np.sqrt(1.0 + skew * skew)
     tail = np.sqrt(1.0 - delta * delta)
     n_a = a.shape[1]
@@ -48,7 +87,29 @@ def skewnorm_into(rng, loc, scale, skew, shift, a, b):
 @njit(cache=True, nogil=True)
 def mixture_into(rng, weight, loc1, loc2, scale1, scale2, shift, a, b):
     """Two-component Gaussian mixture draws (second component with `weight`) into `a`, plus
-    `shift`, and `b`: row by row, A's cells first."""
+    `shift`, and `b`: row by row, A's cells first.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    weight : float
+        Probability of the second component.
+    loc1, loc2, scale1, scale2 : float
+        Means and sds of the two components.
+    shift : float
+        Added to A's cells.
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import mixture_into
+    >>> a, b = np.empty((2, 3)), np.empty((2, 2))
+    >>> mixture_into(np.random.default_rng(0), 0.3, 0.0, 3.0, 1.0, 1.0, 10.0, a, b)
+    >>> a.round(2).tolist(), b.round(2).tolist()
+    ([[9.87, 13.1, 10.36], [10.04, 9.78, 9.27]], [[0.95, -1.27], [-0.32, 4.04]])
+    """
     n_a = a.shape[1]
     for i in range(a.shape[0]):
         for j in range(n_a + b.shape[1]):
@@ -65,7 +126,29 @@ def mixture_into(rng, weight, loc1, loc2, scale1, scale2, shift, a, b):
 @njit(cache=True, nogil=True)
 def smoothed_bootstrap_into(rng, data, bandwidth, shift, a, b):
     """A resampled `data` point plus N(0, bandwidth^2) noise into every cell of `a`, plus
-    `shift`, and of `b`: row by row, A's cells first."""
+    `shift`, and of `b`: row by row, A's cells first.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    data : ndarray of float, shape (m,)
+        The scores resampled.
+    bandwidth : float
+        Sd of the Gaussian kernel.
+    shift : float
+        Added to A's cells.
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import smoothed_bootstrap_into
+    >>> a, b = np.empty((2, 3)), np.empty((2, 2))
+    >>> smoothed_bootstrap_into(np.random.default_rng(0), np.array([0.9, 0.8]), 0.01, 0.0, a, b)
+    >>> a.round(3).tolist()
+    [[0.799, 0.806, 0.895], [0.793, 0.794, 0.8]]
+    """
     m = data.shape[0]
     n_a = a.shape[1]
     for i in range(a.shape[0]):
@@ -82,6 +165,27 @@ def chain_link(rng, left, mass, p):
     """One cell of a multinomial drawn as a chain: ``Binomial(left, p / mass)``.
 
     `left` is the count not yet drawn and `mass` the probability of the cells not yet drawn.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    left : int
+    mass : float
+    p : float
+        The cell's probability.
+
+    Returns
+    -------
+    int
+        0 when nothing is left.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import chain_link
+    >>> rng = np.random.default_rng(0)
+    >>> chain_link(rng, 10, 1.0, 0.5), chain_link(rng, 0, 1.0, 0.5)
+    (6, 0)
     """
     if left == 0 or mass <= 0.0:
         return 0
@@ -95,6 +199,25 @@ def multinomial_into(rng, n, p, out):
     Numba's Generator has no multinomial; this is the chain of conditional binomials that
     numpy's own ``Generator.multinomial`` uses: cell ``k`` gets
     ``Binomial(n - drawn so far, p[k] / (1 - sum(p[:k])))``, the last cell the remainder.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        Trials.
+    p : ndarray of float
+        Cell probabilities, summing to 1.
+    out : ndarray of int64, shape (len(p),)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import multinomial_into
+    >>> out = np.empty(3, np.int64)
+    >>> multinomial_into(np.random.default_rng(0), 10, np.array([0.2, 0.3, 0.5]), out)
+    >>> out.tolist()
+    [2, 2, 6]
     """
     left = n
     mass = 1.0
@@ -108,14 +231,56 @@ def multinomial_into(rng, n, p, out):
 
 @njit(cache=True, nogil=True)
 def multinomial_rows_into(rng, n, p, out):
-    """One multinomial draw of `n` over `p` into each row of `out`."""
+    """One multinomial draw of `n` over `p` into each row of `out`.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n : int
+        Trials of each draw.
+    p : ndarray of float
+        Cell probabilities, summing to 1.
+    out : ndarray of int64, shape (n_reps, len(p))
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import multinomial_rows_into
+    >>> out = np.empty((2, 3), np.int64)
+    >>> multinomial_rows_into(np.random.default_rng(0), 10, np.array([0.2, 0.3, 0.5]), out)
+    >>> out.tolist()
+    [[2, 2, 6], [0, 1, 9]]
+    """
     for i in range(out.shape[0]):
         multinomial_into(rng, n, p, out[i])
 
 
 @njit(cache=True, nogil=True)
 def fold_split(order, starts, f):
-    """The test and training examples of fold f of a permutation `order`."""
+    """The test and training examples of fold f of a permutation `order`.
+
+    Parameters
+    ----------
+    order : ndarray of int
+        A permutation of the examples.
+    starts : ndarray of int
+        Where each fold starts, and the end of the last (:meth:`Splits.fold_starts`).
+    f : int
+        The fold.
+
+    Returns
+    -------
+    test, train : ndarray of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import fold_split
+    >>> test, train = fold_split(np.array([4, 2, 0, 1, 3]), np.array([0, 2, 5]), 0)
+    >>> test.tolist(), train.tolist()
+    ([4, 2], [0, 1, 3])
+    """
     test = order[starts[f]:starts[f + 1]]
     return test, np.concatenate((order[:starts[f]], order[starts[f + 1]:]))
 
@@ -123,14 +288,51 @@ def fold_split(order, starts, f):
 @njit(cache=True, nogil=True)
 def split_outputs(n_reps, splits, n_test, per_example):
     """Arrays of the learning kernels: losses of A and B, shape (2, n_reps, splits), or
-    (2, n_reps, splits x n_test) `per_example`; exact risks, shape (2, n_reps, splits)."""
+    (2, n_reps, splits x n_test) `per_example`; exact risks, shape (2, n_reps, splits).
+
+    Parameters
+    ----------
+    n_reps, splits, n_test : int
+    per_example : bool
+
+    Returns
+    -------
+    loss, risk : ndarray of float (uninitialized)
+
+    Examples
+    --------
+    >>> from evalmc.sims.kernels import split_outputs
+    >>> [x.shape for x in split_outputs(2, 3, 4, True)]
+    [(2, 2, 12), (2, 2, 3)]
+    """
     return (np.empty((2, n_reps, splits * (n_test if per_example else 1))),
             np.empty((2, n_reps, splits)))
 
 
 @njit(cache=True, nogil=True)
 def store_loss(loss, m, i, col, values, per_example):
-    """Model m's test losses on split `col` of replication i: each, or their mean."""
+    """Model m's test losses on split `col` of replication i: each, or their mean.
+
+    Parameters
+    ----------
+    loss : ndarray of float
+        From :func:`split_outputs`; written in place.
+    m, i, col : int
+        Model (0 for A, 1 for B), replication and split.
+    values : ndarray of float
+        The losses of the split's test examples.
+    per_example : bool
+        Store each loss (columns ``col * len(values)`` on) rather than their mean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import store_loss
+    >>> loss = np.zeros((2, 1, 2))
+    >>> store_loss(loss, 0, 0, 1, np.array([1.0, 3.0]), False)
+    >>> loss[0].tolist()
+    [[0.0, 2.0]]
+    """
     if per_example:
         loss[m, i, col * values.size:(col + 1) * values.size] = values
     else:
@@ -148,6 +350,37 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
     repetition) each test example's squared error, split after split, shape
     (n_reps, splits x n_test); and the models' exact risks ``sd^2 + |b - beta|^2``, shape
     (n_reps, splits).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_reps, n : int
+        Data sets, and examples in each.
+    beta : ndarray of float, shape (d,)
+        The population coefficients.
+    p : int
+        B's features (the first p).
+    sd : float
+        Noise sd.
+    repeats : int
+        Permutations of each data set.
+    starts : ndarray of int
+        Test folds of a permutation (:meth:`Splits.fold_starts`).
+    per_example : bool
+
+    Returns
+    -------
+    test_a, test_b, risk_a, risk_b : ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import least_squares_splits
+    >>> test_a, test_b, risk_a, risk_b = least_squares_splits(
+    ...     np.random.default_rng(0), 2, 20, np.array([1.0, 1.0, 0.5]), 2, 1.0, 1,
+    ...     np.array([0, 10, 20]), False)
+    >>> test_a.shape, risk_a.round(4).tolist()
+    ((2, 2), [[3.5398, 2.2576], [1.0762, 1.3341]])
     """
     d = beta.size
     folds = starts.size - 1
@@ -173,7 +406,22 @@ def least_squares_splits(rng, n_reps, n, beta, p, sd, repeats, starts, per_examp
 
 @njit(cache=True, nogil=True)
 def normal_cdf(x):
-    """The standard normal cdf, ``erfc(-x / sqrt 2) / 2`` (scipy.special.ndtr, in Numba)."""
+    """The standard normal cdf, ``erfc(-x / sqrt 2) / 2`` (scipy.special.ndtr, in Numba).
+
+    Parameters
+    ----------
+    x : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.kernels import normal_cdf
+    >>> round(normal_cdf(1.0), 4)
+    0.8413
+    """
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
@@ -190,6 +438,34 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     with `per_example` each test example's 0/1 error) and the exact risks
     ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2``, ``h = w_1 delta / 2``,
     ``s = sqrt(w' L L' w)``, b the rule's offset.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_reps, n : int
+        Data sets, and examples in each.
+    delta : float
+        Distance of the class means along feature 1.
+    chol : ndarray of float, shape (d, d)
+        Cholesky factor of the classes' covariance.
+    repeats : int
+        Permutations of each data set.
+    starts : ndarray of int
+        Test folds of a permutation (:meth:`Splits.fold_starts`).
+    per_example : bool
+
+    Returns
+    -------
+    test_a, test_b, risk_a, risk_b : ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import discriminant_splits
+    >>> test_a, test_b, risk_a, risk_b = discriminant_splits(
+    ...     np.random.default_rng(0), 2, 20, 2.0, np.eye(2), 1, np.array([0, 10, 20]), False)
+    >>> test_a.round(4).tolist(), risk_a.round(4).tolist()
+    ([[0.1, 0.1], [0.1, 0.2]], [[0.2081, 0.193], [0.1634, 0.1736]])
     """
     d = chol.shape[0]
     sigma = chol @ chol.T

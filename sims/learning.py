@@ -70,6 +70,13 @@ class Splits:
     n_train, n_test : int
         Training and test examples of a split (for k folds, of the largest test fold's
         complement: the folds differ by at most one example).
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import Splits
+    >>> splits = Splits("kfold", repeats=1, folds=10, n_train=90, n_test=10)
+    >>> splits.count, splits.fold_starts(100).tolist()
+    (10, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])
     """
 
     scheme: str
@@ -85,14 +92,57 @@ class Splits:
 
     def fold_starts(self, n: int) -> np.ndarray:
         """Where each test fold starts in a permutation of the n examples, and the end of the
-        last: ``[0, n_test]`` for one split, else k nearly equal blocks."""
+        last: ``[0, n_test]`` for one split, else k nearly equal blocks.
+
+        Parameters
+        ----------
+        n : int
+            Examples in the data set.
+
+        Returns
+        -------
+        ndarray of int64, shape (folds + 1,)
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import splits_of
+        >>> splits_of("5x2", 101, k=10, r=1, j=1, test_share=0.1).fold_starts(101).tolist()
+        [0, 50, 101]
+        >>> splits_of("holdout", 100, k=10, r=1, j=1, test_share=0.2).fold_starts(100).tolist()
+        [0, 20]
+        """
         if self.folds == 1:
             return np.array([0, self.n_test], dtype=np.int64)
         return np.linspace(0, n, self.folds + 1).round().astype(np.int64)
 
 
 def splits_of(scheme: str, n: int, k: int, r: int, j: int, test_share: float) -> Splits:
-    """The :class:`Splits` of `scheme` on n examples (validated)."""
+    """The :class:`Splits` of `scheme` on n examples (validated).
+
+    Parameters
+    ----------
+    scheme : {'kfold', 'repeated-kfold', 'random', '5x2', 'holdout'}
+    n : int
+        Examples in the data set.
+    k : int
+        Folds (kfold, repeated-kfold).
+    r : int
+        Repetitions (repeated-kfold).
+    j : int
+        Random splits (random).
+    test_share : float
+        Share of the examples tested (random, holdout), in (0, 1).
+
+    Returns
+    -------
+    Splits
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import splits_of
+    >>> splits_of("random", 100, k=10, r=1, j=15, test_share=0.1)
+    Splits(scheme='random', repeats=15, folds=1, n_train=90, n_test=10)
+    """
     check_choice("scheme", scheme, SCHEMES)
     if scheme in ("kfold", "repeated-kfold"):
         k = check_int("k", k, low=2, high=n)
@@ -111,7 +161,27 @@ def splits_of(scheme: str, n: int, k: int, r: int, j: int, test_share: float) ->
 
 def expected_risk(q: int, n_train: int, residual_var: float) -> float:
     """Expected squared-error risk of least squares on q standard Gaussian features, trained
-    on n_train examples with residual variance `residual_var`: ``s^2 (1 + q / (n - q - 1))``."""
+    on n_train examples with residual variance `residual_var`: ``s^2 (1 + q / (n - q - 1))``.
+
+    Parameters
+    ----------
+    q : int
+        Features of the model.
+    n_train : int
+        Training examples, more than ``q + 1``.
+    residual_var : float
+        Variance of what the model cannot explain.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import expected_risk
+    >>> round(expected_risk(5, 95, 1.0), 4)
+    1.0562
+    """
     return residual_var * (1.0 + q / (n_train - q - 1))
 
 
@@ -120,12 +190,22 @@ class CvScenario(Scenario):
     """Base of the learning scenarios: one data set of n examples, split by `scheme`.
 
     Subclasses add the population and the algorithms, and implement :meth:`fit`.
+
+    Examples
+    --------
+    The splits of a hold-out scheme, as every learning scenario reads them:
+
+    >>> from evalmc.sims.learning import CvRegression
+    >>> scenario = CvRegression(n=60, scheme="holdout", test_share=0.2)
+    >>> scenario.n_train, scenario.per_example, scenario.sizes
+    (48, True, (12, 12))
     """
 
     #: The loss of an example: ``'squared'`` or ``'0/1'``.
     loss: ClassVar[str] = ""
 
     def _check_training_size(self, low: int, why: str) -> None:
+        """Validate `n` and `runs`, and that every training set holds at least `low` examples."""
         check_int("n", self.n, low=4)
         check_int("runs", self.runs, low=1, high=MAX_RUNS)
         n_train = self.splits.n_train
@@ -135,6 +215,7 @@ class CvScenario(Scenario):
 
     @property
     def splits(self) -> Splits:
+        """How the scheme splits the data set (:func:`splits_of`)."""
         return splits_of(self.scheme, self.n, self.k, self.r, self.j, self.test_share)
 
     @property
@@ -149,17 +230,41 @@ class CvScenario(Scenario):
 
     @property
     def sizes(self) -> tuple[int, int]:
+        """Columns of ``Batch.a`` and ``Batch.b``: splits, or test examples for holdout."""
         s = self.splits
         m = s.n_test if self.per_example else s.count
         return (m, m)
 
     @property
     def truth(self) -> str:
+        """``'null'`` when `shift` is 0, else ``'alternative'``."""
         return "null" if self.shift == 0 else "alternative"
 
     def draw(self, rng, n_reps):
         """The test losses of each data set's first run of the scheme; with ``runs > 1``, those
-        of the other runs, on the same data sets, in ``Batch.reruns``."""
+        of the other runs, on the same data sets, in ``Batch.reruns``.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Data sets (replications).
+
+        Returns
+        -------
+        Batch
+            Paired losses ``a``, ``b`` of shape (n_reps, m), m = :attr:`sizes`; ``splits``
+            set; ``reruns`` holding ``runs - 1`` pairs of the same shape.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import CvRegression
+        >>> batch = CvRegression(n=60, scheme="kfold", k=5, runs=3).draw(
+        ...     np.random.default_rng(0), 2)
+        >>> batch.a.shape, len(batch.reruns), batch.reruns[0][0].shape
+        ((2, 5), 2, (2, 5))
+        """
         test_a, test_b, _, _ = self.fit(rng, n_reps, runs=self.runs)
         width = test_a.shape[1] // self.runs
         a, b = ([x[:, r * width:(r + 1) * width] for r in range(self.runs)]
@@ -172,6 +277,10 @@ class CvScenario(Scenario):
 
         Parameters
         ----------
+        rng : numpy.random.Generator
+            Draws the data sets, then the permutations.
+        n_reps : int
+            Data sets (replications).
         runs : int
             Runs of the scheme on each data set, each with fresh permutations; their splits
             follow one another in the columns.
@@ -187,7 +296,23 @@ class CvScenario(Scenario):
 
 @dataclass(frozen=True)
 class CvRegression(CvScenario, registered="cv-regression"):
-    """Least squares on all features (A) against a subset (B), errors on CV splits."""
+    """Least squares on all features (A) against a subset (B), errors on CV splits.
+
+    Each replication draws one data set of `n` examples of the linear population of the
+    module docstring and splits it by `scheme`; A fits all `d` features, B the first `p`.
+    The coefficients B omits (:attr:`omitted`) are set so that B's expected risk minus A's
+    at n_train is `shift` (in sd^2). Parameters: the ``'cv-regression'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import CvRegression
+    >>> scenario = CvRegression(n=60)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.splits.n_train, scenario.truth, round(scenario.omitted, 4)
+    ((2, 15), 54, 'null', 0.1525)
+    """
 
     loss: ClassVar[str] = "squared"
 
@@ -205,9 +330,11 @@ class CvRegression(CvScenario, registered="cv-regression"):
                              f"coefficients are 0; got {self.shift}.")
 
     def _risk_a(self) -> float:
+        """A's expected risk at n_train."""
         return expected_risk(self.d, self.n_train, self.sd**2)
 
     def _risk_b(self, omitted_var: float) -> float:
+        """B's expected risk at n_train when its omitted features explain `omitted_var`."""
         return expected_risk(self.p, self.n_train, self.sd**2 + omitted_var)
 
     @property
@@ -228,6 +355,28 @@ class CvRegression(CvScenario, registered="cv-regression"):
         return float(self.shift * self.sd**2)
 
     def fit(self, rng, n_reps, runs=1):
+        """Every split's test losses and exact risks of both fits (:meth:`CvScenario.fit`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+        runs : int
+
+        Returns
+        -------
+        test_a, test_b, risk_a, risk_b : ndarray
+            As :meth:`CvScenario.fit`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import CvRegression
+        >>> test_a, _, risk_a, _ = CvRegression(n=60, scheme="kfold", k=5).fit(
+        ...     np.random.default_rng(0), 2)
+        >>> test_a.shape, risk_a.shape
+        ((2, 5), (2, 5))
+        """
         from evalmc.sims.kernels import least_squares_splits
 
         s = self.splits
@@ -242,7 +391,23 @@ RHO_MAX = 0.9
 
 
 def equicorrelation(d: int, rho: float) -> np.ndarray:
-    """``(1 - rho) I + rho 1 1'``, d x d."""
+    """``(1 - rho) I + rho 1 1'``, d x d.
+
+    Parameters
+    ----------
+    d : int
+    rho : float
+
+    Returns
+    -------
+    ndarray, shape (d, d)
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import equicorrelation
+    >>> equicorrelation(2, 0.5).tolist()
+    [[1.0, 0.5], [0.5, 1.0]]
+    """
     return (1.0 - rho) * np.eye(d) + rho
 
 
@@ -251,6 +416,29 @@ def discriminant_risks(w, b, delta, sigma):
 
     ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2`` with ``h = w_1 delta / 2`` and
     ``s = sqrt(w' Sigma w)``; `w` of shape (..., d), `b` of shape (...).
+
+    Parameters
+    ----------
+    w : ndarray, shape (..., d)
+        The rules' directions.
+    b : float or ndarray, shape (...)
+        Their offsets.
+    delta : float
+        Distance of the class means along feature 1.
+    sigma : ndarray, shape (d, d)
+        The classes' covariance.
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import discriminant_risks
+    >>> w = np.array([[1.0, 0.0], [1.0, 1.0]])
+    >>> discriminant_risks(w, np.zeros(2), 2.0, np.eye(2)).round(4).tolist()
+    [0.1587, 0.2398]
     """
     import scipy.special
 
@@ -280,9 +468,27 @@ def expected_errors(n_train: int, d: int, delta: float, rho: float):
     """Expected error rates of A (linear discriminant) and B (nearest mean) trained on n_train
     examples, and the standard error of B's minus A's (common random numbers).
 
+    Parameters
+    ----------
+    n_train : int
+        Training examples.
+    d : int
+        Features.
+    delta : float
+        Distance of the class means along feature 1.
+    rho : float
+        Equicorrelation of the features.
+
     Returns
     -------
     err_a, err_b, se : float
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import expected_errors
+    >>> err_a, err_b, se = expected_errors(270, 2, 2.0, 0.0614)
+    >>> print(f"{err_a:.4f} {err_b:.4f} {se:.1e}")
+    0.1596 0.1596 1.0e-05
     """
     mean_errors, scatter = _training_statistics(n_train, d)
     sigma = equicorrelation(d, rho)
@@ -301,7 +507,26 @@ def expected_errors(n_train: int, d: int, delta: float, rho: float):
 
 @functools.lru_cache(maxsize=256)
 def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
-    """The rho at which B's expected error minus A's, at n_train, is `shift`."""
+    """The rho at which B's expected error minus A's, at n_train, is `shift`.
+
+    The root in [0, :data:`RHO_MAX`] of :func:`expected_errors`' difference, by Brent's
+    method; ValueError when `shift` is out of reach.
+
+    Parameters
+    ----------
+    n_train, d : int
+    delta, shift : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import null_correlation
+    >>> round(null_correlation(270, 2, 2.0, 0.0), 4)
+    0.0614
+    """
     import scipy.optimize
 
     def gap(rho):
@@ -318,7 +543,22 @@ def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
 
 @dataclass(frozen=True)
 class CvClassification(CvScenario, registered="cv-classification"):
-    """Linear discriminant (A) against nearest mean (B), 0/1 errors on CV splits."""
+    """Linear discriminant (A) against nearest mean (B), 0/1 errors on CV splits.
+
+    Each replication draws one data set of `n` examples of two Gaussian classes (module
+    docstring) and splits it by `scheme`; the features' equicorrelation (:attr:`rho`) is
+    calibrated so that B's expected error minus A's at n_train is `shift`. Parameters: the
+    ``'cv-classification'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import CvClassification
+    >>> scenario = CvClassification(d=2)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, scenario.truth, round(scenario.rho, 4)
+    ((2, 15), 'null', 0.0614)
+    """
 
     loss: ClassVar[str] = "0/1"
 
@@ -338,7 +578,7 @@ class CvClassification(CvScenario, registered="cv-classification"):
 
     @property
     def expected_errors(self) -> tuple[float, float]:
-        """A's and B's expected error rates at n_train (calibrated)."""
+        """A's and B's expected error rates at n_train (calibrated: :func:`expected_errors`)."""
         return expected_errors(self.n_train, self.d, self.delta, self.rho)[:2]
 
     @property
@@ -352,6 +592,28 @@ class CvClassification(CvScenario, registered="cv-classification"):
         return float(self.shift)
 
     def fit(self, rng, n_reps, runs=1):
+        """Every split's test errors and exact risks of both rules (:meth:`CvScenario.fit`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+        runs : int
+
+        Returns
+        -------
+        test_a, test_b, risk_a, risk_b : ndarray
+            As :meth:`CvScenario.fit`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import CvClassification
+        >>> scenario = CvClassification(d=2, scheme="holdout")
+        >>> test_a, _, risk_a, _ = scenario.fit(np.random.default_rng(0), 2)
+        >>> test_a.shape, risk_a.shape
+        ((2, 30), (2, 1))
+        """
         from evalmc.sims.kernels import discriminant_splits
 
         s = self.splits

@@ -24,7 +24,24 @@ from evalmc.sims.validation import check_float, check_int
 
 @dataclass(frozen=True)
 class MultiDataset(Scenario, registered="multi-dataset"):
-    """k models' scores on d data sets."""
+    """k models' scores on d data sets.
+
+    Model m's score on data set j adds the data set's difficulty, the model's effect, an
+    interaction and run noise (see the module docstring); models are spaced evenly from best
+    (0) to worst (k - 1) by `spread`. Parameters: the ``'multi-dataset'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.multidataset import MultiDataset
+    >>> scenario = MultiDataset(spread=1.0)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.table.shape, batch.a.shape, scenario.truth
+    ((2, 20, 5), (2, 20), 'alternative')
+    >>> scenario.effects.tolist(), scenario.effect
+    ([1.0, 0.75, 0.5, 0.25, 0.0], 0.25)
+    """
 
     estimand: ClassVar[str] = "mean difference"
 
@@ -40,6 +57,7 @@ class MultiDataset(Scenario, registered="multi-dataset"):
 
     @property
     def sizes(self) -> tuple[int, int]:
+        """``(n_datasets, n_datasets)``: models 0 and 1, paired by data set."""
         return (self.n_datasets, self.n_datasets)
 
     @property
@@ -49,6 +67,7 @@ class MultiDataset(Scenario, registered="multi-dataset"):
 
     @property
     def truth(self) -> str:
+        """``'null'`` when ``spread == 0`` (all models equal), else ``'alternative'``."""
         return "null" if self.spread == 0 else "alternative"
 
     @property
@@ -57,6 +76,18 @@ class MultiDataset(Scenario, registered="multi-dataset"):
         return float(self.spread / (self.k - 1))
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` score tables.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            ``table`` (n_reps, n_datasets, k); ``a``, ``b`` models 0 and 1, paired.
+        """
         d, k = self.n_datasets, self.k
         noise_sd = self.sd_run / np.sqrt(self.runs)
         table = (rng.standard_normal((n_reps, d, 1)) * self.sd_dataset + self.effects

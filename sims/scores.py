@@ -26,16 +26,19 @@ _N_RUNS = "number of runs (scores) per replication"
 
 
 def _check_sizes(scenario, *names):
+    """Validate run counts (integers >= 2), storing them as int."""
     for name in names:
         object.__setattr__(scenario, name, check_int(name, getattr(scenario, name), low=2))
 
 
 def _check_sd(scenario, *names):
+    """Validate standard deviations (> 0)."""
     for name in names:
         check_float(name, getattr(scenario, name), low=0, open_low=True)
 
 
 def _check_real(scenario, *names):
+    """Validate real numbers (finite)."""
     for name in names:
         check_float(name, getattr(scenario, name))
 
@@ -47,10 +50,12 @@ class _ShiftTruth:
 
     @property
     def truth(self) -> str:
+        """``'null'`` when `shift` is 0, else ``'alternative'``."""
         return "null" if self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
+        """A's mean minus B's: the shift."""
         return float(self.shift)
 
 
@@ -103,11 +108,13 @@ class _Independent:
     """
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` replications of independent scores (shape (n_reps, n_a), (n_reps, n_b))."""
         a, b = np.empty((n_reps, self.n_a)), np.empty((n_reps, self.n_b))
         self._fill(rng, a, b)
         return Batch(a, b, paired=False)
 
     def draw_slab(self, rngs, sizes):
+        """Blocks drawn into one pair of arrays (see :meth:`Scenario.draw_slab`)."""
         total = sum(sizes)
         a, b = np.empty((total, self.n_a)), np.empty((total, self.n_b))
         bounds = np.cumsum([0, *sizes])
@@ -120,7 +127,24 @@ class _Independent:
 
 @dataclass(frozen=True)
 class Normal(Scenario, registered="normal"):
-    """Two independent Gaussian samples (runs of two training procedures on separate seeds)."""
+    """Two independent Gaussian samples (runs of two training procedures on separate seeds).
+
+    A's `n_a` scores are ``N(mean_a + shift, sd_a^2)``, B's `n_b` scores ``N(mean_b, sd_b^2)``.
+    The batch holds the sample means and variances, drawn directly; the scores are drawn from
+    their exact conditional distribution only when a criterion asks for them. Parameters:
+    the ``'normal'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import Normal
+    >>> scenario = Normal(shift=0.5)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.b.shape, scenario.truth, scenario.effect
+    ((2, 10), (2, 10), 'alternative', 0.5)
+    >>> Normal(n_a=5).draw(np.random.default_rng(0), 2).moments()[0].round(4).tolist()
+    [0.0562, -0.0591]
+    """
 
     estimand: ClassVar[str] = "mean difference"
 
@@ -131,17 +155,32 @@ class Normal(Scenario, registered="normal"):
 
     @property
     def truth(self) -> str:
+        """``'null'`` when ``mean_a + shift == mean_b``, else ``'alternative'``."""
         return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
 
     @property
     def effect(self) -> float:
+        """A's population mean minus B's, ``mean_a + shift - mean_b``."""
         return float(self.mean_a + self.shift - self.mean_b)
 
     @property
     def a_mean(self) -> float:
+        """A's population mean, ``mean_a + shift``."""
         return float(self.mean_a + self.shift)
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` replications: the moments now, the scores on first use.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Unpaired; ``moments`` given, ``a`` (n_reps, n_a) and ``b`` (n_reps, n_b) lazy.
+        """
         fill_rng = rng.spawn(1)[0]
         mean_a, var_a = _gaussian_moments(
             rng, n_reps, self.n_a, self.mean_a + self.shift, self.sd_a
@@ -158,7 +197,25 @@ class Normal(Scenario, registered="normal"):
 
 @dataclass(frozen=True)
 class PairedNormal(Scenario, registered="paired-normal"):
-    """Two models run on the same `n` seeds: correlated Gaussian pairs."""
+    """Two models run on the same `n` seeds: correlated Gaussian pairs.
+
+    On each seed, (A, B) is bivariate normal with means ``(mean_diff + shift, 0)``, sds
+    `sd_a`, `sd_b` and correlation `rho`. The batch holds the means, variances and the paired
+    differences' moments, drawn directly (Bartlett's decomposition of the scatter matrix); the
+    scores are drawn given them on first use. Parameters: the ``'paired-normal'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import PairedNormal
+    >>> scenario = PairedNormal(rho=0.5)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.paired, scenario.truth
+    ((2, 10), True, 'null')
+    >>> PairedNormal(mean_diff=0.2).truth
+    'alternative'
+    """
 
     estimand: ClassVar[str] = "mean difference"
 
@@ -170,17 +227,32 @@ class PairedNormal(Scenario, registered="paired-normal"):
 
     @property
     def truth(self) -> str:
+        """``'null'`` when ``mean_diff + shift == 0``, else ``'alternative'``."""
         return "null" if self.mean_diff + self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
+        """A's population mean minus B's, ``mean_diff + shift``."""
         return float(self.mean_diff + self.shift)
 
     @property
     def a_mean(self) -> float:
+        """A's population mean, ``mean_diff + shift`` (B's is 0)."""
         return float(self.mean_diff + self.shift)  # B's mean is 0
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` replications: the moments now, the paired scores on first use.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Paired; ``moments`` and ``diff_moments`` given, ``a`` and ``b`` (n_reps, n) lazy.
+        """
         fill_rng = rng.spawn(1)[0]
         n = self.n
         # Sigma = L L^T; sample means ~ N(mu, Sigma / n); scatter ~ Wishart(n - 1, Sigma) by
@@ -210,6 +282,16 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
 
     Both models share the bivariate normal; A's validation and test means carry `shift`.
     ``Batch.a``/``Batch.b`` hold test scores, ``a_val``/``b_val`` the validation scores.
+    Parameters: the ``'val-test'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import ValTest
+    >>> scenario = ValTest(n=4)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.a_val.shape, scenario.truth
+    ((2, 4), (2, 4), 'null')
     """
 
     def __post_init__(self):
@@ -219,6 +301,19 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
         check_float("rho", self.rho, low=-1, high=1)
 
     def draw(self, rng, n_reps):
+        """Draw `n_reps` replications.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
+            each (n_reps, n).
+        """
         z = rng.standard_normal((n_reps, 2, self.n, 2))
         val = self.mu_val + self.sd_val * z[..., 0]
         test = self.mu_test + self.sd_test * (
@@ -231,7 +326,20 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
 
 @dataclass(frozen=True)
 class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
-    """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale))."""
+    """Two independent skew-normal samples (scipy.stats.skewnorm(skew, loc, scale)).
+
+    Skewed run scores: with the default negative `skew`, a long tail of bad runs. A's scores
+    carry `shift`. Parameters: the ``'skew-normal'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import SkewNormal
+    >>> scenario = SkewNormal(skew=-4.0)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.b.shape, scenario.truth, round(scenario.a_mean, 4)
+    ((2, 10), (2, 10), 'null', -0.7741)
+    """
 
     def __post_init__(self):
         _check_sizes(self, "n_a", "n_b")
@@ -240,10 +348,13 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
 
     @property
     def a_mean(self) -> float:
+        """A's population mean, ``loc + scale delta sqrt(2 / pi) + shift``,
+        ``delta = skew / sqrt(1 + skew^2)``."""
         delta = self.skew / np.sqrt(1 + self.skew**2)
         return float(self.loc + self.scale * delta * np.sqrt(2 / np.pi) + self.shift)
 
     def _fill(self, rng, a, b):
+        """Draw skew-normal scores into `a` and `b` in place."""
         from evalmc.sims.kernels import skewnorm_into
 
         skewnorm_into(rng, self.loc, self.scale, self.skew, self.shift, a, b)
@@ -251,7 +362,21 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
 
 @dataclass(frozen=True)
 class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
-    """Two independent samples from a two-component Gaussian mixture (multimodal results)."""
+    """Two independent samples from a two-component Gaussian mixture (multimodal results).
+
+    A score comes from ``N(loc2, scale2^2)`` with probability `weight`, else from
+    ``N(loc1, scale1^2)``; A's scores carry `shift`. Parameters: the ``'mixture'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import Mixture
+    >>> scenario = Mixture(weight=0.3)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.b.shape, scenario.truth, round(scenario.a_mean, 4)
+    ((2, 10), (2, 10), 'null', 0.9)
+    """
 
     def __post_init__(self):
         _check_sizes(self, "n_a", "n_b")
@@ -260,16 +385,36 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
         _check_sd(self, "scale1", "scale2")
 
     def cdf(self, x):
-        """Cumulative distribution function of B's scores (A's is shifted by `shift`)."""
+        """Cumulative distribution function of B's scores (A's is shifted by `shift`).
+
+        Parameters
+        ----------
+        x : float or array_like
+            Scores.
+
+        Returns
+        -------
+        float or ndarray
+            ``(1 - weight) Phi((x - loc1) / scale1) + weight Phi((x - loc2) / scale2)``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import Mixture
+        >>> Mixture().cdf(np.array([0.0, 3.0])).round(4).tolist()
+        [0.3504, 0.8491]
+        """
         c1 = scipy.stats.norm.cdf(x, self.loc1, self.scale1)
         c2 = scipy.stats.norm.cdf(x, self.loc2, self.scale2)
         return (1 - self.weight) * c1 + self.weight * c2
 
     @property
     def a_mean(self) -> float:
+        """A's population mean, ``(1 - weight) loc1 + weight loc2 + shift``."""
         return float((1 - self.weight) * self.loc1 + self.weight * self.loc2 + self.shift)
 
     def _fill(self, rng, a, b):
+        """Draw mixture scores into `a` and `b` in place."""
         from evalmc.sims.kernels import mixture_into
 
         mixture_into(rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2,
@@ -282,7 +427,28 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
 
     Both models draw from the same kernel density estimate of one CSV column, so ``shift=0``
     is an exact null with the shape of the user's scores. The kernel's sd is the one
-    ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses.
+    ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses. Parameters: the
+    ``'empirical'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Attributes
+    ----------
+    scores : ndarray
+        The column's scores, read once.
+    kernel_sd : float
+        The Gaussian kernel's sd.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import Empirical
+    >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,0.89\\n3,0.93\\n4,0.90\\n")
+    >>> scenario = Empirical(file=str(path), column="acc")
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, scenario.truth, round(scenario.kernel_sd, 4)
+    ((2, 10), 'null', 0.0129)
     """
 
     scores: np.ndarray = field(init=False, repr=False, compare=False)
@@ -307,10 +473,13 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
         object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
 
     def fingerprint(self) -> str:
+        """The parameters' fingerprint and a digest of the scores read: editing the file
+        changes it."""
         digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()
         return f"{super().fingerprint()}|scores={digest}"
 
     def _fill(self, rng, a, b):
+        """Draw smoothed-bootstrap scores into `a` and `b` in place."""
         from evalmc.sims.kernels import smoothed_bootstrap_into
 
         smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, self.shift, a, b)
@@ -334,6 +503,16 @@ def read_scores(file: str, column: str = "", *, option: str = "column",
     Returns
     -------
     ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from evalmc.sims.scores import read_scores
+    >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,\\n3,0.93\\n")
+    >>> read_scores(str(path), "acc").tolist()
+    [0.91, 0.93]
     """
     if not file:
         raise ValueError("`file` is required: the path of a CSV file of scores.")
@@ -344,7 +523,33 @@ def read_scores(file: str, column: str = "", *, option: str = "column",
 def score_column(frame, column: str = "", *, option: str = "column",
                  dropna: bool = True) -> np.ndarray:
     """One column of `frame` (from :func:`evalmc.sims.tables.read_table`) as finite scores:
-    at least 2, not all equal; `column` may be empty when there is one column of scores."""
+    at least 2, not all equal; `column` may be empty when there is one column of scores.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    column : str
+        The column to read; empty for the only column of scores.
+    option : str
+        How the caller names `column` in messages.
+    dropna : bool
+        Skip missing values (else they are an error naming their row).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.scores import score_column
+    >>> score_column(pd.DataFrame({"acc": [0.9, 0.8, None]})).tolist()
+    [0.9, 0.8]
+    >>> score_column(pd.DataFrame({"acc": [0.9, 0.9]}), "acc")
+    Traceback (most recent call last):
+    ...
+    ValueError: `column` 'acc' needs at least 2 distinct scores; got 2 value(s) all equal.
+    """
     column = column or only_score_column(frame, option=option)
     values = drop_missing(numeric_column(frame, column, option=option), dropna=dropna,
                           option=option, column=column)

@@ -43,6 +43,23 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
     -------
     DataFrame
         With ``attrs['delimiter']`` and ``attrs['decimal']``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from evalmc.sims.tables import read_table
+    >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = path.write_text("model;seed;acc\\nA;1;0,91\\nB;1;0,89\\nA;2;0,93\\nB;2;\\n")
+    >>> frame = read_table(path)
+    >>> frame
+      model  seed   acc
+    0     A     1  0.91
+    1     B     1  0.89
+    2     A     2  0.93
+    3     B     2   NaN
+    >>> frame.attrs["delimiter"], frame.attrs["decimal"]
+    (';', ',')
     """
     import pandas as pd
 
@@ -101,11 +118,32 @@ def _delimiter(lines: list[str]) -> str:
 
 
 def _first_line(err: Exception) -> str:
+    """The first line of an error's message (its type's name if it has none)."""
     return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
 
 
 def is_score_column(raw: pd.Series) -> bool:
-    """Whether most of the column's filled cells are numbers."""
+    """Whether most of the column's filled cells are numbers.
+
+    Parameters
+    ----------
+    raw : Series
+        A column as read.
+
+    Returns
+    -------
+    bool
+        False for a column with no filled cell.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import is_score_column
+    >>> bool(is_score_column(pd.Series(["0.9", "0.8", "n/a"])))
+    True
+    >>> bool(is_score_column(pd.Series(["A", "B"])))
+    False
+    """
     import pandas as pd
 
     filled = raw.dropna()
@@ -115,14 +153,55 @@ def is_score_column(raw: pd.Series) -> bool:
 
 
 def score_columns(frame: pd.DataFrame, exclude=()) -> tuple[list, list[str]]:
-    """The columns of scores of `frame` (but `exclude`), and the names of the others."""
+    """The columns of scores of `frame` (but `exclude`), and the names of the others.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    exclude : iterable
+        Columns to leave out of both lists.
+
+    Returns
+    -------
+    scores : list
+        The score columns, in order.
+    others : list of str
+        The other columns' names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import score_columns
+    >>> frame = pd.DataFrame({"model": ["A", "B"], "seed": [1, 1], "acc": [0.91, 0.89]})
+    >>> score_columns(frame, exclude=["seed"])
+    (['acc'], ['model'])
+    """
     kept = [c for c in frame.columns if c not in exclude]
     scores = [c for c in kept if is_score_column(frame[c])]
     return scores, [str(c) for c in kept if c not in scores]
 
 
 def only_score_column(frame: pd.DataFrame, *, option: str) -> str:
-    """The name of the one column of scores of `frame`, or a ValueError asking for `option`."""
+    """The name of the one column of scores of `frame`, or a ValueError asking for `option`.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    option : str
+        How the caller names the column's option in messages.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import only_score_column
+    >>> only_score_column(pd.DataFrame({"model": ["A", "B"], "acc": [0.91, 0.89]}),
+    ...                   option="--column")
+    'acc'
+    """
     numeric, _ = score_columns(frame)
     if len(numeric) != 1:
         found = f"columns of numbers: {', '.join(map(str, numeric))}" if numeric else "none"
@@ -136,6 +215,30 @@ def numeric_column(frame: pd.DataFrame, column, *, option: str) -> np.ndarray:
 
     Raises ValueError naming `option`, the column and the data row when a filled cell is not a
     number or is infinite.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`read_table` (a decimal comma is read as its ``attrs`` say).
+    column : str
+    option : str
+        How the caller names the column's option in messages.
+
+    Returns
+    -------
+    ndarray of float, shape (len(frame),)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import numeric_column
+    >>> numeric_column(pd.DataFrame({"acc": [0.91, None]}), "acc", option="--score").tolist()
+    [0.91, nan]
+    >>> numeric_column(pd.DataFrame({"acc": ["0.91", "high"]}), "acc", option="--score")
+    Traceback (most recent call last):
+    ...
+    ValueError: `--score` column 'acc' must hold finite numbers (an empty cell is a missing \
+value); data row 2 has 'high'.
     """
     import pandas as pd
 
@@ -157,7 +260,26 @@ def numeric_column(frame: pd.DataFrame, column, *, option: str) -> np.ndarray:
 
 
 def key_column(frame: pd.DataFrame, column, *, option: str) -> pd.Series:
-    """A column of names or keys (models, seeds), or a ValueError naming the first empty row."""
+    """A column of names or keys (models, seeds), or a ValueError naming the first empty row.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    column : str
+    option : str
+        How the caller names the column's option in messages.
+
+    Returns
+    -------
+    Series
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import key_column
+    >>> key_column(pd.DataFrame({"model": ["A", "B"]}), "model", option="--model").tolist()
+    ['A', 'B']
+    """
     keys = frame[column]
     if keys.isna().any():
         row = int(np.flatnonzero(keys.isna())[0])
@@ -168,7 +290,28 @@ def key_column(frame: pd.DataFrame, column, *, option: str) -> pd.Series:
 
 def drop_missing(values: np.ndarray, *, dropna: bool, option: str, column) -> np.ndarray:
     """`values` without its NaN (missing values), or a ValueError naming the first one's row
-    when not `dropna`."""
+    when not `dropna`.
+
+    Parameters
+    ----------
+    values : ndarray of float
+    dropna : bool
+        Skip the missing values; False makes one an error.
+    option, column : str
+        The option and column named in the message.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.tables import drop_missing
+    >>> values = np.array([0.9, np.nan, 0.8])
+    >>> drop_missing(values, dropna=True, option="--score", column="acc").tolist()
+    [0.9, 0.8]
+    """
     missing = np.isnan(values)
     if missing.any() and not dropna:
         raise ValueError(f"`{option}` column {column!r} has a missing value on data row "
@@ -196,6 +339,20 @@ def wide(frame: pd.DataFrame, model, score, pair_by=None) -> pd.DataFrame:
         One column per model, in order of first appearance (and `pair_by` first, when given);
         missing runs are NaN. ``attrs['missing']`` counts, per model, the runs whose score
         cell is empty (as opposed to runs a model does not have).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import wide
+    >>> long = pd.DataFrame({"model": ["A", "B", "A", "B"], "seed": [1, 1, 2, 2],
+    ...                      "acc": [0.91, 0.89, 0.93, None]})
+    >>> table = wide(long, "model", "acc", pair_by="seed")
+    >>> table
+      seed     A     B
+    0    1  0.91  0.89
+    1    2  0.93   NaN
+    >>> table.attrs["missing"]
+    {'B': 1}
     """
     import pandas as pd
 
@@ -249,6 +406,16 @@ def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
     a, b : ndarray, shape (k,)
     dropped : list of str
         The pairs dropped for a missing score, as ``'row N'`` or ``'COL=KEY'``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.tables import read_pairs
+    >>> frame = pd.DataFrame({"seed": [1, 2, 3], "a": [0.91, 0.93, 0.90],
+    ...                       "b": [0.89, None, 0.88]})
+    >>> a, b, dropped = read_pairs(frame, "a", "b", pair_by="seed")
+    >>> a.tolist(), b.tolist(), dropped
+    ([0.91, 0.9], [0.89, 0.88], ['seed=2'])
     """
     for option, col in (("--a", col_a), ("--b", col_b), ("--pair-by", pair_by)):
         if col is not None and col not in frame.columns:
@@ -280,6 +447,7 @@ def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
 
 
 def _by_key(keys, values, side, pair_by):
+    """`values` as a Series indexed by `keys` (one per key, in order of first appearance)."""
     import pandas as pd
 
     present = pd.Series(values, index=keys.to_numpy()).dropna()

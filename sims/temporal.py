@@ -34,21 +34,68 @@ from evalmc.sims.validation import check_float, check_int
 
 @dataclass(frozen=True)
 class Sequence:
-    """Standardized inputs and +-1 labels of one temporal random task."""
+    """Standardized inputs and +-1 labels of one temporal random task.
+
+    Attributes
+    ----------
+    u : ndarray, shape (n,)
+        The inputs, training steps then test steps.
+    labels : ndarray, shape (n,)
+        -1 or +1.
+    n_train : int
+        Training steps (the first ones).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.temporal import Sequence
+    >>> task = Sequence(np.array([1.0, 2.0, 3.0]), np.array([1.0, -1.0, 1.0]), n_train=2)
+    >>> task.windows(2).tolist()
+    [[1.0, 0.0], [2.0, 1.0], [3.0, 2.0]]
+    """
 
     u: np.ndarray
     labels: np.ndarray
     n_train: int
 
     def windows(self, order: int) -> np.ndarray:
-        """Row t: inputs ``u_t, u_{t-1}, ..., u_{t-order+1}`` (zeros before the start)."""
+        """Row t: inputs ``u_t, u_{t-1}, ..., u_{t-order+1}`` (zeros before the start).
+
+        Parameters
+        ----------
+        order : int
+            Taps of a window.
+
+        Returns
+        -------
+        ndarray, shape (n, order)
+        """
         padded = np.r_[np.zeros(order - 1), self.u]
         return np.stack([padded[order - 1 - k: order - 1 - k + self.u.size]
                          for k in range(order)], axis=1)
 
 
 def temporal_random_task(rng, *, n_train: int = 100, n_test: int = 100) -> Sequence:
-    """Uniform random inputs with fair-coin labels, standardized with the training steps."""
+    """Uniform random inputs with fair-coin labels, standardized with the training steps.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_train, n_test : int
+        Training and test steps.
+
+    Returns
+    -------
+    Sequence
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.temporal import temporal_random_task
+    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
+    >>> task.u.shape, task.n_train, task.labels[:4].tolist()
+    ((20,), 10, [-1.0, -1.0, 1.0, 1.0])
+    """
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)
     u = rng.random(n_train + n_test)
@@ -134,6 +181,7 @@ def _elman_outputs(u, w, rec, b, v, c, out):
 
 
 def _check(n_runs, n_hidden, n_updates, lr0):
+    """Validate the training settings shared by the temporal networks."""
     n_runs = check_int("n_runs", n_runs, low=1)
     n_hidden = check_int("n_hidden", n_hidden, low=1)
     n_updates = check_int("n_updates", n_updates, low=1)
@@ -153,6 +201,10 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
         Row t holds the taps ``u_t, ..., u_{t-taps+1}`` of the first-layer filters.
     y : ndarray, shape (n,)
         Targets.
+    n_runs, n_hidden, n_updates : int
+        Networks, hidden tanh units, and per-example updates of each network.
+    lr0 : float
+        Initial learning rate; it falls linearly to 0 over the updates.
     x_eval : ndarray, shape (m, taps), optional
         Inputs to evaluate the trained networks on; default `x`.
     rng : numpy.random.Generator
@@ -163,6 +215,17 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
     Returns
     -------
     ndarray, shape (n_runs, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.temporal import fir_gains_outputs, temporal_random_task
+    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
+    >>> x = task.windows(3)
+    >>> out = fir_gains_outputs(x[:10], task.labels[:10], n_runs=2, n_hidden=2, n_updates=50,
+    ...                         rng=np.random.default_rng(0), x_eval=x[10:])
+    >>> out.shape
+    (2, 10)
     """
     n_runs, n_hidden, n_updates, lr0 = _check(n_runs, n_hidden, n_updates, lr0)
     x = np.ascontiguousarray(x, dtype=float)
@@ -184,7 +247,32 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
 def fir_gains_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
                             n_updates: int, lr0: float = 0.1, rng) -> np.ndarray:
     """Train FIR MLPs with synaptic gains (`order` taps) on the training steps; percent
-    correct on the test steps, one per run (see :func:`fir_gains_outputs`)."""
+    correct on the test steps, one per run (see :func:`fir_gains_outputs`).
+
+    Parameters
+    ----------
+    task : Sequence
+    order : int
+        Taps of the first-layer filters.
+    n_runs, n_hidden, n_updates : int
+        Networks, hidden units, and per-example updates of each network.
+    lr0 : float
+        Initial learning rate.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (n_runs,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.temporal import fir_gains_test_accuracy, temporal_random_task
+    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
+    >>> fir_gains_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
+    ...                         rng=np.random.default_rng(0)).tolist()
+    [50.0, 40.0]
+    """
     x = task.windows(check_int("order", order, low=1))
     out = fir_gains_outputs(x[:task.n_train], task.labels[:task.n_train], n_runs=n_runs,
                             n_hidden=n_hidden, n_updates=n_updates, lr0=lr0, rng=rng,
@@ -200,6 +288,28 @@ def elman_test_accuracy(task: Sequence, *, n_runs: int, n_hidden: int, n_updates
     ``U(-2.4/F, 2.4/F)`` with ``F = 1 + n_hidden``, then the output weights and bias
     ``U(-2.4/n_hidden, 2.4/n_hidden)``. The test steps follow the training steps, the context
     carried over.
+
+    Parameters
+    ----------
+    task : Sequence
+    n_runs, n_hidden, n_updates : int
+        Networks, hidden units, and per-step updates of each network.
+    lr0 : float
+        Initial learning rate.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray, shape (n_runs,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.temporal import elman_test_accuracy, temporal_random_task
+    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
+    >>> elman_test_accuracy(task, n_runs=2, n_hidden=2, n_updates=50,
+    ...                     rng=np.random.default_rng(0)).tolist()
+    [50.0, 50.0]
     """
     n_runs, n_hidden, n_updates, lr0 = _check(n_runs, n_hidden, n_updates, lr0)
     u_train, y_train = task.u[:task.n_train], task.labels[:task.n_train]
@@ -218,4 +328,5 @@ def elman_test_accuracy(task: Sequence, *, n_runs: int, n_hidden: int, n_updates
 
 
 def _percent(outputs, labels):
+    """Percentage of `outputs` whose sign is the label."""
     return 100.0 * int((np.sign(outputs) == labels).sum()) / labels.size

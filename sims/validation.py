@@ -9,7 +9,33 @@ import numpy as np
 
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return `value` as an int, or raise ValueError naming `name` and the rule."""
+    """Return `value` as an int, or raise ValueError naming `name` and the rule.
+
+    An integral float (``5.0``) counts as an integer; a bool does not.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, as the message shows it.
+    value : int or float
+        The value to check.
+    low, high : int, optional
+        Inclusive bounds; None leaves that side open.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import check_int
+    >>> check_int("n", 5.0, low=2)
+    5
+    >>> check_int("n", 1, low=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: `n` must be an integer >= 2; got 1.
+    """
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"`{name}` must be an integer; got {value!r}.")
     if not isinstance(value, numbers.Integral):
@@ -31,7 +57,33 @@ def check_float(
     open_low: bool = False,
     open_high: bool = False,
 ) -> float:
-    """Return `value` as a finite float within the bounds, or raise ValueError."""
+    """Return `value` as a finite float within the bounds, or raise ValueError.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, as the message shows it.
+    value : float
+        The value to check (a real number; a bool is refused).
+    low, high : float, optional
+        Bounds; None leaves that side unbounded.
+    open_low, open_high : bool
+        Whether `low` (resp. `high`) itself is excluded.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import check_float
+    >>> check_float("rho", 0.5, low=-1, high=1, open_low=True, open_high=True)
+    0.5
+    >>> check_float("rho", 1, low=-1, high=1, open_low=True, open_high=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: `rho` must be in (-1, 1); got 1.0.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"`{name}` must be a real number; got {value!r}.")
     value = float(value)
@@ -52,7 +104,32 @@ def check_float(
 
 
 def check_choice(name: str, value, choices) -> str:
-    """Return `value` if it is one of `choices`, else raise ValueError listing them."""
+    """Return `value` if it is one of `choices`, else raise ValueError listing them.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, as the message shows it.
+    value : object
+        The value to check.
+    choices : sequence
+        The valid values.
+
+    Returns
+    -------
+    object
+        `value` itself.
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import check_choice
+    >>> check_choice("scheme", "kfold", ("kfold", "5x2"))
+    'kfold'
+    >>> check_choice("scheme", "loo", ("kfold", "5x2"))
+    Traceback (most recent call last):
+    ...
+    ValueError: `scheme` must be one of 'kfold', '5x2'; got 'loo'.
+    """
     if value not in choices:
         valid = ", ".join(repr(c) for c in choices)
         raise ValueError(f"`{name}` must be one of {valid}; got {value!r}.")
@@ -60,6 +137,7 @@ def check_choice(name: str, value, choices) -> str:
 
 
 def _check_bounds(name, value, low, high, kind):
+    """Raise ValueError unless `value` lies in the inclusive bounds."""
     if low is not None and high is not None and not low <= value <= high:
         raise ValueError(f"`{name}` must be {kind} in [{low}, {high}]; got {value}.")
     if low is not None and value < low:
@@ -69,4 +147,5 @@ def _check_bounds(name, value, low, high, kind):
 
 
 def _fmt(bound, default):
+    """A bound as text, `default` when it is None."""
     return default if bound is None else f"{bound:g}"
