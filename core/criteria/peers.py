@@ -62,17 +62,25 @@ class Adapter:
     def wrap(self, func: Callable) -> Callable:
         """``criterion(a, b, rng)`` calling `func` with these arguments, read by `read`.
 
-    Parameters
-    ----------
-    func : callable
-        The peer's function, ``func(a, b, **kwargs)``.
+        Parameters
+        ----------
+        func : callable
+            The peer's function, ``func(a, b, **kwargs)``.
 
-    Returns
-    -------
-    callable
-        ``criterion(a, b, rng)``, documented by `note` (or `func`'s docstring); see the
-        class's example.
-    """
+        Returns
+        -------
+        callable
+            ``criterion(a, b, rng)``, documented by `note` (or `func`'s docstring).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> def peer(a, b, seed):
+        ...     return float(np.mean(a) - np.mean(b))
+        >>> criterion = Adapter(lambda gap: gap > 0.5, seed_kwarg="seed").wrap(peer)
+        >>> criterion(np.array([2.0, 3.0]), np.array([1.0, 1.0]), np.random.default_rng(0))
+        True
+        """
         read, kwargs, seed_kwarg = self.read, dict(self.kwargs), self.seed_kwarg
 
         def criterion(a, b, rng):
