@@ -398,6 +398,7 @@ def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
     Parameters
     ----------
     n_boot : int
+        Bootstrap replicates per evaluation set.
 
     Returns
     -------
@@ -420,6 +421,7 @@ def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
     Parameters
     ----------
     n_boot : int
+        Bootstrap replicates per evaluation set.
     p_max : float
         With ``p_max < 1``, a set's replicates stop as soon as both sides of 0 hold enough of
         them for its p-value to exceed `p_max` whatever the remaining replicates give. The

@@ -296,12 +296,15 @@ class BoonInterval:
     Attributes
     ----------
     estimate, low, high : float
+        The estimate on the runs themselves and the interval's bounds.
     replicates : ndarray
         The bootstrap replicates of the estimator.
     n : int
         Pool size.
     estimator, method : str
+        As given to :func:`boon_interval`.
     confidence : float
+        The interval's confidence level.
 
     Examples
     --------
@@ -402,6 +405,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     test, val, n, best
         As in :func:`boon_nonparametric`.
     estimator : {'nonparametric', 'parametric'}
+        The Boo_n estimator bootstrapped (:func:`boon_nonparametric`, :func:`boon_parametric`).
     method : {'percentile', 'smoothed'}
         ``'percentile'`` resamples the runs; a replicate is then a vector of multinomial counts
         over the runs sorted once by validation score, so no replicate needs a sort (its block
