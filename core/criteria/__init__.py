@@ -80,6 +80,35 @@ def load_criterion(spec: str):
 
     The module is registered with cloudpickle for pickling by value, so process and dask
     workers receive the function without needing the file.
+
+    Parameters
+    ----------
+    spec : str
+        ``'path/to/file.py:function'``.
+
+    Returns
+    -------
+    UserCriterion
+        Named `spec`; a ValueError when the file is missing, fails to import, or has no such
+        function.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = Path(folder.name) / "my_tests.py"
+    >>> _ = path.write_text("def mean_gap(a, b):\\n    return bool(a.mean() - b.mean() > 0.5)\\n")
+    >>> criterion = load_criterion(f"{path}:mean_gap")
+    >>> criterion.name.endswith("my_tests.py:mean_gap")
+    True
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> criterion(batch, np.random.default_rng(0)).reject
+    array([ True, False])
+    >>> folder.cleanup()
     """
     path_text, _, func_name = spec.rpartition(":")
     path = Path(path_text)

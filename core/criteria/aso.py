@@ -24,7 +24,34 @@ CONFIDENCE = 0.95
 
 def eps_min(a, b, seed: int, n_boot: int = N_BOOT, dt: float = DT,
             confidence: float = CONFIDENCE) -> float:
-    """deepsig's ``aso(a, b, seed=seed)``: the upper bound of the violation ratio."""
+    """deepsig's ``aso(a, b, seed=seed)``: the upper bound of the violation ratio.
+
+    Parameters
+    ----------
+    a, b : array_like, 1-D
+        Scores of A and of B.
+    seed : int
+        Seed of the bootstrap samples (the k-th is seeded ``seed + k + 1``).
+    n_boot : int
+        Bootstrap samples.
+    dt : float
+        Step of the quantile grid.
+    confidence : float
+        Confidence of the upper bound.
+
+    Returns
+    -------
+    float
+        eps_min in [0, 1]; near 0 when A is almost stochastically larger than B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(1.0, 1.0, 10), rng.normal(0.0, 1.0, 10)
+    >>> round(eps_min(a, b, seed=0), 4), round(eps_min(b, a, seed=0), 4)
+    (0.0019, 0.9988)
+    """
     from scipy.special import ndtri
 
     from evalmc.criteria import kernels
@@ -52,13 +79,26 @@ def aso(batch: Batch, rng: np.random.Generator,
     Parameters
     ----------
     batch : Batch
+        Scores of A and B, one row per replication.
     rng : numpy.random.Generator
+        Draws each replication's seed.
     threshold : float
+        A is better when eps_min is below it.
 
     Returns
     -------
     CriterionResult
-        ``statistic`` is eps_min; decisions only.
+        ``statistic`` is eps_min; decisions only (``reject``), p-values NaN; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 10)), rng.normal(0.0, 1.0, (2, 10)), paired=False)
+    >>> result = aso(batch, np.random.default_rng(0))
+    >>> result.statistic.round(4), result.reject
+    (array([0.027 , 0.4689]), array([ True, False]))
     """
     a, b = np.asarray(batch.a, float), np.asarray(batch.b, float)
     values = np.empty(a.shape[0])

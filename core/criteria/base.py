@@ -51,6 +51,15 @@ class CriterionResult:
     reruns : tuple of CriterionResult
         The criterion's results on the same replications under the scenario's other runs
         (:attr:`evalmc.sims.base.Batch.reruns`); replicability is measured on them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = CriterionResult.from_statistic(np.array([2.5, -0.5, np.nan]), ("norm", ()))
+    >>> result.pvalues().round(4), result.failed
+    (array([0.0124, 0.6171,    nan]), array([False, False,  True]))
+    >>> result.decisions(0.05), result.errors
+    (array([ True, False, False]), {2: 'no result (degenerate sample)'})
     """
 
     failed: np.ndarray
@@ -64,18 +73,70 @@ class CriterionResult:
 
     @classmethod
     def from_pvalues(cls, pvalue, statistic=None, estimate=None) -> CriterionResult:
-        """Wrap vectorized p-values; a NaN p-value is a failed replication."""
+        """Wrap vectorized p-values; a NaN p-value is a failed replication.
+
+        Parameters
+        ----------
+        pvalue : ndarray, shape (n_reps,)
+            Two-sided p-values.
+        statistic, estimate : ndarray, shape (n_reps,), optional
+            The test statistic and the estimated effect.
+
+        Returns
+        -------
+        CriterionResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = CriterionResult.from_pvalues(np.array([0.01, np.nan, 0.3]))
+        >>> result.failed, result.decisions(0.05)
+        (array([False,  True, False]), array([ True, False, False]))
+        """
         return cls(np.isnan(pvalue), statistic, pvalue, errors=_nan_errors(pvalue),
                    estimate=estimate)
 
     @classmethod
     def from_statistic(cls, statistic, null: tuple, estimate=None) -> CriterionResult:
-        """Wrap a two-sided statistic with its null distribution; NaN is a failed replication."""
+        """Wrap a two-sided statistic with its null distribution; NaN is a failed replication.
+
+        Parameters
+        ----------
+        statistic : ndarray, shape (n_reps,)
+            The test statistic; p = 2 sf(|statistic|).
+        null : tuple
+            ``(name, args)`` of a scipy.stats distribution, e.g. ``('t', (9,))``.
+        estimate : ndarray, shape (n_reps,), optional
+            The estimated effect.
+
+        Returns
+        -------
+        CriterionResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = CriterionResult.from_statistic(np.array([2.5, -0.5]), ("t", (9,)))
+        >>> result.pvalues().round(4)
+        array([0.0339, 0.6291])
+        """
         return cls(np.isnan(statistic), statistic, null=null, errors=_nan_errors(statistic),
                    estimate=estimate)
 
     def pvalues(self) -> np.ndarray:
-        """Two-sided p-values (NaN where there are none)."""
+        """Two-sided p-values (NaN where there are none).
+
+        Returns
+        -------
+        ndarray, shape (n_reps,)
+            The stored p-values, or those of the statistic under its null.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> CriterionResult.from_statistic(np.array([1.96]), ("norm", ())).pvalues().round(4)
+        array([0.05])
+        """
         if self.pvalue is not None:
             return self.pvalue
         if self.null is not None:
@@ -83,7 +144,27 @@ class CriterionResult:
         return np.full(self.failed.shape, np.nan)
 
     def decisions(self, alpha: float) -> np.ndarray:
-        """Rejections at level `alpha`; a failed replication never rejects."""
+        """Rejections at level `alpha`; a failed replication never rejects.
+
+        Parameters
+        ----------
+        alpha : float
+            The level.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_reps,)
+            ``p <= alpha`` (or ``|statistic|`` at or beyond the critical value); the
+            criterion's own decision where it gave no p-value.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = CriterionResult(np.zeros(2, bool), statistic=np.array([0.97, 0.5]),
+        ...                          pvalue=np.full(2, np.nan), reject=np.array([True, False]))
+        >>> result.decisions(0.05), result.decisions(0.01)  # decisions only: any level
+        (array([ True, False]), array([ True, False]))
+        """
         with np.errstate(invalid="ignore"):
             if self.null is not None:
                 rejected = np.abs(self.statistic) >= null_distribution(self.null).isf(alpha / 2)
@@ -95,13 +176,41 @@ class CriterionResult:
 
     @property
     def decision_only(self) -> bool:
-        """Whether the replications that did not fail (one at least) gave decisions, no p-value."""
+        """Whether the replications that did not fail (one at least) gave decisions, no p-value.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> CriterionResult.from_pvalues(np.array([0.2, 0.01])).decision_only
+        False
+        >>> CriterionResult(np.zeros(1, bool), pvalue=np.full(1, np.nan),
+        ...                 reject=np.ones(1, bool)).decision_only
+        True
+        """
         valid = ~self.failed
         return bool(self.reject is not None and valid.any()
                     and np.isnan(self.pvalues()[valid]).all())
 
     def take(self, start: int, stop: int) -> CriterionResult:
-        """Replications ``start:stop``, with their errors."""
+        """Replications ``start:stop``, with their errors.
+
+        Parameters
+        ----------
+        start, stop : int
+            The slice of replications; error indices are shifted to start at 0.
+
+        Returns
+        -------
+        CriterionResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = CriterionResult.from_pvalues(np.array([0.01, np.nan, 0.3]))
+        >>> part = result.take(1, 3)
+        >>> part.pvalue.tolist(), part.errors
+        ([nan, 0.3], {0: 'no result (degenerate sample)'})
+        """
         def part(values):
             return None if values is None else values[start:stop]
 
@@ -113,7 +222,25 @@ class CriterionResult:
 
     @classmethod
     def concat(cls, parts) -> CriterionResult:
-        """Join the results of consecutive blocks (errors are not carried over)."""
+        """Join the results of consecutive blocks (errors are not carried over).
+
+        Parameters
+        ----------
+        parts : sequence of CriterionResult
+            Results of consecutive blocks of one criterion (the same fields set).
+
+        Returns
+        -------
+        CriterionResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> parts = [CriterionResult.from_pvalues(np.array([0.01])),
+        ...          CriterionResult.from_pvalues(np.array([0.2, 0.04]))]
+        >>> CriterionResult.concat(parts).pvalue.tolist()
+        [0.01, 0.2, 0.04]
+        """
         first = parts[0]
 
         def join(name):
@@ -190,6 +317,14 @@ class BuiltinCriterion:
 
     @property
     def key(self) -> str:
+        """Its cache key: its name, arguments included.
+
+        Examples
+        --------
+        >>> from evalmc.criteria import get_criterion
+        >>> get_criterion("average-delta(delta=1)").key
+        'average-delta(delta=1)'
+        """
         return self.name
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
@@ -202,6 +337,23 @@ class BuiltinCriterion:
 
         A paired test reads ``a[i, j]`` with ``b[i, j]``: it is refused before any kernel runs;
         a test on counts needs the batch's 8-cell ``counts``.
+
+        Parameters
+        ----------
+        batch : Batch
+            The block of replications it is about to run on.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.criteria import get_criterion
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.zeros((1, 3)), np.zeros((1, 4)), paired=False)
+        >>> get_criterion("welch-t").check_batch(batch)  # unpaired: fine
+        >>> get_criterion("paired-t").check_batch(batch)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: criterion 'paired-t' needs paired samples of equal width; got 3 scores ...
         """
         if self.needs == "counts" and batch.counts is None:
             raise ValueError(
@@ -218,6 +370,18 @@ class BuiltinCriterion:
         Parameters
         ----------
         condition : Scenario
+            The scenario it is to run on.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace
+        >>> from evalmc.criteria import get_criterion
+        >>> scenario = SimpleNamespace(name="normal", splits=None)  # a scenario without splits
+        >>> get_criterion("welch-t").check_scenario(scenario)  # not a test on splits: fine
+        >>> get_criterion("5x2cv-t").check_scenario(scenario)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: criterion '5x2cv-t' needs the errors of a data set split by '5x2'; got ...
         """
         if not self.schemes:
             return
@@ -291,6 +455,35 @@ class UserCriterion:
     scipy.stats' ``vectorized=None``), it is called once per block as
     ``func(A, B, axis=1)`` with replications on the first axis, and returns one answer per
     replication in any of the forms above (arrays); a call that raises fails the block.
+
+    Parameters
+    ----------
+    func : callable
+        The test.
+    name : str
+        Its name in results; default: `func`'s qualified name.
+    paired : bool
+        It reads ``a[i, j]`` with ``b[i, j]``.
+    alternative : {'two-sided', 'greater', 'less'}
+        What its rejection concludes.
+    vectorized : bool, optional
+        Called once per block with ``axis=1``; default: whether `func` takes ``axis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> def medians_apart(a, b):
+    ...     "A's median beats B's by more than 0.5."
+    ...     return bool(np.median(a) - np.median(b) > 0.5)
+    >>> criterion = UserCriterion(medians_apart)
+    >>> criterion.name, criterion.description, criterion.vectorized
+    ('medians_apart', "A's median beats B's by more than 0.5.", False)
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> result = criterion(batch, np.random.default_rng(0))
+    >>> result.reject, result.decision_only
+    (array([ True,  True]), True)
     """
 
     func: Callable
@@ -313,6 +506,13 @@ class UserCriterion:
 
     @property
     def description(self) -> str:
+        """The first line of `func`'s docstring, or ``'user criterion'``.
+
+        Examples
+        --------
+        >>> UserCriterion(lambda a, b: 0.5, name="constant").description
+        'user criterion'
+        """
         doc = inspect.getdoc(self.func) or "user criterion"
         return doc.splitlines()[0]
 
@@ -321,6 +521,13 @@ class UserCriterion:
         """Name and a digest of the function by value (:func:`function_digest`).
 
         An edited function, helper or global of its module is not read from cache.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> key = UserCriterion(np.allclose, name="close").key
+        >>> key.startswith("close@"), len(key)
+        (True, 18)
         """
         try:
             digest = function_digest(self.func)
@@ -399,7 +606,23 @@ ANSWER_RULE = ("expected a p-value (a float in [0, 1]) or a decision (a bool, or
 
 def failure_message(err: Exception) -> str:
     """How a failed replication is recorded: the exception's type and message, and the rule
-    broken when the criterion wrote into its read-only input."""
+    broken when the criterion wrote into its read-only input.
+
+    Parameters
+    ----------
+    err : Exception
+        What the criterion raised.
+
+    Returns
+    -------
+    str
+        ``'Type: message'``, with a hint for a write to the read-only scores.
+
+    Examples
+    --------
+    >>> failure_message(ZeroDivisionError("division by zero"))
+    'ZeroDivisionError: division by zero'
+    """
     message = f"{type(err).__name__}: {err}"
     if isinstance(err, ValueError) and "read-only" in str(err):
         message += (" (the criterion changed its input in place; the scores are read-only, "
@@ -451,6 +674,24 @@ def function_digest(func) -> str:
     Functions and classes it uses from other modules are pickled by reference: an edit there
     goes unnoticed. The digest is the same in every process (but for a global set of strings,
     whose order varies between processes: the cache then misses, never reuses stale blocks).
+
+    Parameters
+    ----------
+    func : callable
+        The function, usually a user's criterion.
+
+    Returns
+    -------
+    str
+        12 hexadecimal digits (a 6-byte BLAKE2b digest).
+
+    Examples
+    --------
+    >>> def my_test(a, b):
+    ...     return 0.5
+    >>> digest = function_digest(my_test)
+    >>> len(digest), digest == function_digest(my_test)
+    (12, True)
     """
     module_name = getattr(func, "__module__", None)
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None

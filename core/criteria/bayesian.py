@@ -33,7 +33,31 @@ def correlated_t_probability(d: np.ndarray, rope: float = 0.0,
                              correction: float | None = None) -> np.ndarray:
     """Posterior ``P(mean difference > rope)`` of each row of `d` (baycomp's ``p_left`` with
     x = A, y = B); `correction` None is baycomp's ``1/(n - 1)``. A row of equal differences
-    has a point posterior: 1, 0.5 or 0 as its mean is above, at or below `rope`."""
+    has a point posterior: 1, 0.5 or 0 as its mean is above, at or below `rope`.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_reps, n)
+        Differences ``a - b``, one row per replication.
+    rope : float
+        Region of practical equivalence: the probability is of a mean difference above it.
+    correction : float, optional
+        Nadeau and Bengio's variance correction c; default ``1 / (n - 1)``.
+
+    Returns
+    -------
+    ndarray, shape (n_reps,)
+        The posterior probabilities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.random.default_rng(0).normal(0.5, 1.0, (2, 10))
+    >>> correlated_t_probability(d).round(4)
+    array([0.9311, 0.545 ])
+    >>> correlated_t_probability(np.ones((1, 10)), rope=0.5).tolist()  # a point posterior
+    [1.0]
+    """
     from scipy import stats
 
     n = d.shape[1]

@@ -42,7 +42,20 @@ class _PerThreadStdout(io.TextIOBase):
 
 @contextmanager
 def captured_stdout():
-    """Capture what this thread prints; yields the ``io.StringIO`` that receives it."""
+    """Capture what this thread prints; yields the ``io.StringIO`` that receives it.
+
+    Yields
+    ------
+    io.StringIO
+        What this thread printed while the capture was open.
+
+    Examples
+    --------
+    >>> with captured_stdout() as printed:
+    ...     print("progress: 50%")
+    >>> printed.getvalue()
+    'progress: 50%\\n'
+    """
     with _LOCK:
         if _STATE["open"] == 0:
             _STATE["original"] = sys.stdout
@@ -61,7 +74,25 @@ def captured_stdout():
 
 
 def warn_printed(name: str, text: str) -> None:
-    """Say once per criterion and process that `name` printed, with its first line."""
+    """Say once per criterion and process that `name` printed, with its first line.
+
+    Parameters
+    ----------
+    name : str
+        The criterion's name.
+    text : str
+        What it printed; nothing is said when empty.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_printed("my-test", "hello\\nworld\\n")
+    ...     warn_printed("my-test", "again\\n")  # said once only
+    >>> len(caught), caught[0].category.__name__
+    (1, 'CriterionPrinted')
+    """
     with _LOCK:
         if not text or name in _WARNED:
             return
@@ -73,4 +104,10 @@ def warn_printed(name: str, text: str) -> None:
 
 
 class CriterionPrinted(UserWarning):
-    """A user's criterion wrote to standard output, which evalmc captured."""
+    """A user's criterion wrote to standard output, which evalmc captured.
+
+    Examples
+    --------
+    >>> issubclass(CriterionPrinted, UserWarning)
+    True
+    """

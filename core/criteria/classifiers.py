@@ -27,13 +27,48 @@ from evalmc.sims.validation import check_float, check_int
 
 
 def discordant(counts):
-    """``(n01, n10)``: examples A gets wrong and B right, and the reverse, per replication."""
+    """``(n01, n10)``: examples A gets wrong and B right, and the reverse, per replication.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+
+    Returns
+    -------
+    n01, n10 : ndarray of int, shape (n_reps,)
+        Cells 1 + 5 and cells 2 + 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> [x.tolist() for x in discordant(counts)]
+    [[5, 12], [17, 12]]
+    """
     counts = np.asarray(counts)
     return counts[:, 1] + counts[:, 5], counts[:, 2] + counts[:, 6]
 
 
 def f1_difference(counts) -> np.ndarray:
-    """Observed dF1 = F1(A) - F1(B), with F1 = 2 TP / (2 TP + FN + FP) (0 if undefined)."""
+    """Observed dF1 = F1(A) - F1(B), with F1 = 2 TP / (2 TP + FN + FP) (0 if undefined).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+
+    Returns
+    -------
+    ndarray, shape (n_reps,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> f1_difference(counts).round(4)
+    array([0.1293, 0.    ])
+    """
     counts = np.asarray(counts, dtype=float)
     tp_a, tp_b = counts[:, 6] + counts[:, 7], counts[:, 5] + counts[:, 7]
     den_a = 2 * tp_a + counts[:, 4] + counts[:, 5] + counts[:, 0] + counts[:, 1]
@@ -44,7 +79,28 @@ def f1_difference(counts) -> np.ndarray:
 
 
 def proportion(counts, rng=None) -> CriterionResult:
-    """Proportion test (Keller et al. Eq 3) on the 8-cell tables: see :func:`proportion_test`."""
+    """Proportion test (Keller et al. Eq 3) on the 8-cell tables: see :func:`proportion_test`.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : None
+        Unused: the tests on counts share the signature ``test(counts, rng)``.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values and z; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> result = proportion(counts)
+    >>> result.statistic.round(4), result.pvalue.round(4)
+    (array([-1.8046,  0.    ]), array([0.0711, 1.    ]))
+    """
     counts = np.asarray(counts)
     return proportion_test(counts[:, list(A_WRONG)].sum(axis=1),
                            counts[:, list(B_WRONG)].sum(axis=1), counts.sum(axis=1))
@@ -56,6 +112,25 @@ def proportion_test(err_a, err_b, n) -> CriterionResult:
     ``D`` is A's error rate minus B's (`err_a`, `err_b` errors of n examples) and ``C`` their
     mean; the test wrongly treats A's and B's errors as independent. Where ``C`` is 0 or 1, D
     is 0 and z = 0.
+
+    Parameters
+    ----------
+    err_a, err_b : ndarray of int, shape (n_reps,)
+        Errors of A and of B.
+    n : ndarray of int, shape (n_reps,)
+        Examples of each evaluation set.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values and z; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = proportion_test(np.array([20, 11]), np.array([14, 11]), np.array([100, 100]))
+    >>> result.statistic.round(4), result.pvalue.round(4)
+    (array([1.1295, 0.    ]), array([0.2587, 1.    ]))
     """
     d = (err_a - err_b) / n
     c = (err_a + err_b) / (2 * n)
@@ -65,7 +140,27 @@ def proportion_test(err_a, err_b, n) -> CriterionResult:
 
 
 def mcnemar(counts, rng=None) -> CriterionResult:
-    """McNemar's test (Eq 4) on the 8-cell tables: see :func:`mcnemar_test`."""
+    """McNemar's test (Eq 4) on the 8-cell tables: see :func:`mcnemar_test`.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : None
+        Unused: the tests on counts share the signature ``test(counts, rng)``.
+
+    Returns
+    -------
+    CriterionResult
+        P-values and the chi2 statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> mcnemar(counts).pvalue.round(4)  # n01, n10 = 5, 17 and 12, 12
+    array([0.019 , 0.8383])
+    """
     return mcnemar_test(*discordant(counts))
 
 
@@ -74,6 +169,23 @@ def mcnemar_test(n01, n10) -> CriterionResult:
 
     The continuity-corrected statistic exactly as Keller et al.'s Eq 4 and Dietterich (1998)
     write it; no discordant pair gives statistic 0 and p = 1.
+
+    Parameters
+    ----------
+    n01, n10 : ndarray of int, shape (n_reps,)
+        Discordant counts (:func:`discordant`).
+
+    Returns
+    -------
+    CriterionResult
+        P-values and the chi2 statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = mcnemar_test(np.array([5, 0]), np.array([17, 0]))
+    >>> result.statistic.tolist(), result.pvalue.round(4).tolist()
+    ([5.5, 0.0], [0.019, 1.0])
     """
     m = (n01 + n10).astype(float)
     chi2 = np.divide((np.abs(n01 - n10) - 1.0) ** 2, m, out=np.zeros_like(m), where=m > 0)
@@ -85,6 +197,25 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
 
     ``p = min(1, 2 P(X <= min(n01, n10)))``, X ~ Binomial(n01 + n10, 1/2), as
     ``scipy.stats.binomtest``; no discordant pair gives p = 1.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : None
+        Unused: the tests on counts share the signature ``test(counts, rng)``.
+
+    Returns
+    -------
+    CriterionResult
+        P-values, with ``n01`` as statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> mcnemar_exact(counts).pvalue.round(4)
+    array([0.0169, 1.    ])
     """
     n01, n10 = discordant(counts)
     m = n01 + n10
@@ -97,6 +228,25 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
 
     ``p = 2 P(X < k) + P(X = k)``, k = min(n01, n10), capped at 1 (Fagerland et al. 2013);
     no discordant pair gives p = 1.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : None
+        Unused: the tests on counts share the signature ``test(counts, rng)``.
+
+    Returns
+    -------
+    CriterionResult
+        P-values, with ``n01`` as statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> mcnemar_midp(counts).pvalue.round(4)
+    array([0.0106, 1.    ])
     """
     n01, n10 = discordant(counts)
     m = n01 + n10
@@ -124,6 +274,13 @@ def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     lt, eq : ndarray, shape (k,)
+        ``P(n01* < n10*)`` (dCerr* below 0) and ``P(n01* = n10*)``.
+
+    Examples
+    --------
+    >>> lt, eq = dcerr_replicate_law([100], [5], [17])
+    >>> lt.round(4), eq.round(4)
+    (array([0.9951]), array([0.0024]))
     """
     n, n01, n10 = (np.asarray(x, dtype=np.int64) for x in (n, n01, n10))
     m = n01 + n10
@@ -162,6 +319,29 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
     A replicate's dCerr* is below, at or above 0 with the probabilities of
     :func:`dcerr_replicate_law`, so the counts of the `n_boot` replicates on each side are
     one multinomial draw: the test's exact distribution, without drawing the replicates.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : numpy.random.Generator
+        Draws the side counts.
+    n_boot : int
+        Bootstrap replicates per evaluation set.
+
+    Returns
+    -------
+    CriterionResult
+        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))`` and the observed dCerr;
+        shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> result = bootstrap_dcerr(counts, np.random.default_rng(0), n_boot=999)
+    >>> result.statistic.round(4), result.pvalue.round(4)
+    (array([-0.12,  0.  ]), array([0.014, 1.   ]))
     """
     counts = np.asarray(counts, dtype=np.int64)
     n01, n10 = discordant(counts)
@@ -177,7 +357,30 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
 def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionResult:
     """Bootstrap percentile test on dF1; statistic: the observed dF1.
 
-    See :func:`bootstrap_criterion` for `n_boot` and `p_max`.
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : numpy.random.Generator
+        Draws the replicates.
+    n_boot : int
+        Bootstrap replicates per evaluation set.
+    p_max : float
+        Stop a set's replicates once its p-value exceeds this (see
+        :func:`bootstrap_df1_test`).
+
+    Returns
+    -------
+    CriterionResult
+        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))`` and the observed dF1
+        (:func:`f1_difference`); shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> bootstrap_df1(counts, np.random.default_rng(0), n_boot=999).pvalue.round(4)
+    array([0.012, 1.   ])
     """
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     below, above = np.empty(counts.shape[0], np.int64), np.empty(counts.shape[0], np.int64)
@@ -195,6 +398,7 @@ def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
     Parameters
     ----------
     n_boot : int
+        Bootstrap replicates per evaluation set.
 
     Returns
     -------
@@ -217,6 +421,7 @@ def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
     Parameters
     ----------
     n_boot : int
+        Bootstrap replicates per evaluation set.
     p_max : float
         With ``p_max < 1``, a set's replicates stop as soon as both sides of 0 hold enough of
         them for its p-value to exceed `p_max` whatever the remaining replicates give. The

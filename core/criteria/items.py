@@ -39,7 +39,28 @@ def _z_pvalues(z):
 
 
 def unpaired_z(batch: Batch) -> CriterionResult:
-    """lm-evaluation-harness's z-test of two accuracies, as if unpaired."""
+    """lm-evaluation-harness's z-test of two accuracies, as if unpaired.
+
+    Parameters
+    ----------
+    batch : Batch
+        0/1 scores of A and B on the same items, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, z, and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> unpaired_z(batch).pvalue.round(4)
+    array([0.0219, 0.3323])
+    """
     a, b, _ = _scores(batch)
     n_a, n_b = a.shape[1], b.shape[1]
     se2 = a.var(axis=1, ddof=1) / n_a + b.var(axis=1, ddof=1) / n_b
@@ -50,7 +71,28 @@ def unpaired_z(batch: Batch) -> CriterionResult:
 
 
 def paired_items(batch: Batch) -> CriterionResult:
-    """z on the per-item differences (sample sd)."""
+    """z on the per-item differences (sample sd).
+
+    Parameters
+    ----------
+    batch : Batch
+        0/1 scores of A and B on the same items, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, z, and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> paired_items(batch).pvalue.round(4)
+    array([0.0253, 0.2842])
+    """
     a, b, _ = _scores(batch)
     d = a - b
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -60,7 +102,29 @@ def paired_items(batch: Batch) -> CriterionResult:
 
 def mcnemar_items(batch: Batch) -> CriterionResult:
     """Exact McNemar: ``min(1, 2 P(X <= min(n01, n10)))``, X ~ Bin(n01 + n10, 1/2); p = 1
-    without discordant items."""
+    without discordant items.
+
+    Parameters
+    ----------
+    batch : Batch
+        0/1 scores of A and B on the same items, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, ``n10 - n01`` (items only A got right, less those only B
+        got right), and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> mcnemar_items(batch).pvalue.round(4)
+    array([0.0525, 0.424 ])
+    """
     from scipy import stats
 
     a, b, _ = _scores(batch)
@@ -79,7 +143,29 @@ def _cluster_sums(batch: Batch):
 
 
 def clustered_z(batch: Batch) -> CriterionResult:
-    """``mean(d)`` over its cluster-robust (CR0) standard error."""
+    """``mean(d)`` over its cluster-robust (CR0) standard error.
+
+    Parameters
+    ----------
+    batch : Batch
+        0/1 scores of A and B on the same items, one row per replication, in clusters of
+        ``batch.cluster_size``.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, z, and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> clustered_z(batch).pvalue.round(4)
+    array([0.0016, 0.2148])
+    """
     sums, k = _cluster_sums(batch)
     n = sums.shape[1] * k
     mean = sums.sum(axis=1) / n
@@ -92,7 +178,33 @@ def clustered_z(batch: Batch) -> CriterionResult:
 def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
                       n_resamples: int = N_RESAMPLES) -> CriterionResult:
     """Percentile cluster-bootstrap test of ``mean(d)``: each resample draws the clusters' counts
-    per distinct cluster sum from their multinomial law."""
+    per distinct cluster sum from their multinomial law.
+
+    Parameters
+    ----------
+    batch : Batch
+        0/1 scores of A and B on the same items, one row per replication, in clusters of
+        ``batch.cluster_size``.
+    rng : numpy.random.Generator
+        Draws the resamples.
+    n_resamples : int
+        Bootstrap resamples per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, with ``mean(a - b)`` as statistic and estimate; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> cluster_bootstrap(batch, np.random.default_rng(0), n_resamples=999).pvalue.round(4)
+    array([0.    , 0.3267])
+    """
     from evalmc.criteria import kernels
     from evalmc.criteria.bootstrap import interval_pvalues
 

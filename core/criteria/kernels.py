@@ -22,7 +22,25 @@ from evalmc.sims.kernels import chain_link, multinomial_into
 
 @njit(cache=True, nogil=True)
 def rank_sums(a, b, u1, tie_term):
-    """U statistic of `a` (average ranks for ties) and the tie term sum(t^3 - t) of each row."""
+    """U statistic of `a` (average ranks for ties) and the tie term sum(t^3 - t) of each row.
+
+    Parameters
+    ----------
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        The two samples of each replication (C-contiguous).
+    u1, tie_term : ndarray of float, shape (n_reps,)
+        Filled: ``U = R_a - n_a (n_a + 1) / 2`` and the sum over tie groups of ``t^3 - t``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]])
+    >>> b = np.array([[2.0, 4.0, 6.0], [2.0, 1.0, 0.0]])
+    >>> u1, tie_term = np.empty(2), np.empty(2)
+    >>> rank_sums(a, b, u1, tie_term)
+    >>> u1.tolist(), tie_term.tolist()  # three 2s tied in row 1: 3^3 - 3
+    ([3.0, 8.0], [0.0, 24.0])
+    """
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -50,6 +68,25 @@ def rank_sums(a, b, u1, tie_term):
 
 @njit(cache=True, nogil=True)
 def sign_counts(a, b, positive, nonzero):
+    """Per row: the positive differences ``a - b``, and the nonzero ones.
+
+    Parameters
+    ----------
+    a, b : ndarray of float, shape (n_reps, n)
+        Paired samples.
+    positive, nonzero : ndarray of int64, shape (n_reps,)
+        Filled with the counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]])
+    >>> b = np.array([[2.0, 4.0, 6.0], [2.0, 1.0, 0.0]])
+    >>> positive, nonzero = np.empty(2, np.int64), np.empty(2, np.int64)
+    >>> sign_counts(a, b, positive, nonzero)
+    >>> positive.tolist(), nonzero.tolist()
+    ([0, 2], [3, 2])
+    """
     for i in range(a.shape[0]):
         pos = 0
         nz = 0
@@ -101,7 +138,30 @@ def _doubled_ranks(d, zero_method, ranks2):
 @njit(cache=True, nogil=True)
 def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
     """Per row of differences `d`: the signed-rank statistic R+ (zsplit: plus half the zeros'
-    ranks), the number of zero differences, and the tie term of the normal approximation."""
+    ranks), the number of zero differences, and the tie term of the normal approximation.
+
+    Parameters
+    ----------
+    d : ndarray of float, shape (n_reps, n)
+        Paired differences.
+    zero_method : int
+        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
+    r_plus : ndarray of float, shape (n_reps,)
+        Filled with R+.
+    n_zero : ndarray of int64, shape (n_reps,)
+        Filled with the zero differences.
+    tie_term : ndarray of float, shape (n_reps,)
+        Filled with the sum over tie groups of ``t^3 - t``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
+    >>> r_plus, n_zero, tie_term = np.empty(2), np.empty(2, np.int64), np.empty(2)
+    >>> signed_rank_sums(d, WILCOX, r_plus, n_zero, tie_term)
+    >>> r_plus.tolist(), n_zero.tolist(), tie_term.tolist()
+    ([8.0, 11.0], [1, 0], [0.0, 6.0])
+    """
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in range(d.shape[0]):
         tie_term[i] = _doubled_ranks(d[i], zero_method, ranks2)
@@ -121,7 +181,28 @@ def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
 @njit(cache=True, nogil=True)
 def sign_flip_pvalues(d, zero_method, rows, out):
     """Exact two-sided p-values of R+ over all sign flips of each selected row of `d`:
-    2 min(P(R+ >= r), P(R+ <= r)), capped at 1, from the subset sums of its doubled ranks."""
+    2 min(P(R+ >= r), P(R+ <= r)), capped at 1, from the subset sums of its doubled ranks.
+
+    Parameters
+    ----------
+    d : ndarray of float, shape (n_reps, n)
+        Paired differences.
+    zero_method : int
+        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
+    rows : ndarray of int
+        The rows to compute.
+    out : ndarray of float, shape (n_reps,)
+        Filled at `rows`; the others are left as they are.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
+    >>> out = np.full(2, np.nan)
+    >>> sign_flip_pvalues(d, WILCOX, np.array([0, 1]), out)
+    >>> out.round(4).tolist()  # scipy.stats.wilcoxon(d[i]).pvalue
+    [0.375, 0.4375]
+    """
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in rows:
         _doubled_ranks(d[i], zero_method, ranks2)
@@ -155,7 +236,24 @@ def _sum_and_tolerance(row):
 def sign_flip_mean_pvalues(d, out):
     """Two-sided p-values of the paired permutation test on the sum of each row of `d`, over
     all 2^n sign flips (walked in Gray-code order, one flip a step):
-    ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within 1e-9 of sum |d| counted."""
+    ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within 1e-9 of sum |d| counted.
+
+    Parameters
+    ----------
+    d : ndarray of float, shape (n_reps, n)
+        Paired differences (n small: 2^n flips per row).
+    out : ndarray of float, shape (n_reps,)
+        Filled with the p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
+    >>> out = np.empty(2)
+    >>> sign_flip_mean_pvalues(d, out)
+    >>> out.round(4).tolist()  # scipy.stats.permutation_test, permutation_type='samples'
+    [0.375, 0.5]
+    """
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -180,7 +278,28 @@ def sign_flip_mean_pvalues(d, out):
 @njit(cache=True, nogil=True)
 def sign_flip_mean_mc(rng, d, n_resamples, out):
     """As :func:`sign_flip_mean_pvalues` over `n_resamples` random flips, with the observed
-    sum counted once on each side: ``(count + 1) / (n_resamples + 1)``."""
+    sum counted once on each side: ``(count + 1) / (n_resamples + 1)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the flips.
+    d : ndarray of float, shape (n_reps, n)
+        Paired differences.
+    n_resamples : int
+        Random flips per row.
+    out : ndarray of float, shape (n_reps,)
+        Filled with the p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
+    >>> out = np.empty(2)
+    >>> sign_flip_mean_mc(np.random.default_rng(0), d, 999, out)
+    >>> out.round(4).tolist()  # near the exact [0.375, 0.5]
+    [0.372, 0.484]
+    """
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -213,7 +332,24 @@ def _two_sample_setup(a, b, i, pooled):
 def relabel_mean_pvalues(a, b, out):
     """Two-sided p-values of the two-sample permutation test on mean(a) - mean(b), over every
     split of the pooled scores into groups of the sizes of `a` and `b` (lexicographic
-    combinations): ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within `tol` counted."""
+    combinations): ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within `tol` counted.
+
+    Parameters
+    ----------
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        The two samples of each replication.
+    out : ndarray of float, shape (n_reps,)
+        Filled with the p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
+    >>> out = np.empty(1)
+    >>> relabel_mean_pvalues(a, b, out)
+    >>> out.round(4).tolist()  # the most extreme of 35 splits, on either side: 2 * 1 / 35
+    [0.0571]
+    """
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -247,7 +383,28 @@ def relabel_mean_pvalues(a, b, out):
 @njit(cache=True, nogil=True)
 def relabel_mean_mc(rng, a, b, n_resamples, out):
     """As :func:`relabel_mean_pvalues` over `n_resamples` random splits (partial Fisher-Yates
-    shuffles), the observed split counted once on each side: ``(count + 1) / (B + 1)``."""
+    shuffles), the observed split counted once on each side: ``(count + 1) / (B + 1)``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the splits.
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        The two samples of each replication.
+    n_resamples : int
+        Random splits per row.
+    out : ndarray of float, shape (n_reps,)
+        Filled with the p-values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
+    >>> out = np.empty(1)
+    >>> relabel_mean_mc(np.random.default_rng(0), a, b, 999, out)
+    >>> out.round(4).tolist()
+    [0.058]
+    """
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -278,6 +435,24 @@ def bootstrap_mean_diffs(rng, a, b, out):
 
     Per row, A's indices are drawn as ``rng.integers(0, n_a, (B, n_a))`` and then B's, as
     scipy.stats.bootstrap draws them (in chunks of at most :data:`_INDEX_CHUNK` indices).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the resample indices.
+    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
+        The samples; `b` with no columns for a one-sample bootstrap (of paired differences).
+    out : ndarray of float, shape (n_reps, n_resamples)
+        Filled with the replicates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
+    >>> out = np.empty((1, 5))
+    >>> bootstrap_mean_diffs(np.random.default_rng(0), a, b, out)
+    >>> out.round(4).tolist()
+    [[-3.6667, -5.25, -4.5, -3.3333, -2.4167]]
     """
     out[:] = 0.0
     for i in range(a.shape[0]):
@@ -643,6 +818,30 @@ def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
     that side's replicates, exactly and all `n_boot` of them (:func:`_rare_side`); any other
     set draws its replicates one by one and stops early once both counts reach `stop`
     (:func:`_plain_sides`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the replicates.
+    counts : ndarray of int64, shape (n_reps, 8)
+        The 8-cell table of each replication.
+    n_boot : int
+        Bootstrap replicates per set.
+    stop : int
+        Stop a set's plain draws once both counts reach it (``n_boot + 1``: never).
+    tilt_max : float
+        Chernoff bound below which only the rare side is drawn (:data:`TILT_MAX`).
+    below, above : ndarray of int64, shape (n_reps,)
+        Filled with the counts (ties counted in both).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27]])
+    >>> below, above = np.empty(1, np.int64), np.empty(1, np.int64)
+    >>> bootstrap_df1_sides(np.random.default_rng(0), counts, 999, 1000, TILT_MAX, below, above)
+    >>> below.tolist(), above.tolist()
+    ([5], [994])
     """
     p = np.empty(N_MERGED)
     oriented = np.empty(N_MERGED)
@@ -696,6 +895,30 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
     A draw weighs the pseudo-observation 0 (weight `prior`) and the n differences; the mass
     above is ``sum_ij w_i w_j H(z_i + z_j - 2 rope)`` with H(0) = 1/2, below likewise on -z;
     without a rope, below is 1 - above and the rope has none.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the Dirichlet weights (as gamma variables).
+    z : ndarray of float, shape (n_reps, n)
+        Differences B - A.
+    prior : float
+        Weight of the pseudo-observation at 0.
+    rope : float
+        Region of practical equivalence (>= 0).
+    n_samples : int
+        Dirichlet draws per row.
+    out : ndarray of float, shape (n_reps,)
+        Filled with P(A better).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = -np.array([[0.5, 1.0, 2.0, -0.2, 1.5, 0.8]])  # A above B on 5 of 6
+    >>> out = np.empty(1)
+    >>> signed_rank_posterior(np.random.default_rng(0), z, 0.5, 0.0, 2000, out)
+    >>> out.round(4).tolist()
+    [0.9965]
     """
     m = z.shape[1] + 1
     raw = np.empty(m)
@@ -750,7 +973,30 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
 def multinomial_means(rng, values, counts, total, out):
     """``out[i, r]``: ``sum_j c*_j values[j] / total`` for a resample of the ``sum_j counts[i, j]``
     units of row i, ``c* ~ Multinomial(sum(counts[i]), counts[i] / sum(counts[i]))`` drawn by
-    sequential binomials as numpy draws a multinomial; the last category takes the rest."""
+    sequential binomials as numpy draws a multinomial; the last category takes the rest.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the binomials.
+    values : ndarray of float, shape (m,)
+        The value of each category.
+    counts : ndarray of int64, shape (n_reps, m)
+        Units of each category, per row.
+    total : float
+        The divisor (the units of a row, or its items when a unit is a cluster).
+    out : ndarray of float, shape (n_reps, n_resamples)
+        Filled with the resampled means.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = np.empty((1, 4))
+    >>> values, counts = np.array([-1.0, 0.0, 1.0]), np.array([[2, 5, 3]])
+    >>> multinomial_means(np.random.default_rng(0), values, counts, 10.0, out)
+    >>> out.round(4).tolist()
+    [[0.0, 0.1, 0.1, 0.2]]
+    """
     for i in range(counts.shape[0]):
         units = counts[i].sum()
         last = counts.shape[1] - 1
@@ -793,7 +1039,31 @@ def _violation_ratio(sa, sb, t, dt):
 def aso_violation_ratios(sa, sb, uniforms, t, dt, out):
     """``out[0]``: the violation ratio of sorted `sa` and `sb`; ``out[1 + k]``: that of the
     k-th bootstrap sample, drawn through each one's quantile function at the uniforms
-    ``uniforms[k, :n_a]`` and ``uniforms[k, n_a:]`` (deepsig's bootstrap)."""
+    ``uniforms[k, :n_a]`` and ``uniforms[k, n_a:]`` (deepsig's bootstrap).
+
+    Parameters
+    ----------
+    sa, sb : ndarray of float, shape (n_a,) and (n_b,)
+        The two samples, sorted.
+    uniforms : ndarray of float, shape (n_boot, n_a + n_b)
+        Uniforms of the bootstrap samples.
+    t : ndarray of float
+        The quantile grid.
+    dt : float
+        Its step.
+    out : ndarray of float, shape (n_boot + 1,)
+        Filled with the ratios.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sa, sb = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.0, 1.5, 2.5, 3.0])
+    >>> uniforms = np.random.default_rng(0).random((2, 8))
+    >>> out = np.empty(3)
+    >>> aso_violation_ratios(sa, sb, uniforms, np.arange(0.005, 1, 0.005), 0.005, out)
+    >>> out.round(4).tolist()  # B's quantiles never above A's: ratio 0
+    [0.0, 0.9918, 0.0]
+    """
     n_a, n_b = sa.shape[0], sb.shape[0]
     out[0] = _violation_ratio(sa, sb, t, dt)
     xa = np.empty(n_a)

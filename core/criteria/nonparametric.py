@@ -21,6 +21,21 @@ def u_null_sf(n1: int, n2: int) -> np.ndarray:
 
     Mann and Whitney's (1947) recursion on probabilities (stable: sums of non-negative terms),
     over the smaller sample: ``p[m, r](u) = m/(m+r) p[m-1, r](u - r) + r/(m+r) p[m, r-1](u)``.
+
+    Parameters
+    ----------
+    n1, n2 : int
+        Sizes of the two samples.
+
+    Returns
+    -------
+    ndarray, shape (n1 * n2 + 1,)
+        ``P(U >= k)`` for k = 0, ..., n1 n2 (cached: do not modify).
+
+    Examples
+    --------
+    >>> u_null_sf(2, 2).round(4).tolist()  # the 6 orderings of 2 + 2 scores
+    [1.0, 0.8333, 0.6667, 0.3333, 0.1667]
     """
     m, big = min(n1, n2), max(n1, n2)
     # pmf[k] holds the distribution for (k, r) as r grows from 0 to `big`.
@@ -41,6 +56,25 @@ def mann_whitney(batch: Batch) -> CriterionResult:
 
     Exact null distribution when ``min(n_a, n_b) <= 8`` and the replication has no ties;
     otherwise the normal approximation with tie correction and continuity correction.
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values and the U statistic of A; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> mann_whitney(batch).pvalue.round(4)  # scipy.stats.mannwhitneyu(a, b, axis=1)
+    array([0.007 , 0.2345])
     """
     n1, n2 = batch.a.shape[1], batch.b.shape[1]
     u1 = np.empty(batch.n_reps)
@@ -66,6 +100,26 @@ def sign_test(batch: Batch) -> CriterionResult:
 
     Equal to ``scipy.stats.binomtest(n_positive, n_nonzero, 0.5).pvalue``; with no non-zero
     difference the p-value is 1.
+
+    Parameters
+    ----------
+    batch : Batch
+        Paired scores, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values and the number of positive differences; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> result = sign_test(batch)
+    >>> result.statistic.tolist(), result.pvalue.round(4).tolist()
+    ([7.0, 5.0], [0.0703, 0.7266])
     """
     positive = np.empty(batch.n_reps, np.int64)
     nonzero = np.empty(batch.n_reps, np.int64)

@@ -62,6 +62,17 @@ class OutperformResult:
         ``(wins + ties / 2) / k`` and its percentile-bootstrap interval.
     conclusion : ndarray of int
         Index into :data:`CONCLUSIONS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = outperform_test([9, 6, 2], [0, 0, 1], 10, rng=np.random.default_rng(0))
+    >>> result.k, result.p_a_beats_b.tolist()
+    (10, [0.9, 0.6, 0.25])
+    >>> result.ci_low.tolist(), result.ci_high.tolist()
+    ([0.7, 0.3, 0.0], [1.0, 0.9, 0.5])
+    >>> [CONCLUSIONS[c] for c in result.conclusion]
+    ['A better', 'not significant', 'not significant']
     """
 
     k: int
@@ -72,7 +83,31 @@ class OutperformResult:
 
 
 def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
-    """Validate the P(A>B) test's parameters (the messages name each one and its rule)."""
+    """Validate the P(A>B) test's parameters (the messages name each one and its rule).
+
+    Parameters
+    ----------
+    gamma : float
+        Meaningful P(A>B), in (0.5, 1).
+    alpha : float
+        One minus the interval's confidence, in (0, 1).
+    n_resamples : int
+        Bootstrap resamples, at least 1.
+
+    Returns
+    -------
+    tuple of (float, float, int)
+        ``(gamma, alpha, n_resamples)``, checked; a ValueError otherwise.
+
+    Examples
+    --------
+    >>> check_test_params(0.75, 0.05, 1000)
+    (0.75, 0.05, 1000)
+    >>> check_test_params(0.4, 0.05, 1000)
+    Traceback (most recent call last):
+    ...
+    ValueError: `gamma` must be in (0.5, 1); got 0.4.
+    """
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1)
@@ -86,6 +121,23 @@ def percentile_ranks(n_resamples: int, alpha: float) -> tuple[int, int]:
     The same order statistics as ``numpy.percentile(x, [100 alpha / 2, 100 (1 - alpha / 2)],
     method='inverted_cdf')``: the rank ``ceil(B q)`` in [1, B], the product in floating point
     as numpy forms it (a test compares the two), without building the B ranks.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Bootstrap replicates B.
+    alpha : float
+        One minus the interval's confidence.
+
+    Returns
+    -------
+    tuple of int
+        ``(r1, r2)``, the ranks of the lower and upper ends.
+
+    Examples
+    --------
+    >>> percentile_ranks(1000, 0.05)
+    (25, 975)
     """
     return tuple(min(n_resamples, max(1, math.ceil(n_resamples * q)))
                  for q in (alpha / 2, 1 - alpha / 2))
@@ -99,9 +151,18 @@ def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
     wins, ties : array_like of int, shape (n,)
         Pairs won by A and tied, per sample.
 
+    k : int
+        Pairs per sample.
+
     Returns
     -------
     ndarray, shape (n, 2k + 1)
+        Row i: ``P(2 W* + T* = s)`` for s = 0, ..., 2k.
+
+    Examples
+    --------
+    >>> bootstrap_pmf([1], [1], 2).round(4).tolist()  # one win, one tie of 2 pairs
+    [[0.0, 0.0, 0.25, 0.5, 0.25]]
     """
     wins = np.asarray(wins, dtype=np.int64)
     ties = np.asarray(ties, dtype=np.int64)
@@ -136,10 +197,19 @@ def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=
     n_resamples : int
         Bootstrap resamples B.
     rng : numpy.random.Generator
+        Draws the interval's two order statistics (Beta variables).
 
     Returns
     -------
     OutperformResult
+        One entry per sample.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = outperform_test([9, 6, 2], [0, 0, 1], 10, rng=np.random.default_rng(0))
+    >>> result.conclusion.tolist()  # 9 wins of 10: A better; 6 of 10: not significant
+    [2, 0, 0]
     """
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     k = check_int("k", k, low=1)
@@ -242,10 +312,24 @@ def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
     :func:`percentile_ranks`: not significant iff ``N1 >= r1``; A better iff ``N1 < r1`` and
     ``N1 + N2 < r2``; not meaningful otherwise.
 
+    Parameters
+    ----------
+    k : int
+        Pairs.
+    gamma, alpha, n_resamples
+        As for :func:`outperform_test`.
+
     Returns
     -------
     ndarray, shape (k + 1, 3)
         Row w: probabilities of the :data:`CONCLUSIONS` given w wins.
+
+    Examples
+    --------
+    >>> conclusion_probabilities(10)[[5, 8, 10]].round(4)  # 5, 8 and 10 wins of 10
+    array([[1.    , 0.    , 0.    ],
+           [0.9346, 0.    , 0.0654],
+           [0.    , 0.    , 1.    ]])
     """
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
@@ -265,9 +349,22 @@ def b_better_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
     Mirroring the pairs (w -> k - w, P* -> 1 - P*) turns it into "A better" with the ranks
     ``B + 1 - r2 < B + 1 - r1`` in place of ``r1 < r2`` (see :func:`conclusion_probabilities`).
 
+    Parameters
+    ----------
+    k : int
+        Pairs.
+    gamma, alpha, n_resamples
+        As for :func:`outperform_test`.
+
     Returns
     -------
     ndarray, shape (k + 1,)
+        Entry w: the probability of "B better" given w wins of A.
+
+    Examples
+    --------
+    >>> b_better_probabilities(10)[[0, 2, 5]].round(4)  # 0, 2 and 5 wins of A
+    array([1.    , 0.0939, 0.    ])
     """
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
@@ -347,7 +444,28 @@ def _beyond(diff, batch: Batch, delta, sigma) -> CriterionResult:
 
 
 def t_oracle(batch: Batch) -> CriterionResult:
-    """One-sided Welch t-test of ``mean(a) > mean(b)``: p-value ``P(T >= t)``."""
+    """One-sided Welch t-test of ``mean(a) > mean(b)``: p-value ``P(T >= t)``.
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        One-sided p-values and Welch's t (:func:`~evalmc.criteria.ttests.welch_statistic`);
+        shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> t_oracle(batch).pvalue.round(4)  # half of welch-t's two-sided p-values
+    array([0.002 , 0.1456])
+    """
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
         p = scipy.special.stdtr(df, -t)

@@ -37,14 +37,53 @@ def _table(batch: Batch, name: str) -> np.ndarray:
 
 
 def mean_ranks(table: np.ndarray) -> np.ndarray:
-    """Each model's mean rank over the data sets, shape (n_reps, k); 1 is the best."""
+    """Each model's mean rank over the data sets, shape (n_reps, k); 1 is the best.
+
+    Parameters
+    ----------
+    table : ndarray, shape (n_reps, d, k)
+        Scores of k models on d data sets; higher is better.
+
+    Returns
+    -------
+    ndarray, shape (n_reps, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
+    >>> mean_ranks(table).round(4)
+    array([[3.5   , 2.8333, 2.25  , 1.4167],
+           [2.8333, 3.    , 2.3333, 1.8333]])
+    """
     from scipy.stats import rankdata
 
     return rankdata(-table, axis=2).mean(axis=1)
 
 
 def friedman(batch: Batch) -> CriterionResult:
-    """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare."""
+    """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare.
+
+    Parameters
+    ----------
+    batch : Batch
+        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
+
+    Returns
+    -------
+    CriterionResult
+        P-values and the tie-corrected chi-square statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
+    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> friedman(batch).pvalue.round(4)
+    array([0.0007, 0.1116])
+    """
     from scipy.stats import chi2, rankdata
 
     table = _table(batch, "friedman")
@@ -66,7 +105,30 @@ def _check_pair(k: int, pair, name: str) -> None:
 
 
 def nemenyi(batch: Batch, pair=None) -> CriterionResult:
-    """Nemenyi's post-hoc test on mean ranks: one pair's p-value, or the family's."""
+    """Nemenyi's post-hoc test on mean ranks: one pair's p-value, or the family's.
+
+    Parameters
+    ----------
+    batch : Batch
+        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
+    pair : tuple of int, optional
+        ``(i, j)``: test models i and j only; None for the family (the largest gap).
+
+    Returns
+    -------
+    CriterionResult
+        P-values, with the gap of mean ranks ``|R_i - R_j|`` as statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
+    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> nemenyi(batch).pvalue.round(4), nemenyi(batch, pair=(0, 3)).pvalue.round(4)
+    (array([0.0004, 0.1195]), array([0.0004, 0.2291]))
+    """
     from scipy.stats import studentized_range
 
     table = _table(batch, "nemenyi")
@@ -80,7 +142,26 @@ def nemenyi(batch: Batch, pair=None) -> CriterionResult:
 
 
 def holm(pvalues: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values along the last axis."""
+    """Holm's step-down adjusted p-values along the last axis.
+
+    The i-th smallest of m p-values becomes ``max_{l <= i} min(1, (m - l + 1) p_(l))``.
+
+    Parameters
+    ----------
+    pvalues : ndarray, shape (..., m)
+        Raw p-values.
+
+    Returns
+    -------
+    ndarray, shape (..., m)
+        The adjusted p-values, in the order of `pvalues`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> holm(np.array([0.01, 0.04, 0.03, 0.2])).round(4).tolist()
+    [0.04, 0.09, 0.09, 0.2]
+    """
     m = pvalues.shape[-1]
     order = np.argsort(pvalues, axis=-1, kind="stable")
     ranked = np.take_along_axis(pvalues, order, axis=-1) * (m - np.arange(m))
@@ -91,7 +172,31 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
 
 
 def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
-    """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's."""
+    """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's.
+
+    Parameters
+    ----------
+    batch : Batch
+        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
+    pair : tuple of int, optional
+        ``(i, j)``: the adjusted p-value of models i and j; None for the family's (the
+        smallest adjusted one).
+
+    Returns
+    -------
+    CriterionResult
+        P-values; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
+    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> wilcoxon_holm(batch).pvalue.round(4), wilcoxon_holm(batch, (0, 3)).pvalue.round(4)
+    (array([0.0059, 0.2051]), array([0.0059, 0.3086]))
+    """
     table = _table(batch, "wilcoxon-holm")
     _check_pair(table.shape[2], pair, "wilcoxon-holm")
     pairs = list(combinations(range(table.shape[2]), 2))

@@ -13,7 +13,31 @@ from evalmc.sims.base import Batch
 
 
 def paired_t(batch: Batch) -> CriterionResult:
-    """Paired t-test on ``a - b`` (as scipy.stats.ttest_rel); null t(n - 1)."""
+    """Paired t-test on ``a - b`` (as scipy.stats.ttest_rel); null t(n - 1).
+
+    ``t = mean(d) / sqrt(var(d) / n)`` of the n differences ``d = a - b`` of each replication,
+    read from the batch's :meth:`~evalmc.sims.base.Batch.diff_moments`.
+
+    Parameters
+    ----------
+    batch : Batch
+        Paired scores, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        The t statistics with their null ``('t', (n - 1,))``, and the estimate ``mean(a - b)``;
+        shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> paired_t(batch).pvalues().round(4)  # scipy.stats.ttest_rel(a, b, axis=1)
+    array([0.0117, 0.2937])
+    """
     n = batch.sizes[0]
     mean, var = batch.diff_moments()
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -22,7 +46,28 @@ def paired_t(batch: Batch) -> CriterionResult:
 
 
 def student_t(batch: Batch) -> CriterionResult:
-    """Student's pooled-variance t-test (ttest_ind, equal_var=True); null t(n_a + n_b - 2)."""
+    """Student's pooled-variance t-test (ttest_ind, equal_var=True); null t(n_a + n_b - 2).
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication (paired or not).
+
+    Returns
+    -------
+    CriterionResult
+        The t statistics with their null ``('t', (n_a + n_b - 2,))``, and the estimate
+        ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> student_t(batch).pvalues().round(4)  # scipy.stats.ttest_ind(a, b, axis=1)
+    array([0.0038, 0.2909])
+    """
     n_a, n_b = batch.sizes
     mean_a, var_a, mean_b, var_b = batch.moments()
     df = n_a + n_b - 2
@@ -33,7 +78,31 @@ def student_t(batch: Batch) -> CriterionResult:
 
 
 def welch_statistic(batch: Batch):
-    """Welch's t statistic of ``mean(a) - mean(b)`` and Satterthwaite's df, per replication."""
+    """Welch's t statistic of ``mean(a) - mean(b)`` and Satterthwaite's df, per replication.
+
+    ``t = (mean_a - mean_b) / sqrt(v_a + v_b)`` with ``v = var / n``, and
+    ``df = (v_a + v_b)^2 / (v_a^2 / (n_a - 1) + v_b^2 / (n_b - 1))``.
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication.
+
+    Returns
+    -------
+    t, df : ndarray, shape (n_reps,)
+        The statistics and their degrees of freedom (NaN for constant scores).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> t, df = welch_statistic(batch)
+    >>> t.round(4), df.round(4)
+    (array([3.4672, 1.0977]), array([13.3961, 13.8111]))
+    """
     n_a, n_b = batch.sizes
     mean_a, var_a, mean_b, var_b = batch.moments()
     va, vb = var_a / n_a, var_b / n_b
@@ -44,7 +113,28 @@ def welch_statistic(batch: Batch):
 
 
 def welch_t(batch: Batch) -> CriterionResult:
-    """Welch's t-test with Satterthwaite's df (ttest_ind, equal_var=False)."""
+    """Welch's t-test with Satterthwaite's df (ttest_ind, equal_var=False).
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, the t statistics (:func:`welch_statistic`) and the estimate
+        ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> welch_t(batch).pvalue.round(4)  # scipy.stats.ttest_ind(a, b, axis=1, equal_var=False)
+    array([0.004 , 0.2911])
+    """
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
         p = 2.0 * scipy.special.stdtr(df, -np.abs(t))

@@ -71,6 +71,15 @@ def boo_n(dist, n: int, *, best: str = "max", conditional_mean=None, tol: float 
 def boo_n_normal(n: int) -> float:
     """Boo_n(N(0, 1)): the expected maximum of n standard normal scores (0 for n = 1).
 
+    Parameters
+    ----------
+    n : int
+        Pool size, >= 1.
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> import evalmc
@@ -90,7 +99,21 @@ def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
     probs : array_like, optional
         Their probabilities (default: equal), non-negative, summing to 1.
     n : int
+        Pool size, >= 1.
     best : {'max', 'min'}
+        Whether the best run has the highest or the lowest score.
+
+    Returns
+    -------
+    float
+        ``sum_k v_k (F(v_k)^n - F(v_k-)^n)``, support sorted from worst to best.
+
+    Examples
+    --------
+    >>> boo_n_discrete([0.0, 1.0], n=2)  # the better of two fair coin flips
+    0.75
+    >>> round(boo_n_discrete([1, 2, 3], [0.5, 0.3, 0.2], n=3, best="min"), 4)
+    1.133
     """
     n = check_int("n", n, low=1)
     check_choice("best", best, BEST)
@@ -108,7 +131,30 @@ def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
 
 def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *,
                            best: str = "max") -> float:
-    """Boo_n of a bivariate normal validation/test distribution (Eq 6)."""
+    """Boo_n of a bivariate normal validation/test distribution (Eq 6).
+
+    ``mu_test + rho sd_test Boo_n(N(0, 1))`` (minus for ``best='min'``).
+
+    Parameters
+    ----------
+    mu_test, sd_test : float
+        Mean and sd of the test scores.
+    rho : float
+        Correlation of validation and test scores, in [-1, 1].
+    n : int
+        Pool size, >= 1.
+    best : {'max', 'min'}
+        Whether the best run has the highest or the lowest validation score.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(boo_n_bivariate_normal(70.0, 2.0, 0.5, 5), 4)  # 70 + 0.5 * 2 * 1.162964
+    71.163
+    """
     check_float("sd_test", sd_test, low=0)
     check_float("rho", rho, low=-1, high=1)
     sign = 1.0 if check_choice("best", best, BEST) == "max" else -1.0
@@ -120,6 +166,27 @@ def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
 
     Runs ranked j = 1..m from worst to best validation get ``(j/m)^n - ((j-1)/m)^n``; a block
     of k tied runs ranked j+1..j+k shares ``((j+k)/m)^n - (j/m)^n`` equally.
+
+    Parameters
+    ----------
+    val : array_like, shape (m,)
+        Validation scores of the m runs.
+    n : int
+        Pool size.
+    best : {'max', 'min'}
+        Whether the best run has the highest or the lowest score.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        The weights, in the order of `val`; they sum to 1.
+
+    Examples
+    --------
+    >>> nonparametric_weights([0.3, 0.1, 0.2], n=2).round(4).tolist()  # 5/9, 1/9, 3/9
+    [0.5556, 0.1111, 0.3333]
+    >>> nonparametric_weights([0.3, 0.1, 0.1], n=2).round(4).tolist()  # a tie shares 4/9
+    [0.5556, 0.2222, 0.2222]
     """
     val = np.asarray(val, dtype=float)
     m = val.size
@@ -131,7 +198,25 @@ def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
 
 
 def rank_weights(m: int, n: int) -> np.ndarray:
-    """Eq 7's weights of ranks 1..m (worst to best validation) when no validation scores tie."""
+    """Eq 7's weights of ranks 1..m (worst to best validation) when no validation scores tie.
+
+    Parameters
+    ----------
+    m : int
+        Runs.
+    n : int
+        Pool size.
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        ``(j/m)^n - ((j-1)/m)^n`` for j = 1..m.
+
+    Examples
+    --------
+    >>> rank_weights(3, 2).round(4).tolist()  # 1/9, 3/9, 5/9
+    [0.1111, 0.3333, 0.5556]
+    """
     return _rank_weight(np.arange(1, m + 1), np.ones(m), m, n)
 
 
@@ -154,7 +239,21 @@ def boon_nonparametric(test, val=None, *, n: int, best: str = "max") -> float:
     val : array_like, shape (m,), optional
         Validation scores choosing the best run; default: `test` (single evaluation).
     n : int
+        Pool size, >= 1.
     best : {'max', 'min'}
+        Whether the best run has the highest or the lowest validation score.
+
+    Returns
+    -------
+    float
+        ``sum_j w_j test_j``, weights of :func:`nonparametric_weights`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+    >>> round(boon_nonparametric(runs, n=5), 4)
+    71.1962
     """
     test, val, n = _check_runs(test, val, n, best)
     return float(np.dot(nonparametric_weights(val, n=n, best=best), test))
@@ -165,6 +264,24 @@ def boon_parametric(test, val=None, *, n: int, best: str = "max") -> float:
 
     Sample mean and sd (ddof=1) of the test scores, Pearson correlation of validation and test
     (1 without `val`).
+
+    Parameters
+    ----------
+    test, val, n, best
+        As in :func:`boon_nonparametric`.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> val = rng.normal(70.0, 1.0, 50)
+    >>> test = val + rng.normal(0.0, 1.0, 50)
+    >>> round(boon_parametric(test, val, n=5), 4), round(boon_nonparametric(test, val, n=5), 4)
+    (71.1049, 71.2074)
     """
     test, val, n = _check_runs(test, val, n, best)
     rho = 1.0 if val is test else float(np.corrcoef(val, test)[0, 1])
@@ -179,12 +296,15 @@ class BoonInterval:
     Attributes
     ----------
     estimate, low, high : float
+        The estimate on the runs themselves and the interval's bounds.
     replicates : ndarray
         The bootstrap replicates of the estimator.
     n : int
         Pool size.
     estimator, method : str
+        As given to :func:`boon_interval`.
     confidence : float
+        The interval's confidence level.
 
     Examples
     --------
@@ -208,7 +328,23 @@ class BoonInterval:
 
     def to_frame(self):
         """One row: ``estimator``, ``n``, ``estimate``, ``low``, ``high``, ``confidence``,
-        ``method``, ``n_resamples``."""
+        ``method``, ``n_resamples``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import evalmc
+        >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, rng=np.random.default_rng(1))
+        >>> ci.to_frame()[["estimate", "low", "high"]].round(4)
+           estimate     low     high
+        0   71.1962  70.884  71.4503
+        """
         import pandas as pd
 
         return pd.DataFrame([{"estimator": self.estimator, "n": self.n,
@@ -231,6 +367,16 @@ class BoonInterval:
         -------
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import evalmc
+        >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, rng=np.random.default_rng(1))
+        >>> fig = ci.plot()
+        >>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+        ('Boo_5 (nonparametric)', 'bootstrap replicates')
         """
         from evalmc.plots import axes_or_new
 
@@ -259,6 +405,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     test, val, n, best
         As in :func:`boon_nonparametric`.
     estimator : {'nonparametric', 'parametric'}
+        The Boo_n estimator bootstrapped (:func:`boon_nonparametric`, :func:`boon_parametric`).
     method : {'percentile', 'smoothed'}
         ``'percentile'`` resamples the runs; a replicate is then a vector of multinomial counts
         over the runs sorted once by validation score, so no replicate needs a sort (its block
@@ -272,6 +419,12 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     bandwidth : 'scott', 'silverman' or float
         scipy's ``bw_method``, for ``method='smoothed'``.
     rng : numpy.random.Generator
+        Draws the resamples.
+
+    Returns
+    -------
+    BoonInterval
+        The estimate on the runs themselves, the interval and the replicates.
 
     Examples
     --------
@@ -463,6 +616,26 @@ def expected_best(spec, n: int, *, best: str = "max") -> float:
 
     `spec` is an :class:`evalmc.sims.pools.PoolSpec`: Boo_n of its validation distribution
     with its ``E[test | val]`` as the conditional mean.
+
+    Parameters
+    ----------
+    spec : PoolSpec
+        The pool.
+    n : int
+        Pool size, >= 1.
+    best : {'max', 'min'}
+        Whether the best run has the highest or the lowest validation score.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.pools import PoolSpec
+    >>> spec = PoolSpec.gaussian(70.0, 2.0, spearman=0.5)
+    >>> round(expected_best(spec, 5), 4)  # boo_n_bivariate_normal(70, 2, spec.rho, 5)
+    71.204
     """
     return boo_n(spec.distribution(), n, best=best, conditional_mean=spec.test_given_val,
                  tol=1e-9)

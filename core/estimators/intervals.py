@@ -28,7 +28,28 @@ ROWS = 256
 
 @dataclass(frozen=True)
 class EstimateResult:
-    """Estimates over a batch of replications (NaN: none); ``low``/``high`` for intervals."""
+    """Estimates over a batch of replications (NaN: none); ``low``/``high`` for intervals.
+
+    Attributes
+    ----------
+    estimate : ndarray, shape (n_reps,)
+        Point estimates.
+    low, high : ndarray, shape (n_reps,), or None
+        The interval's bounds; None for a point estimator.
+    failed : ndarray of bool, shape (n_reps,)
+        Replications without an answer; by default where the estimate is NaN (and the
+        interval too, if any).
+    errors : dict of int to str
+        Message of each failed replication, by its index in the batch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]), np.array([0.5, np.nan, 1.0]),
+    ...                         np.array([1.5, np.nan, 3.0]))
+    >>> result.failed, result.errors
+    (array([False,  True, False]), {1: 'no estimate (degenerate sample)'})
+    """
 
     estimate: np.ndarray
     low: np.ndarray | None = None
@@ -46,7 +67,25 @@ class EstimateResult:
                                                 for i in np.flatnonzero(bad)})
 
     def take(self, start: int, stop: int) -> EstimateResult:
-        """Replications ``start:stop``, with their errors."""
+        """Replications ``start:stop``, with their errors.
+
+        Parameters
+        ----------
+        start, stop : int
+            The slice of replications; error indices are shifted to start at 0.
+
+        Returns
+        -------
+        EstimateResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]))
+        >>> part = result.take(1, 3)
+        >>> part.estimate.tolist(), part.errors
+        ([nan, 2.0], {0: 'no estimate (degenerate sample)'})
+        """
         def part(values):
             return None if values is None else values[start:stop]
 
@@ -56,7 +95,24 @@ class EstimateResult:
 
     @classmethod
     def concat(cls, parts) -> EstimateResult:
-        """Join the results of consecutive blocks (errors are not carried over)."""
+        """Join the results of consecutive blocks (errors are not carried over).
+
+        Parameters
+        ----------
+        parts : sequence of EstimateResult
+            Results of consecutive blocks of one estimator.
+
+        Returns
+        -------
+        EstimateResult
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> parts = [EstimateResult(np.array([1.0])), EstimateResult(np.array([2.0, 3.0]))]
+        >>> EstimateResult.concat(parts).estimate.tolist()
+        [1.0, 2.0, 3.0]
+        """
         def join(name):
             if getattr(parts[0], name) is None:
                 return None
@@ -75,6 +131,19 @@ class Estimator:
         Nominal coverage of its interval; None for a point estimator.
     uses_rng : bool
         Whether it draws random numbers (each block then gets its own stream).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> estimator = get_estimator("t-interval(level=0.9)")
+    >>> estimator.name, estimator.level, estimator.uses_rng
+    ('t-interval(level=0.9)', 0.9, False)
+    >>> result = estimator(batch, None)
+    >>> result.low.round(4), result.high.round(4)
+    (array([ 0.9534, -0.3761]), array([1.7506, 0.6078]))
     """
 
     name: str
@@ -85,6 +154,13 @@ class Estimator:
 
     @property
     def key(self) -> str:
+        """Its cache key: its name, arguments included.
+
+        Examples
+        --------
+        >>> get_estimator("percentile-bootstrap", n_boot=500).key
+        'percentile-bootstrap(n_boot=500)'
+        """
         return self.name
 
     def __call__(self, batch: Batch, rng) -> EstimateResult:
@@ -97,12 +173,23 @@ def mean_a(batch, rng):
     Parameters
     ----------
     batch : Batch
+        Scores of A (and B), one row per replication.
     rng : numpy.random.Generator or None
         Unused.
 
     Returns
     -------
     EstimateResult
+        ``mean(a)`` per replication; no interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> mean_a(batch, None).estimate.round(4)
+    array([1.352 , 0.1159])
     """
     if batch.sizes[0] == 1:  # no variance to compute with the mean
         return EstimateResult(batch.a[:, 0].astype(float))
@@ -191,6 +278,30 @@ class UserEstimator:
     It returns an estimate (a number), an interval ``(low, high)``, or both
     ``(estimate, low, high)``. A replication whose call raises, or returns anything else, is
     recorded as failed with its message.
+
+    Parameters
+    ----------
+    func : callable
+        The estimator.
+    name : str
+        Its name in results; default: `func`'s qualified name.
+    level : float, optional
+        Nominal coverage of its interval; None for a point estimator.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> def mean_pm_one(a, b):
+    ...     "A's mean, within 1."
+    ...     return a.mean(), a.mean() - 1.0, a.mean() + 1.0
+    >>> estimator = UserEstimator(mean_pm_one, level=0.9)
+    >>> estimator.name, estimator.description
+    ('mean_pm_one', "A's mean, within 1.")
+    >>> estimator(batch, None).low.round(4)
+    array([ 0.352 , -0.8841])
     """
 
     func: Callable
@@ -206,12 +317,27 @@ class UserEstimator:
 
     @property
     def description(self) -> str:
+        """The first line of `func`'s docstring, or ``'user estimator'``.
+
+        Examples
+        --------
+        >>> UserEstimator(lambda a, b: 0.0, name="zero").description
+        'user estimator'
+        """
         doc = inspect.getdoc(self.func) or "user estimator"
         return doc.splitlines()[0]
 
     @functools.cached_property
     def key(self) -> str:
-        """Name and a digest of the function by value: an edited function is not cached."""
+        """Name and a digest of the function by value: an edited function is not cached.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> key = UserEstimator(np.median, name="median").key
+        >>> key.startswith("median@"), len(key)
+        (True, 19)
+        """
         return f"{self.name}@{function_digest(self.func)}"
 
     def __reduce__(self):
