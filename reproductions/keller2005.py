@@ -883,7 +883,7 @@ def check_fig2(data, scale):
     ----------
     data : DataFrame
         :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
-        with every panel and test, and N = 6000.
+        with every panel and test.
     scale : {'quick', 'paper'}
         Unused: the targets are judged alike at both scales.
 
@@ -952,7 +952,7 @@ def check_fig2_exact(data, scale):
     ----------
     data : DataFrame
         :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
-        with every panel and test, and N = 6000.
+        with every panel and test.
     scale : {'quick', 'paper'}
         Unused: the targets are judged alike at both scales.
 
