@@ -114,12 +114,59 @@ def _rng(*key):
 # --- Boo_n of the standard normal (Section 3.1.1, Appendix A) -----------------------------
 
 def compute_normal(scale, runs):
+    """Boo_n(N(0, 1)), the expected maximum of n standard normals, on a log grid of n.
+
+    n runs over 13 (quick) or 41 (paper) log-spaced values from 1 to 10^4, with 5 and 10 added.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Unused: the values are quadratures, not simulated.
+
+    Returns
+    -------
+    DataFrame
+        One row per n: ``n`` (int) and ``boo_n`` (:func:`~evalmc.estimators.boon.boo_n_normal`).
+
+    Examples
+    --------
+    The first call integrates up to n = 10^4 (seconds); the values it returns:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> compute_normal("quick", Runs()).head(4).round(4)  # doctest: +SKIP
+        n   boo_n
+    0   1 -0.0000
+    1   2  0.5642
+    2   5  1.1630
+    3  10  1.5388
+    """
     ns = np.unique(np.round(np.logspace(0, 4, 41 if scale == "paper" else 13)).astype(int))
     ns = np.union1d(ns, [5, 10])
     return pd.DataFrame({"n": ns, "boo_n": [boo_n_normal(int(n)) for n in ns]})
 
 
 def plot_normal(data):
+    """Boo_n(N(0, 1)) against n, on a log axis.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_normal`'s columns ``n`` and ``boo_n``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": [1, 5, 10], "boo_n": [0.0, 1.16296, 1.53875]})
+    >>> ax = plot_normal(data).axes[0]
+    >>> ax.get_xscale(), ax.get_xlabel()
+    ('log', 'n')
+    """
     fig = MplFigure(figsize=(5, 3.5), layout="constrained")
     ax = fig.add_subplot()
     ax.semilogx(data["n"], data["boo_n"], marker=".")
@@ -128,6 +175,27 @@ def plot_normal(data):
 
 
 def check_normal(data, scale):
+    """Judge B1 and B2: Boo_5 and Boo_10 of the standard normal against the paper's values.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_normal`'s columns ``n`` and ``boo_n``, with rows at n = 5 and 10.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        B1, B2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": [1, 5, 10], "boo_n": [0.0, 1.16296, 1.53875]})
+    >>> [(c.id, c.passed) for c in check_normal(data, "quick")]
+    [('B1', True), ('B2', True)]
+    """
     value = dict(zip(data["n"], data["boo_n"], strict=True))
     return [TARGETS.within("B1", value[5], digits=6), TARGETS.within("B2", value[10], digits=6)]
 
@@ -138,6 +206,32 @@ POOL_SIZES = {"resnet-fixed": 74, "asreader-fixed": 370, "asreader-random": 197}
 
 
 def compute_fig1(scale, runs):
+    """Figure 1's data: one finite pool of each preset of :data:`POOL_SIZES`, drawn once (seeded).
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+        Unused: the pools have the paper's sizes at both scales.
+    runs : Runs
+        Unused: nothing runs on the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per run: ``pool`` (the preset), ``run`` (0-based within the pool), ``val`` and
+        ``test`` (validation and test accuracy, %).
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig1("quick", Runs())
+    >>> data.groupby("pool").size().to_dict()
+    {'asreader-fixed': 370, 'asreader-random': 197, 'resnet-fixed': 74}
+    >>> data.head(2).round(2)
+               pool  run    val   test
+    0  resnet-fixed    0  68.97  69.26
+    1  resnet-fixed    1  68.69  68.04
+    """
     frames = []
     for i, (name, m) in enumerate(POOL_SIZES.items()):
         val, test = PRESETS[name].draw(_rng(1, i), m)
@@ -147,6 +241,25 @@ def compute_fig1(scale, runs):
 
 
 def plot_fig1(data):
+    """Figure 1: test-score histograms of the pools, and the validation/test scatter.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s columns ``pool``, ``val``, ``test``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Three panels: ResNet's histogram, the AS Reader pools' histograms, their scatter.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> fig = plot_fig1(compute_fig1("quick", Runs()))
+    >>> [ax.get_xlabel() for ax in fig.axes]
+    ['test accuracy (%)', 'test accuracy (%)', 'validation accuracy (%)']
+    """
     fig = MplFigure(figsize=(11, 3.5), layout="constrained")
     axes = fig.subplots(1, 3)
     for name in POOL_SIZES:
@@ -165,6 +278,30 @@ def plot_fig1(data):
 
 
 def check_fig1(data, scale):
+    """Judge the random-hyperparameter pool's calibration: its IQR (B10), Spearman
+    correlation (B11) and range (B12).
+
+    B10 and B12 read the fitted population (its quantiles, and the 5-95% range of the minimum
+    and maximum of 197 draws); B11 reads the pool of `data`.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s data, with the ``'asreader-random'`` pool.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        B10, B11, B12.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> [(c.id, c.passed) for c in check_fig1(compute_fig1("quick", Runs()), "quick")]
+    [('B10', True), ('B11', True), ('B12', True)]
+    """
     spec = PRESETS["asreader-random"]
     sample = data[data["pool"] == "asreader-random"]
     q25, q75 = spec.quantile([0.25, 0.75])
@@ -193,6 +330,16 @@ class PoolRuns(Scenario):
     """Sets of m runs of one model from a preset pool: validation and test scores.
 
     Only model A is drawn (B is the same array): its estimators read ``a`` and ``a_val``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scenario = PoolRuns(preset="asreader-random", m=5)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.a_val.shape, scenario.sizes, scenario.truth
+    ((2, 5), (2, 5), (5, 5), 'null')
+    >>> batch.a.round(2).tolist()
+    [[56.76, 56.82, 59.58, 61.41, 60.52], [60.96, 63.54, 63.57, 61.96, 62.5]]
     """
 
     name: ClassVar[str] = "pool-runs"
@@ -210,13 +357,48 @@ class PoolRuns(Scenario):
 
     @property
     def truth(self) -> str:
+        """``'null'``: one model, nothing to compare.
+
+        Examples
+        --------
+        >>> PoolRuns().truth
+        'null'
+        """
         return "null"
 
     @property
     def sizes(self) -> tuple[int, int]:
+        """``(m, m)``: runs per set of each model.
+
+        Examples
+        --------
+        >>> PoolRuns(m=20).sizes
+        (20, 20)
+        """
         return (self.m, self.m)
 
     def draw(self, rng, n_reps):
+        """`n_reps` sets of m runs: from the population, or resampled from a finite pool.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Sets drawn.
+
+        Returns
+        -------
+        Batch
+            Test scores ``a`` (= ``b``) and validation scores ``a_val`` (= ``b_val``), each of
+            shape (n_reps, m).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> scenario = PoolRuns(preset="resnet-fixed", m=3, pool_size=75, kernel="none")
+        >>> scenario.draw(np.random.default_rng(0), 2).a.shape
+        (2, 3)
+        """
         if self.pool_size and self.kernel == "none":
             val, test = finite_pool(self.preset, self.pool_size)
             idx = rng.integers(0, self.pool_size, size=(n_reps, self.m))
@@ -231,7 +413,27 @@ class PoolRuns(Scenario):
 
 @functools.lru_cache(maxsize=8)
 def finite_pool(preset: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The (validation, test) scores of one finite pool of `size` runs, drawn once."""
+    """The (validation, test) scores of one finite pool of `size` runs, drawn once.
+
+    The draw is seeded by the preset and the size, and cached; the arrays are read-only.
+
+    Parameters
+    ----------
+    preset : str
+        A pool of :data:`evalmc.sims.pools.PRESETS`.
+    size : int
+        Runs in the pool.
+
+    Returns
+    -------
+    val, test : ndarray of shape (size,)
+
+    Examples
+    --------
+    >>> val, test = finite_pool("asreader-random", 197)
+    >>> val.shape, val.flags.writeable, f"{test.mean():.2f}"
+    ((197,), False, '61.15')
+    """
     val, test = PRESETS[preset].draw(_rng(4, sorted(PRESETS).index(preset), size), size)
     val.setflags(write=False)
     test.setflags(write=False)
@@ -245,9 +447,25 @@ def smoothed_bootstrap(val, test, rng, shape) -> tuple[np.ndarray, np.ndarray]:
     kernel covariance of ``scipy.stats.gaussian_kde`` (Scott's factor), so that the draws
     follow the pool's kernel density estimate.
 
+    Parameters
+    ----------
+    val, test : ndarray of shape (P,)
+        The pool's validation and test scores, pair by pair.
+    rng : numpy.random.Generator
+    shape : int or tuple of int
+        Shape of the draw, e.g. ``(sets, m)``.
+
     Returns
     -------
     val, test : ndarray of shape `shape`
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> val, test = np.array([60.0, 61, 62, 63]), np.array([59.0, 61, 61.5, 63])
+    >>> v, t = smoothed_bootstrap(val, test, np.random.default_rng(0), 3)
+    >>> v.round(2).tolist(), t.round(2).tolist()
+    ([63.66, 61.45, 63.34], [63.85, 60.92, 63.44])
     """
     kernel = np.linalg.cholesky(stats.gaussian_kde(np.vstack([val, test])).covariance)
     idx = rng.integers(0, len(val), size=shape)
@@ -310,6 +528,35 @@ def _estimate(spec_of_m, names, n_samples, runs, stream, pool_sizes=None, kernel
 
 
 def compute_fig2(scale, runs):
+    """Figure 2's data: best single, Boo_5 and mean of sets of m runs, per panel and m.
+
+    Each panel's finite pool (:data:`PANELS`) is resampled twice: plainly, for the means (App
+    C.6), and by smoothed bootstrap, for the 95% intervals; 100,000 sets per m (quick: 4,000,
+    and m in 1, 2, 3, 5, 6, 10, 20, 50 and the panel's largest). Boo_5 only at m >= 5.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (panel, m, statistic): ``panel`` ('a', 'b'), ``pool`` (preset), ``m``,
+        ``statistic`` (one of :data:`STATISTICS`), ``mean`` (over plainly resampled sets),
+        ``mean_smoothed``, ``ci_low`` and ``ci_high`` (2.5% and 97.5% quantiles), ``sd`` (of the
+        smoothed sets' estimates) and ``n_samples``.
+
+    Examples
+    --------
+    About a second at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig2("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, data.groupby("panel")["m"].max().to_dict()  # doctest: +SKIP
+    ((45, 10), {'a': 50, 'b': 100})
+    """
     n_samples = 100_000 if scale == "paper" else 4_000
     spec_of_m, sizes = {}, {}
     for _, (name, m_max, size) in PANELS.items():
@@ -330,6 +577,28 @@ def compute_fig2(scale, runs):
 
 
 def plot_fig2(data):
+    """Figure 2: each statistic's mean and 95% interval against m, one panel per pool.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s columns ``panel``, ``statistic``, ``m``, ``mean``, ``ci_low``,
+        ``ci_high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels (a) and (b).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"panel": p, "statistic": s, "m": m, "mean": 60.0 + m / 10,
+    ...                       "ci_low": 59.0, "ci_high": 62.0}
+    ...                      for p in "ab" for s in STATISTICS for m in (5, 10)])
+    >>> [ax.get_title() for ax in plot_fig2(data).axes]
+    ['(a) resnet-fixed', '(b) asreader-random']
+    """
     fig = MplFigure(figsize=(11, 4), layout="constrained")
     for ax, (panel, (name, _, _)) in zip(fig.subplots(1, 2), PANELS.items(), strict=True):
         sub = data[data["panel"] == panel]
@@ -343,6 +612,32 @@ def plot_fig2(data):
 
 
 def check_fig2(data, scale):
+    """Judge Figure 2: E[best single] at m = 1, 5, 20 (B3-B5), the intervals' widths (B6,
+    B7), best single's gain in panel (a) (B8) and the drift of Boo_5 against best single (B13).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s data, with both panels, m = 1, 5, 20, 50 and each panel's
+        largest m.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        B3, B4, B5, B6, B7, B8, B13.
+
+    Examples
+    --------
+    Seconds (the notes compute the population's exact E[best]); at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig2("quick", Runs())  # doctest: +SKIP
+    >>> [(c.id, c.passed) for c in check_fig2(data, "quick")]  # doctest: +SKIP
+    [('B3', True), ('B4', True), ('B5', True), ('B6', True), ('B7', True), ('B8', True), \
+    ('B13', True)]
+    """
     def col(panel, stat, field):
         s = data[(data["panel"] == panel) & (data["statistic"] == stat)].set_index("m")
         return s[field]
@@ -389,6 +684,35 @@ def check_fig2(data, scale):
 # --- Figure 3: variance of the non-parametric and parametric estimators ---------------------
 
 def compute_fig3(scale, runs):
+    """Figure 3's data: variance of the non-parametric and the Gaussian parametric Boo_5
+    estimators against m.
+
+    Sets of m runs drawn from the AS Reader fixed-hyperparameter population, 20,000 per m,
+    m = 5, 10, ..., 100 (quick: 2,000; m = 5, 10, 20, 50).
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (m, estimator): ``m``, ``estimator`` ('nonparametric', 'parametric'),
+        ``variance`` (of the estimates over the sets), ``variance_mcse``, ``mean`` and
+        ``n_samples``.
+
+    Examples
+    --------
+    About half a second at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> compute_fig3("quick", Runs()).head(2).round(4)  # doctest: +SKIP
+       m      estimator  variance  variance_mcse     mean  n_samples
+    0  5  nonparametric    0.4593         0.0143  63.3090       2000
+    1  5     parametric    0.4828         0.0149  63.3427       2000
+    """
     ms = range(5, 101, 5) if scale == "paper" else [5, 10, 20, 50]
     n_samples = 20_000 if scale == "paper" else 2_000
     s = _estimate({"asreader-fixed": ms}, ("Boo_5", "parametric"), n_samples, runs, stream=3)
@@ -398,6 +722,27 @@ def compute_fig3(scale, runs):
 
 
 def plot_fig3(data):
+    """Figure 3: each estimator's variance against m, log-log, with bars of 2 MCSE.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig3`'s columns ``m``, ``estimator``, ``variance``, ``variance_mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"m": [5, 5, 10, 10], "estimator": ["nonparametric", "parametric"] * 2,
+    ...                      "variance": [0.46, 0.48, 0.24, 0.21], "variance_mcse": 0.01})
+    >>> ax = plot_fig3(data).axes[0]
+    >>> ax.get_xscale(), ax.get_yscale()
+    ('log', 'log')
+    """
     fig = MplFigure(figsize=(5.5, 4), layout="constrained")
     ax = fig.add_subplot()
     for name, sub in data.groupby("estimator"):
@@ -410,6 +755,29 @@ def plot_fig3(data):
 
 
 def check_fig3(data, scale):
+    """Judge B9 (the parametric estimator's variance below the non-parametric's at every
+    m >= 2n) and report both at m = n (a finding).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig3`'s columns ``m``, ``estimator``, ``variance``, with m = 5.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        B9, B9 m=n.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"m": [5, 5, 10, 10], "estimator": ["nonparametric", "parametric"] * 2,
+    ...                      "variance": [0.46, 0.48, 0.24, 0.21]})
+    >>> [(c.id, c.passed, c.ours) for c in check_fig3(data, "quick")]
+    [('B9', True, 'yes'), ('B9 m=n', None, 'parametric 0.480, non-parametric 0.460')]
+    """
     wide = data.pivot(index="m", columns="estimator", values="variance")
     judged = wide[wide.index >= 2 * N]
     miss = [int(m) for m in judged.index[judged["parametric"] >= judged["nonparametric"]]]

@@ -46,7 +46,27 @@ _UPPER = np.r_[10, 10, 70, 70, 70, 5.0, 5.0, 5.0, 0.99]
 
 def summaries(spec: PoolSpec) -> dict:
     """The paper's summaries of a pool: moments, IQR, Spearman, E[best of m], and the median
-    minimum and maximum of :data:`RUNS` runs."""
+    minimum and maximum of :data:`RUNS` runs.
+
+    Parameters
+    ----------
+    spec : PoolSpec
+        A pool (:class:`evalmc.sims.pools.PoolSpec`).
+
+    Returns
+    -------
+    dict
+        ``{summary: value}``, keyed as :data:`SUMMARIES`.
+
+    Examples
+    --------
+    Seconds (E[best of m] and the order statistics are integrals); the fit's start:
+
+    >>> values = summaries(START)  # doctest: +SKIP
+    >>> {name: round(value, 3) for name, value in values.items()}  # doctest: +SKIP
+    {'mean': 61.26, 'sd': 2.48, 'iqr': 3.009, 'spearman': 0.832, 'best of 5': 63.275, \
+    'best of 20': 63.517, 'min': 56.197, 'max': 64.008}
+    """
     q25, q75 = spec.quantile([0.25, 0.75])
     low, high = spec.extremes(RUNS, 0.5)
     return {"mean": spec.mean, "sd": spec.sd, "iqr": float(q75 - q25),
@@ -56,7 +76,30 @@ def summaries(spec: PoolSpec) -> dict:
 
 
 def residuals(spec: PoolSpec) -> dict:
-    """Each summary's distance from the paper's value, in units of its scale."""
+    """Each summary's distance from the paper's value, in units of its scale.
+
+    The scale is the one :data:`SUMMARIES` gives, or, for the minimum and maximum, the sd of
+    that order statistic of :data:`RUNS` runs (from its 5-95% range).
+
+    Parameters
+    ----------
+    spec : PoolSpec
+
+    Returns
+    -------
+    dict
+        ``{summary: (ours - paper) / scale}``, keyed as :data:`SUMMARIES`.
+
+    Examples
+    --------
+    Seconds; the preset, the fit, meets every summary within its precision:
+
+    >>> from evalmc.sims.pools import PRESETS
+    >>> r = residuals(PRESETS["asreader-random"])  # doctest: +SKIP
+    >>> {name: round(float(value), 2) for name, value in r.items()}  # doctest: +SKIP
+    {'mean': 0.04, 'sd': 0.02, 'iqr': 0.42, 'spearman': 0.07, 'best of 5': -0.61, \
+    'best of 20': 0.23, 'min': -0.01, 'max': -0.04}
+    """
     ours = summaries(spec)
     out = {}
     for name, (paper, scale) in SUMMARIES.items():
@@ -85,12 +128,25 @@ START = PoolSpec((0.1661, 0.4841, 0.3498), (56.4, 61.267, 63.558), (0.1, 0.872, 
 def fit(start: PoolSpec = START):
     """Fit the pool by bounded least squares from `start` (about 5 minutes).
 
+    Parameters
+    ----------
+    start : PoolSpec
+        Where the fit starts; by default :data:`START`.
+
     Returns
     -------
     spec : PoolSpec
         The fit.
     result : scipy.optimize.OptimizeResult
         Its least-squares result (``cost`` is half the sum of squared residuals).
+
+    Examples
+    --------
+    Minutes; the preset ``'asreader-random'`` of :data:`evalmc.sims.pools.PRESETS` is such
+    a fit:
+
+    >>> spec, result = fit()  # doctest: +SKIP
+    >>> residuals(spec)  # doctest: +SKIP
     """
     def fun(p):
         return np.fromiter(residuals(_spec(p)).values(), float)

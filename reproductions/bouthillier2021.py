@@ -171,7 +171,18 @@ PRESETS = {
 
 
 def bias_ratios() -> dict[str, float]:
-    """``bias_sd / sigma`` of each case study in :data:`PRESETS`."""
+    """``bias_sd / sigma`` of each case study in :data:`PRESETS`.
+
+    Returns
+    -------
+    dict
+        ``{task: bias_sd / sigma}``, in the order of :data:`PRESETS`.
+
+    Examples
+    --------
+    >>> {task: round(r, 3) for task, r in bias_ratios().items()}
+    {'vgg': 0.736, 'segmentation': 0.22, 'bert-sst2': 0.425, 'bert-rte': 0.407, 'bio-task2': 0.142}
+    """
     return {task: bias / sigma for task, (sigma, bias) in PRESETS.items()}
 
 
@@ -195,7 +206,26 @@ def oracle_threshold(k: int, gamma=GAMMA, beta=BETA) -> float:
     """The oracle's threshold on ``mean(A) - mean(B)``, in units of sigma.
 
     It knows sigma and takes the threshold from a power analysis at gamma: its false negatives
-    at P(A>B) = gamma are `beta` (ideal estimator).
+    at P(A>B) = gamma are `beta` (ideal estimator):
+    ``Phi^-1(gamma) sqrt(2) - z_(1-beta) sqrt(2 / k)``.
+
+    Parameters
+    ----------
+    k : int
+        Runs per pipeline.
+    gamma : float
+        P(A>B) at which the false negatives are set.
+    beta : float
+        The false negatives there.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(oracle_threshold(50), 4), round(oracle_threshold(29), 4)
+    (0.6249, 0.5219)
     """
     return float(ndtri(gamma) * np.sqrt(2) - ndtri(1 - beta) * np.sqrt(2 / k))
 
@@ -215,6 +245,36 @@ def _exact_rates(grid, k, ratios):
 
 
 def compute_fig6(scale, runs):
+    """Figure 6's data: each criterion's rate of concluding 'A better' against P(A>B), exact
+    and simulated, ideal and biased estimator.
+
+    P(A>B) on 100 points of [0.4, 0.999] (quick: 20) plus 0.5 and 0.75; k = 50 runs; 1000
+    simulations per point; the biased rates average the five case studies' bias sds.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (estimator, criterion, source, P(A>B)): ``estimator`` ('ideal', 'biased'),
+        ``criterion`` (a key of :data:`LABELS`; 't-oracle' simulated only, 'oracle' exact only),
+        ``source`` ('simulation', 'exact'), ``p_ab``, ``rate``, ``mcse`` (0 for exact rates)
+        and ``task_sd`` (sd of the rate across the case studies; 0 for the ideal estimator).
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig6("quick", Runs())  # doctest: +SKIP
+    >>> data.groupby(["source", "estimator"]).size().to_dict()  # doctest: +SKIP
+    {('exact', 'biased'): 88, ('exact', 'ideal'): 88, ('simulation', 'biased'): 88, \
+    ('simulation', 'ideal'): 88}
+    """
     grid = _p_grid(100 if scale == "paper" else 20)
     n_reps = 1000
     ratios = bias_ratios()
@@ -245,6 +305,31 @@ def compute_fig6(scale, runs):
 
 
 def plot_fig6(data):
+    """Figure 6: rate of 'A better' against P(A>B), ideal estimator left, biased right.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig6`'s columns ``estimator, criterion, source, p_ab, rate, mcse,
+        task_sd``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels: exact rates as lines, simulated ones as dots with bars of 2 MCSE.
+
+    Examples
+    --------
+    A hand-made table: every criterion at 0.04 at P(A>B) = 0.5 and 0.8 at 0.75.
+
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"estimator": e, "criterion": c, "source": source, "p_ab": p,
+    ...                       "rate": {0.5: 0.04, 0.75: 0.8}[p], "mcse": 0.01, "task_sd": 0.0}
+    ...                      for e in ("ideal", "biased") for c in LABELS
+    ...                      for source in ("exact", "simulation") for p in (0.5, 0.75)])
+    >>> [ax.get_title() for ax in plot_fig6(data).axes]
+    ['ideal estimator (k = 50)', 'biased estimator (k = 50), mean of 5 case studies']
+    """
     fig = MplFigure(figsize=(11, 4.5), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     for ax, estimator in zip(axes, ("ideal", "biased"), strict=True):
@@ -294,6 +379,39 @@ def _wins_needed():
 
 
 def check_fig6(data, scale):
+    """Judge Figure 6's error rates: T3-T9 against the paper, S3 and S5 reported.
+
+    False positives are read at P(A>B) = 0.5, false negatives at P(A>B) = gamma = 0.75, from
+    the simulated rates; each note gives the exact one.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig6`'s data, with rows at P(A>B) = 0.5 and 0.75.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        T3, T4, T5 (ideal), T5 (biased), T6 (ideal), T6 (biased), T7, T8 (ideal), T8 (biased),
+        T9, S3, S5.
+
+    Examples
+    --------
+    The hand-made table of :func:`plot_fig6` (false positives 0.04, false negatives 0.2 for
+    every criterion):
+
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"estimator": e, "criterion": c, "source": source, "p_ab": p,
+    ...                       "rate": {0.5: 0.04, 0.75: 0.8}[p], "mcse": 0.01, "task_sd": 0.0}
+    ...                      for e in ("ideal", "biased") for c in LABELS
+    ...                      for source in ("exact", "simulation") for p in (0.5, 0.75)])
+    >>> [(c.id, c.passed) for c in check_fig6(data, "quick")]
+    [('T3', False), ('T4', False), ('T5 (ideal)', True), ('T5 (biased)', True),
+     ('T6 (ideal)', False), ('T6 (biased)', False), ('T7', True), ('T8 (ideal)', True),
+     ('T8 (biased)', True), ('T9', True), ('S3', None), ('S5', None)]
+    """
     def fp(estimator, name):
         r, m = _at(data, estimator, name, 0.5)
         e = _at(data, estimator, name, 0.5, "exact")[0] if name != "t-oracle" else None
@@ -351,6 +469,23 @@ def normal_interval_better(k: int, gamma=GAMMA, alpha=ALPHA) -> np.ndarray:
 
     The interval is ``p +- z sqrt(p (1 - p) / k)``, ``p = w / k``, z the ``1 - alpha / 2``
     normal quantile; 'A better' when its lower end is above 0.5 and its upper end above gamma.
+
+    Parameters
+    ----------
+    k : int
+        Pairs of runs.
+    gamma : float
+    alpha : float
+
+    Returns
+    -------
+    ndarray of shape (k + 1,)
+        1.0 where w wins conclude 'A better', else 0.0.
+
+    Examples
+    --------
+    >>> normal_interval_better(10).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
     """
     p = np.arange(k + 1) / k
     half = ndtri(1 - alpha / 2) * np.sqrt(p * (1 - p) / k)
@@ -366,6 +501,36 @@ VARIANTS = {
 
 
 def compute_sensitivity(scale, runs):
+    """The sensitivity figure's data: exact false positives and false negatives of the
+    variants of :data:`VARIANTS` against k (ideal estimator).
+
+    k = 5..100 in steps of 1 (quick: 5), with 29 and 50, then 110..200 in steps of 10.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Unused: every rate is exact.
+
+    Returns
+    -------
+    DataFrame
+        One row per (variant, k): ``variant``, ``k``, ``false_positives`` (rate of 'A better'
+        at P(A>B) = 0.5) and ``false_negatives`` (rate of no 'A better' at P(A>B) = 0.75).
+
+    Examples
+    --------
+    Under a second at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_sensitivity("quick", Runs())  # doctest: +SKIP
+    >>> data[data["k"] == 29].round(4)  # doctest: +SKIP
+                     variant   k  false_positives  false_negatives
+    5   percentile, B = 1000  29           0.0303           0.1690
+    36    percentile, B = 50  29           0.0440           0.1617
+    67       normal interval  29           0.0307           0.1663
+    98  oracle (known sigma)  29           0.0234           0.0500
+    """
     ks = np.unique(np.r_[np.arange(5, 101, 1 if scale == "paper" else 5), 29, K,
                          np.arange(110, 201, 10)])
     rows = []
@@ -378,6 +543,28 @@ def compute_sensitivity(scale, runs):
 
 
 def plot_sensitivity(data):
+    """False positives (left) and false negatives (right) of each variant against k.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_sensitivity`'s columns ``variant, k, false_positives,
+        false_negatives``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, with the 5% levels dashed and k = 29 marked.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"variant": v, "k": k, "false_positives": 0.02,
+    ...                       "false_negatives": 0.3 if k == 29 else 0.04}
+    ...                      for v in VARIANTS for k in (29, 50)])
+    >>> [ax.get_title() for ax in plot_sensitivity(data).axes]
+    ['false positives at P(A>B) = 0.5', 'false negatives at P(A>B) = 0.75']
+    """
     fig = MplFigure(figsize=(10, 4), layout="constrained")
     axes = fig.subplots(1, 2, sharex=True)
     for ax, column, ref in zip(axes, ("false_positives", "false_negatives"), (ALPHA, BETA),
@@ -398,6 +585,31 @@ def _row(data, variant, k):
 
 
 def check_sensitivity(data, scale):
+    """Judge C3 (the test's false negatives at k = 29) and report C3 k, S1, S2 and S4.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_sensitivity`'s data, with every variant at k = 50 and the main one
+        (``'percentile, B = 1000'``) at k = 29.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        C3, C3 k, S1, S2, S4.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"variant": v, "k": k, "false_positives": 0.02,
+    ...                       "false_negatives": 0.3 if k == 29 else 0.04}
+    ...                      for v in VARIANTS for k in (29, 50)])
+    >>> [(c.id, c.passed, c.ours) for c in check_sensitivity(data, "quick")]
+    [('C3', False, '0.3'), ('C3 k', None, '50'), ('S1', None, '0.020, 0.040'),
+     ('S2', None, '0.020, 0.040'), ('S4', None, '0.020, 0.040')]
+    """
     main = data[data["variant"] == "percentile, B = 1000"].sort_values("k")
     at29 = _row(data, "percentile, B = 1000", 29)
     enough = main[main["false_negatives"] <= 0.05]["k"]
@@ -424,6 +636,32 @@ BETAS = (0.05, 0.1, 0.2)
 
 
 def compute_figc1(scale, runs):
+    """Figure C.1's data: Noether's minimal sample size against gamma, for each beta of
+    :data:`BETAS`.
+
+    gamma on 49 points of [0.51, 0.99] (quick: 13), with 0.55 and 0.75; alpha = 0.05.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Unused: the sizes are closed-form.
+
+    Returns
+    -------
+    DataFrame
+        One row per (beta, gamma): ``gamma``, ``beta`` and ``noether_n``
+        (:func:`~evalmc.analysis.power.noether_sample_size`).
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_figc1("quick", Runs())
+    >>> data[(data["beta"] == 0.05) & data["gamma"].isin([0.55, 0.75])]
+       gamma  beta  noether_n
+    1   0.55  0.05        722
+    6   0.75  0.05         29
+    """
     gammas = np.round(np.linspace(0.51, 0.99, 49 if scale == "paper" else 13), 4)
     gammas = np.union1d(gammas, [0.55, GAMMA])
     rows = [{"gamma": g, "beta": b, "noether_n": noether_sample_size(g, alpha=ALPHA, beta=b)}
@@ -432,6 +670,25 @@ def compute_figc1(scale, runs):
 
 
 def plot_figc1(data):
+    """Figure C.1: Noether's sample size against gamma, one curve per beta, log scale.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_figc1`'s columns ``gamma, beta, noether_n``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> ax = plot_figc1(compute_figc1("quick", Runs())).axes[0]
+    >>> ax.get_yscale(), ax.get_xlabel(), len(ax.get_legend().get_texts())
+    ('log', 'gamma', 3)
+    """
     fig = MplFigure(figsize=(5.5, 4), layout="constrained")
     ax = fig.add_subplot()
     for beta, sub in data.groupby("beta"):
@@ -443,6 +700,27 @@ def plot_figc1(data):
 
 
 def check_figc1(data, scale):
+    """Judge T1 (Noether's N at gamma = 0.75 is 29) and T2 (above 700 at gamma = 0.55).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_figc1`'s data, with beta = 0.05 at gamma = 0.55 and 0.75.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        T1, T2.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_figc1("quick", Runs())
+    >>> [(c.id, c.passed, c.ours) for c in check_figc1(data, "quick")]
+    [('T1', True, '29'), ('T2', True, '722')]
+    """
     n = data[data["beta"] == 0.05].set_index("gamma")["noether_n"]
     return [TARGETS.within("T1", float(n[GAMMA])),
             TARGETS.holds("T2", ours=str(int(n[0.55])), passed=n[0.55] > 700)]
@@ -455,6 +733,35 @@ GAMMAS = (0.6, 0.75, 0.9)
 
 
 def compute_figi6(scale, runs):
+    """Figure I.6's data: exact rates of 'A better' of the average and the P(A>B) test, for
+    each k of :data:`SIZES` and gamma of :data:`GAMMAS`.
+
+    P(A>B) on 60 points of [0.4, 0.999] (quick: 15) plus 0.5 and 0.75; the average's threshold
+    is gamma as a difference of means, ``Phi^-1(gamma) sqrt(2)`` sigma; the biased rates
+    average the five case studies.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Unused: every rate is exact or closed-form.
+
+    Returns
+    -------
+    DataFrame
+        One row per (k, gamma, estimator, criterion, P(A>B)): ``k``, ``gamma``, ``estimator``
+        ('ideal', 'biased'), ``criterion`` ('prob-outperform', 'average-delta'), ``p_ab`` and
+        ``rate``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_figi6("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, sorted(data["k"].unique().tolist())  # doctest: +SKIP
+    ((816, 6), [10, 20, 50, 100])
+    """
     grid = _p_grid(60 if scale == "paper" else 15)
     ratios = list(bias_ratios().values())
     frames = []
@@ -473,6 +780,29 @@ def compute_figi6(scale, runs):
 
 
 def plot_figi6(data):
+    """Figure I.6: one panel per (gamma, k), both criteria, ideal (dashed) and biased (solid).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_figi6`'s columns ``k, gamma, estimator, criterion, p_ab, rate``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A grid of len(GAMMAS) x len(SIZES) panels.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"k": k, "gamma": g, "estimator": e, "criterion": c, "p_ab": p,
+    ...                       "rate": p}
+    ...                      for k in SIZES for g in GAMMAS for e in ("ideal", "biased")
+    ...                      for c in ("average-delta", "prob-outperform") for p in (0.5, 0.9)])
+    >>> fig = plot_figi6(data)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (12, 'k = 10, gamma = 0.6')
+    """
     fig = MplFigure(figsize=(12, 8), layout="constrained")
     axes = fig.subplots(len(GAMMAS), len(SIZES), sharex=True, sharey=True)
     styles = {"ideal": "--", "biased": "-"}
@@ -497,6 +827,26 @@ def plot_figi6(data):
 
 def check_figi6(data, scale):
     # Appendix I reports this figure without numbers: nothing to check against.
+    """No targets: Appendix I reports this figure without numbers.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_figi6`'s data (unread).
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        Empty.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_figi6(pd.DataFrame(), "quick")
+    []
+    """
     return []
 
 
@@ -506,6 +856,35 @@ SIM_KS = (1, 5, 20, 50, 100)
 
 
 def compute_eq7(scale, runs):
+    """The Eq 7 figure's data: sd of the mean of k runs of the biased estimator, by Eq 7 and
+    simulated, for the ideal estimator and each case study.
+
+    Each case's correlation is ``rho = r^2 / (1 + r^2)``, r its bias ratio (:func:`bias_ratios`);
+    Eq 7 on 30 log-spaced k from 1 to 100 with :data:`SIM_KS`; simulated at :data:`SIM_KS`,
+    4000 simulations per point (quick: 1000).
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (case, k, source): ``case`` ('ideal' or a task of :data:`PRESETS`),
+        ``rho``, ``k``, ``source`` ('eq7', 'simulation'), ``sd`` (units of sigma) and ``mcse``
+        (0 for Eq 7).
+
+    Examples
+    --------
+    About a second at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_eq7("quick", Runs())  # doctest: +SKIP
+    >>> data.groupby("source").size().to_dict()  # doctest: +SKIP
+    {'eq7': 150, 'simulation': 30}
+    """
     n_reps = 4000 if scale == "paper" else 1000
     cases = {"ideal": 0.0, **bias_ratios()}
     rows = []
@@ -524,6 +903,32 @@ def compute_eq7(scale, runs):
 
 
 def plot_eq7(data):
+    """The sd of the mean against k, log-log: Eq 7 as lines, simulations as dots with bars of
+    2 MCSE, one colour per case.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_eq7`'s columns ``case, rho, k, source, sd, mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [{"case": c, "rho": 0.0, "k": k, "source": "eq7", "mcse": 0.0,
+    ...          "sd": 1 / k**0.5 if c == "ideal" else 0.4 + 1 / k}
+    ...         for c in ("ideal", *PRESETS) for k in (20, 100)]
+    >>> simulated = [{**r, "source": "simulation", "sd": r["sd"] + 0.005, "mcse": 0.005}
+    ...              for r in rows]
+    >>> data = pd.DataFrame(rows + simulated)
+    >>> ax = plot_eq7(data).axes[0]
+    >>> ax.get_xscale(), ax.get_ylabel(), len(ax.get_legend().get_texts())
+    ('log', 'sd of the mean score (units of sigma)', 6)
+    """
     fig = MplFigure(figsize=(6, 4.5), layout="constrained")
     ax = fig.add_subplot()
     for i, (case, sub) in enumerate(data.groupby("case", sort=False)):
@@ -539,6 +944,34 @@ def plot_eq7(data):
 
 
 def check_eq7(data, scale):
+    """Judge E7a (the simulated sds within 4 MCSE of Eq 7) and E7b (the biased sd stops
+    falling: sd(100) / sd(20) above the ideal's 1/sqrt(5)).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_eq7`'s data: Eq 7 rows at every simulated (case, k), and at k = 20 and
+        100 for the ideal estimator and every task of :data:`PRESETS`.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        E7a, E7b.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = [{"case": c, "rho": 0.0, "k": k, "source": "eq7", "mcse": 0.0,
+    ...          "sd": 1 / k**0.5 if c == "ideal" else 0.4 + 1 / k}
+    ...         for c in ("ideal", *PRESETS) for k in (20, 100)]
+    >>> simulated = [{**r, "source": "simulation", "sd": r["sd"] + 0.005, "mcse": 0.005}
+    ...              for r in rows]
+    >>> data = pd.DataFrame(rows + simulated)
+    >>> [(c.id, c.passed, c.ours) for c in check_eq7(data, "quick")]
+    [('E7a', True, 'max 1.00 MCSE'), ('E7b', True, 'min 0.911')]
+    """
     sim = data[data["source"] == "simulation"]
     eq7 = data[data["source"] == "eq7"].set_index(["case", "k"])["sd"]
     z = [abs(r.sd - eq7[(r.case, r.k)]) / r.mcse for r in sim.itertuples()]
@@ -552,6 +985,39 @@ def check_eq7(data, scale):
 # --- False positives of the biased P(A>B) test against the bias sd --------------------------
 
 def compute_fpbias(scale, runs):
+    """The fpbias figure's data: false positives at P(A>B) = 0.5 against the bias sd (k = 50).
+
+    Exact rates of the P(A>B) test, the average and the single point on 41 bias ratios of
+    [0, 1] (quick: 11); the P(A>B) test simulated at 0 and the case studies' ratios, 2000
+    simulations per point (quick: 500).
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (bias ratio, criterion, source): ``bias_ratio`` (bias sd / sigma),
+        ``criterion``, ``source`` ('exact', 'simulation'), ``rate`` and ``mcse`` (0 if exact).
+
+    Examples
+    --------
+    Under a second at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fpbias("quick", Runs())  # doctest: +SKIP
+    >>> data[data["source"] == "simulation"].round(4)  # doctest: +SKIP
+        bias_ratio        criterion      source   rate    mcse
+    33      0.0000  prob-outperform  simulation  0.014  0.0053
+    34      0.1420  prob-outperform  simulation  0.050  0.0097
+    35      0.2203  prob-outperform  simulation  0.094  0.0131
+    36      0.4074  prob-outperform  simulation  0.200  0.0179
+    37      0.4251  prob-outperform  simulation  0.244  0.0192
+    38      0.7365  prob-outperform  simulation  0.308  0.0206
+    """
     ratios = np.linspace(0.0, 1.0, 41 if scale == "paper" else 11)
     rows = []
     for r in ratios:
@@ -576,6 +1042,29 @@ def compute_fpbias(scale, runs):
 
 
 def plot_fpbias(data):
+    """False positives at P(A>B) = 0.5 against the bias sd: exact lines, simulated dots, the
+    case studies' bias sds marked.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fpbias`'s columns ``bias_ratio, criterion, source, rate, mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"bias_ratio": [0.0, 0.5, 0.0], "criterion": "prob-outperform",
+    ...                      "source": ["exact", "exact", "simulation"],
+    ...                      "rate": [0.02, 0.1, 0.03], "mcse": [0.0, 0.0, 0.01]})
+    >>> ax = plot_fpbias(data).axes[0]
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('bias sd / sigma', 'false positives at P(A>B) = 0.5')
+    """
     fig = MplFigure(figsize=(6, 4.5), layout="constrained")
     ax = fig.add_subplot()
     for i, name in enumerate(("single-point", "average-delta", "prob-outperform")):
@@ -595,6 +1084,31 @@ def plot_fpbias(data):
 
 
 def check_fpbias(data, scale):
+    """Judge X1 (the simulated false positives within 4 MCSE of the exact ones) and X2 (they
+    grow with the bias sd); report F1, the bias sd at which they reach 5%.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fpbias`'s data: the P(A>B) test's exact rates, in increasing bias
+        ratio, and its simulated ones.
+    scale : {'quick', 'paper'}
+        The simulations per point (2000, quick: 500) give X1's binomial MCSE.
+
+    Returns
+    -------
+    list of Check
+        X1, X2, F1.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"bias_ratio": [0.0, 0.5, 0.0], "criterion": "prob-outperform",
+    ...                      "source": ["exact", "exact", "simulation"],
+    ...                      "rate": [0.02, 0.1, 0.03], "mcse": [0.0, 0.0, 0.01]})
+    >>> [(c.id, c.passed, c.ours) for c in check_fpbias(data, "quick")]
+    [('X1', True, 'max 1.76 MCSE'), ('X2', True, '0.020 -> 0.100'), ('F1', None, '0.137')]
+    """
     sim = data[data["source"] == "simulation"]
     z = []
     for r in sim.itertuples():

@@ -131,6 +131,28 @@ def split_correlation(scenario, n_reps: int, *, folds_of_5x2: bool = False):
     For random splits, ``1 - mean(within-data-set variance) / total variance``, the rho that
     Nadeau and Bengio's correction takes as ``n_test / n``; with `folds_of_5x2`, the
     correlation of the two folds of one repetition of 5x2. MCSE from 20 groups of data sets.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A cross-validation problem of :mod:`evalmc.sims.learning` with its scheme, e.g.
+        ``get_scenario("cv-regression")(n=300, scheme="random", j=15)``.
+    n_reps : int
+        Data sets, in 20 groups (at least 2 per group).
+    folds_of_5x2 : bool
+        Correlate the two folds of each 5x2 repetition (`scenario` of scheme ``'5x2'``).
+
+    Returns
+    -------
+    rho, mcse : float
+
+    Examples
+    --------
+    >>> from evalmc.sims import get_scenario
+    >>> scenario = get_scenario("cv-regression")(n=N, scheme="random", j=15, test_share=0.1)
+    >>> rho, mcse = split_correlation(scenario, 40)
+    >>> print(f"{rho:.4f} {mcse:.4f}")
+    0.0089 0.0291
     """
     groups = []
     for g in range(20):
@@ -148,7 +170,30 @@ def split_correlation(scenario, n_reps: int, *, folds_of_5x2: bool = False):
 def equal_differences(scenario, n_reps: int) -> float:
     """Share of data sets whose loss differences are equal and nonzero on every split: the
     t-tests over splits reject them at any level (zero variance; see
-    :mod:`evalmc.criteria.cv`)."""
+    :mod:`evalmc.criteria.cv`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A cross-validation problem with its scheme (as :func:`split_correlation`).
+    n_reps : int
+        Data sets drawn.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    0/1 losses on 30 test examples, two random splits (a second, most of it compiling the
+    classification problem's fit):
+
+    >>> from evalmc.sims import get_scenario
+    >>> scenario = get_scenario("cv-classification")(  # doctest: +SKIP
+    ...     n=N, scheme="random", j=2, test_share=0.1)
+    >>> equal_differences(scenario, 200)  # doctest: +SKIP
+    0.065
+    """
     rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(99,)))
     a, b, _, _ = scenario.fit(rng, n_reps)
     d = a - b
@@ -173,6 +218,36 @@ EQUAL = "equal nonzero differences"
 
 
 def compute_size_j(scale, runs):
+    """The size-j figure's data: size of the naive and the corrected resampled t-test against
+    the number J of random splits, for each test share, on both problems.
+
+    J in :data:`J_VALUES`, test shares :data:`SHARES`, 4000 data sets per point (quick: 300);
+    with the measured correlation of two splits (J = 15) and the share of data sets with equal
+    nonzero differences on J = 2 splits, as extra rows.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        ``problem, j, test_share, criterion, rate, mcse``: one row per (problem, J, share,
+        test), `rate` the size; rows whose `criterion` is :data:`CORRELATION` or :data:`EQUAL`
+        hold that measure in `rate`.
+
+    Examples
+    --------
+    Tens of seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_size_j("quick", Runs())  # doctest: +SKIP
+    >>> data.groupby("criterion").size().to_dict()  # doctest: +SKIP
+    {'corrected-resampled-t': 12, 'equal nonzero differences': 4, 'resampled-t': 12, \
+    'split correlation': 4}
+    """
     parts = [_rates(p, make_design(n=N, scheme="random", j=list(J_VALUES[scale]),
                                    test_share=list(SHARES)),
                     ["resampled-t", "corrected-resampled-t"], _reps(scale, 4000, 300), runs)
@@ -233,6 +308,36 @@ def _pick(criterion, **where):
 
 
 def plot_size_j(data):
+    """Size against J, one panel per problem, one curve per (test, share), with the Bradley band.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_size_j`'s columns ``problem, j, test_share, criterion, rate, mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, J on a log axis.
+
+    Examples
+    --------
+    A hand-made table: the naive test's size grows with J, the corrected one's stays at 0.05.
+
+    >>> import pandas as pd
+    >>> rows = [{"problem": p, "j": j, "test_share": share, "criterion": c, "mcse": 0.01,
+    ...          "rate": 0.05 + j / 200 if c == "resampled-t" else 0.05}
+    ...         for p in PROBLEMS for j in (2, 15, 50) for share in SHARES
+    ...         for c in ("resampled-t", "corrected-resampled-t")]
+    >>> rows += [{"problem": p, "j": j, "test_share": share, "criterion": c, "rate": rate,
+    ...           "mcse": 0.01} for p in PROBLEMS for share in SHARES
+    ...          for j, c, rate in ((15, CORRELATION, 0.06), (2, EQUAL, 0.0))]
+    >>> data = pd.DataFrame(rows)
+    >>> fig = plot_size_j(data)
+    >>> [ax.get_title() for ax in fig.axes], fig.axes[0].get_xscale()
+    (['regression: least squares, 10 vs 5 features',
+      'classification: discriminant vs nearest mean'], 'log')
+    """
     curves = [(f"{c}, {share:.0%} tested", _pick(c, test_share=share))
               for share in SHARES for c in ("resampled-t", "corrected-resampled-t")]
     return _panels(data, "j", curves, "J random train/test splits", log=True)
@@ -257,6 +362,37 @@ def _at(data, problem, criterion, **where):
 
 
 def check_size_j(data, scale):
+    """Judge Nadeau and Bengio's claims on the resampled t-test: J1-J3 judged, J4 and J5
+    (the corrected sizes' range, the split correlation against n_test / n) reported.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_size_j`'s data, at the J values of :data:`J_VALUES` for `scale`.
+    scale : {'quick', 'paper'}
+        Picks the J values compared by J2.
+
+    Returns
+    -------
+    list of Check
+        J1, J2, J3, J4, J5.
+
+    Examples
+    --------
+    A hand-made table: the naive test's size grows with J, the corrected one's stays at 0.05.
+
+    >>> import pandas as pd
+    >>> rows = [{"problem": p, "j": j, "test_share": share, "criterion": c, "mcse": 0.01,
+    ...          "rate": 0.05 + j / 200 if c == "resampled-t" else 0.05}
+    ...         for p in PROBLEMS for j in (2, 15, 50) for share in SHARES
+    ...         for c in ("resampled-t", "corrected-resampled-t")]
+    >>> rows += [{"problem": p, "j": j, "test_share": share, "criterion": c, "rate": rate,
+    ...           "mcse": 0.01} for p in PROBLEMS for share in SHARES
+    ...          for j, c, rate in ((15, CORRELATION, 0.06), (2, EQUAL, 0.0))]
+    >>> data = pd.DataFrame(rows)
+    >>> [(c.id, c.passed) for c in check_size_j(data, "quick")]
+    [('J1', True), ('J2', True), ('J3', True), ('J4', None), ('J5', None)]
+    """
     js = J_VALUES[scale]
     naive = {p: _at(data, p, "resampled-t", j=15, test_share=0.1) for p in PROBLEMS}
     j1 = [TARGETS.holds("J1", ours=_rates_text(naive), note=_mcse_text(naive),
@@ -318,6 +454,38 @@ K_REPEATED = {"paper": (2, 5, 10), "quick": (10,)}
 
 
 def compute_size_k(scale, runs):
+    """The size-k figure's data: size of the k-fold paired t-test against k, and of the
+    corrected repeated (10 x k) cross-validation t-test, on both problems.
+
+    k in :data:`K_VALUES` (repeated: :data:`K_REPEATED`), 4000 data sets per point (repeated:
+    2000; quick: 300 and 200); with the measured correlation of two folds (k = 10) as an extra
+    row per problem.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        ``problem, k, criterion, rate, mcse``: one row per (problem, k, test), `rate` the size;
+        rows whose `criterion` is :data:`CORRELATION` hold the correlation in `rate`.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_size_k("quick", Runs())  # doctest: +SKIP
+    >>> data[data["problem"] == "cv-regression"].round(4)  # doctest: +SKIP
+             problem   k                criterion    rate    mcse
+    0  cv-regression   2              cv-paired-t  0.0733  0.0151
+    1  cv-regression  10              cv-paired-t  0.0600  0.0137
+    2  cv-regression  10  corrected-repeated-cv-t  0.0350  0.0130
+    3  cv-regression  10        split correlation -0.0258  0.0073
+    """
     reps = _reps(scale, 4000, 300)
     parts = []
     for p in PROBLEMS:
@@ -334,12 +502,63 @@ def compute_size_k(scale, runs):
 
 
 def plot_size_k(data):
+    """Size against k, one panel per problem: the k-fold t-test and the 10 x k corrected one.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_size_k`'s columns ``problem, k, criterion, rate, mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, k on a log axis.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"problem": p, "k": k, "criterion": c, "rate": rate, "mcse": 0.01}
+    ...                      for p in PROBLEMS
+    ...                      for k, c, rate in ((2, "cv-paired-t", 0.07), (10, "cv-paired-t", 0.06),
+    ...                                         (10, "corrected-repeated-cv-t", 0.05),
+    ...                                         (10, CORRELATION, 0.0))])
+    >>> fig = plot_size_k(data)
+    >>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+    ('folds k', 'size (rate of rejecting a true null)')
+    """
     curves = [("cv-paired-t (k folds)", _pick("cv-paired-t")),
               ("corrected-repeated-cv-t (10 x k folds)", _pick("corrected-repeated-cv-t"))]
     return _panels(data, "k", curves, "folds k", log=True)
 
 
 def check_size_k(data, scale):
+    """Judge Dietterich's elevated size of the 10-fold t-test (K1) and Bouckaert and Frank's
+    nominal 10 x 10 corrected test (K2); report the folds' correlation (K4) and the sizes
+    against k (K3).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_size_k`'s data, with k = 10 for both tests and the correlation.
+    scale : {'quick', 'paper'}
+        Names the k values in K3's note.
+
+    Returns
+    -------
+    list of Check
+        K1, K2, K4, K3.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"problem": p, "k": k, "criterion": c, "rate": rate, "mcse": 0.01}
+    ...                      for p in PROBLEMS
+    ...                      for k, c, rate in ((2, "cv-paired-t", 0.07), (10, "cv-paired-t", 0.06),
+    ...                                         (10, "corrected-repeated-cv-t", 0.05),
+    ...                                         (10, CORRELATION, 0.0))])
+    >>> [(c.id, c.passed) for c in check_size_k(data, "quick")]
+    [('K1', True), ('K2', True), ('K4', None), ('K3', None)]
+    """
     ten = {p: _at(data, p, "cv-paired-t", k=10) for p in PROBLEMS}
     rep = {p: _at(data, p, "corrected-repeated-cv-t", k=10) for p in PROBLEMS}
     k3 = []
@@ -373,6 +592,36 @@ FOLD_CORRELATION = "5x2 fold correlation"
 
 
 def compute_tests(scale, runs):
+    """The tests figure's data: rate of rejecting 'equal expected loss' of each test of
+    :data:`SCHEMES` against the shift, on both problems.
+
+    Shifts of :data:`SHIFTS`; the hold-out tests, which count errors, on the classification
+    problem only; hold-out tests a third, random splits 10%; 4000 data sets per point (quick:
+    300); with the correlation of the two folds of a 5x2 repetition as an extra row per
+    problem.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        ``problem, shift, criterion, rate, mcse``: one row per (problem, test, shift), `rate`
+        the size at shift 0 and the power above; rows whose `criterion` is
+        :data:`FOLD_CORRELATION` hold the correlation in `rate`.
+
+    Examples
+    --------
+    Tens of seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_tests("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, data.groupby("problem").size().to_dict()  # doctest: +SKIP
+    ((62, 5), {'cv-classification': 36, 'cv-regression': 26})
+    """
     reps = _reps(scale, 4000, 300)
     parts = []
     for p in PROBLEMS:
@@ -398,6 +647,36 @@ PLOTTED = ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar", "holdout-prop
 
 
 def plot_tests(data):
+    """Rejection rate against the shift, one panel per problem, one curve per test of
+    :data:`PLOTTED`.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_tests`'s columns ``problem, shift, criterion, rate, mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, the shift in each problem's units.
+
+    Examples
+    --------
+    A hand-made table: every rate linear in the shift, from 0.04.
+
+    >>> import pandas as pd
+    >>> slope = {"cv-paired-t": 10, "5x2cv-t": 4, "5x2cv-f": 5, "holdout-mcnemar": 3,
+    ...          "holdout-proportion": 2, "resampled-t": 10, "corrected-resampled-t": 8}
+    >>> rows = [{"problem": p, "shift": s, "criterion": c, "mcse": 0.01,
+    ...          "rate": min(0.04 + slope[c] * s, 1.0)}
+    ...         for p in PROBLEMS for tests in SCHEMES.values() for c in tests for s in SHIFTS[p]
+    ...         if p == CLASSIFICATION or c not in LOSS_01]
+    >>> rows += [{"problem": p, "shift": 0.0, "criterion": FOLD_CORRELATION, "rate": 0.0,
+    ...           "mcse": 0.02} for p in PROBLEMS]
+    >>> data = pd.DataFrame(rows)
+    >>> [ax.get_xlabel() for ax in plot_tests(data).axes]
+    ['shift (sd^2)', 'shift (error rate)']
+    """
     curves = [(name, _pick(name)) for name in PLOTTED]
     fig = _panels(data, "shift", curves, "shift: B's expected loss minus A's at n_train",
                   ylabel="rate of rejecting 'equal expected loss'")
@@ -426,6 +705,24 @@ def check_tests(data, scale):
     -------
     list of Check
         D1, D2, D3, D4, D5, D6 and A1, in this order.
+
+    Examples
+    --------
+    A hand-made table: every rate linear in the shift, from 0.04.
+
+    >>> import pandas as pd
+    >>> slope = {"cv-paired-t": 10, "5x2cv-t": 4, "5x2cv-f": 5, "holdout-mcnemar": 3,
+    ...          "holdout-proportion": 2, "resampled-t": 10, "corrected-resampled-t": 8}
+    >>> rows = [{"problem": p, "shift": s, "criterion": c, "mcse": 0.01,
+    ...          "rate": min(0.04 + slope[c] * s, 1.0)}
+    ...         for p in PROBLEMS for tests in SCHEMES.values() for c in tests for s in SHIFTS[p]
+    ...         if p == CLASSIFICATION or c not in LOSS_01]
+    >>> rows += [{"problem": p, "shift": 0.0, "criterion": FOLD_CORRELATION, "rate": 0.0,
+    ...           "mcse": 0.02} for p in PROBLEMS]
+    >>> data = pd.DataFrame(rows)
+    >>> [(c.id, c.passed) for c in check_tests(data, "quick")]
+    [('D1', True), ('D2', True), ('D3', None), ('D4', True), ('D5', True), ('D6', None),
+     ('A1', False)]
     """
     fold_rho = _fold_correlations(data)
     shifts, power = _classification_power(data)
@@ -695,6 +992,38 @@ REPLICABILITY_SHIFTS = {"cv-regression": (0.0, 0.1, 0.2), "cv-classification": (
 
 
 def compute_replicability(scale, runs):
+    """The replicability figure's data: the chance that two runs of a test on one data set
+    agree, for each test of :data:`REPLICATED`, against the shift, on both problems.
+
+    :data:`RUNS` runs of each scheme per data set, shifts of :data:`REPLICABILITY_SHIFTS`
+    (quick: the first and last), 1000 data sets per point (quick: 100).
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        ``problem, shift, criterion, rate, replicability, replicability_mcse``: one row per
+        (problem, test, shift); `rate` is the rejection rate.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_replicability("quick", Runs())  # doctest: +SKIP
+    >>> best = data[data["criterion"] == "corrected-repeated-cv-t"]  # doctest: +SKIP
+    >>> best[["problem", "shift", "rate", "replicability"]].round(4)  # doctest: +SKIP
+                  problem  shift  rate  replicability
+    0       cv-regression   0.00  0.05         0.9900
+    1       cv-regression   0.20  0.98         0.9733
+    10  cv-classification   0.00  0.00         0.9950
+    11  cv-classification   0.05  0.63         0.9183
+    """
     reps = _reps(scale, 1000, 100)
     parts = []
     for p in PROBLEMS:
@@ -710,6 +1039,32 @@ def compute_replicability(scale, runs):
 
 
 def plot_replicability(data):
+    """Replicability against the shift, one panel per problem, one curve per test, bars of
+    2 MCSE.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_replicability`'s columns ``problem, shift, criterion, replicability,
+        replicability_mcse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"problem": p, "shift": s, "criterion": c,
+    ...                       "rate": 0.05 if s == 0 else 0.6, "replicability_mcse": 0.01,
+    ...                       "replicability": 0.95 if c == "corrected-repeated-cv-t" else 0.85}
+    ...                      for p in PROBLEMS for s in REPLICABILITY_SHIFTS[p][::2]
+    ...                      for tests in REPLICATED.values() for c in tests])
+    >>> fig = plot_replicability(data)
+    >>> fig.axes[0].get_ylabel(), [ax.get_xlabel() for ax in fig.axes]
+    ('replicability (two runs agree)', ['shift (sd^2)', 'shift (error rate)'])
+    """
     data = data.assign(rate=data["replicability"], mcse=data["replicability_mcse"])
     curves = [(c, _pick(c)) for cs in REPLICATED.values() for c in cs]
     fig = _panels(data, "shift", curves, "shift", ylabel="replicability (two runs agree)",
@@ -720,6 +1075,33 @@ def plot_replicability(data):
 
 
 def check_replicability(data, scale):
+    """Judge Bouckaert and Frank's claim that the 10 x 10 corrected test is the most
+    replicable (B1, at every shift) and report every test's replicability at the largest
+    shift (B2).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_replicability`'s data.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        B1, B2.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"problem": p, "shift": s, "criterion": c,
+    ...                       "rate": 0.05 if s == 0 else 0.6, "replicability_mcse": 0.01,
+    ...                       "replicability": 0.95 if c == "corrected-repeated-cv-t" else 0.85}
+    ...                      for p in PROBLEMS for s in REPLICABILITY_SHIFTS[p][::2]
+    ...                      for tests in REPLICATED.values() for c in tests])
+    >>> [(c.id, c.passed) for c in check_replicability(data, "quick")]
+    [('B1', True), ('B2', None)]
+    """
     rejections = data
     data = data.assign(rate=data["replicability"], mcse=data["replicability_mcse"])
     others = ("5x2cv-t", "resampled-t", "cv-paired-t")

@@ -92,6 +92,13 @@ def central_range_truth(statistics, alpha: float) -> str:
     -------
     str
         ``'null'`` or ``'alternative'``.
+
+    Examples
+    --------
+    >>> central_range_truth([-0.02, 0.01, 0.03, 0.05], alpha=0.05)
+    'null'
+    >>> central_range_truth([0.01, 0.02, 0.03], alpha=0.05)
+    'alternative'
     """
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     values = np.asarray(statistics, dtype=float)
@@ -133,10 +140,27 @@ def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
 
     A draw whose TPR falls outside [0, 1] is redrawn.
 
+    Parameters
+    ----------
+    panel : {'a', 'b', 'c', 'd'}
+        A panel of :data:`PANELS`.
+    n_categories : int
+        Categories drawn.
+    seed : int
+        Root of the draws.
+    n : int
+        Size of the categories' evaluation sets.
+
     Returns
     -------
     list of PairedClassifiers
         With ``measure='df1'`` and evaluation sets of `n` examples.
+
+    Examples
+    --------
+    >>> cats = panel_categories("a", 2)
+    >>> [round(c.prevalence, 3) for c in cats], [round(c.rho, 3) for c in cats]
+    ([0.459, 0.428], [0.615, 0.577])
     """
     check_choice("panel", panel, tuple(PANELS))
     n_categories = check_int("n_categories", n_categories, low=1)
@@ -168,7 +192,26 @@ def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
 
 @dataclass(frozen=True)
 class Protocol:
-    """Sizes of one scale: N values, sets per category, replicates, categories, null twins."""
+    """Sizes of one scale: N values, sets per category, replicates, categories, null twins.
+
+    Attributes
+    ----------
+    n_values : tuple of int
+        Evaluation set sizes N.
+    n_sets : int
+        Evaluation sets per category and N (the paper's S).
+    n_boot : int
+        Bootstrap replicates (the paper's B).
+    n_categories : int
+        Categories per panel.
+    n_twins : int
+        Exact-null twins per panel and measure.
+
+    Examples
+    --------
+    >>> PROTOCOLS["quick"]
+    Protocol(n_values=(100, 1000, 6000), n_sets=100, n_boot=1000, n_categories=6, n_twins=1)
+    """
 
     n_values: tuple[int, ...]
     n_sets: int
@@ -250,11 +293,31 @@ def _run_group(panel, group, populations, tests, protocol, runs):
 def simulate(scale: str, runs: Runs) -> pd.DataFrame:
     """Rejections per category, N, test, alpha, truth definition (shared by both figures).
 
+    Cached: Figures 1 and 2 and their supplements read one simulation per scale.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+        Sizes of :data:`PROTOCOLS`.
+    runs : Runs
+        Workers and cache of the engine.
+
     Returns
     -------
     DataFrame
         ``panel, group, category, n, criterion, alpha, definition, kind, k, sets``; `group` is
-        'category', 'dcerr-null' or 'df1-null' (exact-null twins).
+        'category', 'dcerr-null' or 'df1-null' (exact-null twins); `kind` is 'size' or
+        'power' by the truth under `definition` ('rule' for categories only, 'exact'); `k`
+        counts the rejections among `sets` evaluation sets.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> raw = simulate("quick", Runs())  # doctest: +SKIP
+    >>> raw["group"].value_counts().to_dict()  # doctest: +SKIP
+    {'category': 2592, 'dcerr-null': 180, 'df1-null': 36}
     """
     protocol = PROTOCOLS[scale]
     rows = []
@@ -284,6 +347,25 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
         ``panel, definition, n, criterion, alpha, rate, mcse, ci_low, ci_high, sets,
         categories``; `rate` is empty where no case exists (`sets` = 0); `categories`
         counts the populations pooled (categories, or exact-null twins).
+
+    Parameters
+    ----------
+    raw : DataFrame
+        :func:`simulate`'s rejection counts.
+    kind : {'size', 'power'}
+        The cases pooled: sets where H0 holds, or where it fails.
+
+    Examples
+    --------
+    Two categories, 50 sets each, where H0 holds:
+
+    >>> import pandas as pd
+    >>> raw = pd.DataFrame({"panel": "a", "group": "category", "category": [0, 1], "n": 100,
+    ...                     "criterion": "mcnemar", "alpha": 0.05, "definition": "rule",
+    ...                     "kind": "size", "k": [4, 6], "sets": 50})
+    >>> pooled(raw, "size")[["rate", "mcse", "ci_low", "ci_high", "sets", "categories"]]
+       rate  mcse  ci_low  ci_high  sets  categories
+    0   0.1  0.03    0.04     0.16   100           2
     """
     keys = ["panel", "definition", "n", "criterion", "alpha"]
     full = raw[keys].drop_duplicates()
@@ -311,12 +393,63 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 def compute_fig1(scale, runs):
-    """Figure 1's data: pooled sizes."""
+    """Figure 1's data: pooled sizes.
+
+    The rates of rejecting H0 on the sets where it holds (:func:`pooled` of :func:`simulate`),
+    under both definitions of H0; ``fig1-exact`` reads the same data.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        :func:`pooled`'s columns ``panel, definition, n, criterion, alpha, rate, mcse, ci_low,
+        ci_high, sets, categories``, one row per (panel, definition, N, test, alpha).
+
+    Examples
+    --------
+    Seconds at the quick scale (:func:`simulate`, cached, is shared with
+    :func:`compute_fig2`):
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig1("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, int(data["rate"].notna().sum())  # doctest: +SKIP
+    ((432, 11), 406)
+    """
     return pooled(simulate(scale, runs), "size")
 
 
 def compute_fig2(scale, runs):
-    """Figure 2's data: pooled powers."""
+    """Figure 2's data: pooled powers.
+
+    The rates of rejecting H0 on the sets where it fails (:func:`pooled` of :func:`simulate`),
+    under both definitions of H0; ``fig2-exact`` reads the same data.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`compute_fig1`, with powers for rates.
+
+    Examples
+    --------
+    Seconds at the quick scale (:func:`simulate`, cached, is shared with
+    :func:`compute_fig1`):
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig2("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, int(data["rate"].notna().sum())  # doctest: +SKIP
+    ((432, 11), 291)
+    """
     return pooled(simulate(scale, runs), "power")
 
 
@@ -346,18 +479,148 @@ def _plot(data, ylabel, definition, tests):
 
 
 def plot_fig1(data):
+    """Figure 1: size against N, one panel per panel of :data:`PANELS`, at alpha = 0.05.
+
+    The paper's four tests, H0 by its N-dependent rule.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s columns ``panel, definition, n, criterion, alpha, rate, ci_low,
+        ci_high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels, (a) to (d), a curve per test with a band from ``ci_low`` to ``ci_high``.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> fig = plot_fig1(data)
+    >>> ax = fig.axes[0]
+    >>> len(fig.axes), ax.get_title(), ax.get_ylabel(), len(ax.get_legend().get_texts())
+    (4, '(a) balanced, different models', 'size', 4)
+    """
     return _plot(data, "size", "rule", PAPER_TESTS)
 
 
 def plot_fig2(data):
+    """Figure 2: power against N, one panel per panel of :data:`PANELS`, at alpha = 0.05.
+
+    The paper's four tests, H0 by its N-dependent rule.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, ci_low,
+        ci_high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels, (a) to (d), a curve per test with a band from ``ci_low`` to ``ci_high``.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> fig = plot_fig2(data)
+    >>> ax = fig.axes[0]
+    >>> len(fig.axes), ax.get_title(), ax.get_ylabel(), len(ax.get_legend().get_texts())
+    (4, '(a) balanced, different models', 'power', 4)
+    """
     return _plot(data, "power", "rule", PAPER_TESTS)
 
 
 def plot_fig1_exact(data):
+    """Supplement to Figure 1: size against N under exact nulls, one panel per panel of
+    :data:`PANELS`, at alpha = 0.05.
+
+    All six tests of :data:`TESTS`, H0 the exact null.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s columns ``panel, definition, n, criterion, alpha, rate, ci_low,
+        ci_high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels, (a) to (d), a curve per test with a band from ``ci_low`` to ``ci_high``.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> fig = plot_fig1_exact(data)
+    >>> ax = fig.axes[0]
+    >>> len(fig.axes), ax.get_title(), ax.get_ylabel(), len(ax.get_legend().get_texts())
+    (4, '(a) balanced, different models', 'size', 6)
+    """
     return _plot(data, "size", "exact", TESTS)
 
 
 def plot_fig2_exact(data):
+    """Supplement to Figure 2: power against N, exact truth, one panel per panel of
+    :data:`PANELS`, at alpha = 0.05.
+
+    All six tests of :data:`TESTS`, H0 the exact null.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, ci_low,
+        ci_high``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels, (a) to (d), a curve per test with a band from ``ci_low`` to ``ci_high``.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> fig = plot_fig2_exact(data)
+    >>> ax = fig.axes[0]
+    >>> len(fig.axes), ax.get_title(), ax.get_ylabel(), len(ax.get_legend().get_texts())
+    (4, '(a) balanced, different models', 'power', 6)
+    """
     return _plot(data, "power", "exact", TESTS)
 
 
@@ -578,18 +841,141 @@ def _power_checks(data, definition):
 
 
 def check_fig1(data, scale):
+    """Judge the size targets K1, K2, K3-size, K4, K5, K7-size and K7-d under the paper's
+    N-dependent rule.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
+        with every panel and test, and N = 6000.
+    scale : {'quick', 'paper'}
+        Unused: the targets are judged alike at both scales.
+
+    Returns
+    -------
+    list of Check
+        K1, K2, K3-size, K4, K5, K7-size, K7-d.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> [(c.id, c.passed) for c in check_fig1(data, "quick")]
+    [('K1', True), ('K2', True), ('K3-size', True), ('K4', True), ('K5', False),
+     ('K7-size', True), ('K7-d', False)]
+    """
     return _size_checks(data, "rule")
 
 
 def check_fig2(data, scale):
+    """Judge the power targets K3-power, K6 and K7-power under the paper's N-dependent rule.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
+        with every panel and test.
+    scale : {'quick', 'paper'}
+        Unused: the targets are judged alike at both scales.
+
+    Returns
+    -------
+    list of Check
+        K3-power, K6, K7-power.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> [(c.id, c.passed) for c in check_fig2(data, "quick")]
+    [('K3-power', True), ('K6', True), ('K7-power', True)]
+    """
     return _power_checks(data, "rule")
 
 
 def check_fig1_exact(data, scale):
+    """Judge the size targets under exact nulls (extensions: the ids end in ``' exact'``).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig1`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
+        with every panel and test, and N = 6000.
+    scale : {'quick', 'paper'}
+        Unused: the targets are judged alike at both scales.
+
+    Returns
+    -------
+    list of Check
+        K1 exact, ..., K7-d exact.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> [(c.id, c.passed) for c in check_fig1_exact(data, "quick")]
+    [('K1 exact', True), ('K2 exact', True), ('K3-size exact', True), ('K4 exact', True),
+     ('K5 exact', False), ('K7-size exact', True), ('K7-d exact', False)]
+    """
     return _size_checks(data, "exact")
 
 
 def check_fig2_exact(data, scale):
+    """Judge the power targets under the exact truth (extensions: the ids end in ``' exact'``).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig2`'s columns ``panel, definition, n, criterion, alpha, rate, mcse``,
+        with every panel and test.
+    scale : {'quick', 'paper'}
+        Unused: the targets are judged alike at both scales.
+
+    Returns
+    -------
+    list of Check
+        K3-power exact, K6 exact, K7-power exact.
+
+    Examples
+    --------
+    A hand-made table of constant rates:
+
+    >>> import pandas as pd
+    >>> rate = {"proportion": 0.02, "mcnemar": 0.04, "mcnemar-exact": 0.03, "mcnemar-midp": 0.045,
+    ...         "bootstrap-dcerr": 0.045, "bootstrap-df1": 0.08}
+    >>> data = pd.DataFrame([{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": 0.05,
+    ...                       "rate": rate[c], "mcse": 0.01, "ci_low": rate[c] - 0.02,
+    ...                       "ci_high": rate[c] + 0.02}
+    ...                      for p in PANELS for d in DEFINITIONS for n in (100, 1000, 6000)
+    ...                      for c in TESTS])
+    >>> [(c.id, c.passed) for c in check_fig2_exact(data, "quick")]
+    [('K3-power exact', True), ('K6 exact', True), ('K7-power exact', True)]
+    """
     return _power_checks(data, "exact")
 
 

@@ -51,6 +51,18 @@ class Target:
     value, tol : float, optional
         For a numeric target: the paper's number and the tolerance; ours passes when
         ``|ours - value| <= tol``.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Target
+    >>> target = Target("X1", "y at 1", paper="2", source='"y(1) = 2" (Sec 1)',
+    ...                 tolerance="±0.1", value=2.0, tol=0.1)
+    >>> target.role, target.value, target.tol
+    ('target', 2.0, 0.1)
+    >>> Target("X2", "z at 1", paper="3", source='"z(1) = 3" (Sec 2)', value=3.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: target X2: give both `value` and `tol`, or neither.
     """
 
     id: str
@@ -75,7 +87,29 @@ class Target:
 class Check:
     """One target judged: its row of the report.
 
-    `passed` is None for a finding (reported, not judged).
+    `passed` is None for a finding (reported, not judged). Made by :meth:`Targets.within`,
+    :meth:`Targets.holds` and :meth:`Targets.finding`, which copy the target's fields.
+
+    Attributes
+    ----------
+    id, claim, paper, tolerance, source, role : str
+        As the :class:`Target`.
+    ours : str
+        Our value or what we measured, as the report prints it.
+    passed : bool or None
+        Whether ours meets the target; None for a finding.
+    note : str
+        How ours was measured, or why it misses.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Check
+    >>> check = Check("X1", "y at 1", paper="2", ours="2.3", tolerance="±0.1", passed=False)
+    >>> check.result
+    'FAIL'
+    >>> Check("X2", "z", paper="not stated", ours="0.42", tolerance="-", passed=None,
+    ...       role="finding").result
+    'finding'
     """
 
     id: str
@@ -90,7 +124,13 @@ class Check:
 
     @property
     def result(self) -> str:
-        """``'pass'``, ``'FAIL'`` or ``'finding'``."""
+        """``'pass'``, ``'FAIL'`` or ``'finding'``.
+
+        Examples
+        --------
+        >>> Check("X1", "y at 1", "2", "2.04", "±0.1", True).result
+        'pass'
+        """
         return "finding" if self.passed is None else "pass" if self.passed else "FAIL"
 
 
@@ -108,6 +148,8 @@ class Targets:
     ...                         tolerance="±0.1", value=2.0, tol=0.1)])
     >>> table.within("X1", 2.04).result
     'pass'
+    >>> table.ids, len(table), table["X1"].paper
+    (['X1'], 1, '2')
     """
 
     def __init__(self, targets: Iterable[Target]):
@@ -131,7 +173,14 @@ class Targets:
 
     @property
     def ids(self) -> list[str]:
-        """The ids, in table order."""
+        """The ids, in table order.
+
+        Examples
+        --------
+        >>> Targets([Target("X2", "z", paper="yes", source='"z" (Sec 2)'),
+        ...          Target("X1", "y", paper="yes", source='"y" (Sec 1)')]).ids
+        ['X2', 'X1']
+        """
         return list(self._by_id)
 
     def _check(self, target, ours, passed, note):
@@ -143,7 +192,31 @@ class Targets:
                      note, target.source, target.role)
 
     def within(self, id: str, ours: float, *, note: str = "", digits: int = 3) -> Check:
-        """Judge a numeric target: passes when ``|ours - value| <= tol`` (NaN fails)."""
+        """Judge a numeric target: passes when ``|ours - value| <= tol`` (NaN fails).
+
+        Parameters
+        ----------
+        id : str
+            A target of the table with a numeric `value` and `tol`.
+        ours : float
+            Our value.
+        note : str
+            Written beside the row.
+        digits : int
+            Significant digits of `ours` in the report.
+
+        Returns
+        -------
+        Check
+
+        Examples
+        --------
+        >>> table = Targets([Target("X1", "y at 1", paper="2", source='"y(1) = 2" (Sec 1)',
+        ...                         tolerance="±0.1", value=2.0, tol=0.1)])
+        >>> check = table.within("X1", 2.3456)
+        >>> check.ours, check.passed
+        ('2.35', False)
+        """
         target = self[id]
         if target.value is None:
             raise ValueError(f"target {id} has no numeric `value` and `tol`.")
@@ -151,21 +224,105 @@ class Targets:
         return self._check(target, f"{ours:.{digits}g}", passed, note)
 
     def holds(self, id: str, *, ours: str, passed: bool, note: str = "") -> Check:
-        """Judge a qualitative target: what we measured, and whether the claim holds."""
+        """Judge a qualitative target: what we measured, and whether the claim holds.
+
+        Parameters
+        ----------
+        id : str
+            A target of the table that is not a finding.
+        ours : str
+            What we measured, as the report prints it.
+        passed : bool
+            Whether the claim holds.
+        note : str
+            Written beside the row.
+
+        Returns
+        -------
+        Check
+
+        Examples
+        --------
+        >>> table = Targets([Target("X2", "z grows", paper="yes", source='"z grows" (Sec 2)')])
+        >>> check = table.holds("X2", ours="from 1 to 3", passed=True)
+        >>> check.ours, check.result
+        ('from 1 to 3', 'pass')
+        """
         return self._check(self[id], ours, bool(passed), note)
 
     def finding(self, id: str, *, ours: str, note: str = "") -> Check:
-        """Report a finding: what we measured, not judged."""
+        """Report a finding: what we measured, not judged.
+
+        Parameters
+        ----------
+        id : str
+            A target of the table whose role is ``'finding'``.
+        ours : str
+            What we measured, as the report prints it.
+        note : str
+            Written beside the row.
+
+        Returns
+        -------
+        Check
+            With `passed` None.
+
+        Examples
+        --------
+        >>> table = Targets([Target("F1", "w at 1", paper="not stated", source='"w" (Sec 3)',
+        ...                         role="finding")])
+        >>> check = table.finding("F1", ours="0.42")
+        >>> check.passed, check.result
+        (None, 'finding')
+        """
         return self._check(self[id], ours, None, note)
 
 
 def missed(checks: Iterable[Check]) -> list[str]:
-    """Ids of the judged checks that failed."""
+    """Ids of the judged checks that failed.
+
+    Parameters
+    ----------
+    checks : iterable of Check
+
+    Returns
+    -------
+    list of str
+        In the checks' order; findings are never missed.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Check
+    >>> checks = [Check("X1", "y", "2", "2.3", "±0.1", False),
+    ...           Check("X2", "z", "yes", "yes", "-", True),
+    ...           Check("F1", "w", "not stated", "0.42", "-", None, role="finding")]
+    >>> missed(checks)
+    ['X1']
+    """
     return [c.id for c in checks if c.passed is False]
 
 
 def tally(checks: Iterable[Check]) -> dict[str, tuple[int, int]]:
-    """``{role: (met, judged)}``; for findings, ``(0, count)``."""
+    """``{role: (met, judged)}``; for findings, ``(0, count)``.
+
+    Parameters
+    ----------
+    checks : iterable of Check
+
+    Returns
+    -------
+    dict
+        Roles present, in the order of :data:`ROLES`.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Check
+    >>> checks = [Check("X1", "y", "2", "2.3", "±0.1", False),
+    ...           Check("X2", "z", "yes", "yes", "-", True),
+    ...           Check("F1", "w", "not stated", "0.42", "-", None, role="finding")]
+    >>> tally(checks)
+    {'target': (1, 2), 'finding': (0, 1)}
+    """
     out: dict[str, tuple[int, int]] = {}
     for c in checks:
         met, judged = out.get(c.role, (0, 0))
@@ -174,7 +331,26 @@ def tally(checks: Iterable[Check]) -> dict[str, tuple[int, int]]:
 
 
 def tally_text(checks: Iterable[Check]) -> str:
-    """One line: targets met, then calibration checks, extensions and findings."""
+    """One line: targets met, then calibration checks, extensions and findings.
+
+    Parameters
+    ----------
+    checks : iterable of Check
+
+    Returns
+    -------
+    str
+        ``'no targets'`` when `checks` is empty.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Check
+    >>> checks = [Check("X1", "y", "2", "2.3", "±0.1", False),
+    ...           Check("X2", "z", "yes", "yes", "-", True),
+    ...           Check("F1", "w", "not stated", "0.42", "-", None, role="finding")]
+    >>> tally_text(checks)
+    '1/2 targets met, 1 finding'
+    """
     words = {"target": "targets met", "calibration": "calibration checks met",
              "extension": "extensions met"}
     parts = [f"{n} finding{'s' * (n != 1)}" if role == "finding" else f"{met}/{n} {words[role]}"
@@ -192,6 +368,12 @@ class Runs:
         Workers.
     cache : path or None
         Directory of finished blocks: an interrupted figure resumes from it.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.report import Runs
+    >>> Runs(n_jobs=2).engine
+    {'n_jobs': 2, 'cache': None}
     """
 
     n_jobs: int = 1
@@ -199,7 +381,13 @@ class Runs:
 
     @property
     def engine(self) -> dict:
-        """The keyword arguments of :func:`~evalmc.study.rates.run_study` it sets."""
+        """The keyword arguments of :func:`~evalmc.study.rates.run_study` it sets.
+
+        Examples
+        --------
+        >>> Runs().engine
+        {'n_jobs': 1, 'cache': None}
+        """
         return {"n_jobs": self.n_jobs, "cache": self.cache}
 
 
@@ -225,6 +413,31 @@ class Figure:
     name : str
         Short name, e.g. ``'fig2'``, given by the figure's registry row; files are
         ``<paper>/<name>.png``, ``.csv`` and ``.md``.
+
+    Examples
+    --------
+    A toy figure: one curve, one target.
+
+    >>> import pandas as pd
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> from evalmc.reproductions.report import Figure, Runs, Target, Targets
+    >>> table = Targets([Target("X1", "y at 1", paper="2", source='"y(1) = 2" (Sec 1)',
+    ...                         tolerance="±0.1", value=2.0, tol=0.1)])
+    >>> def compute(scale, runs):
+    ...     return pd.DataFrame({"x": [0, 1, 2], "y": [0.0, 2.04, 4.1]})
+    >>> def plot(data):
+    ...     fig = MplFigure()
+    ...     fig.add_subplot().plot(data["x"], data["y"])
+    ...     return fig
+    >>> def check(data, scale):
+    ...     return [table.within("X1", float(data["y"][1]))]
+    >>> figure = Figure("y against x.", compute, plot, check, title="Toy 2024, Fig 1: y",
+    ...                 name="fig1")
+    >>> data = figure.compute("quick", Runs())
+    >>> [(c.id, c.passed) for c in figure.check(data, "quick")]
+    [('X1', True)]
+    >>> len(figure.plot(data).axes)
+    1
     """
 
     caption: str
@@ -237,7 +450,41 @@ class Figure:
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
                 scale) -> None:
-    """Write the figure's PNG, CSV, caption (``.md``) and checks under ``out/paper``."""
+    """Write the figure's PNG, CSV, caption (``.md``) and checks under ``out/paper``.
+
+    The PNG is ``figure.plot(data)`` with the figure's title; the checks go to
+    ``<name>.checks.json``, which :func:`write_report` reads.
+
+    Parameters
+    ----------
+    out : Path
+        Output directory.
+    paper : str
+        The paper's name: the subfolder.
+    figure : Figure
+        Its `name` names the files.
+    data : DataFrame
+        ``figure.compute(scale, runs)``.
+    checks : list of Check
+        ``figure.check(data, scale)``.
+    seconds : float
+        Time taken, as the report prints it.
+    scale : {'quick', 'paper'}
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> from evalmc.reproductions.report import Figure, save_figure
+    >>> figure = Figure("A line.", None, lambda data: MplFigure(), None, title="Toy: a line",
+    ...                 name="fig1")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_figure(Path(tmp), "toy", figure, pd.DataFrame({"x": [0, 1]}), [], 0.1, "quick")
+    ...     sorted(p.name for p in (Path(tmp) / "toy").iterdir())
+    ['fig1.checks.json', 'fig1.csv', 'fig1.md', 'fig1.png']
+    """
     folder = out / paper
     folder.mkdir(parents=True, exist_ok=True)
     data.to_csv(folder / f"{figure.name}.csv", index=False)
@@ -262,7 +509,35 @@ def _cell(x) -> str:
 
 
 def write_report(out: Path) -> Path:
-    """Rebuild ``out/REPORT.md`` from every figure's checks found under `out`."""
+    """Rebuild ``out/REPORT.md`` from every figure's checks found under `out`.
+
+    Parameters
+    ----------
+    out : Path
+        Output directory, holding ``<paper>/<figure>.checks.json`` files (:func:`save_figure`).
+
+    Returns
+    -------
+    Path
+        ``out/REPORT.md``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import pandas as pd
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> from evalmc.reproductions.report import Check, Figure, save_figure, write_report
+    >>> figure = Figure("A line.", None, lambda data: MplFigure(), None, title="Toy: a line",
+    ...                 name="fig1")
+    >>> checks = [Check("X1", "y at 1", "2", "2.04", "±0.1", True)]
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     save_figure(Path(tmp), "toy", figure, pd.DataFrame({"x": [0, 1]}), checks, 0.1,
+    ...                 "quick")
+    ...     report = write_report(Path(tmp))
+    ...     print(report.name, "|", report.read_text().splitlines()[6])
+    REPORT.md | All papers: 1/1 targets met.
+    """
     records = [json.loads(p.read_text()) for p in sorted(out.glob("*/*.checks.json"))]
     every = [Check(**c) for r in records for c in r["checks"]]
     lines = ["# Reproduction report", "",
@@ -311,10 +586,25 @@ def layout_problems(fig: MplFigure) -> list[str]:
     legend over a panel, and overlapping titles, axis labels, legends and annotations within a
     panel.
 
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Drawn here on an Agg canvas.
+
     Returns
     -------
     list of str
         One line per problem; empty when the figure reads cleanly.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> fig = MplFigure()
+    >>> ax = fig.add_subplot()
+    >>> for i in range(7):
+    ...     _ = ax.plot([0, 1, 2], [i, i + 1, i])
+    >>> layout_problems(fig)
+    ['panel 1: 7 curves (at most 6)']
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 

@@ -17,7 +17,23 @@ if TYPE_CHECKING:
 
 
 def default_out(scale: str) -> Path:
-    """``figures/`` for the paper scale (committed); ``figures/quick/`` for the quick one."""
+    """``figures/`` for the paper scale (committed); ``figures/quick/`` for the quick one.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+
+    Returns
+    -------
+    Path
+        Relative to the working directory.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.runner import default_out
+    >>> default_out("paper").as_posix(), default_out("quick").as_posix()
+    ('figures', 'figures/quick')
+    """
     return Path("figures") if scale == "paper" else Path("figures") / "quick"
 
 
@@ -45,7 +61,30 @@ def figures(paper: str) -> list[Figure]:
 
 def resolve(spec: str) -> list[tuple[str, Figure]]:
     """The figures `spec` names (``all``, a paper or ``paper.figure``), as (paper, figure)
-    pairs; an unknown paper or figure is a ValueError naming the valid ones."""
+    pairs; an unknown paper or figure is a ValueError naming the valid ones.
+
+    Parameters
+    ----------
+    spec : str
+        ``'all'``, a paper of :data:`evalmc.reproductions.PAPERS` or ``'paper.figure'``.
+
+    Returns
+    -------
+    list of (str, Figure)
+        In the registry's order; each figure named by its registry row.
+
+    Examples
+    --------
+    >>> from evalmc.reproductions.runner import resolve
+    >>> [(paper, figure.name) for paper, figure in resolve("keller2005.fig2")]
+    [('keller2005', 'fig2')]
+    >>> len(resolve("all"))
+    26
+    >>> resolve("keller2005.fig9")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown figure 'fig9' of keller2005; valid: fig1, fig2, fig1-exact, fig2-exact.
+    """
     paper, _, name = spec.partition(".")
     known = evalmc.reproductions.PAPERS
     papers = known if spec == "all" else (paper,)

@@ -26,12 +26,45 @@ LEARNING_RATES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 @dataclass(frozen=True)
 class LearningRateSets(Scenario):
     """Data sets with random labels, 10 runs at each learning rate: accuracy, t-test and vote
-    on each half of a test set of 200 points."""
+    on each half of a test set of 200 points.
+
+    Examples
+    --------
+    One data set, runs of 100 updates (the figure trains 20,000 or 100,000):
+
+    >>> import numpy as np
+    >>> records = LearningRateSets(updates=100).draw(np.random.default_rng(0), 1)
+    >>> records.columns["lr0"].tolist()
+    [0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+    """
 
     name: ClassVar[str] = "giles-learning-rates"
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
+        """`n_reps` random-label data sets; on each, 10 runs at each learning rate of
+        :data:`LEARNING_RATES`, judged on test sets 1 and 2 (the two halves of 200 points).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Data sets.
+
+        Returns
+        -------
+        Records
+            ``rep, lr0`` and, for each test set ``test1`` and ``test2``: ``_mean`` (the runs' mean
+            % correct), ``_t_p`` (one-sided t-test above 50%) and ``_binom_p`` (one-sided binomial
+            test of the runs' averaged-output vote); one row per (data set, learning rate).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> records = LearningRateSets(updates=100).draw(np.random.default_rng(0), 1)
+        >>> list(records.columns)[:5]
+        ['rep', 'lr0', 'test1_mean', 'test1_t_p', 'test1_binom_p']
+        """
         rows = []
         for rep in range(n_reps):
             task = random_label_task(rng, n_train=100, n_test=200)
@@ -59,10 +92,65 @@ def _learning_rates(scale: str, runs: Runs) -> pd.DataFrame:
 
 
 def compute_fig7(scale, runs):
+    """Fig 7's data: on each random-label data set, each learning rate's results on test sets
+    1 and 2.
+
+    30 data sets of runs of 20,000 updates at the quick scale, 150 of 100,000 at the paper's;
+    computed once per scale and copied.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        :meth:`LearningRateSets.draw`'s columns with ``data_set`` for ``rep``: ``data_set,
+        lr0, test1_mean, test1_t_p, test1_binom_p, test2_mean, test2_t_p, test2_binom_p``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig7("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, int(data["data_set"].nunique())  # doctest: +SKIP
+    ((180, 8), 30)
+    """
     return _learning_rates(scale, runs).copy()
 
 
 def plot_fig7(data):
+    """Fig 7. Left: the first data set's mean accuracy against the learning rate, on test sets
+    1 and 2; right: the share of data sets 'better than chance' at 5%, by test and test set.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig7`'s data.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels.
+
+    Examples
+    --------
+    A hand-made table: accuracies around 50%, uniform p-values.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"data_set": d, "lr0": lr, "test1_mean": rng.normal(50, 3),
+    ...                       "test2_mean": rng.normal(50, 3), "test1_t_p": rng.uniform(),
+    ...                       "test2_t_p": rng.uniform(), "test1_binom_p": rng.uniform(),
+    ...                       "test2_binom_p": rng.uniform()}
+    ...                      for d in range(10) for lr in LEARNING_RATES])
+    >>> [ax.get_ylabel() for ax in plot_fig7(data).axes]
+    ['mean test % correct (10 runs)', "share 'better than chance' at 5%"]
+    """
     fig = MplFigure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     first = data[data["data_set"] == data["data_set"].min()]
@@ -103,6 +191,37 @@ def _fig7_rates(data):
 
 
 def check_fig7(data, scale):
+    """Judge G12: choosing the learning rate on test set 1 makes the t-test 'significant' far
+    above 5% there (snooped), and a fresh test set 2 brings its rate back to the t-test's rate
+    at the fixed rate 0.1 within 4 MCSE (fresh).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig7`'s data, with the learning rate 0.1.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G12 snooped, G12 fresh.
+
+    Examples
+    --------
+    A hand-made table of uniform p-values: nothing to snoop.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"data_set": d, "lr0": lr, "test1_mean": rng.normal(50, 3),
+    ...                       "test2_mean": rng.normal(50, 3), "test1_t_p": rng.uniform(),
+    ...                       "test2_t_p": rng.uniform(), "test1_binom_p": rng.uniform(),
+    ...                       "test2_binom_p": rng.uniform()}
+    ...                      for d in range(10) for lr in LEARNING_RATES])
+    >>> [(c.id, c.passed) for c in check_fig7(data, "quick")]
+    [('G12 snooped', False), ('G12 fresh', True)]
+    """
     r = _fig7_rates(data)
     setting = (f"{int(data['data_set'].nunique())} data sets; learning rates "
                + ", ".join(f"{lr:g}" for lr in LEARNING_RATES) + " (assumed); one-sided tests "

@@ -35,13 +35,46 @@ def _mg_task():
 
 @dataclass(frozen=True)
 class MackeyGlassRuns(Scenario):
-    """Runs of one network trained on the Mackey-Glass series: train and test NMSE."""
+    """Runs of one network trained on the Mackey-Glass series: train and test NMSE.
+
+    Examples
+    --------
+    Two runs of 200 updates (the figures train 20,000 or 200,000):
+
+    >>> import numpy as np
+    >>> scenario = MackeyGlassRuns(network="MLP", updates=200)
+    >>> records = scenario.draw(np.random.default_rng(0), 2)
+    >>> list(records.columns), records.columns["test_nmse"].round(3).tolist()
+    (['rep', 'train_nmse', 'test_nmse'], [0.236, 0.294])
+    """
 
     name: ClassVar[str] = "giles-mackey-glass"
     network: str = param("MLP", str, "MLP or FIR gains")
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
+        """Train `n_reps` networks from their own initial weights; each run's NMSE on the training
+        and the test part of the series.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Runs.
+
+        Returns
+        -------
+        Records
+            ``rep, train_nmse, test_nmse``, one row per run.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> records = MackeyGlassRuns(network="FIR gains", updates=200).draw(
+        ...     np.random.default_rng(0), 2)
+        >>> records.n_reps, records.columns["rep"].tolist()
+        (2, [0, 1])
+        """
         task = _mg_task()
         common = {"n_runs": n_reps, "n_hidden": 5, "n_updates": self.updates}
         if self.network == "MLP":
@@ -68,10 +101,63 @@ def _mackey_glass(scale: str, runs: Runs) -> pd.DataFrame:
 
 
 def compute_mackey_glass(scale, runs):
+    """The data of Figs 2 and 3: train and test NMSE of every run of each network of
+    :data:`MG_NETWORKS`.
+
+    40 runs of 20,000 updates per network at the quick scale, 100 of 200,000 at the paper's
+    (:data:`~evalmc.reproductions.giles1997.protocol.SCALE`); computed once per scale and
+    copied.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, run): ``network``, ``run``, ``train_nmse``, ``test_nmse``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_mackey_glass("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, list(data.columns)  # doctest: +SKIP
+    ((80, 4), ['network', 'run', 'train_nmse', 'test_nmse'])
+    """
     return _mackey_glass(scale, runs).copy()
 
 
 def plot_fig2(data):
+    """Fig 2: histograms of the train and test NMSE, one row per network.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_mackey_glass`'s columns ``network, train_nmse, test_nmse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels.
+
+    Examples
+    --------
+    A hand-made table: Gaussian MLP errors, log-normal FIR errors.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({
+    ...     "network": np.repeat(MG_NETWORKS, 40), "run": np.tile(np.arange(40), 2),
+    ...     "train_nmse": np.r_[rng.normal(0.010, 0.001, 40), rng.lognormal(-5, 1, 40)],
+    ...     "test_nmse": np.r_[rng.normal(0.012, 0.001, 40), rng.lognormal(-5, 1, 40)]})
+    >>> [ax.get_title() for ax in plot_fig2(data).axes]
+    ['MLP, train', 'MLP, test', 'FIR gains, train', 'FIR gains, test']
+    """
     fig = MplFigure(figsize=(8, 5), layout="constrained")
     for row, name in zip(fig.subplots(2, 2), MG_NETWORKS, strict=True):
         sub = data[data["network"] == name]
@@ -81,6 +167,31 @@ def plot_fig2(data):
 
 
 def plot_fig3(data):
+    """Fig 3: box-whiskers beside mean +- sd of each network's train and test NMSE, log scale.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_mackey_glass`'s columns ``network, train_nmse, test_nmse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({
+    ...     "network": np.repeat(MG_NETWORKS, 40), "run": np.tile(np.arange(40), 2),
+    ...     "train_nmse": np.r_[rng.normal(0.010, 0.001, 40), rng.lognormal(-5, 1, 40)],
+    ...     "test_nmse": np.r_[rng.normal(0.012, 0.001, 40), rng.lognormal(-5, 1, 40)]})
+    >>> ax = plot_fig3(data).axes[0]
+    >>> ax.get_yscale(), ax.get_ylabel()
+    ('log', 'NMSE')
+    """
     fig = MplFigure(figsize=(6, 3.6), layout="constrained")
     ax = fig.add_subplot()
     samples = {f"{name} {col[:-5]}": data.loc[data["network"] == name, col]
@@ -91,6 +202,35 @@ def plot_fig3(data):
 
 
 def check_fig2(data, scale):
+    """Judge G6 (the MLP's train and test NMSE look Gaussian: K-S P > 0.05) and G6 FIR gains
+    (the FIR network's do not: P < 0.01).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_mackey_glass`'s data.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G6, G6 FIR gains.
+
+    Examples
+    --------
+    A hand-made table: Gaussian MLP errors, log-normal FIR errors.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({
+    ...     "network": np.repeat(MG_NETWORKS, 40), "run": np.tile(np.arange(40), 2),
+    ...     "train_nmse": np.r_[rng.normal(0.010, 0.001, 40), rng.lognormal(-5, 1, 40)],
+    ...     "test_nmse": np.r_[rng.normal(0.012, 0.001, 40), rng.lognormal(-5, 1, 40)]})
+    >>> [(c.id, c.passed) for c in check_fig2(data, "quick")]
+    [('G6', True), ('G6 FIR gains', False)]
+    """
     checks = []
     for gid, name, gaussian in (("G6", "MLP", True), ("G6 FIR gains", "FIR gains", False)):
         sub = data[data["network"] == name]
@@ -111,6 +251,32 @@ def _shape(values):
 
 
 def check_fig3(data, scale):
+    """Judge G6b: the MLP's mean minus one sd stays above its best run, train and test.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_mackey_glass`'s data.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G6b.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({
+    ...     "network": np.repeat(MG_NETWORKS, 40), "run": np.tile(np.arange(40), 2),
+    ...     "train_nmse": np.r_[rng.normal(0.010, 0.001, 40), rng.lognormal(-5, 1, 40)],
+    ...     "test_nmse": np.r_[rng.normal(0.012, 0.001, 40), rng.lognormal(-5, 1, 40)]})
+    >>> [(c.id, c.passed, c.ours) for c in check_fig3(data, "quick")]
+    [('G6b', True, 'train not below, test not below')]
+    """
     mlp = data[data["network"] == "MLP"]
     flags = [mlp[c].mean() - mlp[c].std(ddof=1) < mlp[c].min()
              for c in ("train_nmse", "test_nmse")]

@@ -27,12 +27,44 @@ ORDER = 5
 
 @dataclass(frozen=True)
 class TemporalSets(Scenario):
-    """Temporal random-label data sets, 10 runs of each network type: test accuracies."""
+    """Temporal random-label data sets, 10 runs of each network type: test accuracies.
+
+    Examples
+    --------
+    One data set, runs of 100 updates (the figure trains 20,000 or 100,000):
+
+    >>> import numpy as np
+    >>> records = TemporalSets(updates=100).draw(np.random.default_rng(0), 1)
+    >>> records.columns["network"].tolist()
+    ['TDNN', 'FIR gains', 'Elman']
+    """
 
     name: ClassVar[str] = "giles-temporal"
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
+        """`n_reps` temporal random-label data sets; on each, 10 runs of each network type of
+        :data:`NETWORKS`, and their test accuracies.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Data sets.
+
+        Returns
+        -------
+        Records
+            ``rep, network, acc0..acc9``: one row per (data set, network type), ``acc<r>`` run
+            r's % correct.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> records = TemporalSets(updates=100).draw(np.random.default_rng(0), 1)
+        >>> list(records.columns)[:3], records.columns["acc0"].shape
+        (['rep', 'network', 'acc0'], (3,))
+        """
         common = {"n_runs": _RUNS_PER_SET, "n_hidden": 3, "n_updates": self.updates}
         rows = []
         for rep in range(n_reps):
@@ -53,6 +85,33 @@ def _temporal(scale: str, runs: Runs) -> pd.DataFrame:
 
 
 def compute_fig8(scale, runs):
+    """Fig 8's data: on each temporal random-label data set, the 10 runs' accuracies of each
+    network type.
+
+    30 data sets of runs of 20,000 updates at the quick scale, 150 of 100,000 at the paper's;
+    computed once per scale and copied.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        :meth:`TemporalSets.draw`'s columns with ``data_set`` for ``rep``: ``data_set,
+        network, acc0..acc9``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig8("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, data.groupby("network").size().to_dict()  # doctest: +SKIP
+    ((90, 12), {'Elman': 30, 'FIR gains': 30, 'TDNN': 30})
+    """
     return _temporal(scale, runs).copy()
 
 
@@ -69,6 +128,33 @@ def _fig8_pairs(data):
 
 
 def plot_fig8(data):
+    """Fig 8. Left: box-whiskers of each network type's runs on the first data set; right: the
+    share of data sets where some pair differs at 5%, by pairwise t-tests and by Tukey's HSD.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig8`'s data.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels.
+
+    Examples
+    --------
+    A hand-made table: five data sets, the network types' means 1 point apart.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"data_set": d, "network": name,
+    ...                       **{f"acc{r}": a for r, a in enumerate(rng.normal(50 + i, 2, 10))}}
+    ...                      for d in range(5) for i, name in enumerate(NETWORKS)])
+    >>> fig = plot_fig8(data)
+    >>> fig.axes[0].get_title(), fig.axes[1].get_ylabel()
+    ('one temporal random data set', "share of data sets with a 'difference' at 5%")
+    """
     fig = MplFigure(figsize=(9, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     first = data[data["data_set"] == data["data_set"].min()]
@@ -99,6 +185,32 @@ def _fig8_rates(data):
 
 
 def check_fig8(data, scale):
+    """Judge G13 t-tests (some pair of network types 'significant' by a t-test on far more than
+    5% of random data sets) and report G13 Tukey (the same by Tukey's HSD).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig8`'s data.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G13 t-tests, G13 Tukey.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"data_set": d, "network": name,
+    ...                       **{f"acc{r}": a for r, a in enumerate(rng.normal(50 + i, 2, 10))}}
+    ...                      for d in range(5) for i, name in enumerate(NETWORKS)])
+    >>> [(c.id, c.passed, c.ours) for c in check_fig8(data, "quick")]
+    [('G13 t-tests', True, '0.80 (MCSE 0.179)'), ('G13 Tukey', None, '0.80 (MCSE 0.179)')]
+    """
     rates = _fig8_rates(data)
     t_rate, t_se = rates["any pairwise t-test"]
     tk_rate, tk_se = rates["any Tukey HSD pair"]

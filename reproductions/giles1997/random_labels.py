@@ -35,12 +35,45 @@ TEST_SIZES = (100, 300, 1000, 3000)
 @dataclass(frozen=True)
 class RandomLabelSets(Scenario):
     """Data sets with random labels, each with 10 runs of a 5-3-1 MLP: their test accuracy on
-    the first 100, 300, 1000 and 3000 test points."""
+    the first 100, 300, 1000 and 3000 test points.
+
+    Examples
+    --------
+    One data set, runs of 200 updates (the figures train 20,000 or 100,000):
+
+    >>> import numpy as np
+    >>> records = RandomLabelSets(updates=200).draw(np.random.default_rng(0), 1)
+    >>> records.columns["n_test"].tolist(), records.columns["mean"].round(2).tolist()
+    ([100, 300, 1000, 3000], [47.0, 49.5, 48.83, 50.34])
+    """
 
     name: ClassVar[str] = "giles-random-labels"
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
+        """`n_reps` random-label data sets, 10 runs on each; per data set and test size, the runs'
+        accuracies and their tests against 50%.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Data sets.
+
+        Returns
+        -------
+        Records
+            ``rep, n_test, mean, sd, t_p, shapiro_p, acc0..acc9``: one row per (data set, test
+            size of :data:`TEST_SIZES`); `t_p` is the two-sided one-sample t-test against 50%,
+            `shapiro_p` Shapiro-Wilk's p-value, ``acc<r>`` run r's % correct.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> records = RandomLabelSets(updates=200).draw(np.random.default_rng(0), 1)
+        >>> list(records.columns)[:6]
+        ['rep', 'n_test', 'mean', 'sd', 't_p', 'shapiro_p']
+        """
         rows = []
         for rep in range(n_reps):
             task = random_label_task(rng, n_train=100, n_test=max(TEST_SIZES))
@@ -65,10 +98,66 @@ def _shapiro_pvalue(acc):
 
 
 def compute_fig6(scale, runs):
+    """Fig 6's data: 10 runs on each random-label data set, at each test size.
+
+    100 data sets of runs of 20,000 updates at the quick scale, 1000 of 100,000 at the
+    paper's; computed once per scale (shared with :func:`compute_test_size`) and copied.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        :meth:`RandomLabelSets.draw`'s columns with ``data_set`` for ``rep``: ``data_set,
+        n_test, mean, sd, t_p, shapiro_p, acc0..acc9``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_fig6("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, data.groupby("n_test").size().to_dict()  # doctest: +SKIP
+    ((400, 16), {100: 100, 300: 100, 1000: 100, 3000: 100})
+    """
     return _random(scale, runs).copy()
 
 
 def plot_fig6(data):
+    """Fig 6: box-whiskers of the 10 runs' accuracy on each of the first 20 data sets, 100
+    test points.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig6`'s columns ``data_set, n_test, acc0..acc9``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel.
+
+    Examples
+    --------
+    A hand-made table: 20 data sets of 10 runs scattered around 50%.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from scipy import stats
+    >>> rng = np.random.default_rng(0)
+    >>> acc = rng.normal(50, 3, (20, 10)).round()
+    >>> data = pd.DataFrame({"data_set": range(20), "n_test": 100, "mean": acc.mean(axis=1),
+    ...                      "sd": acc.std(axis=1, ddof=1),
+    ...                      "t_p": stats.ttest_1samp(acc, 50, axis=1).pvalue,
+    ...                      "shapiro_p": [stats.shapiro(a).pvalue for a in acc],
+    ...                      **{f"acc{r}": acc[:, r] for r in range(10)}})
+    >>> plot_fig6(data).axes[0].get_title()
+    'Random labels: 20 data sets x 10 runs, 100 test points'
+    """
     sub = data[(data["n_test"] == 100) & (data["data_set"] < 20)]
     fig = MplFigure(figsize=(9, 3.6), layout="constrained")
     ax = fig.add_subplot()
@@ -93,6 +182,41 @@ def _pair_f_rates(sub, alpha=0.05):
 
 
 def check_fig6(data, scale):
+    """Judge the 100-point test set's rates: of t-tests 'significant' at 1%, 5% and 10%
+    (G7-G9), of Shapiro-Wilk rejecting normality (G10 at 5% and 10%), and of pairs of data sets
+    whose run variances differ (G11).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_fig6`'s data, with at least 20 data sets at ``n_test`` = 100.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G7, G8, G9, G10 5%, G10 10%, G11.
+
+    Examples
+    --------
+    A hand-made table of well-behaved runs: the t-tests reject about as often as their level,
+    far from the paper's rates.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from scipy import stats
+    >>> rng = np.random.default_rng(0)
+    >>> acc = rng.normal(50, 3, (20, 10)).round()
+    >>> data = pd.DataFrame({"data_set": range(20), "n_test": 100, "mean": acc.mean(axis=1),
+    ...                      "sd": acc.std(axis=1, ddof=1),
+    ...                      "t_p": stats.ttest_1samp(acc, 50, axis=1).pvalue,
+    ...                      "shapiro_p": [stats.shapiro(a).pvalue for a in acc],
+    ...                      **{f"acc{r}": acc[:, r] for r in range(10)}})
+    >>> [(c.id, c.passed, c.ours) for c in check_fig6(data, "quick")]
+    [('G7', False, '0'), ('G8', False, '0.1'), ('G9', False, '0.1'), ('G10 5%', True, '0.15'),
+     ('G10 10%', True, '0.15'), ('G11', False, '0')]
+    """
     sub = data[data["n_test"] == 100].sort_values("data_set")
     first20 = sub[sub["data_set"] < 20]
     checks = []
@@ -122,6 +246,36 @@ def _paper_noise(rate):
 
 
 def compute_test_size(scale, runs):
+    """The test-size figure's data: per test size, the t-test's rate of 'significant' random
+    data sets at each alpha, and the RMS deviation of the data sets' mean accuracy from 50%.
+
+    Reads the data sets of :func:`compute_fig6`; the RMS's SE is by the delta method.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (test size, alpha): ``n_test``, ``alpha``, ``rate``, ``mcse``,
+        ``rms_deviation`` (points), ``rms_deviation_se`` and ``n_sets``.
+
+    Examples
+    --------
+    Seconds at the quick scale (instant once :func:`compute_fig6` has run):
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_test_size("quick", Runs())  # doctest: +SKIP
+    >>> data[data["alpha"] == 0.05].round(4)  # doctest: +SKIP
+        n_test  alpha  rate    mcse  rms_deviation  rms_deviation_se  n_sets
+    1      100   0.05  0.53  0.0499         3.8546            0.2524     100
+    4      300   0.05  0.57  0.0495         2.2652            0.1791     100
+    7     1000   0.05  0.49  0.0500         1.0592            0.0745     100
+    10    3000   0.05  0.51  0.0500         0.6188            0.0412     100
+    """
     data = _random(scale, runs)
     rows = []
     for m, sub in data.groupby("n_test"):
@@ -137,6 +291,28 @@ def compute_test_size(scale, runs):
 
 
 def plot_test_size(data):
+    """Left: the t-test's rate against the test size, per alpha; right: the RMS deviation from
+    50% against the test size, beside 1 / sqrt(test size).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_test_size`'s data.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, log axes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"n_test": m, "alpha": a, "rate": 0.2, "mcse": 0.04,
+    ...                       "rms_deviation": 10 / m**0.5, "rms_deviation_se": 0.05,
+    ...                       "n_sets": 100} for m in TEST_SIZES for a in ALPHAS])
+    >>> [ax.get_ylabel() for ax in plot_test_size(data).axes]
+    ["share of random data sets 'significant'", 'deviation from 50% (points)']
+    """
     fig = MplFigure(figsize=(10, 3.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     for a, sub in data.groupby("alpha"):
@@ -158,6 +334,30 @@ def plot_test_size(data):
 
 
 def check_test_size(data, scale):
+    """Judge G14a (the RMS deviation from 50% falls like 1/sqrt(test size): log-log slope
+    within 0.1 of -1/2) and report G14b (the t-test's rate at the smallest and largest size).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_test_size`'s data, with alpha = 0.05.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G14a, G14b.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame([{"n_test": m, "alpha": a, "rate": 0.2, "mcse": 0.04,
+    ...                       "rms_deviation": 10 / m**0.5, "rms_deviation_se": 0.05,
+    ...                       "n_sets": 100} for m in TEST_SIZES for a in ALPHAS])
+    >>> [(c.id, c.passed) for c in check_test_size(data, "quick")]
+    [('G14a', True), ('G14b', None)]
+    """
     dev = data.drop_duplicates("n_test").sort_values("n_test")
     slope = float(np.polyfit(np.log(dev["n_test"]), np.log(dev["rms_deviation"]), 1)[0])
     sub = data[data["alpha"] == 0.05].sort_values("n_test")

@@ -36,7 +36,17 @@ def _teacher_task(k: float, teacher: int):
 
 @dataclass(frozen=True)
 class TeacherRuns(Scenario):
-    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE."""
+    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE.
+
+    Examples
+    --------
+    Two runs of 200 updates on the first teacher of weight scale K = 1:
+
+    >>> import numpy as np
+    >>> records = TeacherRuns(k=1.0, teacher=0, updates=200).draw(np.random.default_rng(0), 2)
+    >>> list(records.columns), records.columns["test_nmse"].round(3).tolist()
+    (['rep', 'train_nmse', 'test_nmse'], [0.107, 0.075])
+    """
 
     name: ClassVar[str] = "giles-teacher"
     k: float = param(5.0, float, "the teacher's weight scale K")
@@ -44,6 +54,25 @@ class TeacherRuns(Scenario):
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
+        """Train `n_reps` student networks on the teacher's task; each run's train and test NMSE.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+            Runs.
+
+        Returns
+        -------
+        Records
+            ``rep, train_nmse, test_nmse``, one row per run.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> TeacherRuns(k=5.0, updates=200).draw(np.random.default_rng(0), 3).n_reps
+        3
+        """
         task = _teacher_task(self.k, self.teacher)
         nets = train_mlps(task.x_train, task.y_train, n_runs=n_reps, n_hidden=5,
                           n_updates=self.updates, rng=rng)
@@ -63,10 +92,63 @@ def _teacher(scale: str, runs: Runs) -> pd.DataFrame:
 
 
 def compute_teacher(scale, runs):
+    """The data of Figs 4 and 5: train and test NMSE of every run, per weight scale K of
+    :data:`KS` and teacher.
+
+    5 teachers per K, 40 runs of 20,000 updates each at the quick scale; 20 teachers, 100 runs
+    of 200,000 at the paper's; computed once per scale and copied.
+
+    Parameters
+    ----------
+    scale : {'quick', 'paper'}
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        One row per (K, teacher, run): ``k``, ``teacher``, ``run``, ``train_nmse``,
+        ``test_nmse``.
+
+    Examples
+    --------
+    Seconds at the quick scale:
+
+    >>> from evalmc.reproductions.report import Runs
+    >>> data = compute_teacher("quick", Runs())  # doctest: +SKIP
+    >>> data.shape, data.groupby("k").size().to_dict()  # doctest: +SKIP
+    ((800, 5), {1.0: 200, 5.0: 200, 10.0: 200, 15.0: 200})
+    """
     return _teacher(scale, runs).copy()
 
 
 def plot_fig4(data):
+    """Fig 4: histograms of the first teacher's train and test NMSE, one row per K.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_teacher`'s columns ``k, teacher, train_nmse, test_nmse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Eight panels.
+
+    Examples
+    --------
+    A hand-made table of log-normal errors:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"k": k, "teacher": t, "run": r, "train_nmse": x, "test_nmse": 1.1 * x}
+    ...                      for k in KS for t in (0, 1)
+    ...                      for r, x in enumerate(rng.lognormal(-3, 1, 20))])
+    >>> fig = plot_fig4(data)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (8, 'K = 1, train')
+    """
     data = data[data["teacher"] == 0]
     fig = MplFigure(figsize=(8, 9), layout="constrained")
     axes = fig.subplots(len(KS), 2)
@@ -78,6 +160,29 @@ def plot_fig4(data):
 
 
 def plot_fig5(data):
+    """Fig 5: box-whiskers beside mean +- sd of the first teacher's runs, one panel per K.
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_teacher`'s columns ``k, teacher, train_nmse, test_nmse``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four panels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"k": k, "teacher": t, "run": r, "train_nmse": x, "test_nmse": 1.1 * x}
+    ...                      for k in KS for t in (0, 1)
+    ...                      for r, x in enumerate(rng.lognormal(-3, 1, 20))])
+    >>> [ax.get_title() for ax in plot_fig5(data).axes]
+    ['K = 1', 'K = 5', 'K = 10', 'K = 15']
+    """
     data = data[data["teacher"] == 0]
     fig = MplFigure(figsize=(11, 3.8), layout="constrained")
     for ax, k in zip(fig.subplots(1, len(KS)), KS, strict=True):
@@ -116,6 +221,36 @@ def _non_gaussian(data, k, teacher):
 
 
 def check_fig4(data, scale):
+    """Judge Fig 4's patterns by the share of teachers showing them: non-Gaussian errors at
+    K = 1 and 5 (G1), skew positive at K = 1 and negative at K = 15 (G2), bimodal at K = 10 and
+    15 (G5).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_teacher`'s data, with every K of :data:`KS`.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G1 K=1, G1 K=5, G2, G5.
+
+    Examples
+    --------
+    A hand-made table of log-normal errors: none of the paper's patterns is seen by most
+    teachers.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"k": k, "teacher": t, "run": r, "train_nmse": x, "test_nmse": 1.1 * x}
+    ...                      for k in KS for t in (0, 1)
+    ...                      for r, x in enumerate(rng.lognormal(-3, 1, 20))])
+    >>> [(c.id, c.passed) for c in check_fig4(data, "quick")]
+    [('G1 K=1', False), ('G1 K=5', False), ('G2', False), ('G5', False)]
+    """
     teachers = sorted(data["teacher"].unique())
     test = {k: _by_teacher(data, k, "test_nmse") for k in KS}
     checks = [_shares_check(f"G1 K={k}", [(f"K={k}", *_share(
@@ -136,6 +271,33 @@ def _below_best(values) -> bool:
 
 
 def check_fig5(data, scale):
+    """Judge Fig 5's patterns by the share of teachers showing them: the median below the
+    mean at K = 1 and above at K = 15 (G3), mean minus one sd below the best run at K = 1 and 5
+    (G4).
+
+    Parameters
+    ----------
+    data : DataFrame
+        :func:`compute_teacher`'s data, with K = 1, 5 and 15.
+    scale : {'quick', 'paper'}
+        Unused.
+
+    Returns
+    -------
+    list of Check
+        G3, G4 K=1, G4 K=5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame([{"k": k, "teacher": t, "run": r, "train_nmse": x, "test_nmse": 1.1 * x}
+    ...                      for k in KS for t in (0, 1)
+    ...                      for r, x in enumerate(rng.lognormal(-3, 1, 20))])
+    >>> [(c.id, c.passed) for c in check_fig5(data, "quick")]
+    [('G3', False), ('G4 K=1', False), ('G4 K=5', True)]
+    """
     teachers = sorted(data["teacher"].unique())
     test = {k: _by_teacher(data, k, "test_nmse") for k in (1, 15)}
     checks = [_shares_check("G3", [
