@@ -52,6 +52,16 @@ class Param:
         ------
         ValueError
             Naming the parameter and its type.
+
+        Examples
+        --------
+        >>> from evalmc.registry import Param
+        >>> Param("rho", 0.0, float, "correlation").coerce("0.5")
+        0.5
+        >>> Param("n", 10, int, "runs").coerce("ten")
+        Traceback (most recent call last):
+        ...
+        ValueError: `n` must be an integer; got 'ten'.
         """
         if self.kind is str:
             return text
@@ -93,16 +103,53 @@ class Entry:
     facts: dict = field(default_factory=dict)
 
     def load(self):
-        """The implementation: ``target``'s attribute of its module, imported now."""
+        """The implementation: ``target``'s attribute of its module, imported now.
+
+        Returns
+        -------
+        object
+
+        Examples
+        --------
+        >>> from evalmc.registry import Entry
+        >>> Entry("pi", "math:pi", "the circle's constant").load()
+        3.141592653589793
+        """
         module, _, attribute = self.target.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
     def defaults(self) -> dict:
-        """Parameter name to default value, in order."""
+        """Parameter name to default value, in order.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from evalmc.sims import SCENARIOS
+        >>> SCENARIOS["pool"].defaults()
+        {'preset': 'asreader-random', 'n': 10, 'shift': 0.0}
+        """
         return {p.name: p.default for p in self.params}
 
     def param(self, name: str) -> Param:
-        """The parameter `name`, or a ValueError naming the valid ones."""
+        """The parameter `name`, or a ValueError naming the valid ones.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Param
+
+        Examples
+        --------
+        >>> from evalmc.sims import SCENARIOS
+        >>> SCENARIOS["pool"].param("n").doc
+        'runs per model and replication'
+        """
         for p in self.params:
             if p.name == name:
                 return p
@@ -153,7 +200,22 @@ class Registry(Mapping):
         return f"Registry({self.kind!r}, {list(self._entries)})"
 
     def entry(self, name: str) -> Entry:
-        """The entry `name`, or a ValueError listing the valid names."""
+        """The entry `name`, or a ValueError listing the valid names.
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        Entry
+
+        Examples
+        --------
+        >>> from evalmc.criteria import CRITERIA
+        >>> CRITERIA.entry("welch-t").target
+        'evalmc.criteria.ttests:welch_t'
+        """
         try:
             return self._entries[name]
         except (KeyError, TypeError):

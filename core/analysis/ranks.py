@@ -60,17 +60,40 @@ difference 1.657 at alpha 0.05
     pairs: pd.DataFrame
 
     def to_frame(self) -> pd.DataFrame:
-        """The pairwise table (:attr:`pairs`)."""
+        """The pairwise table (:attr:`pairs`); shown in the class's example.
+
+        Returns
+        -------
+        DataFrame
+        """
         return self.pairs
 
     def headline(self) -> str:
-        """One line: models, data sets, Friedman's test and the critical difference."""
+        """One line: models, data sets, Friedman's test and the critical difference; shown in
+        the class's example.
+
+        Returns
+        -------
+        str
+        """
         return (f"{len(self.models)} models on {self.n_datasets} data sets; Friedman "
                 f"chi-square {self.friedman_chi2:.3f}, p = {self.friedman_p:.3g}; Nemenyi "
                 f"critical difference {self.critical_difference:.3f} at alpha {self.alpha:g}")
 
     def to_dict(self) -> dict:
-        """Every number, as plain Python values (for JSON)."""
+        """Every number, as plain Python values (for JSON).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]})
+        >>> res.to_dict()["models"], res.to_dict()["data_sets"]
+        (2, 3)
+        """
         return {"models": len(self.models), "data_sets": self.n_datasets,
                 "dropped": self.dropped, "friedman_chi2": self.friedman_chi2,
                 "friedman_p": self.friedman_p, "critical_difference": self.critical_difference,
@@ -83,6 +106,13 @@ difference 1.657 at alpha 0.05
         -------
         matplotlib.figure.Figure
             Not saved: call its ``savefig``.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> fig = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]}).plot()
+        >>> fig.axes[0].get_title()[:17]
+        'Critical differen'
         """
         from evalmc.plots import critical_difference
 
