@@ -320,16 +320,14 @@ def bayes_signed_rank_left(z, rope, prior, n_samples, rng):
         return (a > thresh) + 0.5 * (a == thresh)
 
     above, below = heaviside(sums, 2 * rope), heaviside(-sums, 2 * rope)
-    left = 0
-    for _ in range(n_samples):
-        w = rng.standard_gamma(alpha)
-        w /= w.sum()
-        outer = np.outer(w, w)
-        right = np.sum(outer * above)
-        low = np.sum(outer * below) if rope > 0 else 1 - right
-        middle = 1 - low - right if rope > 0 else 0.0
-        left += np.argmax([low, middle, right]) == 0
-    return left / n_samples
+    w = rng.standard_gamma(alpha, size=(n_samples, diff.size))  # draw after draw, as a loop
+    w /= w.sum(axis=1, keepdims=True)
+    outer = w[:, :, None] * w[:, None, :]
+    right = np.sum(outer * above, axis=(1, 2))
+    low = np.sum(outer * below, axis=(1, 2)) if rope > 0 else 1 - right
+    middle = 1 - low - right if rope > 0 else np.zeros(n_samples)
+    left = np.argmax(np.stack([low, middle, right]), axis=0) == 0
+    return left.sum() / n_samples
 
 
 def item_cells(skill, sd, rho):
