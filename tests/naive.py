@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -232,14 +233,24 @@ def mcnemar_exact_size(n, discordant, alpha, name):
 
     The discordant total is Binomial(n, discordant) and, given it, n01 is Binomial(m, 1/2).
     """
-    total = 0.0
+    return _mcnemar_exact_sizes(n, float(discordant), alpha)[name]
+
+
+@functools.cache
+def _mcnemar_exact_sizes(n, discordant, alpha):
+    """`mcnemar_exact_size` of the three tests, from one enumeration (`mcnemar_pvalues` gives
+    the three p-values of a table at once)."""
+    total = dict.fromkeys(("mcnemar", "mcnemar-exact", "mcnemar-midp"), 0.0)
     for m in range(n + 1):
         p_m = stats.binom.pmf(m, n, discordant)
         if p_m < 1e-15:
             continue
         for k in range(m + 1):
-            if mcnemar_pvalues(k, m - k)[name] <= alpha:
-                total += p_m * stats.binom.pmf(k, m, 0.5)
+            rejected = [name for name, p in mcnemar_pvalues(k, m - k).items() if p <= alpha]
+            if rejected:
+                p_mk = p_m * stats.binom.pmf(k, m, 0.5)
+                for name in rejected:
+                    total[name] += p_mk
     return total
 
 
