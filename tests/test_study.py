@@ -224,17 +224,24 @@ class TestCache:
         assert res.blocks_computed == 1 and res.summary.equals(_study().summary)
 
 
-KILLABLE = '''
-import sys, time
-from evalmc.study.rates import make_design, run_study
+SLOW = '''
+import time
 def slow(a, b):
     time.sleep(0.002)
     return float(a.mean() > b.mean())
-res = run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", slow], n_reps=1200,
-                seed=3, block_size=100, cache=sys.argv[1])
-print(res.summary.to_json())
 '''
-BLOCKS = 12  # of KILLABLE's study, 0.2 s each (the sleep): the kill comes after 3
+KILLABLE = '''
+import sys
+from evalmc.study.rates import make_design, run_study
+run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", sys.argv[2]], n_reps=600, seed=3,
+          block_size=50, cache=sys.argv[1])
+'''
+BLOCKS = 12  # of KILLABLE's study, 0.1 s each (the sleep): the kill comes after 3
+
+
+def _killable(criterion, cache):
+    return run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", criterion], n_reps=600,
+                     seed=3, block_size=50, cache=cache)
 
 
 def _wait_for_blocks(cache, count, proc, timeout=60):
@@ -246,25 +253,23 @@ def _wait_for_blocks(cache, count, proc, timeout=60):
 
 
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path):
-    script = tmp_path / "study.py"
+    """A study killed by SIGKILL mid-run resumes from its cache (here in this process) to
+    the summary of a study never stopped, reusing every block the killed one finished."""
+    script, criterion = tmp_path / "study.py", tmp_path / "slow.py"
     script.write_text(KILLABLE)
-    cache = tmp_path / "cache"
+    criterion.write_text(SLOW)
+    cache, spec = tmp_path / "cache", f"{criterion}:slow"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
-    # the uninterrupted run, beside the other two (the criterion mostly sleeps)
-    fresh = subprocess.Popen([sys.executable, str(script), str(tmp_path / "other")], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc = subprocess.Popen([sys.executable, str(script), str(cache)], env=env,
+    proc = subprocess.Popen([sys.executable, str(script), str(cache), spec], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     _wait_for_blocks(cache, 3, proc)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     finished = len(list(cache.rglob("*.npz")))
     assert 3 <= finished < BLOCKS
-    resumed = subprocess.run([sys.executable, str(script), str(cache)], env=env,
-                             capture_output=True, text=True, check=True)
-    out, err = fresh.communicate(timeout=120)
-    assert fresh.returncode == 0, err
-    assert resumed.stdout == out
+    resumed = _killable(spec, cache)
+    assert (resumed.blocks_reused, resumed.blocks_computed) == (finished, BLOCKS - finished)
+    assert resumed.summary.equals(_killable(spec, None).summary)
     assert len(list(cache.rglob("*.npz"))) == BLOCKS
     assert not list(cache.rglob("*.tmp"))
 
