@@ -228,22 +228,23 @@ class TestCache:
 
 SLOW = '''
 import time
-def slow(a, b):
-    time.sleep(0.002)
-    return float(a.mean() > b.mean())
+def slow(a, b, axis=-1):
+    """Called once per block (it takes `axis`): 0.1 s."""
+    time.sleep(0.1)
+    return (a.mean(axis=axis) > b.mean(axis=axis)).astype(float)
 '''
 KILLABLE = '''
 import sys
 from evalmc.study.rates import make_design, run_study
-run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", sys.argv[2]], n_reps=600, seed=3,
-          block_size=50, cache=sys.argv[1])
+run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", sys.argv[2]], n_reps=1600, seed=3,
+          block_size=100, cache=sys.argv[1])
 '''
-BLOCKS = 12  # of KILLABLE's study, 0.1 s each (the sleep): the kill comes after 3
+BLOCKS = 16  # of KILLABLE's study, 0.1 s each (the sleep): the kill comes after 3
 
 
 def _killable(criterion, cache):
-    return run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", criterion], n_reps=600,
-                     seed=3, block_size=50, cache=cache)
+    return run_study(make_design(n_a=5, n_b=5), "normal", ["welch-t", criterion], n_reps=1600,
+                     seed=3, block_size=100, cache=cache)
 
 
 def _wait_for_blocks(cache, count, proc, timeout=60):
