@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -232,14 +233,24 @@ def mcnemar_exact_size(n, discordant, alpha, name):
 
     The discordant total is Binomial(n, discordant) and, given it, n01 is Binomial(m, 1/2).
     """
-    total = 0.0
+    return _mcnemar_exact_sizes(n, float(discordant), alpha)[name]
+
+
+@functools.cache
+def _mcnemar_exact_sizes(n, discordant, alpha):
+    """`mcnemar_exact_size` of the three tests, from one enumeration (`mcnemar_pvalues` gives
+    the three p-values of a table at once)."""
+    total = dict.fromkeys(("mcnemar", "mcnemar-exact", "mcnemar-midp"), 0.0)
     for m in range(n + 1):
         p_m = stats.binom.pmf(m, n, discordant)
         if p_m < 1e-15:
             continue
         for k in range(m + 1):
-            if mcnemar_pvalues(k, m - k)[name] <= alpha:
-                total += p_m * stats.binom.pmf(k, m, 0.5)
+            rejected = [name for name, p in mcnemar_pvalues(k, m - k).items() if p <= alpha]
+            if rejected:
+                p_mk = p_m * stats.binom.pmf(k, m, 0.5)
+                for name in rejected:
+                    total[name] += p_mk
     return total
 
 
@@ -320,16 +331,14 @@ def bayes_signed_rank_left(z, rope, prior, n_samples, rng):
         return (a > thresh) + 0.5 * (a == thresh)
 
     above, below = heaviside(sums, 2 * rope), heaviside(-sums, 2 * rope)
-    left = 0
-    for _ in range(n_samples):
-        w = rng.standard_gamma(alpha)
-        w /= w.sum()
-        outer = np.outer(w, w)
-        right = np.sum(outer * above)
-        low = np.sum(outer * below) if rope > 0 else 1 - right
-        middle = 1 - low - right if rope > 0 else 0.0
-        left += np.argmax([low, middle, right]) == 0
-    return left / n_samples
+    w = rng.standard_gamma(alpha, size=(n_samples, diff.size))  # draw after draw, as a loop
+    w /= w.sum(axis=1, keepdims=True)
+    outer = w[:, :, None] * w[:, None, :]
+    right = np.sum(outer * above, axis=(1, 2))
+    low = np.sum(outer * below, axis=(1, 2)) if rope > 0 else 1 - right
+    middle = 1 - low - right if rope > 0 else np.zeros(n_samples)
+    left = np.argmax(np.stack([low, middle, right]), axis=0) == 0
+    return left.sum() / n_samples
 
 
 def item_cells(skill, sd, rho):

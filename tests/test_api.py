@@ -15,7 +15,7 @@ import evalmc
 
 DATA = {"__version__", "SCENARIOS", "CRITERIA"}
 #: Libraries ``import evalmc`` and the command modules' top levels must not load.
-HEAVY = ("numpy", "pandas", "scipy", "numba", "matplotlib", "joblib")
+HEAVY = ("numpy", "pandas", "scipy", "numba", "matplotlib", "joblib", "dask")
 #: evalmc modules the command modules may import only inside ``run`` (the registries they
 #: read are light).
 HEAVY_EVALMC = ("evalmc.study.rates", "evalmc.estimators.boon", "evalmc.estimators.intervals",

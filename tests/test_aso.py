@@ -1,5 +1,7 @@
 """Almost stochastic order: deepsig's number, computed ~400 times faster."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -26,6 +28,17 @@ def test_eps_min_is_deepsigs_for_the_same_seed(n_a, n_b, step, shift):
     assert ours == pytest.approx(ref, rel=1e-12, abs=1e-15)
 
 
+def test_defaults_are_deepsigs_defaults():
+    """The tests above leave deepsig's other defaults (samples, dt, confidence) as they are,
+    with 200 bootstrap iterations: ours are deepsig's, iterations included."""
+    theirs = inspect.signature(deepsig.aso).parameters
+    ours = inspect.signature(eps_min).parameters
+    for mine, name in (("n_boot", "num_bootstrap_iterations"), ("dt", "dt"),
+                       ("confidence", "confidence_level")):
+        assert ours[mine].default == theirs[name].default, name
+
+
+@pytest.mark.slow  # deepsig at its defaults: 3-4 s a call (test_defaults_are_deepsigs_defaults)
 def test_default_settings_are_deepsigs():
     rng = np.random.default_rng(1)
     a, b = rng.normal(0.5, 1, 10), rng.normal(0, 1, 10)

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from figure_checks import layout_of
+from figure_checks import layout_of, quick_reproduction
 from scipy import stats
 
 from evalmc.reproductions import bajgar2018
@@ -12,9 +12,8 @@ from evalmc.reproductions.runner import figures, reproduce
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("bajgar")
-    checks = reproduce("bajgar2018", scale="quick", out=out, log=lambda line: None)
-    return out, {c.id: c for c in checks}
+    """The quick-scale figures: CI's main job's, or computed here (figure_checks.py)."""
+    return quick_reproduction("bajgar2018", tmp_path_factory)
 
 
 def test_every_target_is_reported_once(quick):

@@ -39,13 +39,13 @@ def test_cli_startup_workload_checks_the_exit_status():
         wrong(small=True)
 
 
-def test_engine_workloads_give_the_same_rejections_on_both_sides():
-    from evalmc.bench.engine import loky, threads
+def test_engine_workload_reports_the_rejection_counts():
+    # that they are the same on every backend is tests/test_study.py's
+    # TestReproducibility::test_identical_for_jobs_and_backends
+    from evalmc.bench.engine import threads
 
-    for make in (threads(2), loky):
-        ours, peer = make()
-        assert ours(small=True) == peer(small=True)
-        assert re.fullmatch(r"rejections( \d+){6}", ours(small=True))
+    ours, _ = threads(2)()
+    assert re.fullmatch(r"rejections( \d+){6}", ours(small=True))
 
 
 def test_memory_workload_reports_peak_memory():

@@ -3,13 +3,13 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from figure_checks import layout_of
+from figure_checks import layout_of, quick_reproduction
 from scipy import stats
 
 from evalmc.analysis.power import average_power
 from evalmc.bench.registry import WORKLOADS
 from evalmc.reproductions import PAPERS, bouthillier2021
-from evalmc.reproductions.runner import figures, reproduce
+from evalmc.reproductions.runner import figures
 
 #: Targets expected to fail at every scale, for the reasons in their notes: the test's false
 #: positives under the authors' bias sds (T9) and its false negatives at Noether's k = 29 (C3).
@@ -18,9 +18,8 @@ KNOWN_MISSES = {"T9", "C3"}
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("figures")
-    checks = reproduce("bouthillier2021", scale="quick", out=out, n_jobs=2, log=lambda _: None)
-    return out, {c.id: c for c in checks}
+    """The quick-scale figures: CI's main job's, or computed here (figure_checks.py)."""
+    return quick_reproduction("bouthillier2021", tmp_path_factory)
 
 
 def test_registered():

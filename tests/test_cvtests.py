@@ -3,10 +3,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from figure_checks import layout_of
+from figure_checks import layout_of, quick_reproduction
 
 from evalmc.reproductions import PAPERS, cvtests
-from evalmc.reproductions.runner import figures, reproduce
+from evalmc.reproductions.runner import figures
 
 #: Claims that do not hold on the two simulated problems, for the reasons in their notes: the
 #: corrections are conservative (J3, K2), the 10-fold t is not elevated (K1), 5x2cv has little
@@ -19,9 +19,8 @@ KNOWN_MISSES = {"J3", "K1", "K2", "D5", "A1", "D2"}
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    out = tmp_path_factory.mktemp("figures")
-    checks = reproduce("cvtests", scale="quick", out=out, n_jobs=2, log=lambda _: None)
-    return out, {c.id: c for c in checks}
+    """The quick-scale figures: CI's main job's, or computed here (figure_checks.py)."""
+    return quick_reproduction("cvtests", tmp_path_factory)
 
 
 def test_registered():

@@ -55,23 +55,34 @@ def test_fixed_seed_counts(study):
     assert covered == [3782, 2937, 3796, 3331, 3809, 3596]
 
 
+def _blocks(**kwargs):
+    """A quarter of `study` in blocks of 100: ten blocks per condition, for the checks of
+    workers, tasks and the cache (which do not depend on the number of replications)."""
+    return _study(**{"n_reps": 1000, "block_size": 100, **kwargs})
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    return _blocks()
+
+
 @pytest.mark.parametrize("kwargs", [{"n_jobs": 2}, {"n_jobs": 2, "backend": "loky"},
                                     {"task_seconds": 1e-9, "n_jobs": 2}])
-def test_identical_for_workers_backends_and_task_lengths(study, kwargs):
-    pd.testing.assert_frame_equal(_study(**kwargs).summary, study.summary)
+def test_identical_for_workers_backends_and_task_lengths(blocks, kwargs):
+    pd.testing.assert_frame_equal(_blocks(**kwargs).summary, blocks.summary)
 
 
-def test_cache_resume_and_extension(tmp_path, study):
-    short = _study(cache=tmp_path, n_reps=1500)
-    assert short.blocks_computed == 9
-    full = _study(cache=tmp_path)
-    assert full.blocks_reused == 9 and full.blocks_computed == 15
-    pd.testing.assert_frame_equal(full.summary, study.summary)
-    again = _study(cache=tmp_path)
+def test_cache_resume_and_extension(tmp_path, blocks):
+    short = _blocks(cache=tmp_path, n_reps=400)
+    assert short.blocks_computed == 12
+    full = _blocks(cache=tmp_path)
+    assert full.blocks_reused == 12 and full.blocks_computed == 18
+    pd.testing.assert_frame_equal(full.summary, blocks.summary)
+    again = _blocks(cache=tmp_path)
     assert again.blocks_computed == 0
     # another target is another tally: not read from the cache
-    other = _study(cache=tmp_path, target="effect")
-    assert other.blocks_computed == 24
+    other = _blocks(cache=tmp_path, target="effect")
+    assert other.blocks_computed == 30
 
 
 def test_measures_equal_the_kept_values():

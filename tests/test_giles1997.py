@@ -1,3 +1,4 @@
+import main_job
 import numpy as np
 import pandas as pd
 import pytest
@@ -14,10 +15,18 @@ HOLD_AT_QUICK = {"G6", "G6b", "G7", "G8", "G9", "G12 snooped", "G12 fresh", "G13
 
 @pytest.fixture(scope="module")
 def quick():
+    """``{figure: (data, checks, drawing)}`` at the quick scale: CI's main job's figures (one
+    worker) when .ci/run vouches for them (main_job.py), else computed here on two."""
+    folder = main_job.vouched()
     out = {}
     for fig in figures("giles1997"):
-        data = fig.compute("quick", Runs(2))
-        out[fig.name] = (data, fig.check(data, "quick"), fig.plot(data))
+        if folder is None:
+            data = fig.compute("quick", Runs(2))
+            found = fig.check(data, "quick")
+        else:
+            data = pd.read_csv(folder / "giles1997" / f"{fig.name}.csv")
+            found = main_job.checks(folder, "giles1997", fig.name)
+        out[fig.name] = (data, found, fig.plot(data))
     return out
 
 
@@ -60,7 +69,8 @@ def test_quick_scale_data(quick):
 
 
 def test_quick_scale_is_deterministic(quick):
-    again = giles1997.compute_fig6("quick", Runs(1))
+    """Fig 6 again, on another number of workers than the fixture's."""
+    again = giles1997.compute_fig6("quick", Runs(1 if main_job.vouched() is None else 2))
     pd.testing.assert_frame_equal(again, quick["fig6"][0])
 
 

@@ -119,13 +119,29 @@ def test_baycomp_correlated_t_is_read_as_a_decision_on_a_minus_b():
     assert baycomp.two_on_single(a[0], b[0])[0] == pytest.approx(p_left[0], rel=1e-12)
 
 
-def test_deepsig_aso_gets_a_seed_from_the_replications_stream():
+def test_deepsig_aso_gets_a_seed_from_the_replications_stream(monkeypatch):
+    """The adapter calls deepsig.aso(a, b, show_progress=False, seed=...) with a seed drawn
+    from the replication's stream, and reads eps_min < 0.2 as "A better". deepsig itself
+    (3-4 s a call) runs with these arguments in test_aso.py, and through this adapter in the
+    README's deepsig example (pytest -m slow)."""
     deepsig = pytest.importorskip("deepsig")
+    calls, answers = [], [0.19, 0.2]  # eps_min: "A better" below 0.2 only
+
+    def aso(a, b, **kwargs):
+        calls.append((a.copy(), b.copy(), kwargs))
+        return answers.pop(0)
+
+    monkeypatch.setattr(deepsig, "aso", aso)
     crit = get_criterion("deepsig:aso")
     assert crit.alternative == "greater"
     rng = np.random.default_rng(5)
     a, b = rng.normal(1.5, 1, (1, 8)), rng.normal(0, 1, (1, 8))
-    res = crit(Batch(a, b, paired=False), np.random.default_rng(6))
     seed = int(np.random.default_rng(6).integers(2**31))
-    eps_min = deepsig.aso(a[0], b[0], show_progress=False, seed=seed)
-    assert res.decisions(0.05)[0] == (eps_min < 0.2)
+    for better in (True, False):
+        calls.clear()
+        res = crit(Batch(a, b, paired=False), np.random.default_rng(6))
+        ((x, y, kwargs),) = calls
+        np.testing.assert_array_equal(x, a[0])
+        np.testing.assert_array_equal(y, b[0])
+        assert kwargs == {"show_progress": False, "seed": seed}
+        assert res.decisions(0.05)[0] == better

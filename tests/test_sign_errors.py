@@ -8,16 +8,17 @@ from evalmc import run_study
 from evalmc.study.rates import make_design
 
 
-def _study(**kwargs):
-    return run_study(make_design(n=6, shift=[0.0, 0.4]), "paired-normal",
-                     ["paired-t", "wilcoxon", "bootstrap-mean-paired-percentile"],
+def _study(criteria=("paired-t", "wilcoxon", "bootstrap-mean-paired-percentile"), **kwargs):
+    return run_study(make_design(n=6, shift=[0.0, 0.4]), "paired-normal", list(criteria),
                      n_reps=kwargs.pop("n_reps", 20_000), seed=17, alpha=[0.05, 0.01], **kwargs)
 
 
 def test_paired_t_errors_match_a_plain_simulation():
     """Paired-normal, n = 6, mean difference 0.4 (sd of a difference sqrt 2): scipy's paired
-    t-test on independent draws gives type-S and type-M within 4 combined MCSEs."""
-    res = _study()
+    t-test on independent draws gives type-S and type-M within 4 combined MCSEs. Only the
+    paired t-test runs: its rows do not depend on the other criteria (its own stream), and the
+    9,999-resample bootstrap would take 95% of the time."""
+    res = _study(criteria=["paired-t"])
     row = res.summary.query("criterion == 'paired-t' and shift == 0.4 and alpha == 0.05")
     rng = np.random.default_rng(99)
     d = rng.normal(0.4, np.sqrt(2), (20_000, 6))
@@ -33,8 +34,14 @@ def test_paired_t_errors_match_a_plain_simulation():
     assert ours["type_s"] > 0 and ours["type_m"] > 2  # small studies exaggerate
 
 
-def test_tallies_equal_the_kept_estimates():
-    res = _study(n_reps=3000, keep_values=True)
+@pytest.fixture(scope="module")
+def small():
+    """The three criteria at 2000 replications (two blocks per condition), values kept."""
+    return _study(n_reps=2000, keep_values=True)
+
+
+def test_tallies_equal_the_kept_estimates(small):
+    res = small
     summary = res.summary
     for (cid, key), result in res.outcomes.items():
         cond = res.conditions[cid]
@@ -51,17 +58,17 @@ def test_tallies_equal_the_kept_estimates():
                 ratio.std(ddof=1) / np.sqrt(sig.sum()), rel=1e-4)
 
 
-def test_errors_do_not_depend_on_workers_or_the_cache(tmp_path):
-    one = _study(n_reps=3000).summary
-    two = _study(n_reps=3000, n_jobs=2, cache=tmp_path).summary
-    again = _study(n_reps=3000, cache=tmp_path).summary
+def test_errors_do_not_depend_on_workers_or_the_cache(small, tmp_path):
+    one = small.summary
+    two = _study(n_reps=2000, n_jobs=2, cache=tmp_path).summary
+    again = _study(n_reps=2000, cache=tmp_path).summary
     for other in (two, again):
         np.testing.assert_array_equal(one[["type_s", "type_m", "type_m_mcse"]].to_numpy(),
                                       other[["type_s", "type_m", "type_m_mcse"]].to_numpy())
 
 
-def test_only_alternative_rows_of_estimating_criteria_have_them():
-    summary = _study(n_reps=2000).summary
+def test_only_alternative_rows_of_estimating_criteria_have_them(small):
+    summary = small.summary
     has = summary["type_m"].notna()
     assert not has[summary["shift"] == 0].any()
     assert not has[summary["criterion"] == "wilcoxon"].any()
@@ -71,8 +78,8 @@ def test_only_alternative_rows_of_estimating_criteria_have_them():
     assert "type_s" not in plain.columns
 
 
-def test_fixed_seed_regression():
-    summary = _study(n_reps=2000).summary
+def test_fixed_seed_regression(small):
+    summary = small.summary
     row = summary.query("criterion == 'bootstrap-mean-paired-percentile' and shift == 0.4 "
                         "and alpha == 0.05").iloc[0]
     assert round(row["rate"] * 2000) == 462
