@@ -34,6 +34,7 @@ import joblib
 import numpy as np
 from tqdm.auto import tqdm
 
+from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.options import TASK_SECONDS
 from evalmc.sims import Scenario
@@ -63,21 +64,35 @@ class Failure:
 class Plan:
     """What to run: conditions, analyses and the replications of each condition.
 
-    Each analysis has a ``key`` (names its stored results), a ``stream`` (seeds its random
-    numbers), a ``name``, ``uses_rng`` (False: it may run on several blocks at once),
-    ``run(batch, rng)`` giving a result over the batch's replications,
-    ``tallies(result, starts, scenario)`` giving one ``(tally, errors)`` per block of it,
-    ``split(result, starts)`` giving its values per block, ``usable(records, key,
-    keep_values)`` telling whether a block's stored records serve this study,
-    ``from_records``/``to_records`` reading and writing them, and its tally's type as
-    ``tally_type`` (with ``associative``, ``n``, ``failed`` and ``+``).
+    Attributes
+    ----------
+    conditions : dict
+        Condition id to its scenario.
+    analyses : list of Analysis
+        What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
+    n_reps, seed, block_size : int
+        Replications per condition, root seed, replications per block.
+
+    Examples
+    --------
+    >>> from evalmc.engine.scheduler import Plan
+    >>> from evalmc.sims.scores import Normal
+    >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
+    >>> plan.n_blocks, plan.sizes(1, 3)
+    (3, [1000, 500])
     """
 
     conditions: dict[int, Scenario]
-    analyses: list
+    analyses: list[Analysis]
     n_reps: int
     seed: int
     block_size: int
+
+    def __post_init__(self):
+        for a in self.analyses:
+            if not isinstance(a, Analysis):
+                raise TypeError(f"a plan's analyses derive from evalmc.engine.analysis."
+                                f"Analysis; got {type(a).__name__}.")
 
     @property
     def n_blocks(self) -> int:
@@ -109,40 +124,6 @@ def analysis_rng(seed: int, cid: int, block: int, key: str) -> np.random.Generat
     """The generator of analysis `key` on block `block` of condition `cid`."""
     return np.random.default_rng(
         np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(key.encode()))))
-
-
-def split_errors(errors: dict[int, str], starts) -> list[dict[int, str]]:
-    """Messages by replication of a run of blocks, as one dict per block (block-relative)."""
-    out = [{} for _ in range(len(starts) - 1)]
-    for rep, msg in errors.items():
-        k = int(np.searchsorted(starts, rep, side="right")) - 1
-        out[k][rep - int(starts[k])] = msg
-    return out
-
-
-def read_records(records, key, block, keep_values, tally_type):
-    """A stored tally, its errors by ``(block, rep)``, and its values' arrays and metadata
-    (None unless `keep_values`)."""
-    arrays, meta = records[key]
-    errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
-    named, info = records[f"{key}#values"] if keep_values else (None, None)
-    return tally_type.from_record(arrays, meta), errors, named, info
-
-
-def write_records(key, tally, errors, values) -> dict:
-    """The records of a block's tally (with its errors) and, when given as ``(arrays,
-    metadata)``, its values: missing arrays (None) are left out."""
-    arrays, meta = tally.to_record()
-    records = {key: (arrays, {**meta, "errors": {str(rep): m for (_, rep), m in errors.items()}})}
-    if values is not None:
-        named, info = values
-        records[f"{key}#values"] = ({k: v for k, v in named.items() if v is not None}, info)
-    return records
-
-
-def block_errors(errors: dict) -> dict[int, str]:
-    """Messages by replication within the block, from messages by ``(block, rep)``."""
-    return {rep: msg for (_, rep), msg in errors.items()}
 
 
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
@@ -253,7 +234,7 @@ class _Sums:
 def choose_backend(analyses, n_jobs: int) -> str:
     """'loky' processes when several workers would run a pure-Python analysis (a user's
     function, which holds the GIL), else 'threads' (built-in kernels release it)."""
-    pure = any(getattr(a, "pure_python", False) for a in analyses)
+    pure = any(a.pure_python for a in analyses)
     return "loky" if pure and n_jobs != 1 else "threads"
 
 
@@ -311,14 +292,13 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
 
     def missing(records):
         """The keys whose stored record this study cannot use."""
-        return [k for k in keys
-                if not (k in records and by_key[k].usable(records, k, keep_values))]
+        return [k for k in keys if not by_key[k].usable(records, keep_values)]
 
     def take_cached(cond, block, records, absent):
         for key in keys:
             if key not in absent:
                 record(cond.cid, key, block,
-                       *by_key[key].from_records(records, key, block, keep_values))
+                       *by_key[key].from_records(records, block, keep_values))
 
     def next_task(cond, chunk):
         """The next task of `cond` (after taking its cached blocks), or None when done."""
@@ -386,7 +366,7 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                 if cond.store is not None:  # stored first: a stop keeps this block
                     cond.store.save(block, size(block), {
                         name: rec for key, entry in by_block[block]
-                        for name, rec in by_key[key].to_records(key, *entry).items()})
+                        for name, rec in by_key[key].to_records(*entry).items()})
                 for key, entry in by_block[block]:
                     record(cid, key, block, *entry)
             outcome.blocks_computed += len(task_sizes)
