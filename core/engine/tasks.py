@@ -1,9 +1,9 @@
 """What a worker runs: a task, consecutive blocks of one condition, drawn a slab at a time.
 
 A worker draws up to :data:`SLAB_REPS` replications at once: the scenario draws the slab's
-blocks in one call, each block from its own stream, and each analysis that needs no
-randomness runs once on the whole slab, so Python's share of the work, which holds the GIL,
-stays small. An analysis that draws random numbers runs block by
+blocks in one call, each block from its own stream (:class:`~evalmc.sims.streams.BlockStreams`),
+and each analysis that needs no randomness runs once on the whole slab, so Python's share of
+the work, which holds the GIL, stays small. An analysis that draws random numbers runs block by
 block, each block with its own stream. The task returns each block's tally (or, when nothing
 needs them one by one and they add up in any order, one tally for the whole task), never the
 replications' values unless the study keeps them.
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalmc.sims.streams import block_rng
+from evalmc.sims.streams import BlockStreams
 
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
 SLAB_REPS = 16_384
@@ -183,9 +183,10 @@ def run_task(task: Task) -> TaskResult:
 def _run(task: Task) -> TaskResult:
     start = time.perf_counter()
     out = {a.key: [] for a in task.analyses}
+    streams = BlockStreams(task.seed, task.cid, task.first, len(task.sizes))
     step = max(1, SLAB_REPS // max(task.sizes))
     for s in range(0, len(task.sizes), step):
-        _run_slab(task, task.first + s, task.sizes[s:s + step], out)
+        _run_slab(task, streams[s:s + step], task.sizes[s:s + step], out)
     if not task.per_block:
         for a in task.analyses:
             if a.tally_type.associative:
@@ -193,11 +194,10 @@ def _run(task: Task) -> TaskResult:
     return TaskResult(task.cid, task.first, task.sizes, time.perf_counter() - start, out)
 
 
-def _run_slab(task: Task, first: int, sizes, out: dict) -> None:
+def _run_slab(task: Task, streams: BlockStreams, sizes, out: dict) -> None:
     """Draw a slab of blocks and add every analysis's entries for them to `out`."""
-    blocks = list(range(first, first + len(sizes)))
-    joint, batches = task.scenario.draw_slab([block_rng(task.seed, task.cid, b)
-                                              for b in blocks], sizes)
+    joint, batches = task.scenario.draw_slab(streams, sizes)
+    blocks = list(range(streams.first, streams.first + len(sizes)))
     for a in task.analyses:
         if a.uses_rng or joint is None:  # block by block, each with its own stream
             for b, size, batch in zip(blocks, sizes, batches, strict=True):
