@@ -245,8 +245,12 @@ def gaussian_slab(rng, states, bounds, dfs, out):
     for k in range(bounds.size - 1):
         enter_block(rng, states, k)
         for j in range(dfs.size):
-            for i in range(bounds[k], bounds[k + 1]):
-                out[j, i] = rng.standard_normal() if dfs[j] == 0 else rng.chisquare(dfs[j])
+            if dfs[j] == 0:
+                for i in range(bounds[k], bounds[k + 1]):
+                    out[j, i] = rng.standard_normal()
+            else:
+                for i in range(bounds[k], bounds[k + 1]):
+                    out[j, i] = rng.chisquare(dfs[j])
 
 
 @njit(cache=True, nogil=True)
