@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -350,6 +350,48 @@ class Batch:
         )
 
 
+class SlabBlocks(Sequence):
+    """The blocks of a slab, each a :class:`Batch` made by ``make(k)`` when first asked for,
+    then kept: a study that runs its criteria on the joined slab never makes them.
+
+    Parameters
+    ----------
+    count : int
+        Blocks.
+    make : callable
+        ``make(k)`` gives block k's Batch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch, SlabBlocks
+    >>> joint = Batch(np.arange(6.0).reshape(3, 2), np.zeros((3, 2)), paired=False)
+    >>> blocks = SlabBlocks(2, lambda k: joint.rows(2 * k, 2 * k + 2))
+    >>> len(blocks), blocks[1].a.tolist()
+    (2, [[4.0, 5.0]])
+    """
+
+    def __init__(self, count: int, make: Callable[[int], Batch]):
+        self._make = make
+        self._made: list[Batch | None] = [None] * count
+
+    def __len__(self) -> int:
+        return len(self._made)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if self._made[k] is None:
+            self._made[k] = self._make(range(len(self))[k])
+        return self._made[k]
+
+    def scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every block's scores ``(a, b)``, joined in block order (for a joined batch's
+        ``fill``: each block's scores are the ones it draws alone)."""
+        return (np.concatenate([block.a for block in self]),
+                np.concatenate([block.b for block in self]))
+
+
 def read_only(values):
     """A read-only view of an array (or of each array of a tuple); None stays None.
 
@@ -533,11 +575,13 @@ class Scenario:
         null = effect <= 0 if alternative == "greater" else effect >= 0
         return "null" if null else "alternative"
 
-    def draw_slab(self, rngs, sizes) -> tuple[Batch | None, list[Batch]]:
+    def draw_slab(self, rngs, sizes) -> tuple[Batch | None, Sequence[Batch]]:
         """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``.
 
         Returns the blocks joined (None if they cannot be: :meth:`Batch.concat`) and each
-        block; scenarios that can draw the joined batch directly do so.
+        block; scenarios that can draw the joined batch directly do so, and, given the blocks'
+        :class:`~evalmc.sims.streams.BlockStreams` as `rngs`, may draw them all in one kernel
+        call. Either way block ``k`` holds exactly what ``draw(rngs[k], sizes[k])`` gives.
 
         Parameters
         ----------

@@ -18,7 +18,8 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Batch, Scenario, SlabBlocks
+from evalmc.sims.streams import BlockStreams
 from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
 from evalmc.sims.validation import check_float, check_int
 
@@ -61,9 +62,26 @@ class _ShiftTruth:
 
 def _gaussian_moments(rng, n_reps, n, mean, sd):
     """Sample mean and unbiased variance of `n` iid N(mean, sd^2) scores, drawn directly."""
-    sample_mean = mean + sd / np.sqrt(n) * rng.standard_normal(n_reps)
-    sample_var = sd**2 * rng.chisquare(n - 1, n_reps) / (n - 1)
-    return sample_mean, sample_var
+    return _sample_moments(rng.standard_normal(n_reps), rng.chisquare(n - 1, n_reps), n, mean,
+                           sd)
+
+
+def _sample_moments(z, chi2, n, mean, sd):
+    """Sample mean and unbiased variance of `n` iid N(mean, sd^2) scores, from a standard
+    normal draw `z` and a chi-square draw `chi2` with n - 1 degrees of freedom."""
+    return mean + sd / np.sqrt(n) * z, sd**2 * chi2 / (n - 1)
+
+
+def _gaussian_slab(streams, bounds, dfs) -> np.ndarray:
+    """Rows of standard normal (df 0) or chi-square (df) draws over a slab of blocks, each
+    block drawing them one after the other from its own stream, as numpy's
+    ``rng.standard_normal(n)`` and ``rng.chisquare(df, n)`` would
+    (:func:`evalmc.sims.kernels.gaussian_slab`)."""
+    from evalmc.sims.kernels import gaussian_slab
+
+    out = np.empty((len(dfs), bounds[-1]))
+    streams.run(gaussian_slab, bounds, np.asarray(dfs, float), out)
+    return out
 
 
 def _fill_given_moments(rng, mean, var, n):
@@ -101,10 +119,12 @@ def _fill_given_scatter(rng, mean_a, mean_b, s_aa, s_ab, s_bb, n):
 
 
 class _Independent:
-    """Mixin: A's and B's scores drawn cell by cell by a kernel, ``_fill(rng, a, b)``.
+    """Mixin: A's and B's scores drawn cell by cell by a kernel, ``_fill(rng, a, b)``, or for a
+    slab of blocks by its slab kernel, ``_fill_slab(streams, bounds, a, b)``.
 
     A slab of blocks is drawn into one pair of arrays, each block from its own generator, so
-    it is the same as the blocks drawn one by one and joined, without the copy.
+    it is the same as the blocks drawn one by one and joined, without the copy; given the
+    blocks' :class:`~evalmc.sims.streams.BlockStreams`, in a single kernel call.
     """
 
     def draw(self, rng, n_reps):
@@ -115,14 +135,15 @@ class _Independent:
 
     def draw_slab(self, rngs, sizes):
         """Blocks drawn into one pair of arrays (see :meth:`Scenario.draw_slab`)."""
-        total = sum(sizes)
-        a, b = np.empty((total, self.n_a)), np.empty((total, self.n_b))
         bounds = np.cumsum([0, *sizes])
-        for rng, start, stop in zip(rngs, bounds[:-1], bounds[1:], strict=True):
-            self._fill(rng, a[start:stop], b[start:stop])
+        a, b = np.empty((bounds[-1], self.n_a)), np.empty((bounds[-1], self.n_b))
+        if isinstance(rngs, BlockStreams):
+            self._fill_slab(rngs, bounds, a, b)
+        else:
+            for rng, start, stop in zip(rngs, bounds[:-1], bounds[1:], strict=True):
+                self._fill(rng, a[start:stop], b[start:stop])
         joint = Batch(a, b, paired=False)
-        return joint, [joint.rows(start, stop) for start, stop in zip(bounds[:-1], bounds[1:],
-                                                                      strict=True)]
+        return joint, SlabBlocks(len(sizes), lambda k: joint.rows(bounds[k], bounds[k + 1]))
 
 
 @dataclass(frozen=True)
@@ -186,13 +207,32 @@ class Normal(Scenario, registered="normal"):
             rng, n_reps, self.n_a, self.mean_a + self.shift, self.sd_a
         )
         mean_b, var_b = _gaussian_moments(rng, n_reps, self.n_b, self.mean_b, self.sd_b)
+        return self._batch((mean_a, var_a, mean_b, var_b), lambda: fill_rng)
+
+    def draw_slab(self, rngs, sizes):
+        if not isinstance(rngs, BlockStreams):
+            return super().draw_slab(rngs, sizes)
+        bounds = np.cumsum([0, *sizes])
+        z_a, chi_a, z_b, chi_b = _gaussian_slab(rngs, bounds,
+                                                (0, self.n_a - 1, 0, self.n_b - 1))
+        moments = (*_sample_moments(z_a, chi_a, self.n_a, self.mean_a + self.shift, self.sd_a),
+                   *_sample_moments(z_b, chi_b, self.n_b, self.mean_b, self.sd_b))
+        blocks = SlabBlocks(len(sizes), lambda k: self._batch(
+            tuple(m[bounds[k]:bounds[k + 1]] for m in moments), lambda: rngs[k].spawn(1)[0]))
+        return Batch(paired=False, moments=moments, fill=blocks.scores,
+                     sizes=(self.n_a, self.n_b)), blocks
+
+    def _batch(self, moments, fill_rng):
+        """The batch of replications with these moments; its scores, when first needed, are
+        drawn from the generator ``fill_rng()``."""
+        mean_a, var_a, mean_b, var_b = moments
 
         def fill():
-            return (_fill_given_moments(fill_rng, mean_a, var_a, self.n_a),
-                    _fill_given_moments(fill_rng, mean_b, var_b, self.n_b))
+            rng = fill_rng()
+            return (_fill_given_moments(rng, mean_a, var_a, self.n_a),
+                    _fill_given_moments(rng, mean_b, var_b, self.n_b))
 
-        return Batch(paired=False, moments=(mean_a, var_a, mean_b, var_b), fill=fill,
-                     sizes=(self.n_a, self.n_b))
+        return Batch(paired=False, moments=moments, fill=fill, sizes=(self.n_a, self.n_b))
 
 
 @dataclass(frozen=True)
@@ -255,25 +295,54 @@ class PairedNormal(Scenario, registered="paired-normal"):
         """
         fill_rng = rng.spawn(1)[0]
         n = self.n
+        z = rng.standard_normal((2, n_reps))
+        c1 = rng.chisquare(n - 1, n_reps)
+        c2 = rng.chisquare(n - 2, n_reps) if n > 2 else None
+        off = rng.standard_normal(n_reps)
+        return self._batch(self._statistics(z[0], z[1], c1, c2, off), lambda: fill_rng)
+
+    def draw_slab(self, rngs, sizes):
+        if not isinstance(rngs, BlockStreams):
+            return super().draw_slab(rngs, sizes)
+        n = self.n
+        bounds = np.cumsum([0, *sizes])
+        z0, z1, c1, *rest = _gaussian_slab(rngs, bounds,
+                                           (0, 0, n - 1, n - 2, 0) if n > 2 else (0, 0, n - 1, 0))
+        stats = self._statistics(z0, z1, c1, *(rest if n > 2 else (None, *rest)))
+        blocks = SlabBlocks(len(sizes), lambda k: self._batch(
+            tuple(x[bounds[k]:bounds[k + 1]] for x in stats), lambda: rngs[k].spawn(1)[0]))
+        return self._batch(stats, None, fill=blocks.scores), blocks
+
+    def _statistics(self, z0, z1, c1, c2, off):
+        """Per replication, the sample means and scatter ``(mean_a, mean_b, s_aa, s_ab, s_bb)``
+        from the draws: standard normals `z0`, `z1` and `off`, chi-squares `c1` (n - 1
+        degrees of freedom) and `c2` (n - 2; None when n = 2)."""
+        n = self.n
         # Sigma = L L^T; sample means ~ N(mu, Sigma / n); scatter ~ Wishart(n - 1, Sigma) by
         # Bartlett's decomposition: L A A^T L^T, A lower triangular.
         l11, l21, l22 = self.sd_a, self.rho * self.sd_b, self.sd_b * np.sqrt(1 - self.rho**2)
-        z = rng.standard_normal((2, n_reps)) / np.sqrt(n)
-        mean_a = self.mean_diff + self.shift + l11 * z[0]
-        mean_b = l21 * z[0] + l22 * z[1]
-        c1 = np.sqrt(rng.chisquare(n - 1, n_reps))
-        c2 = np.sqrt(rng.chisquare(n - 2, n_reps)) if n > 2 else np.zeros(n_reps)
-        off = rng.standard_normal(n_reps)
+        z0, z1 = z0 / np.sqrt(n), z1 / np.sqrt(n)
+        mean_a = self.mean_diff + self.shift + l11 * z0
+        mean_b = l21 * z0 + l22 * z1
+        c1 = np.sqrt(c1)
+        c2 = np.sqrt(c2) if c2 is not None else np.zeros(c1.size)
         row_a = l11 * c1  # rows of L A: (l11 c1, 0) and (l21 c1 + l22 off, l22 c2)
         row_b1, row_b2 = l21 * c1 + l22 * off, l22 * c2
-        s_aa, s_ab, s_bb = row_a**2, row_a * row_b1, row_b1**2 + row_b2**2
+        return mean_a, mean_b, row_a**2, row_a * row_b1, row_b1**2 + row_b2**2
+
+    def _batch(self, stats, fill_rng, fill=None):
+        """The batch of replications with these statistics (:meth:`_statistics`); its scores,
+        when first needed, are drawn from the generator ``fill_rng()`` (or by `fill`)."""
+        n = self.n
+        mean_a, mean_b, s_aa, s_ab, s_bb = stats
         moments = (mean_a, s_aa / (n - 1), mean_b, s_bb / (n - 1))
         diff = (mean_a - mean_b, (s_aa + s_bb - 2 * s_ab) / (n - 1))
 
-        def fill():
-            return _fill_given_scatter(fill_rng, mean_a, mean_b, s_aa, s_ab, s_bb, n)
+        def fill_scatter():
+            return _fill_given_scatter(fill_rng(), mean_a, mean_b, s_aa, s_ab, s_bb, n)
 
-        return Batch(paired=True, moments=moments, diff_moments=diff, fill=fill, sizes=(n, n))
+        return Batch(paired=True, moments=moments, diff_moments=diff,
+                     fill=fill or fill_scatter, sizes=(n, n))
 
 
 @dataclass(frozen=True)
@@ -359,6 +428,11 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
 
         skewnorm_into(rng, self.loc, self.scale, self.skew, self.shift, a, b)
 
+    def _fill_slab(self, streams, bounds, a, b):
+        from evalmc.sims.kernels import skewnorm_slab
+
+        streams.run(skewnorm_slab, bounds, self.loc, self.scale, self.skew, self.shift, a, b)
+
 
 @dataclass(frozen=True)
 class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
@@ -419,6 +493,12 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
 
         mixture_into(rng, self.weight, self.loc1, self.loc2, self.scale1, self.scale2,
                      self.shift, a, b)
+
+    def _fill_slab(self, streams, bounds, a, b):
+        from evalmc.sims.kernels import mixture_slab
+
+        streams.run(mixture_slab, bounds, self.weight, self.loc1, self.loc2, self.scale1,
+                    self.scale2, self.shift, a, b)
 
 
 @dataclass(frozen=True)
@@ -483,6 +563,12 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
         from evalmc.sims.kernels import smoothed_bootstrap_into
 
         smoothed_bootstrap_into(rng, self.scores, self.kernel_sd, self.shift, a, b)
+
+    def _fill_slab(self, streams, bounds, a, b):
+        from evalmc.sims.kernels import smoothed_bootstrap_slab
+
+        streams.run(smoothed_bootstrap_slab, bounds, self.scores, self.kernel_sd, self.shift,
+                    a, b)
 
 
 def read_scores(file: str, column: str = "", *, option: str = "column",

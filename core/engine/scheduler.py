@@ -6,40 +6,42 @@ and an analysis that needs randomness (a bootstrap test, a user's function) from
 nothing but the seed, the condition, the block, its size and the analysis: never on the number
 of workers, the backend, the order blocks finish in, or which other analyses run.
 
-Scheduling: a task is a run of consecutive blocks of one condition. Its length aims at a target
-duration, from the fastest time per block the condition's tasks have reported so far (the
-first task of a condition is a single block), and shrinks as the study nears its end so that
-workers finish together. A worker draws its blocks a slab at a time and runs each analysis that
-needs no randomness once on the whole slab, so Python's share of the work, which holds the
-GIL, stays small; it returns each block's summary (:mod:`evalmc.engine.tallies`), not its values.
-The engine keeps at most two tasks per worker in flight and adds the summaries as they come.
+Scheduling: a task is a run of consecutive blocks of one condition (:mod:`evalmc.engine.tasks`
+runs it on a worker, :mod:`evalmc.engine.executors` provides the workers). Its length aims at a
+target duration, from the fastest time per block the condition's tasks have reported so far
+(the first task of a condition is a single block), and shrinks as the study nears its end so
+that workers finish together. A task returns each block's summary
+(:mod:`evalmc.engine.tallies`), not its values. The :class:`Scheduler` keeps at most two tasks
+per worker in flight, takes cached blocks from the :mod:`~evalmc.engine.blockstore` instead of
+computing them, stores the new ones, and adds the summaries as they come.
+
+What runs on each block is an :class:`~evalmc.engine.analysis.Analysis`.
 """
 
 from __future__ import annotations
 
 import bisect
 import collections
-import concurrent.futures
-import contextlib
 import hashlib
 import math
 import sys
-import threading
 import time
 import warnings
-import zlib
 from dataclasses import dataclass, field
 
-import joblib
-import numpy as np
 from tqdm.auto import tqdm
 
+from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
-from evalmc.engine.options import TASK_SECONDS
+from evalmc.engine.executors import open_pool
+from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS
+from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
+from evalmc.sims.streams import block_rng
 
-#: Replications a worker draws at once (bounds its memory); analyses run once per slab.
-SLAB_REPS = 16_384
+__all__ = ["Failure", "Outcome", "Plan", "Scheduler", "StudyError", "block_rng",
+           "choose_backend", "run"]
+
 #: Failed replications whose message a study keeps, per analysis and condition (the first ones).
 MAX_FAILURES_KEPT = 1000
 
@@ -63,21 +65,35 @@ class Failure:
 class Plan:
     """What to run: conditions, analyses and the replications of each condition.
 
-    Each analysis has a ``key`` (names its stored results), a ``stream`` (seeds its random
-    numbers), a ``name``, ``uses_rng`` (False: it may run on several blocks at once),
-    ``run(batch, rng)`` giving a result over the batch's replications,
-    ``tallies(result, starts, scenario)`` giving one ``(tally, errors)`` per block of it,
-    ``split(result, starts)`` giving its values per block, ``usable(records, key,
-    keep_values)`` telling whether a block's stored records serve this study,
-    ``from_records``/``to_records`` reading and writing them, and its tally's type as
-    ``tally_type`` (with ``associative``, ``n``, ``failed`` and ``+``).
+    Attributes
+    ----------
+    conditions : dict
+        Condition id to its scenario.
+    analyses : list of Analysis
+        What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
+    n_reps, seed, block_size : int
+        Replications per condition, root seed, replications per block.
+
+    Examples
+    --------
+    >>> from evalmc.engine.scheduler import Plan
+    >>> from evalmc.sims.scores import Normal
+    >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
+    >>> plan.n_blocks, plan.sizes(1, 3)
+    (3, [1000, 500])
     """
 
     conditions: dict[int, Scenario]
-    analyses: list
+    analyses: list[Analysis]
     n_reps: int
     seed: int
     block_size: int
+
+    def __post_init__(self):
+        for a in self.analyses:
+            if not isinstance(a, Analysis):
+                raise TypeError(f"a plan's analyses derive from evalmc.engine.analysis."
+                                f"Analysis; got {type(a).__name__}.")
 
     @property
     def n_blocks(self) -> int:
@@ -100,123 +116,107 @@ class Outcome:
     blocks_reused: int = 0
 
 
-def block_rng(seed: int, cid: int, block: int) -> np.random.Generator:
-    """The generator of block `block` of condition `cid`."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(cid, block)))
-
-
-def analysis_rng(seed: int, cid: int, block: int, key: str) -> np.random.Generator:
-    """The generator of analysis `key` on block `block` of condition `cid`."""
-    return np.random.default_rng(
-        np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(key.encode()))))
-
-
-def split_errors(errors: dict[int, str], starts) -> list[dict[int, str]]:
-    """Messages by replication of a run of blocks, as one dict per block (block-relative)."""
-    out = [{} for _ in range(len(starts) - 1)]
-    for rep, msg in errors.items():
-        k = int(np.searchsorted(starts, rep, side="right")) - 1
-        out[k][rep - int(starts[k])] = msg
-    return out
-
-
-def read_records(records, key, block, keep_values, tally_type):
-    """A stored tally, its errors by ``(block, rep)``, and its values' arrays and metadata
-    (None unless `keep_values`)."""
-    arrays, meta = records[key]
-    errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
-    named, info = records[f"{key}#values"] if keep_values else (None, None)
-    return tally_type.from_record(arrays, meta), errors, named, info
-
-
-def write_records(key, tally, errors, values) -> dict:
-    """The records of a block's tally (with its errors) and, when given as ``(arrays,
-    metadata)``, its values: missing arrays (None) are left out."""
-    arrays, meta = tally.to_record()
-    records = {key: (arrays, {**meta, "errors": {str(rep): m for (_, rep), m in errors.items()}})}
-    if values is not None:
-        named, info = values
-        records[f"{key}#values"] = ({k: v for k, v in named.items() if v is not None}, info)
-    return records
-
-
-def block_errors(errors: dict) -> dict[int, str]:
-    """Messages by replication within the block, from messages by ``(block, rep)``."""
-    return {rep: msg for (_, rep), msg in errors.items()}
-
-
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
     """The cache folder of a condition: everything its blocks depend on but their index."""
     text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
     return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
 
 
-def run_task(scenario, analyses, seed, cid, first, sizes, per_block, keep_values):
-    """Run blocks ``first, first + 1, ...`` (of `sizes`) of condition `cid` (on a worker).
+def choose_backend(analyses, n_jobs: int) -> str:
+    """'loky' processes when several workers would run a pure-Python analysis (a user's
+    function, which holds the GIL), else 'threads' (built-in kernels release it).
 
-    Returns ``(cid, first, sizes, seconds, out, warned)``: `out` maps each analysis key to a
-    list of ``(block, tally, errors, values)``, one per block, or, when not `per_block` and its
-    tally adds up in any order, a single entry for the whole task. `errors` maps
-    ``(block, rep)`` to the message of each failed replication. `warned` counts the warnings
-    raised, by text (with their category unless a UserWarning), when the task runs in a
-    process's main thread (a loky or dask worker, or the study's own thread); elsewhere, on a
-    thread of the study's process, they go the usual way (the warnings module's filters are
-    process-wide and not thread-safe to swap).
+    Parameters
+    ----------
+    analyses : list of Analysis
+    n_jobs : int
+        Workers asked for.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evalmc.engine.scheduler import choose_backend
+    >>> choose_backend([], 4)
+    'threads'
     """
-    if threading.current_thread() is not threading.main_thread():
-        return (*_run_blocks(scenario, analyses, seed, cid, first, sizes, per_block,
-                             keep_values), {})
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        result = _run_blocks(scenario, analyses, seed, cid, first, sizes, per_block,
-                             keep_values)
-    return (*result, dict(collections.Counter(
-        str(w.message) if issubclass(w.category, UserWarning)
-        else f"{w.category.__name__}: {w.message}" for w in seen)))
+    pure = any(a.pure_python for a in analyses)
+    return "loky" if pure and n_jobs != 1 else "threads"
 
 
-def _run_blocks(scenario, analyses, seed, cid, first, sizes, per_block, keep_values):
-    start = time.perf_counter()
-    out = {a.key: [] for a in analyses}
-    step = max(1, SLAB_REPS // max(sizes))
-    for s in range(0, len(sizes), step):
-        slab = list(enumerate(sizes[s:s + step], start=first + s))
-        joint, batches = scenario.draw_slab([block_rng(seed, cid, b) for b, _ in slab],
-                                            [size for _, size in slab])
-        for a in analyses:
-            if a.uses_rng or joint is None:  # block by block, each with its own stream
-                runs = [([b], a.run(batch, analysis_rng(seed, cid, b, a.stream)), [0, size])
-                        for (b, size), batch in zip(slab, batches, strict=True)]
-            else:  # once on the slab: its blocks' results are the same, computed at once
-                runs = [([b for b, _ in slab], a.run(joint, None),
-                         np.cumsum([0, *(size for _, size in slab)]))]
-            for blocks, result, starts in runs:
-                starts = np.asarray(starts, np.int64)
-                if not per_block and a.tally_type.associative:  # one tally for the run
-                    ((tally, errors),) = a.tallies(result, starts[::len(starts) - 1], scenario)
-                    where = np.searchsorted(starts, list(errors), side="right") - 1
-                    out[a.key].append((blocks[0], tally, {
-                        (blocks[k], rep - int(starts[k])): m
-                        for k, (rep, m) in zip(where.tolist(), errors.items(), strict=True)},
-                        None))
-                    continue
-                values = a.split(result, starts) if keep_values else [None] * len(blocks)
-                tallied = a.tallies(result, starts, scenario)
-                for b, (tally, errors), vals in zip(blocks, tallied, values, strict=True):
-                    out[a.key].append((b, tally, {(b, rep): m for rep, m in errors.items()},
-                                       vals))
-    if not per_block:
-        for a in analyses:
-            if a.tally_type.associative:
-                entries = out[a.key]
-                total = entries[0][1]
-                for entry in entries[1:]:
-                    total = total + entry[1]
-                errors = {}
-                for entry in entries:
-                    errors.update(list(entry[2].items())[:MAX_FAILURES_KEPT - len(errors)])
-                out[a.key] = [(first, total, errors, None)]
-    return cid, first, sizes, time.perf_counter() - start, out
+def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
+        progress=None, task_seconds=TASK_SECONDS, keep_values=False,
+        max_failure_rate=MAX_FAILURE_RATE, desc="evalmc") -> Outcome:
+    """Run every block of `plan` not in `cache`, and sum the tallies (see the module doc).
+
+    Parameters
+    ----------
+    plan : Plan
+    n_jobs : int
+        Workers (-1: every core).
+    backend : {'threads', 'loky', 'dask'}, optional
+        Default: :func:`choose_backend`.
+    scheduler : str, optional
+        A dask scheduler's address (backend 'dask').
+    cache : path, optional
+        Where finished blocks are stored, and read back instead of computed.
+    progress : bool, optional
+        Progress bar on stderr; default: when stderr is a terminal. False also silences the
+        estimate of a long study's remaining time.
+    task_seconds : float
+        Target duration of a task.
+    keep_values : bool
+        Keep every replication's values (``Outcome.values``).
+    max_failure_rate : float
+        Stop with :class:`StudyError` when an analysis fails on a larger share of a
+        condition's replications.
+    desc : str
+        The progress bar's label.
+
+    Returns
+    -------
+    Outcome
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.scheduler import Plan, run
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.sims.scores import Normal
+    >>> class MeanA(Analysis):
+    ...     key, tally_type = "mean-a", RecordsTally
+    ...     def run(self, batch, rng):
+    ...         return batch.moments()[0]
+    ...     def tallies(self, result, starts, scenario):
+    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s),
+    ...                                            "mean": result[s:e]}), {})
+    ...                 for s, e in zip(starts[:-1], starts[1:])]
+    >>> plan = Plan({0: Normal(n_a=5)}, [MeanA()], n_reps=300, seed=1, block_size=100)
+    >>> out = run(plan, progress=False)
+    >>> tally = out.tallies[(0, "mean-a")]
+    >>> tally.n, round(float(tally.columns["mean"].mean()), 4), out.blocks_computed
+    (300, 0.0115, 3)
+    """
+    backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
+    with _Progress(plan.n_reps * len(plan.conditions), progress, cache is not None,
+                   desc) as shown, open_pool(backend, n_jobs, scheduler) as (workers, pool):
+        state = Scheduler(plan, workers, shown, cache=cache, keep_values=keep_values,
+                          max_failure_rate=max_failure_rate, task_seconds=task_seconds)
+        in_flight = 0
+        while True:
+            while in_flight < 2 * workers and (task := state.next_task()) is not None:
+                pool.submit(run_task, task)
+                in_flight += 1
+            if in_flight == 0:
+                break
+            in_flight -= 1
+            shown.computed(state.finish(pool.next_result()))
+    for text, count in state.warned.items():
+        warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
+    return state.outcome()
 
 
 class _Condition:
@@ -228,6 +228,14 @@ class _Condition:
         self.seconds_per_block = math.inf
         self.probing = False  # its first task is out and its speed unknown
         self.peeked = None  # (block, records) read from the cache ahead of a task
+
+    def load(self, block: int, size: int) -> dict:
+        """The records stored for `block` (read once, even when peeked at ahead of a task)."""
+        if self.store is None:
+            return {}
+        if self.peeked is not None and self.peeked[0] == block:
+            return self.peeked[1]
+        return self.store.load(block, size)
 
 
 @dataclass
@@ -250,160 +258,252 @@ class _Sums:
             self.next_block += 1
 
 
-def choose_backend(analyses, n_jobs: int) -> str:
-    """'loky' processes when several workers would run a pure-Python analysis (a user's
-    function, which holds the GIL), else 'threads' (built-in kernels release it)."""
-    pure = any(getattr(a, "pure_python", False) for a in analyses)
-    return "loky" if pure and n_jobs != 1 else "threads"
+class Scheduler:
+    """A plan's run on a pool of workers: which blocks go out next, and what came back.
 
+    It hands out tasks (:meth:`next_task`), taking each condition's cached blocks as it goes,
+    and takes in finished ones (:meth:`finish`): it stores their blocks in the cache, adds
+    their tallies, keeps the first failures and stops a study whose failures pass the limit.
 
-def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
-        progress=None, task_seconds=TASK_SECONDS, keep_values=False, max_failure_rate=0.5,
-        desc="evalmc") -> Outcome:
-    """Run every block of `plan` not in `cache`, and sum the tallies (see the module doc).
+    Parameters
+    ----------
+    plan : Plan
+    workers : int
+        Workers of the pool: tasks shrink so that the last ones spread over them.
+    progress : object
+        Told of blocks taken from the cache: ``progress.reused(replications)``.
+    cache : path, optional
+    keep_values : bool
+    max_failure_rate : float
+    task_seconds : float
+        As for :func:`run`.
 
-    `backend` None chooses by :func:`choose_backend`.
+    Examples
+    --------
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.scheduler import Plan, Scheduler
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.sims.scores import Normal
+    >>> class Nothing(Analysis):
+    ...     key, tally_type = "nothing", RecordsTally
+    ...     run = tallies = None
+    >>> class Silent:
+    ...     def reused(self, reps):
+    ...         pass
+    >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=2500, seed=1, block_size=1000)
+    >>> state = Scheduler(plan, 1, Silent())
+    >>> task = state.next_task()  # a condition's first task is one block: it times them
+    >>> task.cid, task.first, task.sizes, state.next_task()
+    (0, 0, (1000,), None)
     """
-    backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
-    def size(block):
-        return plan.sizes(block, block + 1)[0]
 
-    keys = [a.key for a in plan.analyses]
-    by_key = {a.key: a for a in plan.analyses}
-    conds = {cid: _Condition(cid, plan.n_blocks, BlockStore(cache, namespace(
-        sc, plan.seed, plan.block_size)) if cache is not None else None)
-        for cid, sc in plan.conditions.items()}
-    sums = {(cid, k): _Sums(by_key[k].tally_type.associative) for cid in conds for k in keys}
-    values = {(cid, k): {} for cid in conds for k in keys} if keep_values else None
-    kept = {(cid, k): [] for cid in conds for k in keys}  # failures, in (block, rep) order
-    failed, done = collections.Counter(), collections.Counter()
-    outcome = Outcome({}, None, [])
-    per_block = (cache is not None or keep_values
-                 or not all(a.tally_type.associative for a in plan.analyses))
+    def __init__(self, plan: Plan, workers: int, progress, *, cache=None, keep_values=False,
+                 max_failure_rate=MAX_FAILURE_RATE, task_seconds=TASK_SECONDS):
+        self.plan, self.workers, self.progress = plan, workers, progress
+        self.keep_values, self.max_failure_rate = keep_values, max_failure_rate
+        self.task_seconds, self.max_failures = task_seconds, MAX_FAILURES_KEPT
+        self.by_key = {a.key: a for a in plan.analyses}
+        self.conditions = {cid: _Condition(cid, plan.n_blocks, BlockStore(cache, namespace(
+            sc, plan.seed, plan.block_size)) if cache is not None else None)
+            for cid, sc in plan.conditions.items()}
+        pairs = [(cid, k) for cid in self.conditions for k in self.by_key]
+        self.sums = {ck: _Sums(self.by_key[ck[1]].tally_type.associative) for ck in pairs}
+        self.values = {ck: {} for ck in pairs} if keep_values else None
+        self.kept = {ck: [] for ck in pairs}  # failures, in (block, rep) order
+        self.failed, self.done = collections.Counter(), collections.Counter()
+        self.warned = collections.Counter()
+        self.per_block = (cache is not None or keep_values
+                          or not all(a.tally_type.associative for a in plan.analyses))
+        self.remaining = plan.n_blocks * len(self.conditions)  # blocks not yet sent out
+        self.blocks_computed = self.blocks_reused = 0
 
-    def record(cid, key, block, tally, errors, vals):
-        sums[(cid, key)].add(block, tally)
-        failed[(cid, key)] += tally.failed
-        done[(cid, key)] += tally.n
-        if vals is not None:
-            values[(cid, key)][block] = vals
-        items = kept[(cid, key)]
+    # -- handing out tasks ---------------------------------------------------------------
+
+    def next_task(self) -> Task | None:
+        """The next task to send.
+
+        Returns
+        -------
+        Task or None
+            None while no condition has blocks to send: all sent, or only conditions whose
+            first task, which times their blocks, is still out.
+        """
+        while (cond := self._ready()) is not None:
+            task = self._task(cond, self._chunk(cond))
+            if task is not None:
+                cond.probing = math.isinf(cond.seconds_per_block)
+                self.remaining -= len(task.sizes)
+                return task
+        return None
+
+    def _ready(self) -> _Condition | None:
+        return next((c for c in self.conditions.values()
+                     if c.next < c.n_blocks and not c.probing), None)
+
+    def _chunk(self, cond: _Condition) -> int:
+        """Blocks for `cond`'s next task: a task's target duration at the condition's speed,
+        fewer near the end of the study."""
+        target = 1 if math.isinf(cond.seconds_per_block) else max(
+            1, int(self.task_seconds / cond.seconds_per_block))
+        return max(1, min(target, math.ceil(self.remaining / (2 * self.workers))))
+
+    def _task(self, cond: _Condition, chunk: int) -> Task | None:
+        """The next task of `cond`, after taking its cached blocks; None when it has none."""
+        while cond.next < cond.n_blocks:
+            first = cond.next
+            records = cond.load(first, self._size(first))
+            absent = self._missing(records)
+            self._take_cached(cond, first, records, absent)
+            if absent:
+                cond.next = self._extend(cond, first, absent, chunk)
+                return Task(self.plan.conditions[cond.cid],
+                            tuple(self.by_key[k] for k in absent), self.plan.seed, cond.cid,
+                            first, tuple(self.plan.sizes(first, cond.next)), self.per_block,
+                            self.keep_values, self.max_failures)
+            cond.next += 1
+            self.blocks_reused += 1
+            self.progress.reused(self._size(first))
+        return None
+
+    def _extend(self, cond: _Condition, first: int, absent: list[str], chunk: int) -> int:
+        """The end of a task from block `first`: the next blocks that miss the same records
+        (taking what they have), up to `chunk` blocks in all."""
+        stop = first + 1
+        while stop < cond.n_blocks and stop - first < chunk:
+            ahead = cond.load(stop, self._size(stop))
+            if self._missing(ahead) != absent:
+                cond.peeked = (stop, ahead)
+                break
+            self._take_cached(cond, stop, ahead, absent)
+            stop += 1
+        return stop
+
+    def _size(self, block: int) -> int:
+        return self.plan.sizes(block, block + 1)[0]
+
+    def _missing(self, records: dict) -> list[str]:
+        """The keys whose stored record this study cannot use."""
+        return [k for k, a in self.by_key.items() if not a.usable(records, self.keep_values)]
+
+    def _take_cached(self, cond: _Condition, block: int, records: dict, absent: list[str]):
+        for key, a in self.by_key.items():
+            if key not in absent:
+                self.record(cond.cid, key, block, *a.from_records(records, block,
+                                                                   self.keep_values))
+
+    # -- taking in results ---------------------------------------------------------------
+
+    def finish(self, result: TaskResult) -> int:
+        """Take in a finished task: store its blocks in the cache, then add their tallies.
+
+        Parameters
+        ----------
+        result : TaskResult
+
+        Returns
+        -------
+        int
+            The task's replications.
+        """
+        self.warned.update(result.warned)
+        cond = self.conditions[result.cid]
+        cond.probing = False
+        cond.seconds_per_block = min(cond.seconds_per_block, result.seconds / len(result.sizes))
+        by_block = collections.defaultdict(list)
+        for key, entries in result.out.items():
+            for block, *entry in entries:
+                by_block[block].append((key, entry))
+        for block in sorted(by_block):
+            if cond.store is not None:  # stored first: a stop keeps this block
+                cond.store.save(block, self._size(block), {
+                    name: record for key, entry in by_block[block]
+                    for name, record in self.by_key[key].to_records(*entry).items()})
+            for key, entry in by_block[block]:
+                self.record(result.cid, key, block, *entry)
+        self.blocks_computed += len(result.sizes)
+        return sum(result.sizes)
+
+    def record(self, cid: int, key: str, block: int, tally, errors: dict, values) -> None:
+        """Add a block's (or a task's) tally of analysis `key`, its failures and values.
+
+        Parameters
+        ----------
+        cid, key, block
+            The condition, the analysis and the block (a task's first, for a summed tally).
+        tally : object
+        errors : dict
+            Messages by ``(block, rep)``.
+        values : object or None
+
+        Raises
+        ------
+        StudyError
+            When the analysis has failed on more than the allowed share of the condition's
+            replications.
+        """
+        ck = (cid, key)
+        self.sums[ck].add(block, tally)
+        self.failed[ck] += tally.failed
+        self.done[ck] += tally.n
+        if values is not None:
+            self.values[ck][block] = values
+        items = self.kept[ck]
         for where, msg in sorted(errors.items()):
-            if len(items) < MAX_FAILURES_KEPT or where < items[-1][0]:
+            if len(items) < self.max_failures or where < items[-1][0]:
                 bisect.insort(items, (where, msg))
-                del items[MAX_FAILURES_KEPT:]
-        if failed[(cid, key)] > max_failure_rate * plan.n_reps:
-            cond = plan.conditions[cid]
+                del items[self.max_failures:]
+        if self.failed[ck] > self.max_failure_rate * self.plan.n_reps:
+            cond = self.plan.conditions[cid]
             first = items[0][1] if items else "?"
             raise StudyError(
                 f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
-                f"{by_key[key].name!r} failed in {failed[(cid, key)]} of "
-                f"{done[(cid, key)]} replications; first error: {first}. Finished blocks "
+                f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
+                f"{self.done[ck]} replications; first error: {first}. Finished blocks "
                 "are kept in the cache, if one was given.")
 
-    def load(cond, block):
-        """The records stored for `block` (read once, even when peeked at ahead of a task)."""
-        if cond.store is None:
-            return {}
-        if cond.peeked is not None and cond.peeked[0] == block:
-            return cond.peeked[1]
-        return cond.store.load(block, size(block))
+    def outcome(self) -> Outcome:
+        """The summed tallies, values and kept failures so far.
 
-    def missing(records):
-        """The keys whose stored record this study cannot use."""
-        return [k for k in keys
-                if not (k in records and by_key[k].usable(records, k, keep_values))]
+        Returns
+        -------
+        Outcome
+        """
+        values = None
+        if self.values is not None:
+            values = {ck: [v[b] for b in sorted(v)] for ck, v in self.values.items()}
+        failures = [Failure(cid, b, rep, self.by_key[key].name, msg)
+                    for (cid, key), items in self.kept.items() for (b, rep), msg in items]
+        return Outcome({ck: s.total for ck, s in self.sums.items()}, values, failures,
+                       self.blocks_computed, self.blocks_reused)
 
-    def take_cached(cond, block, records, absent):
-        for key in keys:
-            if key not in absent:
-                record(cond.cid, key, block,
-                       *by_key[key].from_records(records, key, block, keep_values))
 
-    def next_task(cond, chunk):
-        """The next task of `cond` (after taking its cached blocks), or None when done."""
-        while cond.next < cond.n_blocks:
-            b = cond.next
-            records = load(cond, b)
-            absent = missing(records)
-            take_cached(cond, b, records, absent)
-            if not absent:
-                cond.next += 1
-                outcome.blocks_reused += 1
-                bar.update(size(b))
-                continue
-            stop = b + 1
-            while stop < cond.n_blocks and stop - b < chunk:
-                ahead = load(cond, stop)
-                if missing(ahead) != absent:
-                    cond.peeked = (stop, ahead)
-                    break
-                take_cached(cond, stop, ahead, absent)
-                stop += 1
-            cond.next = stop
-            return [by_key[k] for k in absent], b, plan.sizes(b, stop)
-        return None
+class _Progress:
+    """The progress bar, and the estimate of a long study's time left, given once."""
 
-    show = sys.stderr.isatty() if progress is None else progress
-    announce, announced = progress is not False, False
-    started, done_reps, warned_total = time.perf_counter(), 0, collections.Counter()
-    remaining = plan.n_blocks * len(conds)
-    bar = tqdm(total=plan.n_reps * len(conds), disable=not show, file=sys.stderr, unit="rep",
-               unit_scale=True, desc=desc)
-    with bar, _pool(backend, n_jobs, scheduler) as (workers, pool):
-        order = list(conds.values())
-        in_flight = 0
-        while True:
-            while in_flight < 2 * workers:
-                cond = next((c for c in order if c.next < c.n_blocks and not c.probing), None)
-                if cond is None:
-                    break
-                target = 1 if math.isinf(cond.seconds_per_block) else max(
-                    1, int(task_seconds / cond.seconds_per_block))
-                chunk = max(1, min(target, math.ceil(remaining / (2 * workers))))
-                task = next_task(cond, chunk)
-                if task is None:
-                    continue
-                analyses, first, task_sizes = task
-                cond.probing = math.isinf(cond.seconds_per_block)
-                remaining -= len(task_sizes)
-                pool.submit(run_task, plan.conditions[cond.cid], analyses, plan.seed, cond.cid,
-                            first, task_sizes, per_block, keep_values)
-                in_flight += 1
-            if in_flight == 0:
-                break
-            cid, first, task_sizes, seconds, out, warned = pool.next_result()
-            warned_total.update(warned)
-            in_flight -= 1
-            cond = conds[cid]
-            cond.probing = False
-            cond.seconds_per_block = min(cond.seconds_per_block, seconds / len(task_sizes))
-            by_block = collections.defaultdict(list)
-            for key, entries in out.items():
-                for block, *entry in entries:
-                    by_block[block].append((key, entry))
-            for block in sorted(by_block):
-                if cond.store is not None:  # stored first: a stop keeps this block
-                    cond.store.save(block, size(block), {
-                        name: rec for key, entry in by_block[block]
-                        for name, rec in by_key[key].to_records(key, *entry).items()})
-                for key, entry in by_block[block]:
-                    record(cid, key, block, *entry)
-            outcome.blocks_computed += len(task_sizes)
-            bar.update(sum(task_sizes))
-            done_reps += sum(task_sizes)
-            if announce and not announced:
-                announced = _announce_long_run(time.perf_counter() - started, done_reps,
-                                               plan.n_reps * len(conds) - done_reps,
-                                               cache is not None)
-    for text, count in warned_total.items():
-        warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
-    outcome.tallies = {ck: s.total for ck, s in sums.items()}
-    if keep_values:
-        outcome.values = {ck: [v[b] for b in sorted(v)] for ck, v in values.items()}
-    outcome.failures = [Failure(cid, b, rep, by_key[key].name, msg)
-                        for (cid, key), items in kept.items() for (b, rep), msg in items]
-    return outcome
+    def __init__(self, total: int, progress: bool | None, cached: bool, desc: str):
+        show = sys.stderr.isatty() if progress is None else progress
+        self.announce, self.cached = progress is not False, cached
+        self.total, self.done, self.started = total, 0, time.perf_counter()
+        self.bar = tqdm(total=total, disable=not show, file=sys.stderr, unit="rep",
+                        unit_scale=True, desc=desc)
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+    def reused(self, reps: int) -> None:
+        self.bar.update(reps)
+
+    def computed(self, reps: int) -> None:
+        self.bar.update(reps)
+        self.done += reps
+        if self.announce:
+            self.announce = not _announce_long_run(time.perf_counter() - self.started,
+                                                   self.done, self.total - self.done,
+                                                   self.cached)
 
 
 #: A study expected to take longer than this says so, with its estimate, as it starts.
@@ -434,112 +534,3 @@ def _duration(seconds: float) -> str:
         return f"{int(hours)} h {int(minutes % 60)} min"
     return f"{int(minutes)} min {int(seconds % 60)} s"
 
-
-def local_workers(n_jobs: int) -> int:
-    """Workers on this machine for `n_jobs` (-1: every core), at most one per core: more
-    would only share the cores (and loky would start a process each), so a larger request
-    is capped with a warning."""
-    cores = joblib.cpu_count()
-    if n_jobs > cores:
-        warnings.warn(f"`n_jobs` = {n_jobs} is more than this machine's {cores} cores; "
-                      f"running {cores} workers", stacklevel=3)
-    return cores if n_jobs == -1 else min(n_jobs, cores)
-
-
-@contextlib.contextmanager
-def _pool(backend, n_jobs, scheduler):
-    """``(workers, pool)``: a pool with ``submit(fn, *args)`` and ``next_result()``."""
-    if backend == "dask":
-        with _dask_pool(n_jobs, scheduler) as pool:
-            yield pool
-        return
-    workers = local_workers(n_jobs)
-    if workers == 1 and backend == "threads":
-        yield 1, _Inline()
-        return
-    if backend == "threads":
-        executor = concurrent.futures.ThreadPoolExecutor(workers)
-    else:
-        from joblib.externals.loky import get_reusable_executor
-
-        executor = get_reusable_executor(max_workers=workers)
-    pool = _FuturesPool(executor)
-    try:
-        yield workers, pool
-    finally:
-        pool.cancel()
-        if backend == "threads":
-            executor.shutdown(wait=True, cancel_futures=True)
-
-
-class _Inline:
-    """Runs each task as it is submitted, in this thread."""
-
-    def __init__(self):
-        self.done = collections.deque()
-
-    def submit(self, fn, *args):
-        self.done.append(fn(*args))
-
-    def next_result(self):
-        return self.done.popleft()
-
-
-class _FuturesPool:
-    """Tasks on a ``concurrent.futures`` executor (threads, or loky's processes)."""
-
-    def __init__(self, executor):
-        self.executor = executor
-        self.pending = set()
-        self.done = collections.deque()
-
-    def submit(self, fn, *args):
-        self.pending.add(self.executor.submit(fn, *args))
-
-    def next_result(self):
-        if not self.done:
-            finished, self.pending = concurrent.futures.wait(
-                self.pending, return_when=concurrent.futures.FIRST_COMPLETED)
-            self.done.extend(finished)
-        return self.done.popleft().result()
-
-    def cancel(self):
-        for future in self.pending:
-            future.cancel()
-        concurrent.futures.wait(self.pending)
-
-
-@contextlib.contextmanager
-def _dask_pool(n_jobs, scheduler):
-    """The running ``distributed`` client, the one at `scheduler`, or a new LocalCluster's."""
-    from distributed import Client, LocalCluster, as_completed, get_client
-
-    with contextlib.ExitStack() as stack:
-        if scheduler is not None:
-            client = stack.enter_context(Client(scheduler))
-        else:
-            try:
-                client = get_client()
-            except ValueError:
-                workers = local_workers(n_jobs)
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=workers, threads_per_worker=1, dashboard_address=None))
-                client = stack.enter_context(Client(cluster))
-        pool = _DaskPool(client, as_completed())
-        try:
-            yield max(1, sum(client.nthreads().values())), pool
-        finally:
-            pool.finished.clear()
-
-
-class _DaskPool:
-    """Tasks submitted to a dask client, gathered with ``as_completed`` as they finish."""
-
-    def __init__(self, client, finished):
-        self.client, self.finished = client, finished
-
-    def submit(self, fn, *args):
-        self.finished.add(self.client.submit(fn, *args, pure=False))
-
-    def next_result(self):
-        return next(self.finished).result()

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from evalmc.engine import scheduler as engine
+from evalmc.engine.analysis import Analysis
 from evalmc.engine.options import TASK_SECONDS, check_run_options
 from evalmc.engine.tallies import RecordsTally
 from evalmc.study.design import Design
@@ -78,11 +79,10 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
 
 
 @dataclass(frozen=True)
-class _Collect:
-    """The engine's analysis that keeps a block's records (see :class:`evalmc.engine.Plan`)."""
+class _Collect(Analysis):
+    """The engine's analysis that keeps a block's records: a :class:`RecordsTally` per block."""
 
-    key = stream = name = "records"
-    uses_rng = False
+    key = "records"
     tally_type = RecordsTally
 
     def run(self, records, rng):
@@ -97,16 +97,3 @@ class _Collect:
             columns["rep"] = columns["rep"] - starts[k]
             out.append((RecordsTally(int(starts[k + 1] - starts[k]), columns), {}))
         return out
-
-    def split(self, records, starts):
-        return [None] * (len(starts) - 1)
-
-    def usable(self, records, key, keep_values) -> bool:
-        return True
-
-    def from_records(self, records, key, block, keep_values):
-        tally, errors, _, _ = engine.read_records(records, key, block, False, RecordsTally)
-        return tally, errors, None
-
-    def to_records(self, key, tally, errors, values):
-        return engine.write_records(key, tally, errors, None)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from evalmc.engine import scheduler as engine
+from evalmc.engine.analysis import Analysis
 from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
 from evalmc.engine.scheduler import Failure
 from evalmc.engine.tallies import EstimateTally
@@ -236,9 +237,9 @@ def _target_label(target) -> str:
 
 
 @dataclass(frozen=True)
-class _EstimatorRun:
-    """An estimator as the engine runs it (see :class:`evalmc.engine.Plan`); its stored
-    tallies are named by the estimator and the target, its random stream by the estimator."""
+class _EstimatorRun(Analysis):
+    """An estimator as the engine runs it; its stored tallies are named by the estimator and
+    the target, its random stream by the estimator."""
 
     estimator: object
     target: str
@@ -277,18 +278,9 @@ class _EstimatorRun:
     def split(self, result, starts):
         return [result.take(int(starts[k]), int(starts[k + 1])) for k in range(len(starts) - 1)]
 
-    def usable(self, records, key, keep_values) -> bool:
-        return not keep_values or f"{key}#values" in records
+    def values_to_record(self, values):
+        return {f: getattr(values, f) for f in ("estimate", "low", "high", "failed")}, {}
 
-    def from_records(self, records, key, block, keep_values):
-        tally, errors, named, _ = engine.read_records(records, key, block, keep_values,
-                                                      EstimateTally)
-        values = None
-        if named is not None:
-            values = EstimateResult(named["estimate"], named.get("low"), named.get("high"),
-                                    named["failed"], engine.block_errors(errors))
-        return tally, errors, values
-
-    def to_records(self, key, tally, errors, values):
-        return engine.write_records(key, tally, errors, None if values is None else (
-            {f: getattr(values, f) for f in ("estimate", "low", "high", "failed")}, {}))
+    def values_from_record(self, arrays, info, errors):
+        return EstimateResult(arrays["estimate"], arrays.get("low"), arrays.get("high"),
+                              arrays["failed"], errors)

@@ -17,6 +17,7 @@ import pandas as pd
 from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.engine import scheduler as engine
+from evalmc.engine.analysis import Analysis
 from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
 from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index
@@ -336,8 +337,9 @@ def run_study(
 
 
 @dataclass(frozen=True)
-class _CriterionRun:
-    """A criterion as the engine runs it (see :class:`evalmc.engine.Plan`)."""
+class _CriterionRun(Analysis):
+    """A criterion as the engine runs it; its stored tallies name the levels they count
+    exactly and the levels whose sign errors they count."""
 
     criterion: object
     off_grid: tuple[float, ...]
@@ -346,10 +348,6 @@ class _CriterionRun:
 
     @property
     def key(self) -> str:
-        return self.criterion.key
-
-    @property
-    def stream(self) -> str:
         return self.criterion.key
 
     @property
@@ -375,36 +373,28 @@ class _CriterionRun:
         effect = scenario.effect if scenario.estimand == "mean difference" else None
         return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid, self.levels,
                                                  effect),
-                        engine.split_errors(result.errors, starts), strict=True))
+                        self.split_errors(result.errors, starts), strict=True))
 
     def split(self, result, starts):
         """Each block's values, of the first run only (the values kept per replication)."""
         return [replace(result.take(starts[k], starts[k + 1]), reruns=())
                 for k in range(len(starts) - 1)]
 
-    def usable(self, records, key, keep_values) -> bool:
-        arrays, meta = records[key]
+    def record_meta(self) -> dict:
+        return {"sign_levels": list(self.levels)}  # counted, with estimates or not
+
+    def serves(self, meta) -> bool:
         counted = meta.get("sign_levels", [])
         return (all(a in meta["levels"] for a in self.off_grid)
-                and all(a in counted for a in self.levels)
-                and (not keep_values or f"{key}#values" in records))
+                and all(a in counted for a in self.levels))
 
-    def from_records(self, records, key, block, keep_values):
-        tally, errors, named, info = engine.read_records(records, key, block, keep_values,
-                                                         RejectionTally)
-        values = None
-        if named is not None:
-            null = info["null"]
-            values = CriterionResult(
-                **{f: named.get(f) for f in _VALUES}, errors=engine.block_errors(errors),
-                null=None if null is None else (null[0], tuple(null[1])))
-        return tally, errors, values
+    def values_to_record(self, values):
+        return {f: getattr(values, f) for f in _VALUES}, {"null": values.null}
 
-    def to_records(self, key, tally, errors, values):
-        records = engine.write_records(key, tally, errors, None if values is None else (
-            {f: getattr(values, f) for f in _VALUES}, {"null": values.null}))
-        records[key][1]["sign_levels"] = list(self.levels)  # counted, with estimates or not
-        return records
+    def values_from_record(self, arrays, info, errors):
+        null = info["null"]
+        return CriterionResult(**{f: arrays.get(f) for f in _VALUES}, errors=errors,
+                               null=None if null is None else (null[0], tuple(null[1])))
 
 
 _VALUES = ("failed", "statistic", "pvalue", "reject", "estimate")

@@ -1,0 +1,166 @@
+"""Where tasks run: inline, on threads, on loky processes, or on dask.
+
+:func:`open_pool` gives a pool with two methods, ``submit(fn, *args)`` and ``next_result()``
+(the result of a finished task, in the order tasks finish), whatever the backend.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import contextlib
+import warnings
+
+import joblib
+
+
+def local_workers(n_jobs: int) -> int:
+    """Workers on this machine for `n_jobs`, at most one per core.
+
+    More would only share the cores (and loky would start a process each), so a larger
+    request is capped, with a warning.
+
+    Parameters
+    ----------
+    n_jobs : int
+        Workers asked for; -1 for every core.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import joblib
+    >>> from evalmc.engine.executors import local_workers
+    >>> local_workers(1), local_workers(-1) == joblib.cpu_count()
+    (1, True)
+    """
+    cores = joblib.cpu_count()
+    if n_jobs > cores:
+        warnings.warn(f"`n_jobs` = {n_jobs} is more than this machine's {cores} cores; "
+                      f"running {cores} workers", stacklevel=3)
+    return cores if n_jobs == -1 else min(n_jobs, cores)
+
+
+@contextlib.contextmanager
+def open_pool(backend: str, n_jobs: int, scheduler: str | None = None):
+    """A pool of workers, as ``(workers, pool)``; pending tasks are cancelled on exit.
+
+    Parameters
+    ----------
+    backend : {'threads', 'loky', 'dask'}
+        One thread of this process runs the tasks itself when it is the only worker.
+    n_jobs : int
+        Workers (-1: every core); for dask, those of a LocalCluster made for the pool.
+    scheduler : str, optional
+        A dask scheduler's address; default: the running ``distributed`` client, else a new
+        LocalCluster.
+
+    Yields
+    ------
+    tuple
+        The number of workers, and the pool: ``submit(fn, *args)`` and ``next_result()``.
+
+    Examples
+    --------
+    >>> from evalmc.engine.executors import open_pool
+    >>> with open_pool("threads", 1) as (workers, pool):
+    ...     pool.submit(pow, 2, 10)
+    ...     (workers, pool.next_result())
+    (1, 1024)
+    """
+    if backend == "dask":
+        with _dask_pool(n_jobs, scheduler) as pool:
+            yield pool
+        return
+    workers = local_workers(n_jobs)
+    if workers == 1 and backend == "threads":
+        yield 1, _Inline()
+        return
+    if backend == "threads":
+        executor = concurrent.futures.ThreadPoolExecutor(workers)
+    else:
+        from joblib.externals.loky import get_reusable_executor
+
+        executor = get_reusable_executor(max_workers=workers)
+    pool = _FuturesPool(executor)
+    try:
+        yield workers, pool
+    finally:
+        pool.cancel()
+        if backend == "threads":
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+class _Inline:
+    """Runs each task as it is submitted, in this thread."""
+
+    def __init__(self):
+        self.done = collections.deque()
+
+    def submit(self, fn, *args):
+        self.done.append(fn(*args))
+
+    def next_result(self):
+        return self.done.popleft()
+
+
+class _FuturesPool:
+    """Tasks on a ``concurrent.futures`` executor (threads, or loky's processes)."""
+
+    def __init__(self, executor):
+        self.executor = executor
+        self.pending = set()
+        self.done = collections.deque()
+
+    def submit(self, fn, *args):
+        self.pending.add(self.executor.submit(fn, *args))
+
+    def next_result(self):
+        if not self.done:
+            finished, self.pending = concurrent.futures.wait(
+                self.pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            self.done.extend(finished)
+        return self.done.popleft().result()
+
+    def cancel(self):
+        for future in self.pending:
+            future.cancel()
+        concurrent.futures.wait(self.pending)
+
+
+@contextlib.contextmanager
+def _dask_pool(n_jobs, scheduler):
+    """The running ``distributed`` client, the one at `scheduler`, or a new LocalCluster's."""
+    from distributed import Client, LocalCluster, as_completed, get_client
+
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            client = stack.enter_context(Client(scheduler))
+        else:
+            try:
+                client = get_client()
+            except ValueError:
+                workers = local_workers(n_jobs)
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=workers, threads_per_worker=1, dashboard_address=None))
+                client = stack.enter_context(Client(cluster))
+        pool = _DaskPool(client, as_completed())
+        try:
+            yield max(1, sum(client.nthreads().values())), pool
+        finally:
+            pool.finished.clear()
+
+
+class _DaskPool:
+    """Tasks submitted to a dask client, gathered with ``as_completed`` as they finish."""
+
+    def __init__(self, client, finished):
+        self.client, self.finished = client, finished
+
+    def submit(self, fn, *args):
+        self.finished.add(self.client.submit(fn, *args, pure=False))
+
+    def next_result(self):
+        return next(self.finished).result()

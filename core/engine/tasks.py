@@ -1,0 +1,234 @@
+"""What a worker runs: a task, consecutive blocks of one condition, drawn a slab at a time.
+
+A worker draws up to :data:`SLAB_REPS` replications at once: the scenario draws the slab's
+blocks in one call, each block from its own stream (:class:`~evalmc.sims.streams.BlockStreams`),
+and each analysis that needs no randomness runs once on the whole slab, so Python's share of
+the work, which holds the GIL, stays small. An analysis that draws random numbers runs block by
+block, each block with its own stream. The task returns each block's tally (or, when nothing
+needs them one by one and they add up in any order, one tally for the whole task), never the
+replications' values unless the study keeps them.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+import warnings
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evalmc.sims.streams import BlockStreams
+
+#: Replications a worker draws at once (bounds its memory); analyses run once per slab.
+SLAB_REPS = 16_384
+
+
+def analysis_rng(seed: int, cid: int, block: int, stream: str) -> np.random.Generator:
+    """The generator of the analysis whose stream is `stream` on block `block` of condition
+    `cid`.
+
+    Parameters
+    ----------
+    seed : int
+        The study's root seed.
+    cid : int
+        The condition's id.
+    block : int
+        The block.
+    stream : str
+        The analysis's stream name (:attr:`evalmc.engine.analysis.Analysis.stream`).
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``default_rng(SeedSequence(seed, spawn_key=(cid, block, crc32(stream))))``.
+
+    Examples
+    --------
+    >>> from evalmc.engine.tasks import analysis_rng
+    >>> a, b = analysis_rng(1, 2, 3, "welch-t"), analysis_rng(1, 2, 3, "welch-t")
+    >>> bool(a.random() == b.random())
+    True
+    """
+    return np.random.default_rng(
+        np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(stream.encode()))))
+
+
+#: A block's outcome for one analysis: ``(block, tally, errors by (block, rep), values)``.
+Entry = tuple[int, object, dict, object]
+
+
+@dataclass(frozen=True)
+class Task:
+    """Blocks ``first, first + 1, ...`` of condition `cid`, one per size in `sizes`.
+
+    Attributes
+    ----------
+    scenario : Scenario
+        The condition.
+    analyses : tuple of Analysis
+        What to run on every block.
+    seed, cid, first : int
+        The study's seed, the condition and the first block.
+    sizes : tuple of int
+        Replications of each block.
+    per_block : bool
+        Whether every block's tally is wanted (a cache, kept values, or tallies that add up in
+        block order only); else an associative tally comes back summed over the task.
+    keep_values : bool
+        Whether to return each block's values (:meth:`Analysis.split`).
+    max_failures : int
+        Failure messages a summed tally keeps (the first ones).
+
+    Examples
+    --------
+    >>> from evalmc.engine.tasks import Task
+    >>> from evalmc.sims.scores import Normal
+    >>> task = Task(Normal(), (), seed=1, cid=0, first=4, sizes=(100, 100, 50))
+    >>> task.per_block, sum(task.sizes)
+    (True, 250)
+    """
+
+    scenario: object
+    analyses: tuple
+    seed: int
+    cid: int
+    first: int
+    sizes: tuple[int, ...]
+    per_block: bool = True
+    keep_values: bool = False
+    max_failures: int = 1000
+
+
+@dataclass
+class TaskResult:
+    """What a task returns: its blocks' entries by analysis key, and how long it took.
+
+    Attributes
+    ----------
+    cid, first : int
+        The task's condition and first block.
+    sizes : tuple of int
+        Replications of its blocks.
+    seconds : float
+        Wall time the task ran.
+    out : dict
+        Analysis key to a list of :data:`Entry`, one per block or one for the task.
+    warned : dict
+        Warnings raised, by text, with their count (when the task ran in a process's main
+        thread; see :func:`run_task`).
+
+    Examples
+    --------
+    >>> from evalmc.engine.tasks import TaskResult
+    >>> TaskResult(cid=0, first=4, sizes=(100, 50), seconds=0.01, out={}).warned
+    {}
+    """
+
+    cid: int
+    first: int
+    sizes: tuple[int, ...]
+    seconds: float
+    out: dict[str, list[Entry]]
+    warned: dict[str, int] = field(default_factory=dict)
+
+
+def run_task(task: Task) -> TaskResult:
+    """Run a task (on a worker).
+
+    Warnings are counted by text (with their category unless a UserWarning) when the task runs
+    in a process's main thread (a loky or dask worker, or the study's own thread); elsewhere, on
+    a thread of the study's process, they go the usual way (the warnings module's filters are
+    process-wide and not thread-safe to swap).
+
+    Parameters
+    ----------
+    task : Task
+
+    Returns
+    -------
+    TaskResult
+
+    Examples
+    --------
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.engine.tasks import Task, run_task
+    >>> from evalmc.sims.scores import Normal
+    >>> class Count(Analysis):
+    ...     key, tally_type = "count", RecordsTally
+    ...     def run(self, batch, rng):
+    ...         return batch.n_reps
+    ...     def tallies(self, result, starts, scenario):
+    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
+    ...                 for s, e in zip(starts[:-1], starts[1:])]
+    >>> done = run_task(Task(Normal(), (Count(),), seed=1, cid=0, first=4, sizes=(10, 10, 5)))
+    >>> [(block, tally.n) for block, tally, _, _ in done.out["count"]]
+    [(4, 10), (5, 10), (6, 5)]
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return _run(task)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        result = _run(task)
+    result.warned = dict(collections.Counter(
+        str(w.message) if issubclass(w.category, UserWarning)
+        else f"{w.category.__name__}: {w.message}" for w in seen))
+    return result
+
+
+def _run(task: Task) -> TaskResult:
+    start = time.perf_counter()
+    out = {a.key: [] for a in task.analyses}
+    streams = BlockStreams(task.seed, task.cid, task.first, len(task.sizes))
+    step = max(1, SLAB_REPS // max(task.sizes))
+    for s in range(0, len(task.sizes), step):
+        _run_slab(task, streams[s:s + step], task.sizes[s:s + step], out)
+    if not task.per_block:
+        for a in task.analyses:
+            if a.tally_type.associative:
+                out[a.key] = [_summed(out[a.key], task.first, task.max_failures)]
+    return TaskResult(task.cid, task.first, task.sizes, time.perf_counter() - start, out)
+
+
+def _run_slab(task: Task, streams: BlockStreams, sizes, out: dict) -> None:
+    """Draw a slab of blocks and add every analysis's entries for them to `out`."""
+    joint, batches = task.scenario.draw_slab(streams, sizes)
+    blocks = list(range(streams.first, streams.first + len(sizes)))
+    for a in task.analyses:
+        if a.uses_rng or joint is None:  # block by block, each with its own stream
+            for b, size, batch in zip(blocks, sizes, batches, strict=True):
+                result = a.run(batch, analysis_rng(task.seed, task.cid, b, a.stream))
+                out[a.key] += _entries(task, a, [b], result, np.array([0, size]))
+        else:  # once on the slab: its blocks' results are the same, computed at once
+            out[a.key] += _entries(task, a, blocks, a.run(joint, None),
+                                   np.cumsum([0, *sizes]))
+
+
+def _entries(task: Task, a, blocks: list[int], result, starts: np.ndarray) -> list[Entry]:
+    """The entries of a run of `blocks` (replications ``starts[k]:starts[k + 1]`` of
+    `result`): one per block, or a single one for the run when a summed tally will do."""
+    if not task.per_block and a.tally_type.associative:
+        ((tally, errors),) = a.tallies(result, starts[[0, -1]], task.scenario)
+        where = np.searchsorted(starts, list(errors), side="right") - 1
+        return [(blocks[0], tally, {
+            (blocks[k], rep - int(starts[k])): msg
+            for k, (rep, msg) in zip(where.tolist(), errors.items(), strict=True)}, None)]
+    values = a.split(result, starts) if task.keep_values else [None] * len(blocks)
+    return [(b, tally, {(b, rep): msg for rep, msg in errors.items()}, vals)
+            for b, (tally, errors), vals in zip(blocks, a.tallies(result, starts, task.scenario),
+                                                values, strict=True)]
+
+
+def _summed(entries: list[Entry], first: int, max_failures: int) -> Entry:
+    """One entry for a task's entries: their tallies added, their first failures."""
+    total = entries[0][1]
+    for entry in entries[1:]:
+        total = total + entry[1]
+    errors = {}
+    for entry in entries:
+        errors.update(list(entry[2].items())[:max_failures - len(errors)])
+    return first, total, errors, None
