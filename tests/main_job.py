@@ -12,13 +12,14 @@ stale folder, other library versions) it computes them.
     python tests/main_job.py     # the versions, as JSON
 """
 
-import importlib
 import json
 import os
 import sys
 import warnings
 from importlib import metadata
 from pathlib import Path
+
+from evalmc.reproductions import runner
 
 
 def libraries() -> dict:
@@ -59,8 +60,8 @@ def figures(paper: str):
     folder = vouched()
     if folder is None:
         return None
-    module = importlib.import_module(f"evalmc.reproductions.{paper}")
-    return folder, [c for figure in module.FIGURES for c in checks(folder, paper, figure.name)]
+    return folder, [c for figure in runner.figures(paper)
+                    for c in checks(folder, paper, figure.name)]
 
 
 if __name__ == "__main__":
