@@ -2,16 +2,11 @@
 implements only what differs; the engine runs it, caches its blocks and resumes from them.
 Every module of the engine has examples that run."""
 
-import doctest
-import importlib
-import io
-import pkgutil
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-import evalmc.engine
 from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.tallies import EstimateTally
@@ -117,18 +112,3 @@ def test_an_analysis_must_implement_the_contract():
         Incomplete()
     with pytest.raises(TypeError, match="derive from evalmc.engine.analysis.Analysis"):
         engine.Plan({}, [object()], n_reps=1, seed=0, block_size=1)
-
-
-ENGINE_MODULES = ["evalmc.sims.streams", "evalmc.sims.kernels", *(
-    f"evalmc.engine.{m.name}" for m in pkgutil.iter_modules(evalmc.engine.__path__))]
-
-
-@pytest.mark.parametrize("name", ENGINE_MODULES)
-def test_engine_module_examples_run(name):
-    module = importlib.import_module(name)
-    tests = [t for t in doctest.DocTestFinder().find(module, name) if t.examples]
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    report = io.StringIO()
-    for test in tests:
-        runner.run(test, out=report.write)
-    assert runner.failures == 0, report.getvalue()
