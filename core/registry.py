@@ -118,6 +118,27 @@ class Entry:
         module, _, attribute = self.target.partition(":")
         return getattr(importlib.import_module(module), attribute)
 
+    def name_with(self, args: Mapping) -> str:
+        """The name of this entry built with `args`: ``name(key=value,...)`` of the arguments
+        that differ from the defaults (:func:`format_spec`).
+
+        Parameters
+        ----------
+        args : mapping
+            Arguments by parameter name, in the parameters' order.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from evalmc.criteria import CRITERIA
+        >>> CRITERIA["nemenyi"].name_with({"i": 0, "j": 4})
+        'nemenyi(i=0,j=4)'
+        """
+        return format_spec(self.name, args, self.defaults())
+
     def defaults(self) -> dict:
         """Parameter name to default value, in order.
 
@@ -166,6 +187,9 @@ class Registry(Mapping):
     kind : str
         What an entry is (``'scenario'``, ``'criterion'``, ...), for messages.
     entries : iterable of Entry
+    also : str
+        What else names a thing of this kind, for the message of an unknown name (e.g.
+        ``'path/to/file.py:function'``).
 
     Examples
     --------
@@ -179,8 +203,8 @@ class Registry(Mapping):
     ValueError: unknown function 'cbrt'; valid names: sqrt.
     """
 
-    def __init__(self, kind: str, entries: Iterable[Entry]):
-        self.kind = kind
+    def __init__(self, kind: str, entries: Iterable[Entry], *, also: str = ""):
+        self.kind, self.also = kind, also
         self._entries: dict[str, Entry] = {}
         for entry in entries:
             if entry.name in self._entries:
@@ -219,8 +243,11 @@ class Registry(Mapping):
         try:
             return self._entries[name]
         except (KeyError, TypeError):
+            families = [n for n, e in self._entries.items() if e.params]
+            others = ([f"name(key=value) for {', '.join(families)}"] if families and self.also
+                      else []) + ([self.also] if self.also else [])
             raise ValueError(f"unknown {self.kind} {name!r}; valid names: "
-                             f"{', '.join(self._entries)}.") from None
+                             f"{', '.join([*self._entries, *others])}.") from None
 
     def parse(self, spec: str) -> tuple[Entry, dict]:
         """The entry of ``name(key=value,...)`` and its arguments, each of its parameter's type.
@@ -269,6 +296,45 @@ class Registry(Mapping):
                 value = int(value)
             args[key] = value
         return entry, args
+
+    def resolve(self, spec: str, args: Mapping | None = None) -> tuple[Entry, dict]:
+        """The entry of ``name(key=value,...)`` and its arguments, those of the text and the
+        keywords `args` together, checked and in the order of its parameters.
+
+        Parameters
+        ----------
+        spec : str
+        args : mapping, optional
+            More arguments, by parameter name.
+
+        Returns
+        -------
+        tuple of (Entry, dict)
+
+        Raises
+        ------
+        ValueError
+            As :meth:`parse`, and for a keyword that is not a parameter of the entry.
+
+        Examples
+        --------
+        >>> from evalmc.criteria import CRITERIA
+        >>> entry, args = CRITERIA.resolve("average-delta(sigma=2)", {"delta": 0.5})
+        >>> args, entry.name_with(args)
+        ({'delta': 0.5, 'sigma': 2.0}, 'average-delta(delta=0.5,sigma=2)')
+        """
+        entry, given = self.parse(spec)
+        args = {**given, **(args or {})}
+        if args and not entry.params:
+            raise ValueError(f"{self.kind} {entry.name!r} takes no parameters; got "
+                             f"{', '.join(args)}.")
+        return entry, _ordered(entry, args)
+
+
+def _ordered(entry: Entry, args: Mapping) -> dict:
+    for key in args:
+        entry.param(key)
+    return {p.name: args[p.name] for p in entry.params if p.name in args}
 
 
 def parse_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:

@@ -94,12 +94,8 @@ def run(args) -> int:
     for name in args.estimator:  # names and arguments, from the registry
         if not (":" in name and name.rsplit(":", 1)[0].endswith(".py")):
             try:
-                ESTIMATORS.parse(name)
+                ESTIMATORS.resolve(name)
             except ValueError as err:
-                if str(err).startswith("unknown estimator"):
-                    raise UsageError(f"unknown estimator {name!r}; valid names: "
-                                     f"{', '.join(ESTIMATORS)}, or path/to/file.py:function."
-                                     ) from None
                 raise UsageError(str(err)) from None
     target = args.target
     if target not in TARGETS:

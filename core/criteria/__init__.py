@@ -59,20 +59,7 @@ def get_criterion(spec, **args):
         from evalmc.criteria.peers import import_criterion
 
         return import_criterion(spec)
-    try:
-        entry, given = CRITERIA.parse(spec)
-    except ValueError as err:
-        if str(err).startswith("unknown criterion"):
-            families = ", ".join(n for n, e in CRITERIA.items() if e.params)
-            raise ValueError(
-                f"unknown criterion {spec!r}; valid names: {', '.join(CRITERIA)}, "
-                f"name(key=value) for {families}, path/to/file.py:function, or "
-                "module:function.") from None
-        raise
-    if args and not entry.params:
-        raise ValueError(f"criterion {entry.name!r} takes no parameters; got "
-                         f"{', '.join(args)}.")
-    return build(entry, {**given, **args})
+    return build(*CRITERIA.resolve(spec, args))
 
 
 def load_criterion(spec: str):

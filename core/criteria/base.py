@@ -404,7 +404,8 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
     entry : evalmc.registry.Entry
         A row of :data:`evalmc.criteria.registry.CRITERIA`.
     args : dict, optional
-        Arguments of a family (a row with ``params``), by name.
+        Arguments of a family (a row with ``params``), checked and in order
+        (:meth:`evalmc.registry.Registry.resolve`).
 
     Returns
     -------
@@ -418,12 +419,7 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
     >>> build(CRITERIA["single-point"], {"sigma": 1.0}).name
     'single-point(sigma=1)'
     """
-    from evalmc.registry import format_spec
-
     args = args or {}
-    for key in args:
-        entry.param(key)
-    args = {p.name: args[p.name] for p in entry.params if p.name in args}  # in their order
     facts = entry.facts
     test = entry.load()
     if entry.params:  # a family: its target checks the arguments and builds the test
@@ -431,7 +427,7 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
     elif facts.get("options"):
         test = functools.partial(test, **facts["options"])
     return BuiltinCriterion(
-        format_spec(entry.name, args, entry.defaults()), entry.description, test,
+        entry.name_with(args), entry.description, test,
         paired=facts.get("paired", False), decision_only=facts.get("decision_only", False),
         alternative=facts.get("alternative", "two-sided"),
         uses_rng=facts.get("uses_rng", False), needs=facts.get("needs", "scores"),

@@ -62,7 +62,7 @@ def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
     return _row(name, target, description, paired=True, schemes=schemes, **facts)
 
 
-CRITERIA = Registry("criterion", [
+CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:function", entries=[
     _row("paired-t", "ttests:paired_t", "paired t-test on A - B", paired=True),
     _row("student-t", "ttests:student_t", "Student's t-test, pooled variance"),
     _row("welch-t", "ttests:welch_t", "Welch's t-test, unequal variances"),

@@ -408,8 +408,6 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
     >>> get_estimator("t-interval").level
     0.95
     """
-    from evalmc.registry import format_spec
-
     if isinstance(spec, (Estimator, UserEstimator)):
         return spec
     if callable(spec):
@@ -418,18 +416,7 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
         from evalmc.criteria import load_criterion
 
         return UserEstimator(load_criterion(spec).func, name=spec)
-    try:
-        entry, given = ESTIMATORS.parse(spec)
-    except ValueError as err:
-        if str(err).startswith("unknown estimator"):
-            raise ValueError(f"unknown estimator {spec!r}; valid names: {', '.join(ESTIMATORS)}"
-                             ", or path/to/file.py:function.") from None
-        raise
-    args = {**given, **args}
-    for key in args:
-        entry.param(key)
-    args = {p.name: args[p.name] for p in entry.params if p.name in args}
+    entry, args = ESTIMATORS.resolve(spec, args)
     target = entry.load()
     est = target(**args) if entry.params else Estimator("", "", target)
-    return replace(est, name=format_spec(entry.name, args, entry.defaults()),
-                   description=entry.description)
+    return replace(est, name=entry.name_with(args), description=entry.description)

@@ -11,7 +11,7 @@ from evalmc.registry import Entry, Param, Registry
 PERCENTILE_BOOT = 1000
 _LEVEL = Param("level", 0.95, float, "nominal coverage, in (0, 1)")
 
-ESTIMATORS = Registry("estimator", [
+ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     Entry("mean-a", "evalmc.estimators.intervals:mean_a", "mean of A's runs"),
     Entry("t-interval", "evalmc.estimators.intervals:t_interval",
           "Student's t interval of A's mean", (_LEVEL,)),
