@@ -678,15 +678,11 @@ mean_a, mean_b, sd_a, sd_b, shift.
         >>> normal.coerce("n_a", "12"), normal.coerce("sd_a", "2")
         (12, 2.0)
         """
+        from evalmc.registry import Param
+
         cls.check_names([key])
-        kind = {f.name: f for f in cls.parameters()}[key].metadata["kind"]
-        if kind is str:
-            return text
-        try:
-            return kind(text) if kind is float else int(text)
-        except ValueError:
-            rule = "an integer" if kind is int else "a real number"
-            raise ValueError(f"`{key}` must be {rule}; got {text!r}.") from None
+        field = {f.name: f for f in cls.parameters()}[key]
+        return Param(key, field.default, field.metadata["kind"], field.metadata["doc"]).coerce(text)
 
     def to_dict(self) -> dict:
         """All parameters, defaults included.

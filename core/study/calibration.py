@@ -87,7 +87,6 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     if not isinstance(params, Mapping):
         raise ValueError("`params` must be a mapping of parameter name to a value or a list of "
                          f"values; got {params!r}.")
-    scenario.check_names(params)
     grid = {name: _values(value) for name, value in params.items()} or default_grid(scenario)
     design = Design.build(grid, scenario)  # every condition validated before the engine loads
 
