@@ -73,6 +73,7 @@ def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int =
     ax.set_ylabel("% of runs", fontsize=8)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.tick_params(labelsize=7)
+    ax.locator_params(axis="x", nbins=5)  # long tick labels (0.00355) must not run together
 
 
 def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
