@@ -45,9 +45,10 @@ from scipy import stats
 from evalmc.estimators.boon import boo_n_normal, expected_best, rank_weights
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.reproductions.report import Figure, Target, Targets
-from evalmc.sims import Batch, Scenario
+from evalmc.sims import Scenario
 from evalmc.sims.base import param
 from evalmc.sims.pools import PRESETS
+from evalmc.sims.scores import ValTestBatch
 from evalmc.sims.validation import check_choice
 from evalmc.study.estimation import run_estimation
 from evalmc.study.rates import make_design
@@ -344,6 +345,7 @@ class PoolRuns(Scenario):
 
     name: ClassVar[str] = "pool-runs"
     description: ClassVar[str] = "sets of m runs of one model from a preset pool"
+    batch: ClassVar[type] = ValTestBatch
 
     preset: str = param("asreader-random", str, "pool of evalmc.sims.pools.PRESETS")
     m: int = param(5, int, "runs per set")
@@ -388,7 +390,7 @@ class PoolRuns(Scenario):
 
         Returns
         -------
-        Batch
+        ValTestBatch
             Test scores ``a`` (= ``b``) and validation scores ``a_val`` (= ``b_val``), each of
             shape (n_reps, m).
 
@@ -408,7 +410,7 @@ class PoolRuns(Scenario):
                                            (n_reps, self.m))
         else:
             val, test = PRESETS[self.preset].draw(rng, (n_reps, self.m))
-        return Batch(test, test, paired=False, a_val=val, b_val=val)
+        return ValTestBatch(test, test, paired=False, a_val=val, b_val=val)
 
 
 @functools.lru_cache(maxsize=8)
@@ -493,11 +495,14 @@ def _boon_parametric(batch, rng):
 
 ESTIMATES = {
     "best single": Estimator("best single", "test score of the best-validation run",
-                             lambda batch, rng: EstimateResult(_by_val(batch)[:, -1])),
-    "Boo_5": Estimator("Boo_5", "non-parametric Boo_5 (Eq 7)", _boon_nonparametric),
+                             lambda batch, rng: EstimateResult(_by_val(batch)[:, -1]),
+                             needs="validation scores"),
+    "Boo_5": Estimator("Boo_5", "non-parametric Boo_5 (Eq 7)", _boon_nonparametric,
+                       needs="validation scores"),
     "mean": Estimator("mean", "mean test score", lambda batch, rng: EstimateResult(
         batch.a.mean(axis=1))),
-    "parametric": Estimator("parametric", "Gaussian parametric Boo_5", _boon_parametric),
+    "parametric": Estimator("parametric", "Gaussian parametric Boo_5", _boon_parametric,
+                            needs="validation scores"),
 }
 
 

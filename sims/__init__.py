@@ -1,7 +1,9 @@
 """Data-generating processes: validated front ends over Numba kernels.
 
 ``SCENARIOS`` is the registry of the built-in scenarios, one row each with its parameters
-(their defaults, types and docs) and the data it yields; each row's class takes its fields
+(their defaults, types and docs) and the data its batches hold (``yields``: the names of its
+batch type's :attr:`~evalmc.sims.base.Batch.holds`, so that ``evalmc list`` can say which
+scenarios a criterion works on); each row's class takes its fields
 from its row (``class Normal(Scenario, registered="normal")``). ``get_scenario(name)``
 loads one. Reading the registry imports no numerical library.
 """
@@ -34,7 +36,7 @@ _SPLITS = (
 
 
 def _scenario(name: str, target: str, description: str, *params: Param,
-              yields: str = "scores") -> Entry:
+              yields: tuple[str, ...] = ("scores",)) -> Entry:
     return Entry(name, f"evalmc.sims.{target}", description, params, {"yields": yields})
 
 
@@ -56,7 +58,8 @@ SCENARIOS = Registry("scenario", [
               Param("sd_val", 1.0, float, "sd of validation scores"),
               Param("sd_test", 1.0, float, "sd of test scores"),
               Param("rho", 0.5, float, "validation/test correlation of a run, in [-1, 1]"),
-              Param("shift", 0.0, float, "added to A's validation and test scores")),
+              Param("shift", 0.0, float, "added to A's validation and test scores"),
+              yields=("scores", "validation scores")),
     _scenario("skew-normal", "scores:SkewNormal",
               "two independent skew-normal samples (skewed run scores)",
               _N_A, _N_B, Param("loc", 0.0, float, "location"),
@@ -94,7 +97,7 @@ SCENARIOS = Registry("scenario", [
               Param("fpr_b", 0.1, float, "false positive rate of B, in [0, 1]"),
               Param("rho", 0.5, float, "correlation of A's and B's latent scores, in (-1, 1)"),
               Param("measure", "dcerr", str, "difference `truth` refers to: 'dcerr' or 'df1'"),
-              yields="counts"),
+              yields=("counts",)),
     _scenario("llm-items", "items:Items",
               "two models' 0/1 correctness on the same n items, in clusters",
               Param("n_items", 1000, int, "items (questions) per replication"),
@@ -107,7 +110,7 @@ SCENARIOS = Registry("scenario", [
               Param("tau", 0.0, float, "sd of a cluster's advantage of A over B (>= 0)"),
               Param("rho", 0.5, float, "correlation of the two models' item-level noise, in "
                                        "(-1, 1)"),
-              Param("shift", 0.0, float, "added to A's skill")),
+              Param("shift", 0.0, float, "added to A's skill"), yields=("scores", "clusters")),
     _scenario("multi-dataset", "multidataset:MultiDataset",
               "k models on d data sets: data set, model, interaction, noise",
               Param("k", 5, int, "models"), Param("n_datasets", 20, int, "data sets"),
@@ -119,25 +122,28 @@ SCENARIOS = Registry("scenario", [
               Param("sd_run", 1.0, float, "sd of one run's noise (> 0)"),
               Param("runs", 1, int, "runs averaged per model and data set"),
               Param("rho", 0.0, float, "correlation of the models' run noise on a data set, "
-                                       "[0, 1)")),
+                                       "[0, 1)"), yields=("scores", "table")),
     _scenario("cv-regression", "learning:CvRegression",
               "least squares on d features (A) vs the first p (B), test errors on each "
               "cross-validation split of one data set", *_SPLITS,
               Param("d", 10, int, "features of the population and of A's model"),
               Param("p", 5, int, "features of B's model (the first p), 1 <= p < d"),
               Param("sd", 1.0, float, "noise sd (> 0)"),
-              Param("shift", 0.0, float, "B's expected risk minus A's at n_train, in sd^2")),
+              Param("shift", 0.0, float, "B's expected risk minus A's at n_train, in sd^2"),
+              yields=("scores", "splits")),
     _scenario("cv-classification", "learning:CvClassification",
               "linear discriminant (A) vs nearest mean (B) on two Gaussian classes, test "
               "errors on each cross-validation split", *_SPLITS,
               Param("d", 10, int, f"features, 2 <= d <= {MAX_FEATURES}"),
               Param("delta", 2.0, float, "distance of the class means along feature 1 (> 0)"),
-              Param("shift", 0.0, float, "B's expected error rate minus A's at n_train")),
+              Param("shift", 0.0, float, "B's expected error rate minus A's at n_train"),
+              yields=("scores", "splits")),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
                                                        "asreader-random"),
               Param("n", 10, int, "runs per model and replication"),
-              Param("shift", 0.0, float, "added to A's validation and test scores")),
+              Param("shift", 0.0, float, "added to A's validation and test scores"),
+              yields=("scores", "validation scores")),
 ])
 
 #: Names defined in :mod:`evalmc.sims.base`, loaded on first use.

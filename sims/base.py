@@ -68,14 +68,19 @@ class Batch:
     statistics. Criteria that need only the statistics (t-tests) then never pay for the scores,
     and criteria that need the scores all see the same ones.
 
+    A scenario that yields more than scores (validation scores, clusters of items, a table of
+    several data sets, the splits of cross-validation, a classifier table's counts) yields a
+    subclass, declared in the scenario's own module, that adds its fields and names the data
+    it holds in :attr:`holds`; a criterion states the data it ``needs``, and a study refuses
+    a criterion whose need the scenario's batch type does not hold before drawing anything
+    (:func:`check_needs`).
+
     Parameters
     ----------
     a, b : ndarray, shape (n_reps, n_a) and (n_reps, n_b), optional
         Scores of A and B; row ``i`` is replication ``i``.
     paired : bool
         Whether column ``j`` of `a` and of `b` come from the same unit (seed, split, example).
-    a_val, b_val : ndarray, optional
-        Validation scores matching `a` and `b`, for scenarios that have them.
     moments : tuple of ndarray, optional
         ``(mean_a, var_a, mean_b, var_b)`` per replication (unbiased variances).
     diff_moments : tuple of ndarray, optional
@@ -84,20 +89,6 @@ class Batch:
         ``fill() -> (a, b)``, called once when the scores are first needed.
     sizes : tuple of int, optional
         ``(n_a, n_b)``; needed with `fill`, read from the scores otherwise.
-    counts : ndarray of int, shape (n_reps, 8), optional
-        For two classifiers on one evaluation set: the examples of each cell of the table
-        (label x A correct x B correct), cell ``4 * label + 2 * a_correct + b_correct``.
-    cluster_size : int, optional
-        Columns come in consecutive clusters of this many (items of one passage, say); None
-        when they are independent.
-    table : ndarray, shape (n_reps, n_datasets, k), optional
-        For k models on several data sets: every model's score on every data set.
-    splits : object, optional
-        For errors on cross-validation splits (column j = split j): how the data set was
-        split (:class:`evalmc.sims.learning.Splits`).
-    reruns : tuple of (ndarray, ndarray), optional
-        For replicability: the scores `a`, `b` of the same replications under other random
-        runs of the experiment (other splits of the same data sets); see :meth:`rerun_batches`.
 
     Every array is held as a read-only view (:func:`read_only`): the criteria of a study share
     the block, so none may change it.
@@ -110,14 +101,16 @@ class Batch:
         Replications in the batch.
     sizes : tuple of int
         ``(n_a, n_b)``.
+    holds : frozenset of str
+        The data a criterion can ask of a batch of this type: ``{'scores'}`` here.
 
     Examples
     --------
     >>> import numpy as np
     >>> from evalmc.sims.base import Batch
     >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
-    >>> batch.n_reps, batch.sizes, batch.a.flags.writeable
-    (2, (3, 3), False)
+    >>> batch.n_reps, batch.sizes, batch.a.flags.writeable, sorted(batch.holds)
+    (2, (3, 3), False, ['scores'])
     >>> [m.tolist() for m in batch.moments()]
     [[1.0, 4.0], [1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
 
@@ -127,16 +120,35 @@ class Batch:
     ...              fill=lambda: (np.ones((2, 4)), np.zeros((2, 4))), sizes=(4, 4))
     >>> lazy.n_reps, lazy.a.shape
     (2, (2, 4))
+
+    A batch type of your own adds its fields as keywords of its constructor and lists them in
+    ``per_rep`` (arrays with one row per replication, cut and joined with the scores) or
+    ``shared`` (values of the whole batch); rows, joins and single replications keep them.
+
+    >>> class Weighted(Batch):
+    ...     holds = Batch.holds | {"weights"}
+    ...     per_rep = ("weights",)
+    ...     def __init__(self, a=None, b=None, *, weights, **kwargs):
+    ...         super().__init__(a, b, **kwargs)
+    ...         self.weights = read_only(weights)
+    >>> from evalmc.sims.base import read_only
+    >>> w = Weighted(np.zeros((3, 2)), np.ones((3, 2)), paired=True, weights=np.arange(3.0))
+    >>> type(w.rows(1, 3)).__name__, w.rows(1, 3).weights.tolist(), w.take(0).weights.tolist()
+    ('Weighted', [1.0, 2.0], [0.0])
     """
 
-    def __init__(self, a=None, b=None, *, paired: bool, a_val=None, b_val=None, moments=None,
-                 diff_moments=None, fill: Callable | None = None, sizes=None, counts=None,
-                 cluster_size: int | None = None, table=None, splits=None, reruns=()):
-        self.splits = splits
-        self.reruns = tuple(read_only(tuple(pair)) for pair in reruns)
-        self.counts = read_only(counts)
-        self.cluster_size = cluster_size
-        self.table = read_only(table)
+    #: The data a criterion can ask of a batch of this type (see :func:`check_needs`).
+    holds: ClassVar[frozenset[str]] = frozenset({"scores"})
+    #: Keywords of the constructor holding one row per replication, cut with the scores.
+    per_rep: ClassVar[tuple[str, ...]] = ()
+    #: Keywords of the constructor holding a value of the whole batch, kept as they are.
+    shared: ClassVar[tuple[str, ...]] = ()
+    #: Whether the constructor takes the keywords above: then rows, joins and single
+    #: replications keep the type; a type that cannot is cut to a plain Batch and never joined.
+    generic: ClassVar[bool] = True
+
+    def __init__(self, a=None, b=None, *, paired: bool, moments=None, diff_moments=None,
+                 fill: Callable | None = None, sizes=None):
         if a is None and (fill is None or sizes is None):
             raise ValueError("a Batch needs scores `a`, `b`, or a `fill` and `sizes`.")
         if a is not None:
@@ -149,7 +161,6 @@ class Batch:
             raise ValueError("paired scores need as many runs of A as of B; got "
                              f"{self.sizes[0]} and {self.sizes[1]}.")
         self._a, self._b, self.paired = read_only(a), read_only(b), paired
-        self.a_val, self.b_val = read_only(a_val), read_only(b_val)
         self._moments, self._diff_moments = read_only(moments), read_only(diff_moments)
         self._fill = fill
 
@@ -172,12 +183,10 @@ class Batch:
 
     @property
     def n_reps(self) -> int:
-        """Replications in the batch (read from the scores, the moments or the counts)."""
-        if self._a is None and self._moments is None and self.counts is None:
+        """Replications in the batch (read from the scores or the moments)."""
+        if self._a is None and self._moments is None:
             self._materialize()
-        if self._a is not None:
-            return self._a.shape[0]
-        return self._moments[0].shape[0] if self._moments is not None else self.counts.shape[0]
+        return self._a.shape[0] if self._a is not None else self._moments[0].shape[0]
 
     def moments(self):
         """``(mean_a, var_a, mean_b, var_b)`` per replication.
@@ -210,33 +219,13 @@ class Batch:
             self._diff_moments = read_only(row_mean_var(self.a, self.b))
         return self._diff_moments
 
-    def rerun_batches(self) -> list[Batch]:
-        """The replications under each other run (:attr:`reruns`), as batches like this one.
-
-        Returns
-        -------
-        list of Batch
-            One per other run, in order; empty without reruns.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.base import Batch
-        >>> batch = Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True,
-        ...               reruns=[(np.full((2, 3), 2.0), np.zeros((2, 3)))])
-        >>> [rerun.a[:, 0].tolist() for rerun in batch.rerun_batches()]
-        [[2.0, 2.0]]
-        """
-        return [Batch(a, b, paired=self.paired, cluster_size=self.cluster_size,
-                      splits=self.splits) for a, b in self.reruns]
-
     @classmethod
     def concat(cls, batches) -> Batch | None:
         """The replications of `batches` one after the other, or None if they cannot be joined.
 
         Lazy scores stay lazy: the joined batch fills each part's scores, in order, when they
         are first needed, so every replication gets the very values it would get alone. Only
-        plain batches of the same shape join; a single batch is returned as it is.
+        batches of one type, shape and shared fields join; a single batch is returned as it is.
 
         Parameters
         ----------
@@ -262,31 +251,26 @@ class Batch:
         first = batches[0]
         if len(batches) == 1:
             return first
-        if any(type(b) is not Batch or b.sizes != first.sizes or b.paired != first.paired
-               or b.cluster_size != first.cluster_size or b.splits != first.splits
-               or len(b.reruns) != len(first.reruns) for b in batches):
+        kind = type(first)
+        if not (issubclass(kind, Batch) and kind.generic) or any(
+                type(b) is not kind or b.sizes != first.sizes or b.paired != first.paired
+                or any(getattr(b, name) != getattr(first, name) for name in kind.shared)
+                or any(_arity(getattr(b, name)) != _arity(getattr(first, name))
+                       for name in kind.per_rep)
+                for b in batches):
             return None
-
-        def join(name):
-            parts = [getattr(b, name) for b in batches]
-            if any(p is None for p in parts):
-                return None
-            if isinstance(parts[0], tuple):
-                return tuple(np.concatenate(col) for col in zip(*parts, strict=True))
-            return np.concatenate(parts)
 
         def fill():
             scores = [(b.a, b.b) for b in batches]
             return (np.concatenate([a for a, _ in scores]),
                     np.concatenate([b for _, b in scores]))
 
-        return Batch(join("_a"), join("_b"), paired=first.paired, a_val=join("a_val"),
-                     b_val=join("b_val"), moments=join("_moments"),
-                     diff_moments=join("_diff_moments"), fill=fill, sizes=first.sizes,
-                     counts=join("counts"), cluster_size=first.cluster_size,
-                     table=join("table"), splits=first.splits,
-                     reruns=[tuple(np.concatenate([b.reruns[r][k] for b in batches])
-                                   for k in range(2)) for r in range(len(first.reruns))])
+        def join(name):
+            return _join([getattr(b, name) for b in batches])
+
+        return first._like(join("_a"), join("_b"), {name: join(name) for name in kind.per_rep},
+                           moments=join("_moments"), diff_moments=join("_diff_moments"),
+                           fill=fill, sizes=first.sizes)
 
     def rows(self, start: int, stop: int) -> Batch:
         """Replications ``start:stop`` of a batch of drawn scores, as views.
@@ -299,6 +283,7 @@ class Batch:
         Returns
         -------
         Batch
+            Of the same type, with the same shared fields.
 
         Examples
         --------
@@ -309,12 +294,12 @@ class Batch:
         [[3.0, 4.0, 5.0]]
         """
         def part(values):
+            if isinstance(values, tuple):
+                return tuple(part(v) for v in values)
             return None if values is None else values[start:stop]
 
-        return Batch(part(self.a), part(self.b), paired=self.paired, a_val=part(self.a_val),
-                     b_val=part(self.b_val), counts=part(self.counts),
-                     cluster_size=self.cluster_size, table=part(self.table), splits=self.splits,
-                     reruns=[(a[start:stop], b[start:stop]) for a, b in self.reruns])
+        return self._like(part(self.a), part(self.b),
+                          {name: part(getattr(self, name)) for name in self.per_rep})
 
     def take(self, i: int) -> Batch:
         """The single replication `i`, as a batch of one.
@@ -337,17 +322,60 @@ class Batch:
         >>> batch.take(0).a.tolist()
         [[0.0, 1.0, 2.0]]
         """
-        pick = slice(i, i + 1)
-        return Batch(
-            self.a[pick], self.b[pick], paired=self.paired,
-            a_val=None if self.a_val is None else self.a_val[pick],
-            b_val=None if self.b_val is None else self.b_val[pick],
-            counts=None if self.counts is None else self.counts[pick],
-            cluster_size=self.cluster_size,
-            table=None if self.table is None else self.table[pick],
-            splits=self.splits,
-            reruns=[(a[pick], b[pick]) for a, b in self.reruns],
-        )
+        return self.rows(i, i + 1)
+
+    def _like(self, a, b, per_rep: dict, **kwargs) -> Batch:
+        """A batch of this type (a plain Batch if not :attr:`generic`) with other scores and
+        per-replication fields, and the same shared ones."""
+        if not self.generic:
+            return Batch(a, b, paired=self.paired, **kwargs)
+        shared = {name: getattr(self, name) for name in self.shared}
+        return type(self)(a, b, paired=self.paired, **per_rep, **shared, **kwargs)
+
+
+def _join(parts):
+    """Concatenate arrays (or, recursively, tuples of them) along replications; None if any
+    part is None."""
+    if any(p is None for p in parts):
+        return None
+    if isinstance(parts[0], tuple):
+        return tuple(_join(col) for col in zip(*parts, strict=True))
+    return np.concatenate(parts)
+
+
+def _arity(value) -> int | None:
+    """Length of a tuple field (reruns, say), None for an array or None."""
+    return len(value) if isinstance(value, tuple) else None
+
+
+def check_needs(who: str, needs: str, scenario) -> None:
+    """Raise ValueError unless `scenario`'s batches hold the data `who` needs.
+
+    A study calls it for every criterion or estimator before it draws anything.
+
+    Parameters
+    ----------
+    who : str
+        The one that needs it, as a message names it (``"criterion 'friedman'"``).
+    needs : str
+        A name of :attr:`Batch.holds` (``'scores'``, ``'counts'``, ``'table'``, ...).
+    scenario : Scenario or Scenario subclass
+        Its :attr:`Scenario.batch` type declares what it yields.
+
+    Examples
+    --------
+    >>> from evalmc.sims import get_scenario
+    >>> from evalmc.sims.base import check_needs
+    >>> check_needs("criterion 'welch-t'", "scores", get_scenario("normal"))
+    >>> check_needs("criterion 'friedman'", "table", get_scenario("normal"))
+    Traceback (most recent call last):
+    ...
+    ValueError: criterion 'friedman' needs table; scenario 'normal' yields scores.
+    """
+    holds = scenario.batch.holds
+    if needs not in holds:
+        raise ValueError(f"{who} needs {needs}; scenario {scenario.name!r} yields "
+                         f"{', '.join(sorted(holds))}.")
 
 
 class SlabBlocks(Sequence):
@@ -487,18 +515,19 @@ class Scenario:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    #: The data its batches hold: ``'scores'``, or a paired-classifier table's ``'counts'``.
-    data: ClassVar[str] = "scores"
+    #: The type of batch :meth:`draw` returns; its :attr:`Batch.holds` is what criteria and
+    #: estimators may need of the scenario.
+    batch: ClassVar[type] = Batch
     #: What :attr:`effect` measures: ``'mean difference'`` when it is the population mean of
     #: A's scores minus B's, which criteria on means estimate by ``mean(a) - mean(b)``; then
     #: the sign and size of their significant estimates are judged (type-S, type-M errors).
     estimand: ClassVar[str | None] = None
 
     def __init_subclass__(cls, registered: str | None = None, **kwargs):
-        """A scenario class ``registered="name"`` takes its name, description, the data it
-        yields and its parameters (as dataclass fields, before its own) from the row of
-        :data:`evalmc.sims.SCENARIOS`; a scenario of your own declares them itself, with
-        :func:`param`."""
+        """A scenario class ``registered="name"`` takes its name, description and parameters
+        (as dataclass fields, before its own) from the row of :data:`evalmc.sims.SCENARIOS`,
+        whose ``yields`` must name what its :attr:`batch` type holds; a scenario of your own
+        declares them itself, with :func:`param`."""
         super().__init_subclass__(**kwargs)
         if registered is None:
             return
@@ -506,7 +535,9 @@ class Scenario:
 
         entry = SCENARIOS[registered]
         cls.name, cls.description = entry.name, entry.description
-        cls.data = entry.facts["yields"]
+        if set(entry.facts["yields"]) != cls.batch.holds:
+            raise TypeError(f"scenario {cls.name!r}: its row yields {entry.facts['yields']}, "
+                            f"its batch type {cls.batch.__name__} holds {sorted(cls.batch.holds)}")
         own = dict(cls.__dict__.get("__annotations__", {}))
         for p in entry.params:
             setattr(cls, p.name, param(p.default, p.kind, p.doc))
@@ -744,6 +775,9 @@ class Records:
     >>> records.n_reps, {k: v.tolist() for k, v in records.columns.items()}
     (2, {'rep': [0, 1], 'err': [0.1, 0.2]})
     """
+
+    #: What a study can ask of it (:func:`check_needs`): its records, not scores.
+    holds: ClassVar[frozenset[str]] = frozenset({"records"})
 
     def __init__(self, rows: list[dict], n_reps: int):
         if not rows:

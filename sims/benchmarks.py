@@ -18,6 +18,7 @@ sigma loses nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import scipy
@@ -84,6 +85,55 @@ def shift_for(p_ab, sigma=1.0):
     return scipy.special.ndtri(p_ab) * sigma * np.sqrt(2.0)
 
 
+class PairedRunsBatch(Batch):
+    """A batch of paired runs holding the number of pairs A wins up front.
+
+    ``diff = a - b`` is drawn on first use, given the wins, and the scores after it; A wins
+    exactly the pairs where ``diff > 0``.
+
+    Parameters
+    ----------
+    wins : ndarray of int, shape (n_reps,)
+        Pairs A wins in each replication.
+    draw_diff : callable
+        ``draw_diff() -> diff``, the differences given the wins, shape (n_reps, k).
+    fill : callable
+        ``fill(diff) -> (a, b)``, the scores given the differences.
+    sizes : tuple of int
+        ``(k, k)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.benchmarks import Benchmark
+    >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
+    >>> batch.n_reps, batch.wins.tolist(), (batch.diff > 0).sum(axis=1).tolist()
+    (2, [6, 6], [6, 6])
+    >>> bool(np.allclose(batch.a - batch.b, batch.diff))
+    True
+    """
+
+    generic = False
+
+    def __init__(self, wins, draw_diff, fill, sizes):
+        super().__init__(paired=True, fill=lambda: fill(self.diff), sizes=sizes)
+        self.wins = wins
+        self._draw_diff = draw_diff
+        self._diff = None
+
+    @property
+    def diff(self) -> np.ndarray:
+        """``a - b``, shape (n_reps, k), drawn given the wins on first use."""
+        if self._diff is None:
+            self._diff = self._draw_diff()
+        return self._diff
+
+    @property
+    def n_reps(self) -> int:
+        """Replications (studies) in the batch."""
+        return self.wins.shape[0]
+
+
 @dataclass(frozen=True)
 class Benchmark(Scenario, registered="pipelines"):
     """Two pipelines benchmarked over `k` paired runs, by the ideal or the biased estimator.
@@ -106,6 +156,8 @@ class Benchmark(Scenario, registered="pipelines"):
     >>> biased.truth, round(biased.shift, 4), round(biased.rho, 4), round(biased.mean_sd, 4)
     ('alternative', 0.9539, 0.2, 0.5196)
     """
+
+    batch: ClassVar[type] = PairedRunsBatch
 
     def __post_init__(self):
         object.__setattr__(self, "k", check_int("k", self.k, low=1))
@@ -184,53 +236,6 @@ class Benchmark(Scenario, registered="pipelines"):
             return b + diff, b
 
         return PairedRunsBatch(wins, draw_diff, fill, (self.k, self.k))
-
-
-class PairedRunsBatch(Batch):
-    """A batch of paired runs holding the number of pairs A wins up front.
-
-    ``diff = a - b`` is drawn on first use, given the wins, and the scores after it; A wins
-    exactly the pairs where ``diff > 0``.
-
-    Parameters
-    ----------
-    wins : ndarray of int, shape (n_reps,)
-        Pairs A wins in each replication.
-    draw_diff : callable
-        ``draw_diff() -> diff``, the differences given the wins, shape (n_reps, k).
-    fill : callable
-        ``fill(diff) -> (a, b)``, the scores given the differences.
-    sizes : tuple of int
-        ``(k, k)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.benchmarks import Benchmark
-    >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
-    >>> batch.n_reps, batch.wins.tolist(), (batch.diff > 0).sum(axis=1).tolist()
-    (2, [6, 6], [6, 6])
-    >>> bool(np.allclose(batch.a - batch.b, batch.diff))
-    True
-    """
-
-    def __init__(self, wins, draw_diff, fill, sizes):
-        super().__init__(paired=True, fill=lambda: fill(self.diff), sizes=sizes)
-        self.wins = wins
-        self._draw_diff = draw_diff
-        self._diff = None
-
-    @property
-    def diff(self) -> np.ndarray:
-        """``a - b``, shape (n_reps, k), drawn given the wins on first use."""
-        if self._diff is None:
-            self._diff = self._draw_diff()
-        return self._diff
-
-    @property
-    def n_reps(self) -> int:
-        """Replications (studies) in the batch."""
-        return self.wins.shape[0]
 
 
 BENCHMARK_SCENARIOS = (Benchmark,)

@@ -33,11 +33,12 @@ N-dependent rule, :func:`central_range_truth`, applied to the statistic over eva
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Batch, Scenario, read_only
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 N_CELLS = 8
@@ -180,6 +181,43 @@ def _check_rate(name, value):
     return check_float(name, value, low=0, high=1)
 
 
+class CountsBatch(Batch):
+    """Two classifiers on one evaluation set of n examples per replication: the examples of
+    each cell of the table label x A correct x B correct, cell ``4 * label + 2 * a_correct +
+    b_correct`` (the sufficient statistic of the tests on counts).
+
+    The per-example correctness ``a``, ``b`` is drawn from the counts only if asked for
+    (replaying a failure); criteria on scores do not apply (``holds`` has no ``'scores'``).
+
+    Parameters
+    ----------
+    counts : ndarray of int, shape (n_reps, 8)
+        Each replication's table; and the keywords of :class:`~evalmc.sims.base.Batch`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.classifiers import CountsBatch, correctness
+    >>> counts = np.array([[1, 0, 0, 1, 0, 1, 0, 1]])
+    >>> batch = CountsBatch(paired=True, counts=counts, sizes=(4, 4),
+    ...                     fill=lambda: correctness(counts))
+    >>> sorted(batch.holds), batch.n_reps, batch.a.tolist()
+    (['counts'], 1, [[0.0, 1.0, 0.0, 1.0]])
+    """
+
+    holds = frozenset({"counts"})
+    per_rep = ("counts",)
+
+    def __init__(self, a=None, b=None, *, counts, **kwargs):
+        super().__init__(a, b, **kwargs)
+        self.counts = read_only(counts)
+
+    @property
+    def n_reps(self) -> int:
+        """Replications: rows of :attr:`counts`."""
+        return self.counts.shape[0]
+
+
 @dataclass(frozen=True)
 class PairedClassifiers(Scenario, registered="paired-classifiers"):
     """Classifiers A and B evaluated on the same `n` examples of one population.
@@ -205,6 +243,8 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
     >>> batch.counts[0].tolist()
     [2, 2, 1, 36, 8, 7, 8, 36]
     """
+
+    batch: ClassVar[type] = CountsBatch
 
     cells: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -317,13 +357,13 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
         Returns
         -------
-        Batch
+        CountsBatch
             Paired; ``counts`` (n_reps, 8); ``a``, ``b`` (n_reps, n) on first use.
         """
         counts = multinomial_rows(rng, n_reps, self.n, self.cells)
         # the per-example correctness is drawn only if asked for (replaying a failure)
-        return Batch(paired=True, fill=lambda: correctness(counts), sizes=(self.n, self.n),
-                     counts=counts)
+        return CountsBatch(paired=True, fill=lambda: correctness(counts),
+                           sizes=(self.n, self.n), counts=counts)
 
 
 def correctness(counts) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,62 @@ from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.validation import check_float, check_int
 
 
+class ClusteredBatch(Batch):
+    """Paired scores whose columns come in consecutive clusters of `cluster_size` (the items
+    of one passage, say).
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n_reps, n)
+        Scores, clusters in consecutive columns; and the keywords of
+        :class:`~evalmc.sims.base.Batch`.
+    cluster_size : int
+        Columns per cluster; it divides n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.ones((2, 6)), np.zeros((2, 6)), paired=True, cluster_size=3)
+    >>> sorted(batch.holds), batch.take(1).cluster_size
+    (['clusters', 'scores'], 3)
+    """
+
+    holds = Batch.holds | {"clusters"}
+    shared = ("cluster_size",)
+
+    def __init__(self, a=None, b=None, *, cluster_size: int, **kwargs):
+        super().__init__(a, b, **kwargs)
+        if self.sizes[0] % cluster_size or self.sizes[1] % cluster_size:
+            raise ValueError(f"`cluster_size` must divide the number of columns, "
+                             f"{self.sizes}; got {cluster_size}.")
+        self.cluster_size = cluster_size
+
+
+def cluster_size(batch: Batch) -> int:
+    """Columns per cluster of `batch`: its ``cluster_size``, 1 when its columns are independent.
+
+    Parameters
+    ----------
+    batch : Batch
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch, cluster_size
+    >>> plain = Batch(np.ones((1, 4)), np.zeros((1, 4)), paired=True)
+    >>> cluster_size(plain), cluster_size(ClusteredBatch(plain.a, plain.b, paired=True,
+    ...                                                  cluster_size=2))
+    (1, 2)
+    """
+    return batch.cluster_size if isinstance(batch, ClusteredBatch) else 1
+
+
 @dataclass(frozen=True)
 class Items(Scenario, registered="llm-items"):
     """Two models' correctness on the same items, clustered (LLM evaluation).
@@ -48,6 +104,7 @@ class Items(Scenario, registered="llm-items"):
     """
 
     estimand: ClassVar[str] = "mean difference"
+    batch: ClassVar[type] = ClusteredBatch
 
     def __post_init__(self):
         n = check_int("n_items", self.n_items, low=2)
@@ -131,7 +188,7 @@ class Items(Scenario, registered="llm-items"):
         eps_b = self.rho * eps_a + np.sqrt(1 - self.rho**2) * rng.standard_normal((n_reps, n))
         a = (self.skill_a + self.shift + favour - difficulty + eps_a > 0).astype(float)
         b = (self.skill_b - favour - difficulty + eps_b > 0).astype(float)
-        return Batch(a, b, paired=True, cluster_size=k)
+        return ClusteredBatch(a, b, paired=True, cluster_size=k)
 
 
 ITEM_SCENARIOS = (Items,)

@@ -51,7 +51,7 @@ from typing import ClassVar
 import numpy as np
 
 from evalmc.sims import MAX_FEATURES, MAX_RUNS
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Batch, Scenario, read_only
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
@@ -185,6 +185,63 @@ def expected_risk(q: int, n_train: int, residual_var: float) -> float:
     return residual_var * (1.0 + q / (n_train - q - 1))
 
 
+class SplitsBatch(Batch):
+    """Paired test losses on the splits of one data set per replication, with how the data
+    set was split, and the same replications under other runs of the scheme.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n_reps, m)
+        Losses of A and B, column j on split j (or test example j of a hold-out); and the
+        keywords of :class:`~evalmc.sims.base.Batch`.
+    splits : Splits
+        How each data set was split.
+    reruns : sequence of (ndarray, ndarray), optional
+        For replicability: `a`, `b` of the same replications under each other run of the
+        scheme (other splits of the same data sets).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import Splits, SplitsBatch
+    >>> batch = SplitsBatch(np.ones((2, 5)), np.zeros((2, 5)), paired=True,
+    ...                     splits=Splits("kfold", 1, 5, 40, 10),
+    ...                     reruns=[(np.full((2, 5), 2.0), np.zeros((2, 5)))])
+    >>> sorted(batch.holds), batch.splits.count, batch.take(1).reruns[0][0].shape
+    (['scores', 'splits'], 5, (1, 5))
+    """
+
+    holds = Batch.holds | {"splits"}
+    per_rep = ("reruns",)
+    shared = ("splits",)
+
+    def __init__(self, a=None, b=None, *, splits, reruns=(), **kwargs):
+        super().__init__(a, b, **kwargs)
+        self.splits = splits
+        self.reruns = tuple(read_only(tuple(pair)) for pair in reruns)
+
+    def rerun_batches(self) -> list[SplitsBatch]:
+        """The replications under each other run (:attr:`reruns`), as batches like this one.
+
+        Returns
+        -------
+        list of SplitsBatch
+            One per other run, in order; empty without reruns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import Splits, SplitsBatch
+        >>> batch = SplitsBatch(np.ones((2, 3)), np.zeros((2, 3)), paired=True,
+        ...                     splits=Splits("kfold", 1, 3, 20, 10),
+        ...                     reruns=[(np.full((2, 3), 2.0), np.zeros((2, 3)))])
+        >>> [rerun.a[:, 0].tolist() for rerun in batch.rerun_batches()]
+        [[2.0, 2.0]]
+        """
+        return [SplitsBatch(a, b, paired=self.paired, splits=self.splits)
+                for a, b in self.reruns]
+
+
 @dataclass(frozen=True)
 class CvScenario(Scenario):
     """Base of the learning scenarios: one data set of n examples, split by `scheme`.
@@ -203,6 +260,7 @@ class CvScenario(Scenario):
 
     #: The loss of an example: ``'squared'`` or ``'0/1'``.
     loss: ClassVar[str] = ""
+    batch: ClassVar[type] = SplitsBatch
 
     def _check_training_size(self, low: int, why: str) -> None:
         """Validate `n` and `runs`, and that every training set holds at least `low` examples."""
@@ -269,8 +327,8 @@ class CvScenario(Scenario):
         width = test_a.shape[1] // self.runs
         a, b = ([x[:, r * width:(r + 1) * width] for r in range(self.runs)]
                 for x in (test_a, test_b))
-        return Batch(a[0], b[0], paired=True, splits=self.splits,
-                     reruns=tuple(zip(a[1:], b[1:], strict=True)))
+        return SplitsBatch(a[0], b[0], paired=True, splits=self.splits,
+                           reruns=tuple(zip(a[1:], b[1:], strict=True)))
 
     def fit(self, rng, n_reps, runs=1):  # pragma: no cover
         """Every split's test losses and the exact risks of its fitted models.

@@ -18,8 +18,40 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Batch, Scenario, read_only
 from evalmc.sims.validation import check_float, check_int
+
+
+class TableBatch(Batch):
+    """k models' scores on several data sets: the whole `table`, and models 0 and 1 as the
+    paired scores ``a``, ``b``.
+
+    Parameters
+    ----------
+    table : ndarray, shape (n_reps, n_datasets, k)
+        Every model's score on every data set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.multidataset import TableBatch
+    >>> batch = TableBatch(table=np.arange(12.0).reshape(1, 4, 3))
+    >>> sorted(batch.holds), batch.a.tolist(), batch.rows(0, 1).table.shape
+    (['scores', 'table'], [[0.0, 3.0, 6.0, 9.0]], (1, 4, 3))
+    """
+
+    holds = Batch.holds | {"table"}
+    per_rep = ("table",)
+
+    def __init__(self, a=None, b=None, *, table, paired: bool = True, **kwargs):
+        table = np.asarray(table)
+        if table.ndim != 3 or table.shape[2] < 2:
+            raise ValueError("`table` must have shape (n_reps, n_datasets, k) with k >= 2; "
+                             f"got {table.shape}.")
+        if a is None and kwargs.get("fill") is None:
+            a, b = table[:, :, 0], table[:, :, 1]
+        super().__init__(a, b, paired=paired, **kwargs)
+        self.table = read_only(table)
 
 
 @dataclass(frozen=True)
@@ -44,6 +76,7 @@ class MultiDataset(Scenario, registered="multi-dataset"):
     """
 
     estimand: ClassVar[str] = "mean difference"
+    batch: ClassVar[type] = TableBatch
 
     def __post_init__(self):
         object.__setattr__(self, "k", check_int("k", self.k, low=2))
@@ -85,7 +118,7 @@ class MultiDataset(Scenario, registered="multi-dataset"):
 
         Returns
         -------
-        Batch
+        TableBatch
             ``table`` (n_reps, n_datasets, k); ``a``, ``b`` models 0 and 1, paired.
         """
         d, k = self.n_datasets, self.k
@@ -94,7 +127,7 @@ class MultiDataset(Scenario, registered="multi-dataset"):
                  + rng.standard_normal((n_reps, d, k)) * self.sd_interaction
                  + noise_sd * (np.sqrt(self.rho) * rng.standard_normal((n_reps, d, 1))
                                + np.sqrt(1 - self.rho) * rng.standard_normal((n_reps, d, k))))
-        return Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+        return TableBatch(table=table)
 
 
 MULTI_DATASET_SCENARIOS = (MultiDataset,)

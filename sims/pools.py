@@ -24,7 +24,8 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Scenario
+from evalmc.sims.scores import ValTestBatch
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 _GH_NODES, _GH_WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
@@ -408,6 +409,7 @@ class Pool(Scenario, registered="pool"):
     """
 
     estimand: ClassVar[str] = "mean difference"
+    batch: ClassVar[type] = ValTestBatch
 
     spec: PoolSpec = field(init=False, repr=False, compare=False)
 
@@ -436,11 +438,12 @@ class Pool(Scenario, registered="pool"):
 
         Returns
         -------
-        Batch
+        ValTestBatch
             Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
             each (n_reps, n).
         """
         val, test = self.spec.draw(rng, (n_reps, 2, self.n))
         val[:, 0] += self.shift
         test[:, 0] += self.shift
-        return Batch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0], b_val=val[:, 1])
+        return ValTestBatch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0],
+                            b_val=val[:, 1])

@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
-from evalmc.sims.base import Batch, Scenario, SlabBlocks
+from evalmc.sims.base import Batch, Scenario, SlabBlocks, read_only
 from evalmc.sims.streams import BlockStreams
 from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
 from evalmc.sims.validation import check_float, check_int
@@ -345,6 +345,35 @@ class PairedNormal(Scenario, registered="paired-normal"):
                      fill=fill or fill_scatter, sizes=(n, n))
 
 
+class ValTestBatch(Batch):
+    """Test scores ``a``, ``b`` of runs and the validation scores ``a_val``, ``b_val`` of the
+    same runs, for criteria and estimators that pick runs by validation score.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n_reps, n_a) and (n_reps, n_b)
+        Test scores; and the keywords of :class:`~evalmc.sims.base.Batch`.
+    a_val, b_val : ndarray, shapes of `a` and `b`
+        Validation scores, column ``j`` of the same run as column ``j`` of the test scores.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import ValTestBatch
+    >>> batch = ValTestBatch(np.ones((2, 3)), np.zeros((2, 3)), paired=False,
+    ...                      a_val=np.full((2, 3), 0.5), b_val=np.zeros((2, 3)))
+    >>> sorted(batch.holds), batch.rows(1, 2).a_val.tolist()
+    (['scores', 'validation scores'], [[0.5, 0.5, 0.5]])
+    """
+
+    holds = Batch.holds | {"validation scores"}
+    per_rep = ("a_val", "b_val")
+
+    def __init__(self, a=None, b=None, *, a_val, b_val, **kwargs):
+        super().__init__(a, b, **kwargs)
+        self.a_val, self.b_val = read_only(a_val), read_only(b_val)
+
+
 @dataclass(frozen=True)
 class ValTest(_ShiftTruth, Scenario, registered="val-test"):
     """Runs of two models, each with a correlated (validation, test) score pair.
@@ -363,6 +392,8 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
     ((2, 4), (2, 4), 'null')
     """
 
+    batch: ClassVar[type] = ValTestBatch
+
     def __post_init__(self):
         _check_sizes(self, "n")
         _check_real(self, "mu_val", "mu_test", "shift")
@@ -379,7 +410,7 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
 
         Returns
         -------
-        Batch
+        ValTestBatch
             Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
             each (n_reps, n).
         """
@@ -390,7 +421,8 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
         )
         val[:, 0] += self.shift
         test[:, 0] += self.shift
-        return Batch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0], b_val=val[:, 1])
+        return ValTestBatch(test[:, 0], test[:, 1], paired=False, a_val=val[:, 0],
+                            b_val=val[:, 1])
 
 
 @dataclass(frozen=True)

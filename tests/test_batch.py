@@ -1,10 +1,16 @@
-"""Shapes are checked before any kernel reads them."""
+"""Shapes and the data a batch holds are checked before any kernel reads them."""
+
+import re
 
 import numpy as np
 import pytest
 
 from evalmc.criteria import CRITERIA, get_criterion
-from evalmc.sims.base import Batch, row_mean_var
+from evalmc.sims import SCENARIOS, get_scenario
+from evalmc.sims.base import Batch, Scenario, row_mean_var
+from evalmc.sims.scores import ValTestBatch
+from evalmc.study.estimation import run_estimation
+from evalmc.study.rates import run_study
 
 
 def test_row_mean_var_refuses_a_y_of_another_width():
@@ -35,7 +41,8 @@ def test_batch_needs_one_row_per_replication_on_both_sides():
         Batch(np.ones((2, 5)), np.ones((3, 5)), paired=False)
 
 
-@pytest.mark.parametrize("name", [n for n, c in CRITERIA.items() if c.facts.get("paired")])
+@pytest.mark.parametrize("name", [n for n, c in CRITERIA.items()
+                                  if c.facts.get("paired") and c.facts.get("needs") is None])
 def test_paired_criteria_never_see_unequal_widths(name):
     """A paired criterion reads a[i, j] and b[i, j] together: an unpaired batch of unequal widths
     is refused before any kernel runs."""
@@ -43,3 +50,71 @@ def test_paired_criteria_never_see_unequal_widths(name):
     batch = Batch(rng.standard_normal((4, 6)), rng.standard_normal((4, 3)), paired=False)
     with pytest.raises(ValueError, match=f"criterion '{name}' needs paired samples of equal width"):
         get_criterion(name)(batch, rng)
+
+
+@pytest.mark.parametrize("name", [n for n, c in CRITERIA.items() if c.facts.get("needs")])
+def test_criteria_refuse_a_batch_without_the_data_they_need(name):
+    needs = CRITERIA[name].facts["needs"]
+    batch = Batch(np.zeros((2, 4)), np.zeros((2, 4)), paired=True)
+    with pytest.raises(ValueError, match=f"criterion '{name}' needs {needs}; this batch holds "
+                                         "scores."):
+        get_criterion(name)(batch, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_a_scenario_yields_its_declared_batch_type_and_cuts_keep_it(name, tmp_path):
+    args = {}
+    if name == "empirical":  # the one scenario without a default population
+        args["file"] = tmp_path / "runs.csv"
+        args["file"].write_text("acc\n0.9\n0.8\n0.85\n")
+        args["file"] = str(args["file"])
+    scenario = get_scenario(name)(**args)
+    kind = scenario.batch
+    assert kind.holds == set(SCENARIOS[name].facts["yields"])
+    batch = scenario.draw(np.random.default_rng(0), 3)
+    assert type(batch) is kind
+    if not kind.generic:
+        assert type(batch.take(1)) is Batch
+        return
+    joined = Batch.concat([batch.rows(0, 1), batch.take(1), batch.rows(2, 3)])
+    for cut, rows in ((batch.take(2), slice(2, 3)), (joined, slice(0, 3))):
+        assert type(cut) is kind and cut.a.tolist() == batch.a[rows].tolist()
+        for field in kind.shared:
+            assert getattr(cut, field) == getattr(batch, field)
+        for field in kind.per_rep:
+            np.testing.assert_equal(_cut(getattr(batch, field), rows), getattr(cut, field))
+
+
+def _cut(values, rows):
+    if isinstance(values, tuple):
+        return tuple(_cut(v, rows) for v in values)
+    return values[rows]
+
+
+@pytest.mark.parametrize(("scenario", "criterion", "message"), [
+    ("normal", "friedman", "criterion 'friedman' needs table; scenario 'normal' yields scores."),
+    ("llm-items", "5x2cv-t", "criterion '5x2cv-t' needs splits; scenario 'llm-items' yields "
+                            "clusters, scores."),
+    ("paired-classifiers", "welch-t", "criterion 'welch-t' needs scores; scenario "
+                                      "'paired-classifiers' yields counts."),
+])
+def test_a_study_refuses_a_criterion_before_drawing(scenario, criterion, message, monkeypatch):
+    kind = get_scenario(scenario)
+    monkeypatch.setattr(kind, "draw", lambda *args: pytest.fail("drew a batch"))
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_study({}, scenario, [criterion], n_reps=10, seed=0)
+
+
+def test_an_estimator_study_refuses_an_estimator_before_drawing():
+    from evalmc.reproductions.bajgar2018 import ESTIMATES
+
+    with pytest.raises(ValueError, match="estimator 'Boo_5' needs validation scores; scenario "
+                                         "'normal' yields scores."):
+        run_estimation({}, "normal", [ESTIMATES["Boo_5"]], n_reps=10, seed=0)
+
+
+def test_a_registered_scenario_must_yield_what_its_row_says():
+    with pytest.raises(TypeError, match="its row yields \\('scores',\\), its batch type "
+                                        "ValTestBatch holds"):
+        class Wrong(Scenario, registered="normal"):
+            batch = ValTestBatch

@@ -14,8 +14,7 @@ from evalmc.bench.classifiers import (
 )
 from evalmc.bench.registry import WORKLOADS
 from evalmc.criteria import get_criterion
-from evalmc.sims.base import Batch
-from evalmc.sims.classifiers import PairedClassifiers, correctness
+from evalmc.sims.classifiers import CountsBatch, PairedClassifiers, correctness
 
 B = 2000
 
@@ -49,7 +48,8 @@ def test_agreement_detects_a_bootstrap_of_the_wrong_size(sets_and_peer):
     # the same cell shares on twice the examples: the same dF1, a narrower bootstrap
     batch, p_peer = sets_and_peer
     counts = 2 * batch.counts
-    wrong = Batch(paired=True, counts=counts, sizes=(400, 400), fill=lambda: correctness(counts))
+    wrong = CountsBatch(paired=True, counts=counts, sizes=(400, 400),
+                        fill=lambda: correctness(counts))
     p_ours = get_criterion("bootstrap-df1", n_boot=B)(wrong, np.random.default_rng(4)).pvalues()
     assert agreement(p_ours, p_peer, B) < 1e-6
 

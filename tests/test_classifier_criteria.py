@@ -20,7 +20,7 @@ from evalmc.criteria.classifiers import (
 )
 from evalmc.criteria.kernels import TILT_MAX, _tilt, bootstrap_df1_sides
 from evalmc.sims.base import Batch
-from evalmc.sims.classifiers import PairedClassifiers
+from evalmc.sims.classifiers import CountsBatch, PairedClassifiers
 from evalmc.study.rates import make_design, run_study
 
 MCNEMARS = ("mcnemar", "mcnemar-exact", "mcnemar-midp")
@@ -35,8 +35,8 @@ def _tables(seed, n, reps=60, scenario=UNBALANCED):
 
 
 def _run(name, counts, seed=0):
-    return get_criterion(name)(Batch(paired=True, moments=(np.zeros(len(counts)),) * 4,
-                                fill=lambda: None, sizes=(1, 1), counts=counts),
+    return get_criterion(name)(CountsBatch(paired=True, fill=lambda: None, sizes=(1, 1),
+                                      counts=counts),
                           np.random.default_rng(seed))
 
 
@@ -104,8 +104,8 @@ class TestAgainstReferences:
             prevalence=0.4, tpr_a=0.75, fpr_a=0.2, tpr_b=0.85, fpr_b=0.15, rho=0.5))
         n_boot = 400
         ours = get_criterion("bootstrap-df1", n_boot=n_boot)(
-            Batch(paired=True, moments=(np.zeros(150),) * 4, fill=lambda: None, sizes=(1, 1),
-                  counts=counts), np.random.default_rng(6)).decisions(0.1)
+            CountsBatch(paired=True, fill=lambda: None, sizes=(1, 1), counts=counts),
+            np.random.default_rng(6)).decisions(0.1)
         rng = np.random.default_rng(7)
         ref = []
         for row in counts:
@@ -146,8 +146,8 @@ class TestExactReplicateLaws:
         lt, _ = dcerr_replicate_law([120], *discordant(counts[:1]))
         q, n_boot = float(1 - lt[0]), 200
         p = get_criterion("bootstrap-dcerr", n_boot=n_boot)(
-            Batch(paired=True, moments=(np.zeros(4000),) * 4, fill=lambda: None, sizes=(1, 1),
-                  counts=counts), np.random.default_rng(3)).pvalues()
+            CountsBatch(paired=True, fill=lambda: None, sizes=(1, 1), counts=counts),
+            np.random.default_rng(3)).pvalues()
         k = np.round(p * (n_boot + 1) / 2 - 1)  # min(below, above) = above
         assert (k / n_boot).mean() == pytest.approx(q, abs=4 * np.sqrt(q * (1 - q) / n_boot
                                                                         / 4000))
@@ -215,8 +215,8 @@ def test_early_stop_keeps_every_decision_up_to_p_max():
     early = get_criterion("bootstrap-df1", n_boot=2000, p_max=0.1)
     stopped = 0
     for i in range(len(counts)):
-        one = Batch(paired=True, moments=(np.zeros(1),) * 4, fill=lambda: None, sizes=(1, 1),
-                    counts=counts[i:i + 1])
+        one = CountsBatch(paired=True, fill=lambda: None, sizes=(1, 1),
+                          counts=counts[i:i + 1])
         p_full = full(one, np.random.default_rng(i)).pvalues()[0]
         p_early = early(one, np.random.default_rng(i)).pvalues()[0]
         for alpha in (0.01, 0.05, 0.1):
@@ -313,12 +313,13 @@ REGRESSION_REJECTIONS = [10, 9, 9, 13, 12, 19, 29, 57, 58, 63, 59, 87]
 class TestErrors:
     def test_batch_without_counts(self):
         batch = Batch(np.zeros((2, 3)), np.ones((2, 3)), paired=True)
-        with pytest.raises(ValueError, match="criterion 'mcnemar' needs the 8-cell `counts`"):
+        with pytest.raises(ValueError,
+                           match="criterion 'mcnemar' needs counts; this batch holds scores."):
             get_criterion("mcnemar")(batch, np.random.default_rng(0))
 
     def test_count_criteria_refuse_score_scenarios(self):
-        with pytest.raises(ValueError, match="criterion 'bootstrap-df1' works on counts; "
-                                             "scenario 'paired-normal' draws scores."):
+        with pytest.raises(ValueError, match="criterion 'bootstrap-df1' needs counts; "
+                                             "scenario 'paired-normal' yields scores."):
             run_study(make_design(n=5), "paired-normal", ["bootstrap-df1"], n_reps=5, seed=0)
 
     def test_bootstrap_options(self):

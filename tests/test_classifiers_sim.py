@@ -10,8 +10,8 @@ from scipy.special import ndtr, ndtri
 
 from evalmc.reproductions.keller2005 import PANELS, central_range_truth, panel_categories
 from evalmc.sims import get_scenario
-from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import (
+    CountsBatch,
     PairedClassifiers,
     cell_probabilities,
     correctness,
@@ -208,10 +208,12 @@ class TestValidation:
             panel_categories("a", 0)
 
     def test_score_criteria_are_refused(self):
-        with pytest.raises(ValueError, match="criterion 'paired-t' works on scores; scenario "
-                                             "'paired-classifiers' draws counts."):
+        with pytest.raises(ValueError, match="criterion 'paired-t' needs scores; scenario "
+                                             "'paired-classifiers' yields counts."):
             run_study(make_design(n=10), "paired-classifiers", ["paired-t"], n_reps=5, seed=0)
 
-    def test_batch_keeps_counts_optional(self):
-        batch = Batch(np.zeros((2, 3)), np.zeros((2, 3)), paired=True)
-        assert batch.counts is None and batch.take(1).counts is None
+    def test_a_cut_of_a_counts_batch_keeps_its_type_and_counts(self):
+        batch = PairedClassifiers(n=20).draw(np.random.default_rng(0), 3)
+        one = batch.take(1)
+        assert type(one) is CountsBatch and one.counts.tolist() == batch.counts[1:2].tolist()
+        assert one.a.tolist() == batch.a[1:2].tolist()

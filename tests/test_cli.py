@@ -24,10 +24,14 @@ def _run(capsys, *argv):
 def test_list(capsys):
     code, out, _ = _run(capsys, "list")
     assert code == 0 and "paired-normal" in out and "mann-whitney" in out and "rho" in out
+    assert "[works on table: scenario multi-dataset]" in out
+    assert "[works on splits: scenarios cv-regression, cv-classification]" in out
     code, out, _ = _run(capsys, "list", "--format", "json")
     spec = json.loads(out)
     assert spec["scenarios"]["normal"]["parameters"]["n_a"]["default"] == 10
+    assert spec["scenarios"]["llm-items"]["yields"] == ["scores", "clusters"]
     assert spec["criteria"]["sign"]["paired"] is True
+    assert spec["criteria"]["friedman"]["data"] == "table"
 
 
 def test_must_show_student_liberal_welch_calibrated(capsys):

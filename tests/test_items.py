@@ -10,6 +10,7 @@ from statsmodels.stats.weightstats import ztest
 from evalmc import get_scenario, run_study
 from evalmc.criteria import get_criterion, kernels
 from evalmc.sims.base import Batch
+from evalmc.sims.items import ClusteredBatch
 from evalmc.study.rates import make_design
 
 CRITERIA_NAMES = ["unpaired-z", "paired-items", "mcnemar-items", "clustered-z",
@@ -19,7 +20,9 @@ CRITERIA_NAMES = ["unpaired-z", "paired-items", "mcnemar-items", "clustered-z",
 def _batch(rng, reps=30, n=40, cluster_size=None):
     a = (rng.random((reps, n)) < 0.6).astype(float)
     b = (rng.random((reps, n)) < 0.55).astype(float)
-    return Batch(a, b, paired=True, cluster_size=cluster_size)
+    if cluster_size is None:
+        return Batch(a, b, paired=True)
+    return ClusteredBatch(a, b, paired=True, cluster_size=cluster_size)
 
 
 def test_accuracy_and_agreement_are_the_models():

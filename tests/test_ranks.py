@@ -13,6 +13,7 @@ from statsmodels.stats.multitest import multipletests
 from evalmc import get_criterion, get_scenario, run_study
 from evalmc.criteria.ranks import holm, mean_ranks
 from evalmc.sims.base import Batch
+from evalmc.sims.multidataset import TableBatch
 from evalmc.study.rates import make_design
 
 
@@ -20,7 +21,7 @@ def _batch(rng, reps=25, d=12, k=4, step=None):
     table = rng.normal(size=(reps, d, k)) + np.array([0.6, 0.3, 0.0, 0.0][:k])
     if step:
         table = np.round(table / step) * step  # ties within data sets
-    return Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    return TableBatch(table=table)
 
 
 @pytest.mark.parametrize("step", [None, 0.5])
@@ -102,7 +103,8 @@ def test_bad_parameters_are_named(bad):
 
 def test_rank_criteria_need_a_table_and_a_valid_pair():
     batch = Batch(np.zeros((2, 5)), np.zeros((2, 5)), paired=True)
-    with pytest.raises(ValueError, match="several models on several data sets"):
+    with pytest.raises(ValueError,
+                       match="criterion 'friedman' needs table; this batch holds scores."):
         get_criterion("friedman")(batch, None)
     table = _batch(np.random.default_rng(5), k=3)
     with pytest.raises(ValueError, match="`j` must be below the number of models, 3"):

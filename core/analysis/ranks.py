@@ -152,7 +152,7 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
     from scipy.stats import studentized_range
 
     from evalmc.criteria.ranks import friedman, mean_ranks, nemenyi, wilcoxon_holm
-    from evalmc.sims.base import Batch
+    from evalmc.sims.multidataset import TableBatch
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     frame = pd.DataFrame(data).astype(float)
@@ -168,7 +168,7 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
         raise ValueError(f"`FILE` needs 2 models and 2 complete data sets at least; got {k} "
                          f"and {d}.")
     table = frame.to_numpy(float)[None]
-    batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    batch = TableBatch(table=table)
     mean = mean_ranks(table)[0]
     cd = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2) * np.sqrt(
         k * (k + 1) / (6 * d))

@@ -64,7 +64,7 @@ def run(args) -> int:
     from evalmc.sims import SCENARIOS
 
     scenarios = {
-        name: {"description": entry.description,
+        name: {"description": entry.description, "yields": list(entry.facts["yields"]),
                "parameters": {p.name: {"default": p.default, "doc": p.doc}
                               for p in entry.params}}
         for name, entry in SCENARIOS.items()
@@ -105,7 +105,9 @@ def _table_lines(scenarios, criteria):
     for name, spec in criteria.items():
         needs = " [needs paired samples]" if spec["paired"] else ""
         if spec["data"] != "scores":
-            needs += f" [works on {spec['data']}: scenario paired-classifiers]"
+            where = [name for name, scen in scenarios.items() if spec["data"] in scen["yields"]]
+            label = "scenarios" if len(where) > 1 else "scenario"
+            needs += f" [works on {spec['data']}: {label} {', '.join(where)}]"
         yield f"  {name:<16} {spec['description']}{needs}"
         for key, p in spec["parameters"].items():
             yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"

@@ -19,7 +19,7 @@ import cloudpickle
 import numpy as np
 
 from evalmc.criteria.capture import captured_stdout, warn_printed
-from evalmc.sims.base import ALTERNATIVES, Batch
+from evalmc.sims.base import ALTERNATIVES, Batch, check_needs
 from evalmc.sims.validation import check_choice
 from evalmc.stats.nulls import null_distribution
 
@@ -283,8 +283,9 @@ class BuiltinCriterion:
     uses_rng : bool
         It draws random numbers: a study then runs it block by block, each with its own
         stream; otherwise on several blocks at once.
-    needs : {'scores', 'counts'}
-        The data it reads.
+    needs : str
+        The data it reads, one of the names a batch :attr:`~evalmc.sims.base.Batch.holds`:
+        ``'scores'``, ``'counts'``, ``'table'``, ``'splits'``, ...
     schemes : tuple of str
         For a test on cross-validation splits: the split schemes it is for.
     loss : str or None
@@ -329,14 +330,14 @@ class BuiltinCriterion:
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
         self.check_batch(batch)
-        data = batch if self.needs == "scores" else batch.counts
+        data = batch.counts if self.needs == "counts" else batch
         return self.test(data, rng) if self.uses_rng else self.test(data)
 
     def check_batch(self, batch: Batch) -> None:
         """Raise ValueError if the batch lacks what the criterion reads.
 
-        A paired test reads ``a[i, j]`` with ``b[i, j]``: it is refused before any kernel runs;
-        a test on counts needs the batch's 8-cell ``counts``.
+        The batch must hold the data it :attr:`needs`, and a paired test reads ``a[i, j]``
+        with ``b[i, j]``: either is refused before any kernel runs.
 
         Parameters
         ----------
@@ -355,17 +356,17 @@ class BuiltinCriterion:
         ...
         ValueError: criterion 'paired-t' needs paired samples of equal width; got 3 scores ...
         """
-        if self.needs == "counts" and batch.counts is None:
-            raise ValueError(
-                f"criterion {self.name!r} needs the 8-cell `counts` of two classifiers' "
-                "predictions (scenario 'paired-classifiers'); this batch has none.")
-        if self.needs == "scores" and self.paired and batch.sizes[0] != batch.sizes[1]:
+        if self.needs not in batch.holds:
+            raise ValueError(f"criterion {self.name!r} needs {self.needs}; this batch holds "
+                             f"{', '.join(sorted(batch.holds))}.")
+        if self.paired and batch.sizes[0] != batch.sizes[1]:
             raise ValueError(f"criterion {self.name!r} needs paired samples of equal width; got "
                              f"{batch.sizes[0]} scores of A and {batch.sizes[1]} of B.")
 
     def check_scenario(self, condition) -> None:
-        """Raise ValueError unless `condition` gives what the criterion is for: the splits of
-        one of its :attr:`schemes` and its :attr:`loss`, for a test on cross-validation splits.
+        """Raise ValueError unless `condition` gives what the criterion is for: batches that
+        hold the data it :attr:`needs` and, for a test on cross-validation splits, the splits
+        of one of its :attr:`schemes` and its :attr:`loss`. A study calls it before drawing.
 
         Parameters
         ----------
@@ -374,23 +375,26 @@ class BuiltinCriterion:
 
         Examples
         --------
-        >>> from types import SimpleNamespace
         >>> from evalmc.criteria import get_criterion
-        >>> scenario = SimpleNamespace(name="normal", splits=None)  # a scenario without splits
-        >>> get_criterion("welch-t").check_scenario(scenario)  # not a test on splits: fine
-        >>> get_criterion("5x2cv-t").check_scenario(scenario)  # doctest: +ELLIPSIS
+        >>> from evalmc.sims import get_scenario
+        >>> get_criterion("welch-t").check_scenario(get_scenario("normal")())
+        >>> get_criterion("5x2cv-t").check_scenario(get_scenario("normal")())
         Traceback (most recent call last):
         ...
-        ValueError: criterion '5x2cv-t' needs the errors of a data set split by '5x2'; got ...
+        ValueError: criterion '5x2cv-t' needs splits; scenario 'normal' yields scores.
+        >>> get_criterion("5x2cv-t").check_scenario(get_scenario("cv-regression")())
+        Traceback (most recent call last):
+        ...
+        ValueError: criterion '5x2cv-t' needs the errors of a data set split by '5x2'; got \
+scheme 'random'.
         """
+        check_needs(f"criterion {self.name!r}", self.needs, condition)
         if not self.schemes:
             return
-        splits = getattr(condition, "splits", None)
-        scheme = getattr(splits, "scheme", None)
+        scheme = condition.splits.scheme
         if scheme not in self.schemes:
-            got = f"scheme {scheme!r}" if scheme else f"scenario {condition.name!r}, no splits"
             raise ValueError(f"criterion {self.name!r} needs the errors of a data set split by "
-                             f"{' or '.join(map(repr, self.schemes))}; got {got}.")
+                             f"{' or '.join(map(repr, self.schemes))}; got scheme {scheme!r}.")
         if self.loss is not None and condition.loss != self.loss:
             raise ValueError(f"criterion {self.name!r} needs each example's {self.loss} error; "
                              f"scenario {condition.name!r} has {condition.loss} loss.")
@@ -490,6 +494,8 @@ class UserCriterion:
     #: Not declared: a study judges from the results (:attr:`CriterionResult.decision_only`).
     decision_only: ClassVar[bool | None] = None
     uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
+    #: It reads the scores ``a``, ``b``.
+    needs: ClassVar[str] = "scores"
 
     def __post_init__(self):
         if not callable(self.func):
@@ -531,6 +537,25 @@ class UserCriterion:
             raise ValueError(f"criterion {self.name!r} cannot be pickled by value, as its cache "
                              f"key needs: {type(err).__name__}: {err}") from err
         return f"{self.name}@{digest}" + ("/block" if self.vectorized else "")
+
+    def check_scenario(self, condition) -> None:
+        """Raise ValueError unless `condition`'s batches hold scores.
+
+        Parameters
+        ----------
+        condition : Scenario
+            The scenario it is to run on.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> UserCriterion(lambda a, b: 0.5, name="half").check_scenario(
+        ...     get_scenario("paired-classifiers")())
+        Traceback (most recent call last):
+        ...
+        ValueError: criterion 'half' needs scores; scenario 'paired-classifiers' yields counts.
+        """
+        check_needs(f"criterion {self.name!r}", self.needs, condition)
 
     def __reduce__(self):
         # By value: a function loaded from a user's file is not importable on a worker, and

@@ -65,11 +65,10 @@ def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
-    >>> from evalmc.sims.learning import Splits
+    >>> from evalmc.sims.learning import Splits, SplitsBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(0.20, 0.02, (2, 10)), rng.normal(0.22, 0.02, (2, 10))
-    >>> batch = Batch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
+    >>> batch = SplitsBatch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
     >>> t_over_splits(batch, corrected=False).pvalue.round(4)
     array([0.0583, 0.0002])
     >>> t_over_splits(batch, corrected=True).pvalue.round(4)  # 10 random 200/100 splits
@@ -108,11 +107,10 @@ def five_by_two_t(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
-    >>> from evalmc.sims.learning import Splits
+    >>> from evalmc.sims.learning import Splits, SplitsBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(0.20, 0.02, (2, 10)), rng.normal(0.22, 0.02, (2, 10))
-    >>> batch = Batch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
+    >>> batch = SplitsBatch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
     >>> five_by_two_t(batch).pvalue.round(4)  # 10 columns read as 5 x 2 folds
     array([0.4886, 0.2503])
     """
@@ -139,11 +137,10 @@ def five_by_two_f(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
-    >>> from evalmc.sims.learning import Splits
+    >>> from evalmc.sims.learning import Splits, SplitsBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(0.20, 0.02, (2, 10)), rng.normal(0.22, 0.02, (2, 10))
-    >>> batch = Batch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
+    >>> batch = SplitsBatch(a, b, paired=True, splits=Splits("random", 10, 1, 200, 100))
     >>> five_by_two_f(batch).pvalue.round(4)
     array([0.1661, 0.0049])
     """

@@ -11,7 +11,8 @@
 - ``cluster-bootstrap``: the percentile bootstrap interval of ``mean(d)`` resampling whole
   clusters (:data:`N_RESAMPLES`), as a test (p-value as :mod:`evalmc.criteria.bootstrap`).
 
-Items come in consecutive clusters of ``batch.cluster_size`` (1 when the scenario has none).
+Items come in consecutive clusters of ``batch.cluster_size``
+(:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores).
 Every criterion reads per-cluster sums only: a cluster resample needs the clusters' counts per
 distinct sum, a multinomial, so its cost grows with the distinct sums, not with the items.
 """
@@ -23,12 +24,13 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLUSTER_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
+from evalmc.sims.items import cluster_size
 
 
 def _scores(batch: Batch):
     a = np.asarray(batch.a, dtype=float)
     b = np.asarray(batch.b, dtype=float)
-    return a, b, (batch.cluster_size or 1)
+    return a, b, cluster_size(batch)
 
 
 def _z_pvalues(z):
@@ -54,10 +56,10 @@ def unpaired_z(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
-    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
     >>> unpaired_z(batch).pvalue.round(4)
     array([0.0219, 0.3323])
     """
@@ -86,10 +88,10 @@ def paired_items(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
-    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
     >>> paired_items(batch).pvalue.round(4)
     array([0.0253, 0.2842])
     """
@@ -118,10 +120,10 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
-    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
     >>> mcnemar_items(batch).pvalue.round(4)
     array([0.0525, 0.424 ])
     """
@@ -159,10 +161,10 @@ def clustered_z(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
-    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
     >>> clustered_z(batch).pvalue.round(4)
     array([0.0016, 0.2148])
     """
@@ -198,10 +200,10 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.items import ClusteredBatch
     >>> rng = np.random.default_rng(0)
     >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
-    >>> batch = Batch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=4)  # 10 passages of 4 questions
     >>> cluster_bootstrap(batch, np.random.default_rng(0), n_resamples=999).pvalue.round(4)
     array([0.    , 0.3267])
     """

@@ -1,6 +1,6 @@
 """Several models over several data sets (Demsar 2006), vectorized over replications.
 
-Each replication is a table of k models' scores on d data sets (``Batch.table``); models are
+Each replication is a table of k models' scores on d data sets (``TableBatch.table``); models are
 ranked within each data set, 1 the best (highest score), ties sharing their mean rank.
 
 - ``friedman``: Friedman's chi-square on the rank sums with scipy's tie correction, p from
@@ -26,13 +26,11 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.signed_rank import wilcoxon
 from evalmc.sims.base import Batch
+from evalmc.sims.multidataset import TableBatch
 from evalmc.sims.validation import check_int
 
 
-def _table(batch: Batch, name: str) -> np.ndarray:
-    if batch.table is None:
-        raise ValueError(f"criterion {name!r} needs several models on several data sets "
-                         "(a scenario with a score table, such as multi-dataset).")
+def _table(batch: TableBatch) -> np.ndarray:
     return np.asarray(batch.table, dtype=float)
 
 
@@ -61,12 +59,12 @@ def mean_ranks(table: np.ndarray) -> np.ndarray:
     return rankdata(-table, axis=2).mean(axis=1)
 
 
-def friedman(batch: Batch) -> CriterionResult:
+def friedman(batch: TableBatch) -> CriterionResult:
     """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare.
 
     Parameters
     ----------
-    batch : Batch
+    batch : TableBatch
         With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
 
     Returns
@@ -77,16 +75,16 @@ def friedman(batch: Batch) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.multidataset import TableBatch
     >>> rng = np.random.default_rng(0)
     >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
-    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> batch = TableBatch(table=table)
     >>> friedman(batch).pvalue.round(4)
     array([0.0007, 0.1116])
     """
     from scipy.stats import chi2, rankdata
 
-    table = _table(batch, "friedman")
+    table = _table(batch)
     d, k = table.shape[1:]
     ranks = rankdata(table, axis=2)
     equal = (table[:, :, :, None] == table[:, :, None, :]).sum(axis=3)  # t for each member
@@ -104,12 +102,12 @@ def _check_pair(k: int, pair, name: str) -> None:
                          f"got j={pair[1]}.")
 
 
-def nemenyi(batch: Batch, pair=None) -> CriterionResult:
+def nemenyi(batch: TableBatch, pair=None) -> CriterionResult:
     """Nemenyi's post-hoc test on mean ranks: one pair's p-value, or the family's.
 
     Parameters
     ----------
-    batch : Batch
+    batch : TableBatch
         With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
     pair : tuple of int, optional
         ``(i, j)``: test models i and j only; None for the family (the largest gap).
@@ -122,16 +120,16 @@ def nemenyi(batch: Batch, pair=None) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.multidataset import TableBatch
     >>> rng = np.random.default_rng(0)
     >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
-    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> batch = TableBatch(table=table)
     >>> nemenyi(batch).pvalue.round(4), nemenyi(batch, pair=(0, 3)).pvalue.round(4)
     (array([0.0004, 0.1195]), array([0.0004, 0.2291]))
     """
     from scipy.stats import studentized_range
 
-    table = _table(batch, "nemenyi")
+    table = _table(batch)
     d, k = table.shape[1:]
     _check_pair(k, pair, "nemenyi")
     ranks = mean_ranks(table)
@@ -171,12 +169,12 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
     return out
 
 
-def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
+def wilcoxon_holm(batch: TableBatch, pair=None) -> CriterionResult:
     """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's.
 
     Parameters
     ----------
-    batch : Batch
+    batch : TableBatch
         With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
     pair : tuple of int, optional
         ``(i, j)``: the adjusted p-value of models i and j; None for the family's (the
@@ -190,14 +188,14 @@ def wilcoxon_holm(batch: Batch, pair=None) -> CriterionResult:
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
+    >>> from evalmc.sims.multidataset import TableBatch
     >>> rng = np.random.default_rng(0)
     >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
-    >>> batch = Batch(table[:, :, 0], table[:, :, 1], paired=True, table=table)
+    >>> batch = TableBatch(table=table)
     >>> wilcoxon_holm(batch).pvalue.round(4), wilcoxon_holm(batch, (0, 3)).pvalue.round(4)
     (array([0.0059, 0.2051]), array([0.0059, 0.3086]))
     """
-    table = _table(batch, "wilcoxon-holm")
+    table = _table(batch)
     _check_pair(table.shape[2], pair, "wilcoxon-holm")
     pairs = list(combinations(range(table.shape[2]), 2))
     raw = np.stack([wilcoxon(Batch(table[:, :, i], table[:, :, j], paired=True)).pvalues()

@@ -2,7 +2,9 @@
 
 A row names its test (``'module:function'`` of :mod:`evalmc.criteria`, imported on first use),
 describes it in one line, and states what the command line shows and the engine checks: the
-data it ``needs`` (``'scores'``, or a paired-classifier table's ``'counts'``), whether it is
+data it ``needs`` (a name of :attr:`evalmc.sims.base.Batch.holds`: ``'scores'``, a
+paired-classifier table's ``'counts'``, several data sets' ``'table'``, cross-validation
+``'splits'``), whether it is
 ``paired``, and how it runs (``uses_rng``: it draws random numbers; ``decision_only``: it gives
 decisions without p-values; ``alternative``: what its rejection concludes; ``schemes`` and
 ``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test). A
@@ -59,7 +61,8 @@ def _bootstrap_mean(method: str, paired: bool) -> Entry:
 
 
 def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
-    return _row(name, target, description, paired=True, schemes=schemes, **facts)
+    return _row(name, target, description, paired=True, needs="splits", schemes=schemes,
+                **facts)
 
 
 CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:function", entries=[
@@ -124,12 +127,12 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
          f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True),
     _row("friedman", "ranks:friedman", "Friedman test: some model differs (several data sets)",
-         paired=True),
+         paired=True, needs="table"),
     _row("nemenyi", "ranks:nemenyi_test", "Nemenyi test on mean ranks: some pair of models "
-         "differs (family-wise), or models i and j differ", _PAIR, paired=True),
+         "differs (family-wise), or models i and j differ", _PAIR, paired=True, needs="table"),
     _row("wilcoxon-holm", "ranks:wilcoxon_holm_test", "Wilcoxon signed-rank tests of all "
          "pairs, Holm-adjusted: some pair differs, or models i and j differ", _PAIR,
-         paired=True),
+         paired=True, needs="table"),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "

@@ -131,6 +131,9 @@ class Estimator:
         Nominal coverage of its interval; None for a point estimator.
     uses_rng : bool
         Whether it draws random numbers (each block then gets its own stream).
+    needs : str
+        The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds` (``'scores'``;
+        ``'validation scores'`` for one that picks runs by validation score).
 
     Examples
     --------
@@ -151,6 +154,7 @@ class Estimator:
     func: Callable
     level: float | None = None
     uses_rng: bool = False
+    needs: str = "scores"
 
     @property
     def key(self) -> str:
@@ -308,6 +312,8 @@ class UserEstimator:
     name: str = ""
     level: float | None = None
     uses_rng: ClassVar[bool] = True
+    #: It reads the scores ``a``, ``b``.
+    needs: ClassVar[str] = "scores"
 
     def __post_init__(self):
         if not callable(self.func):

@@ -1,8 +1,9 @@
 """Collecting studies: every replication's records, for figures that show the raw runs.
 
-A scenario whose ``draw`` returns :class:`~evalmc.sims.base.Records` (trained networks'
-errors, per-data-set test results) runs on the engine like any other study: the same seeding,
-caching, resumption and workers; the study keeps all its rows, in replication order.
+A scenario whose ``draw`` returns :class:`~evalmc.sims.base.Records` (its ``batch`` type;
+trained networks' errors, per-data-set test results) runs on the engine like any other study:
+the same seeding, caching, resumption and workers; the study keeps all its rows, in
+replication order.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.options import TASK_SECONDS, check_run_options
 from evalmc.engine.tallies import RecordsTally
+from evalmc.sims.base import check_needs
 from evalmc.study.design import Design
 
 
@@ -28,7 +30,7 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     design : Design, DataFrame or dict
         Conditions, as :func:`~evalmc.study.rates.run_study` takes them.
     scenario : str or Scenario subclass
-        Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records`.
+        Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records` (its ``batch``).
     n_reps, seed, n_jobs, backend, scheduler, cache, progress, task_seconds
         As for :func:`~evalmc.study.rates.run_study`.
     block_size : int
@@ -49,6 +51,7 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
     >>> @dataclass(frozen=True)
     ... class Dice(Scenario):
     ...     name: ClassVar[str] = "dice"
+    ...     batch: ClassVar[type] = Records
     ...     sides: int = param(6, int, "sides of the die")
     ...     def draw(self, rng, n):
     ...         return Records([{"rep": i, "roll": int(rng.integers(1, self.sides + 1))}
@@ -65,6 +68,7 @@ def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=1.0)
     design = Design.build(design, scenario)
     scenario, conditions, params = design.scenario, design.conditions, design.params
+    check_needs("a collecting study", "records", scenario)
     plan = engine.Plan(conditions, [_Collect()], n_reps, seed, block_size)
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds,

@@ -18,6 +18,7 @@ from evalmc.engine.tallies import EstimateTally
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.estimators.registry import TARGETS
 from evalmc.sims import Scenario
+from evalmc.sims.base import check_needs
 from evalmc.sims.validation import check_choice, check_float
 from evalmc.study.design import Design
 
@@ -193,6 +194,8 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         raise ValueError("`estimators` must name at least one estimator.")
     if len({e.key for e in estimators}) != len(estimators):
         raise ValueError("`estimators` lists an estimator twice.")
+    for estimator in estimators:
+        check_needs(f"estimator {estimator.key!r}", estimator.needs, scenario)
     truths = {cid: _truth(target, cond) for cid, cond in conditions.items()}
     label = _target_label(target)
     by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}

@@ -22,6 +22,7 @@ from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, ch
 from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index
 from evalmc.sims import Batch, Scenario
+from evalmc.sims.learning import SplitsBatch
 from evalmc.sims.validation import check_float
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.study.design import Design, make_design
@@ -304,16 +305,9 @@ def run_study(
     keys = [c.key for c in criteria]
     if len(set(keys)) != len(keys):
         raise ValueError("`criteria` lists a criterion twice.")
-    for crit in criteria:  # a scenario draws "scores" unless it declares other `data`
-        needs, draws = getattr(crit, "needs", "scores"), getattr(scenario, "data", "scores")
-        if needs != draws:
-            raise ValueError(f"criterion {crit.name!r} works on {needs}; scenario "
-                             f"{scenario.name!r} draws {draws}.")
-
     for cid, cond in conditions.items():
         for crit in criteria:
-            if hasattr(crit, "check_scenario"):  # a test of some split schemes
-                crit.check_scenario(cond)
+            crit.check_scenario(cond)
             if crit.paired and len(set(cond.sizes)) != 1:
                 values = {p: getattr(cond, p) for p in design.params}
                 raise ValueError(
@@ -364,7 +358,7 @@ class _CriterionRun(Analysis):
 
     def run(self, batch, rng) -> CriterionResult:
         result = self.criterion(batch, rng)
-        if not batch.reruns:
+        if not isinstance(batch, SplitsBatch) or not batch.reruns:
             return result
         return replace(result, reruns=tuple(
             self.criterion(other, rng) for other in batch.rerun_batches()))

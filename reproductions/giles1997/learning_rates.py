@@ -39,6 +39,7 @@ class LearningRateSets(Scenario):
     """
 
     name: ClassVar[str] = "giles-learning-rates"
+    batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):

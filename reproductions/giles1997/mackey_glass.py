@@ -49,6 +49,7 @@ class MackeyGlassRuns(Scenario):
     """
 
     name: ClassVar[str] = "giles-mackey-glass"
+    batch: ClassVar[type] = Records
     network: str = param("MLP", str, "MLP or FIR gains")
     updates: int = param(20_000, int, "SGD updates per run")
 

@@ -40,6 +40,7 @@ class TemporalSets(Scenario):
     """
 
     name: ClassVar[str] = "giles-temporal"
+    batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):

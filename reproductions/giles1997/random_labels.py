@@ -48,6 +48,7 @@ class RandomLabelSets(Scenario):
     """
 
     name: ClassVar[str] = "giles-random-labels"
+    batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):

@@ -49,6 +49,7 @@ class TeacherRuns(Scenario):
     """
 
     name: ClassVar[str] = "giles-teacher"
+    batch: ClassVar[type] = Records
     k: float = param(5.0, float, "the teacher's weight scale K")
     teacher: int = param(0, int, "which teacher draw")
     updates: int = param(20_000, int, "SGD updates per run")
