@@ -270,10 +270,12 @@ def namespace(cond: Scenario, seed: int, block_size: int) -> str:
     --------
     >>> from evalmc.engine.scheduler import namespace
     >>> from evalmc.sims.scores import Normal
-    >>> namespace(Normal(), 1, 1000)
-    'normal-8428825076e31b53'
-    >>> namespace(Normal(), 2, 1000) == namespace(Normal(), 1, 1000)
-    False
+    >>> folder = namespace(Normal(), 1, 1000)
+    >>> name, digest = folder.split("-")
+    >>> name, len(digest), namespace(Normal(n_a=10), 1, 1000) == folder  # n_a=10: the default
+    ('normal', 16, True)
+    >>> namespace(Normal(shift=0.5), 1, 1000) == folder, namespace(Normal(), 2, 1000) == folder
+    (False, False)
     """
     text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
     return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
