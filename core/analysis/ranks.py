@@ -65,6 +65,15 @@ difference 1.657 at alpha 0.05
         Returns
         -------
         DataFrame
+            One row per pair of models (see :attr:`pairs`).
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]})
+        >>> res.to_frame()[["model_i", "model_j", "rank_i", "rank_j", "wilcoxon_holm_p"]]
+          model_i model_j  rank_i  rank_j  wilcoxon_holm_p
+        0       A       B     1.0     2.0             0.25
         """
         return self.pairs
 
@@ -75,6 +84,13 @@ difference 1.657 at alpha 0.05
         Returns
         -------
         str
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> print(evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]}).headline())
+        2 models on 3 data sets; Friedman chi-square 3.000, p = 0.0833; Nemenyi critical \
+difference 1.132 at alpha 0.05
         """
         return (f"{len(self.models)} models on {self.n_datasets} data sets; Friedman "
                 f"chi-square {self.friedman_chi2:.3f}, p = {self.friedman_p:.3g}; Nemenyi "

@@ -77,22 +77,71 @@ class Analysis(abc.ABC):
     @property
     @abc.abstractmethod
     def key(self) -> str:
-        """Names the analysis's stored records and its tallies."""
+        """Names the analysis's stored records and its tallies.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().key, Count().values_key
+        ('count', 'count#values')
+        """
 
     @property
     def stream(self) -> str:
-        """Names the analysis's random stream; default: :attr:`key`."""
+        """Names the analysis's random stream; default: :attr:`key`.
+
+        Two analyses of one stream draw the same random numbers on the same block: an
+        analysis whose key names more than what it draws with (an estimator and its target)
+        gives its stream the shorter name.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count|target=1.0", RecordsTally
+        ...     stream = "count"
+        ...     run = tallies = None
+        >>> Count().key, Count().stream
+        ('count|target=1.0', 'count')
+        """
         return self.key
 
     @property
     def name(self) -> str:
-        """The analysis's name in messages; default: :attr:`key`."""
+        """The analysis's name in messages; default: :attr:`key`.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().name
+        'count'
+        """
         return self.key
 
     @property
     @abc.abstractmethod
     def tally_type(self) -> type:
-        """The class of the analysis's tallies (see the class doc)."""
+        """The class of the analysis's tallies (see the class doc).
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().tally_type.__name__, Count().tally_type.associative
+        ('RecordsTally', False)
+        """
 
     @abc.abstractmethod
     def run(self, batch, rng) -> Any:
@@ -109,6 +158,23 @@ class Analysis(abc.ABC):
         -------
         object
             Whatever :meth:`tallies` and :meth:`split` read.
+
+        Examples
+        --------
+        An analysis that reads each replication's mean score of A, run on a batch of four:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class MeanA(Analysis):
+        ...     key, tally_type = "mean-a", RecordsTally
+        ...     tallies = None
+        ...     def run(self, batch, rng):
+        ...         return batch.moments()[0]
+        >>> batch = Normal(n_a=5).draw(np.random.default_rng(0), 4)
+        >>> MeanA().run(batch, None).round(4).tolist()
+        [0.0562, -0.0591, 0.2864, 0.0469]
         """
 
     @abc.abstractmethod
@@ -130,34 +196,200 @@ class Analysis(abc.ABC):
         list of tuple
             The block's tally, and the message of each failed replication by its index in the
             block (:meth:`split_errors` splits them).
+
+        Examples
+        --------
+        The means of A over two blocks of two replications, a tally of records per block:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class MeanA(Analysis):
+        ...     key, tally_type = "mean-a", RecordsTally
+        ...     def run(self, batch, rng):
+        ...         return batch.moments()[0]
+        ...     def tallies(self, result, starts, scenario):
+        ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s),
+        ...                                            "mean": result[s:e]}), {})
+        ...                 for s, e in zip(starts[:-1], starts[1:])]
+        >>> scenario = Normal(n_a=5)
+        >>> result = MeanA().run(scenario.draw(np.random.default_rng(0), 4), None)
+        >>> (first, errors), (second, _) = MeanA().tallies(result, np.array([0, 2, 4]), scenario)
+        >>> first.n, first.columns["mean"].round(4).tolist(), errors
+        (2, [0.0562, -0.0591], {})
         """
 
     def split(self, result, starts: np.ndarray) -> list:
-        """Each block's values, for a study that keeps them; default: none kept (Nones)."""
+        """Each block's values, for a study that keeps them; default: none kept (Nones).
+
+        Parameters
+        ----------
+        result : object
+            From :meth:`run`.
+        starts : ndarray of int64
+            Block ``k`` is replications ``starts[k]:starts[k + 1]`` of `result`.
+
+        Returns
+        -------
+        list
+            One value per block (None: nothing kept).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().split(np.arange(5.0), np.array([0, 3, 5]))
+        [None, None]
+        >>> class Kept(Count):
+        ...     def split(self, result, starts):
+        ...         return [result[s:e] for s, e in zip(starts[:-1], starts[1:])]
+        >>> [part.tolist() for part in Kept().split(np.arange(5.0), np.array([0, 3, 5]))]
+        [[0.0, 1.0, 2.0], [3.0, 4.0]]
+        """
         return [None] * (len(starts) - 1)
 
     # -- the cache's records -------------------------------------------------------------
 
     @property
     def values_key(self) -> str:
-        """The key of the record of the values: ``key + "#values"``."""
+        """The key of the record of the values: ``key + "#values"``.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().values_key
+        'count#values'
+        """
         return f"{self.key}#values"
 
     def record_meta(self) -> dict:
-        """Metadata stored with each tally, beyond the tally's own; default: none."""
+        """Metadata stored with each tally, beyond the tally's own; default: none.
+
+        Returns
+        -------
+        dict
+            JSON-serialisable; :meth:`serves` reads it back.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> Count().record_meta()
+        {}
+        """
         return {}
 
     def serves(self, meta: dict) -> bool:
-        """Whether a stored tally, by its metadata, serves this study; default: always."""
+        """Whether a stored tally, by its metadata, serves this study; default: always.
+
+        Parameters
+        ----------
+        meta : dict
+            The stored tally's metadata: its own and :meth:`record_meta`'s.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        An analysis whose tallies count rejections at a level only when stored with it:
+
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class AtLevel(Analysis):
+        ...     key, tally_type = "at-level", RecordsTally
+        ...     run = tallies = None
+        ...     def record_meta(self):
+        ...         return {"level": 0.01}
+        ...     def serves(self, meta):
+        ...         return meta.get("level") == 0.01
+        >>> AtLevel().serves({"level": 0.01}), AtLevel().serves({"level": 0.05})
+        (True, False)
+        """
         return True
 
     def values_to_record(self, values) -> Record:
         """A block's values as named arrays (None: left out) and JSON metadata; an analysis
-        whose :meth:`split` gives values overrides this and :meth:`values_from_record`."""
+        whose :meth:`split` gives values overrides this and :meth:`values_from_record`.
+
+        Parameters
+        ----------
+        values : object
+            One block's values, from :meth:`split`.
+
+        Returns
+        -------
+        arrays : dict of str to ndarray or None
+        meta : dict
+
+        Raises
+        ------
+        NotImplementedError
+            By default: the analysis keeps no values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Kept(Analysis):
+        ...     key, tally_type = "kept", RecordsTally
+        ...     run = tallies = None
+        ...     def values_to_record(self, values):
+        ...         return {"x": values, "unused": None}, {"size": values.size}
+        >>> Kept().values_to_record(np.array([0.5, 1.5]))
+        ({'x': array([0.5, 1.5]), 'unused': None}, {'size': 2})
+        """
         raise NotImplementedError(f"{type(self).__name__} keeps no values.")
 
     def values_from_record(self, arrays: dict, info: dict, errors: dict[int, str]):
-        """A block's values from their record, with the block's errors by replication."""
+        """A block's values from their record, with the block's errors by replication.
+
+        Parameters
+        ----------
+        arrays : dict of str to ndarray
+            The named arrays :meth:`values_to_record` gave (those not None).
+        info : dict
+            Its metadata.
+        errors : dict of int to str
+            Messages of the block's failed replications, by index in the block.
+
+        Returns
+        -------
+        object
+            The block's values, as :meth:`split` gives them.
+
+        Raises
+        ------
+        NotImplementedError
+            By default: the analysis keeps no values.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Kept(Analysis):
+        ...     key, tally_type = "kept", RecordsTally
+        ...     run = tallies = None
+        ...     def values_from_record(self, arrays, info, errors):
+        ...         return arrays["x"][:info["size"]]
+        >>> Kept().values_from_record({"x": np.array([0.5, 1.5])}, {"size": 2}, {}).tolist()
+        [0.5, 1.5]
+        """
         raise NotImplementedError(f"{type(self).__name__} keeps no values.")
 
     def usable(self, records: dict[str, Record], keep_values: bool) -> bool:
@@ -174,6 +406,22 @@ class Analysis(abc.ABC):
         Returns
         -------
         bool
+
+        Examples
+        --------
+        Without the record of the values, a block serves a study that does not keep them:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     run = tallies = None
+        >>> records = Count().to_records(RecordsTally(2, {"rep": np.arange(2)}), {}, None)
+        >>> Count().usable(records, keep_values=False), Count().usable(records, keep_values=True)
+        (True, False)
+        >>> Count().usable({}, keep_values=False)
+        False
         """
         return (self.key in records and self.serves(records[self.key][1])
                 and (not keep_values or self.values_key in records))
@@ -194,6 +442,26 @@ class Analysis(abc.ABC):
         -------
         tuple
             ``(tally, errors, values)``: errors by ``(block, rep)``; values None unless kept.
+
+        Examples
+        --------
+        The records of block 4, whose second replication failed, read back with its values:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Kept(Analysis):
+        ...     key, tally_type = "kept", RecordsTally
+        ...     run = tallies = None
+        ...     def values_to_record(self, values):
+        ...         return {"x": values}, {}
+        ...     def values_from_record(self, arrays, info, errors):
+        ...         return arrays["x"]
+        >>> records = Kept().to_records(RecordsTally(2, {"rep": np.arange(2)}),
+        ...                             {(4, 1): "degenerate"}, np.array([0.5, np.nan]))
+        >>> tally, errors, values = Kept().from_records(records, block=4, keep_values=True)
+        >>> tally.n, errors, values.tolist()
+        (2, {(4, 1): 'degenerate'}, [0.5, nan])
         """
         arrays, meta = records[self.key]
         errors = {(block, int(rep)): msg for rep, msg in meta["errors"].items()}
@@ -220,6 +488,23 @@ class Analysis(abc.ABC):
         -------
         dict
             Key to record; missing arrays (None) of the values are left out.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> class Kept(Analysis):
+        ...     key, tally_type = "kept", RecordsTally
+        ...     run = tallies = None
+        ...     def values_to_record(self, values):
+        ...         return {"x": values, "unused": None}, {"size": values.size}
+        >>> records = Kept().to_records(RecordsTally(2, {"rep": np.arange(2)}),
+        ...                             {(4, 1): "degenerate"}, np.array([0.5, np.nan]))
+        >>> sorted(records), records["kept"][1]
+        (['kept', 'kept#values'], {'n': 2, 'errors': {'1': 'degenerate'}})
+        >>> sorted(records["kept#values"][0]), records["kept#values"][1]
+        (['x'], {'size': 2})
         """
         arrays, meta = tally.to_record()
         meta = {**meta, **self.record_meta(),

@@ -47,6 +47,26 @@ class BlockStore:
     namespace : str
         Identifies everything a block's content depends on besides its index and size:
         scenario and its full parameters, seed, block size, format version.
+
+    Examples
+    --------
+    Two analyses' records saved in turn into block 0 (of 100 replications) are read back
+    together; a block of another size is another file:
+
+    >>> import tempfile
+    >>> import numpy as np
+    >>> from evalmc.engine.blockstore import BlockStore
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     store = BlockStore(root, "normal-0123")
+    ...     store.save(0, 100, {"welch-t": ({"hist": np.arange(3)}, {"levels": [0.0125]})})
+    ...     store.save(0, 100, {"sign": ({"hist": np.zeros(3, int)}, {})})
+    ...     records = store.load(0, 100)
+    ...     files = sorted(path.name for path in store.dir.iterdir())
+    ...     other = store.load(0, 50)
+    >>> sorted(records), records["welch-t"][0]["hist"].tolist(), records["welch-t"][1]
+    (['sign', 'welch-t'], [0, 1, 2], {'levels': [0.0125]})
+    >>> files, other
+    (['block000000-n100.npz'], {})
     """
 
     def __init__(self, root, namespace: str):
@@ -64,7 +84,29 @@ class BlockStore:
         return self.dir / f"block{block:06d}-n{size}.npz"
 
     def load(self, block: int, size: int) -> dict[str, Record]:
-        """The records stored for the block, by key (empty if none or unreadable)."""
+        """The records stored for the block, by key (empty if none or unreadable).
+
+        Parameters
+        ----------
+        block : int
+            The block's index in its condition.
+        size : int
+            Its replications: a block of another size is another block.
+
+        Returns
+        -------
+        dict of str to tuple
+            Analysis key to its record, ``(arrays, meta)``: named arrays and JSON metadata.
+            Empty when the file is missing, unreadable, or of another :data:`FORMAT_VERSION`.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from evalmc.engine.blockstore import BlockStore
+        >>> with tempfile.TemporaryDirectory() as root:
+        ...     BlockStore(root, "normal-0123").load(0, 100)
+        {}
+        """
         path = self._path(block, size)
         if not path.exists():
             return {}
@@ -79,7 +121,32 @@ class BlockStore:
             return {}
 
     def save(self, block: int, size: int, records: dict[str, Record]) -> None:
-        """Store `records` with those already in the block, atomically."""
+        """Store `records` with those already in the block, atomically.
+
+        A record of a key already stored replaces it; the others are kept.
+
+        Parameters
+        ----------
+        block : int
+            The block's index in its condition.
+        size : int
+            Its replications.
+        records : dict of str to tuple
+            Analysis key to ``(arrays, meta)``: a dict of named arrays (no object arrays) and
+            a JSON-serialisable dict.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import numpy as np
+        >>> from evalmc.engine.blockstore import BlockStore
+        >>> with tempfile.TemporaryDirectory() as root:
+        ...     store = BlockStore(root, "normal-0123")
+        ...     store.save(3, 100, {"welch-t": ({"counts": np.array([100, 2])}, {})})
+        ...     store.save(3, 100, {"welch-t": ({"counts": np.array([100, 0])}, {})})
+        ...     store.load(3, 100)["welch-t"][0]["counts"].tolist()
+        [100, 0]
+        """
         self.dir.mkdir(parents=True, exist_ok=True)
         records = {**self.load(block, size), **records}
         arrays, listing = {}, []

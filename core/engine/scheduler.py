@@ -47,12 +47,82 @@ MAX_FAILURES_KEPT = 1000
 
 
 class StudyError(RuntimeError):
-    """A study stopped because a condition's replications mostly failed."""
+    """A study stopped because a condition's replications mostly failed.
+
+    Raised when an analysis has failed on more than ``max_failure_rate`` of a condition's
+    replications (:func:`run`); the blocks finished until then stay in the cache.
+
+    Examples
+    --------
+    An analysis that fails wherever the mean score of A is above 0.5, on a condition whose
+    mean is 1:
+
+    >>> import numpy as np
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.scheduler import Plan, StudyError, run
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.sims.scores import Normal
+    >>> class AboveHalf(Analysis):
+    ...     key, tally_type = "above-half", RecordsTally
+    ...     def run(self, batch, rng):
+    ...         return batch.moments()[0]
+    ...     def tallies(self, result, starts, scenario):
+    ...         out = []
+    ...         for s, e in zip(starts[:-1], starts[1:]):
+    ...             bad = np.flatnonzero(result[s:e] > 0.5)
+    ...             out.append((RecordsTally(int(e - s), {"rep": np.arange(e - s)}, bad.size),
+    ...                         {int(r): "mean of A above 0.5" for r in bad}))
+    ...         return out
+    >>> plan = Plan({0: Normal(n_a=5, mean_a=1.0)}, [AboveHalf()], n_reps=40, seed=1,
+    ...             block_size=10)
+    >>> try:
+    ...     run(plan, progress=False)
+    ... except StudyError as error:
+    ...     print(str(error).split("): ")[1].split(";")[0])
+    criterion 'above-half' failed in 29 of 30 replications
+    """
 
 
 @dataclass(frozen=True)
 class Failure:
-    """A replication on which an analysis failed; ``StudyResult.replay`` redraws its data."""
+    """A replication on which an analysis failed; ``StudyResult.replay`` redraws its data.
+
+    Attributes
+    ----------
+    condition_id, block, rep : int
+        The condition, the block, and the replication's index in the block.
+    criterion : str
+        The analysis's name (:attr:`~evalmc.engine.analysis.Analysis.name`).
+    message : str
+        Why it failed.
+
+    Examples
+    --------
+    An analysis that fails wherever the mean score of A is above 0.5:
+
+    >>> import numpy as np
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.scheduler import Plan, run
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.sims.scores import Normal
+    >>> class AboveHalf(Analysis):
+    ...     key, tally_type = "above-half", RecordsTally
+    ...     def run(self, batch, rng):
+    ...         return batch.moments()[0]
+    ...     def tallies(self, result, starts, scenario):
+    ...         out = []
+    ...         for s, e in zip(starts[:-1], starts[1:]):
+    ...             bad = np.flatnonzero(result[s:e] > 0.5)
+    ...             out.append((RecordsTally(int(e - s), {"rep": np.arange(e - s)}, bad.size),
+    ...                         {int(r): "mean of A above 0.5" for r in bad}))
+    ...         return out
+    >>> plan = Plan({0: Normal(n_a=5)}, [AboveHalf()], n_reps=40, seed=1, block_size=10)
+    >>> failures = run(plan, progress=False).failures
+    >>> len(failures), [(f.block, f.rep) for f in failures[:3]]
+    (9, [(0, 2), (0, 5), (0, 7)])
+    >>> failures[0]
+    Failure(condition_id=0, block=0, rep=2, criterion='above-half', message='mean of A above 0.5')
+    """
 
     condition_id: int
     block: int
@@ -97,17 +167,79 @@ class Plan:
 
     @property
     def n_blocks(self) -> int:
+        """Blocks per condition: ``ceil(n_reps / block_size)``.
+
+        Examples
+        --------
+        >>> from evalmc.engine.scheduler import Plan
+        >>> from evalmc.sims.scores import Normal
+        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks
+        3
+        """
         return -(-self.n_reps // self.block_size)
 
     def sizes(self, start: int, stop: int) -> list[int]:
-        """Replications of blocks ``start:stop`` (all full but the study's last)."""
+        """Replications of blocks ``start:stop`` (all full but the study's last).
+
+        Parameters
+        ----------
+        start, stop : int
+            The first block and the block after the last.
+
+        Returns
+        -------
+        list of int
+
+        Examples
+        --------
+        >>> from evalmc.engine.scheduler import Plan
+        >>> from evalmc.sims.scores import Normal
+        >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
+        >>> plan.sizes(0, 3), plan.sizes(2, 3)
+        ([1000, 1000, 500], [500])
+        """
         return [min(self.block_size, self.n_reps - b * self.block_size)
                 for b in range(start, stop)]
 
 
 @dataclass
 class Outcome:
-    """The summed tallies of every (condition id, analysis key), and what ran."""
+    """The summed tallies of every (condition id, analysis key), and what ran.
+
+    Attributes
+    ----------
+    tallies : dict
+        ``(condition id, analysis key)`` to the sum of the tallies of all its blocks.
+    values : dict or None
+        ``(condition id, analysis key)`` to the list of its blocks' values (in block order),
+        when the study keeps them.
+    failures : list of Failure
+        The first failures of each analysis and condition, in (block, replication) order.
+    blocks_computed, blocks_reused : int
+        Blocks run, and blocks read back from the cache.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.engine.analysis import Analysis
+    >>> from evalmc.engine.scheduler import Plan, run
+    >>> from evalmc.engine.tallies import RecordsTally
+    >>> from evalmc.sims.scores import Normal
+    >>> class Count(Analysis):
+    ...     key, tally_type = "count", RecordsTally
+    ...     def run(self, batch, rng):
+    ...         return batch.moments()[0]
+    ...     def tallies(self, result, starts, scenario):
+    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
+    ...                 for s, e in zip(starts[:-1], starts[1:])]
+    >>> plan = Plan({0: Normal(), 1: Normal(n_a=5)}, [Count()], n_reps=40, seed=1,
+    ...             block_size=10)
+    >>> out = run(plan, progress=False)
+    >>> sorted(out.tallies), out.tallies[(1, "count")].n, out.values, out.failures
+    ([(0, 'count'), (1, 'count')], 40, None, [])
+    >>> out.blocks_computed, out.blocks_reused
+    (8, 0)
+    """
 
     tallies: dict[tuple[int, str], object]
     values: dict[tuple[int, str], list] | None
@@ -117,7 +249,34 @@ class Outcome:
 
 
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
-    """The cache folder of a condition: everything its blocks depend on but their index."""
+    """The cache folder of a condition: everything its blocks depend on but their index.
+
+    Parameters
+    ----------
+    cond : Scenario
+        The condition: its name and fingerprint (every parameter).
+    seed : int
+        The study's root seed.
+    block_size : int
+        Replications per block.
+
+    Returns
+    -------
+    str
+        ``<scenario name>-<16 hex digits>``: a digest of the above and of
+        :data:`~evalmc.engine.blockstore.FORMAT_VERSION`.
+
+    Examples
+    --------
+    >>> from evalmc.engine.scheduler import namespace
+    >>> from evalmc.sims.scores import Normal
+    >>> folder = namespace(Normal(), 1, 1000)
+    >>> name, digest = folder.split("-")
+    >>> name, len(digest), namespace(Normal(n_a=10), 1, 1000) == folder  # n_a=10: the default
+    ('normal', 16, True)
+    >>> namespace(Normal(shift=0.5), 1, 1000) == folder, namespace(Normal(), 2, 1000) == folder
+    (False, False)
+    """
     text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
     return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
 
@@ -327,6 +486,27 @@ class Scheduler:
         Task or None
             None while no condition has blocks to send: all sent, or only conditions whose
             first task, which times their blocks, is still out.
+
+        Examples
+        --------
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class Nothing(Analysis):
+        ...     key, tally_type = "nothing", RecordsTally
+        ...     run = tallies = None
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal(), 1: Normal(n_a=5)}, [Nothing()], n_reps=2500, seed=1,
+        ...             block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> [(task.cid, task.first, task.sizes) for task in (state.next_task(),
+        ...                                                  state.next_task())]
+        [(0, 0, (1000,)), (1, 0, (1000,))]
+        >>> state.next_task() is None  # both conditions' first tasks are still out
+        True
         """
         while (cond := self._ready()) is not None:
             task = self._task(cond, self._chunk(cond))
@@ -404,6 +584,35 @@ class Scheduler:
         -------
         int
             The task's replications.
+
+        Examples
+        --------
+        Once a condition's first task is back, its blocks are timed and the next task goes
+        out:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.engine.tasks import run_task
+        >>> from evalmc.sims.scores import Normal
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     def run(self, batch, rng):
+        ...         return batch.moments()[0]
+        ...     def tallies(self, result, starts, scenario):
+        ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
+        ...                 for s, e in zip(starts[:-1], starts[1:])]
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal()}, [Count()], n_reps=2500, seed=1, block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> first = state.next_task()
+        >>> state.next_task() is None, state.finish(run_task(first))
+        (True, 1000)
+        >>> state.next_task().first
+        1
         """
         self.warned.update(result.warned)
         cond = self.conditions[result.cid]
@@ -440,6 +649,27 @@ class Scheduler:
         StudyError
             When the analysis has failed on more than the allowed share of the condition's
             replications.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class Nothing(Analysis):
+        ...     key, tally_type = "nothing", RecordsTally
+        ...     run = tallies = None
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=2500, seed=1, block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> tally = RecordsTally(1000, {"rep": np.arange(1000)}, failed=2)
+        >>> state.record(0, "nothing", 1, tally, {(1, 7): "degenerate", (1, 9): "degenerate"},
+        ...              None)
+        >>> [(f.block, f.rep, f.message) for f in state.outcome().failures]
+        [(1, 7, 'degenerate'), (1, 9, 'degenerate')]
         """
         ck = (cid, key)
         self.sums[ck].add(block, tally)
@@ -467,6 +697,34 @@ class Scheduler:
         Returns
         -------
         Outcome
+
+        Examples
+        --------
+        Every task run in turn, as :func:`run` does on a pool:
+
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.engine.tasks import run_task
+        >>> from evalmc.sims.scores import Normal
+        >>> class Count(Analysis):
+        ...     key, tally_type = "count", RecordsTally
+        ...     def run(self, batch, rng):
+        ...         return batch.moments()[0]
+        ...     def tallies(self, result, starts, scenario):
+        ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
+        ...                 for s, e in zip(starts[:-1], starts[1:])]
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal()}, [Count()], n_reps=2500, seed=1, block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> while (task := state.next_task()) is not None:
+        ...     _ = state.finish(run_task(task))
+        >>> out = state.outcome()
+        >>> out.tallies[(0, "count")].n, out.blocks_computed
+        (2500, 3)
         """
         values = None
         if self.values is not None:

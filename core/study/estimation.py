@@ -77,7 +77,18 @@ class EstimationResult:
         """One row per (condition, estimator): ``truth``, ``n_reps``, ``n_failed``, ``level``,
         then ``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage``, ``width``, each but the
         mean with its ``_mcse``; NaN where it does not apply (coverage of a point estimator).
-        A user's `summarise` adds its columns."""
+        A user's `summarise` adds its columns.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_estimation({"n_a": [3, 10]}, "normal", ["t-interval"],
+        ...                             n_reps=200, seed=1, progress=False)
+        >>> res.summary[["n_a", "estimator", "bias", "coverage", "width"]].round(3)
+           n_a   estimator   bias  coverage  width
+        0    3  t-interval  0.043      0.95  4.405
+        1   10  t-interval  0.015      0.95  1.374
+        """
         design_cols = [c for c in self.design.columns if c != "condition_id"]
         rows = []
         for cond in self.design.to_dict("records"):
@@ -95,7 +106,26 @@ class EstimationResult:
         return pd.DataFrame(rows)
 
     def to_frame(self) -> pd.DataFrame:
-        """The summary."""
+        """The summary (:attr:`summary`).
+
+        Returns
+        -------
+        DataFrame
+            One row per (condition, estimator).
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_estimation({"n_a": [3, 10]}, "normal", ["t-interval"],
+        ...                             n_reps=200, seed=1, progress=False)
+        >>> frame = res.to_frame()
+        >>> frame.shape
+        (2, 19)
+        >>> frame[["n_a", "truth", "level", "n_reps", "n_failed"]]
+           n_a  truth  level  n_reps  n_failed
+        0    3    0.0   0.95     200         0
+        1   10    0.0   0.95     200         0
+        """
         return self.summary
 
     def _repr_html_(self) -> str:
@@ -115,6 +145,15 @@ class EstimationResult:
         -------
         matplotlib.figure.Figure
             Not saved. For coverage, dashed lines mark each estimator's nominal level.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_estimation({"n_a": [3, 10]}, "normal", ["t-interval"],
+        ...                             n_reps=200, seed=1, progress=False)
+        >>> ax = res.plot(measure="width").axes[0]
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('n_a', 'width (95% Monte Carlo interval)')
         """
         from evalmc.plots import axes_or_new
 

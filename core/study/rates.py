@@ -81,7 +81,25 @@ class StudyResult:
     blocks_reused: int = 0
 
     def to_frame(self) -> pd.DataFrame:
-        """The summary at the study's levels (:meth:`summarise`)."""
+        """The summary at the study's levels (:meth:`summarise`).
+
+        Returns
+        -------
+        DataFrame
+            One row per (condition, criterion, level).
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_study({"n": [5, 10]}, "paired-normal", ["paired-t", "sign"],
+        ...                        n_reps=400, seed=7, progress=False)
+        >>> res.to_frame()[["n", "criterion", "alpha", "rate", "bradley"]]
+            n criterion  alpha    rate       bradley
+        0   5  paired-t   0.05  0.0400  undetermined
+        1   5      sign   0.05  0.0000  conservative
+        2  10  paired-t   0.05  0.0500  undetermined
+        3  10      sign   0.05  0.0175  undetermined
+        """
         return self.summarise()
 
     def _repr_html_(self) -> str:
@@ -103,6 +121,15 @@ class StudyResult:
         -------
         matplotlib.figure.Figure
             Not saved: call its ``savefig``. The dashed lines are the levels.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_study({"n": [5, 10]}, "paired-normal", ["paired-t", "sign"],
+        ...                        n_reps=400, seed=7, progress=False)
+        >>> ax = res.plot().axes[0]
+        >>> ax.get_xlabel(), ax.get_title()
+        ('n', 'paired-normal: 400 replications per condition')
         """
         from evalmc.plots import rate_plot
 
@@ -112,7 +139,16 @@ class StudyResult:
     @property
     def summary(self) -> pd.DataFrame:
         """One row per (condition, criterion, alpha), one per (condition, criterion) for a
-        decision-only criterion; see :meth:`summarise`."""
+        decision-only criterion; see :meth:`summarise`.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_study({"n": [5, 10]}, "paired-normal", ["paired-t", "sign"],
+        ...                        n_reps=400, seed=7, progress=False)
+        >>> res.summary.shape, res.summary["criterion"].tolist()
+        ((4, 13), ['paired-t', 'sign', 'paired-t', 'sign'])
+        """
         return self.summarise()
 
     def summarise(self, alpha=None) -> pd.DataFrame:
@@ -140,6 +176,24 @@ class StudyResult:
             scenario runs each replication several times (a cross-validation scenario's
             ``runs``), rows at the study's levels add ``replicability`` (the chance that two
             runs reach the same decision; Bouckaert and Frank 2004) and its ``_mcse``.
+
+        Examples
+        --------
+        Other levels than the study's, from the same replications:
+
+        >>> import evalmc
+        >>> res = evalmc.run_study({"n": [5, 10]}, "paired-normal", ["paired-t", "sign"],
+        ...                        n_reps=400, seed=7, progress=False)
+        >>> res.summarise(alpha=[0.01, 0.1])[["n", "criterion", "alpha", "rate"]]
+            n criterion  alpha    rate
+        0   5  paired-t   0.01  0.0125
+        1   5  paired-t   0.10  0.1025
+        2   5      sign   0.01  0.0000
+        3   5      sign   0.10  0.0500
+        4  10  paired-t   0.01  0.0075
+        5  10  paired-t   0.10  0.1100
+        6  10      sign   0.01  0.0000
+        7  10      sign   0.10  0.0175
         """
         alphas = self.alpha if alpha is None else _check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
@@ -200,6 +254,21 @@ class StudyResult:
         -------
         DataFrame
             ``alpha`` and ``rate`` (share of the p-values at or below it).
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.run_study({"n": [5, 10]}, "paired-normal", ["paired-t"], n_reps=400,
+        ...                        seed=7, progress=False)
+        >>> curve = res.size_curve("paired-t", int(res.design["condition_id"][0]))
+        >>> curve.shape
+        (1001, 2)
+        >>> curve.iloc[[10, 50, 100, 500]]
+             alpha    rate
+        10    0.01  0.0125
+        50    0.05  0.0400
+        100   0.10  0.1025
+        500   0.50  0.5700
         """
         names = {crit.name: crit.key for crit in self.criteria}
         if criterion not in names:
@@ -211,7 +280,36 @@ class StudyResult:
         return pd.DataFrame({"alpha": levels, "rate": rate})
 
     def replay(self, failure: Failure) -> Batch:
-        """Redraw the data of a failed replication, as a batch of one."""
+        """Redraw the data of a failed replication, as a batch of one.
+
+        Parameters
+        ----------
+        failure : Failure
+            One of :attr:`failures`.
+
+        Returns
+        -------
+        Batch
+            The replication's scores, as the criterion saw them.
+
+        Examples
+        --------
+        A criterion of the user's that fails when A's first score is above 2:
+
+        >>> import evalmc
+        >>> def first_above(a, b):
+        ...     if a[0] > 2:
+        ...         raise ValueError("first score of A above 2")
+        ...     return 0.5
+        >>> res = evalmc.run_study({"n_a": 5}, "normal", [first_above], n_reps=200, seed=3,
+        ...                        progress=False)
+        >>> failure = res.failures[0]
+        >>> len(res.failures), failure.block, failure.rep, failure.message
+        (8, 0, 0, 'ValueError: first score of A above 2')
+        >>> batch = res.replay(failure)
+        >>> batch.n_reps, batch.a.round(4).tolist()
+        (1, [[2.3315, -0.3315, -0.2632, -1.2291, 0.866]])
+        """
         size = min(self.block_size, self.n_reps - failure.block * self.block_size)
         rng = engine.block_rng(self.seed, failure.condition_id, failure.block)
         batch = self.conditions[failure.condition_id].draw(rng, size)
