@@ -123,14 +123,31 @@ class PairedRunsBatch(Batch):
 
     @property
     def diff(self) -> np.ndarray:
-        """``a - b``, shape (n_reps, k), drawn given the wins on first use."""
+        """``a - b``, shape (n_reps, k), drawn given the wins on first use.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
+        >>> batch.diff[0, :3].round(4).tolist(), (batch.diff > 0).sum(axis=1).tolist()
+        ([-1.3717, 1.8356, -0.7169], [6, 6])
+        """
         if self._diff is None:
             self._diff = self._draw_diff()
         return self._diff
 
     @property
     def n_reps(self) -> int:
-        """Replications (studies) in the batch."""
+        """Replications (studies) in the batch.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> Benchmark(k=5).draw(np.random.default_rng(0), 3).n_reps
+        3
+        """
         return self.wins.shape[0]
 
 
@@ -167,32 +184,75 @@ class Benchmark(Scenario, registered="pipelines"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``p_ab == 0.5``, else ``'alternative'``."""
+        """``'null'`` when ``p_ab == 0.5``, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> Benchmark().truth, Benchmark(p_ab=0.75).truth
+        ('null', 'alternative')
+        """
         return "null" if self.p_ab == 0.5 else "alternative"
 
     @property
     def effect(self) -> float:
-        """P(A>B) - 1/2: positive when A's runs beat B's more often than not."""
+        """P(A>B) - 1/2: positive when A's runs beat B's more often than not.
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> Benchmark(p_ab=0.75).effect
+        0.25
+        """
         return self.p_ab - 0.5
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(k, k)``: runs of each pipeline."""
+        """``(k, k)``: runs of each pipeline.
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> Benchmark(k=10).sizes
+        (10, 10)
+        """
         return (self.k, self.k)
 
     @property
     def shift(self) -> float:
-        """Mean score of A minus that of B."""
+        """Mean score of A minus that of B, ``Phi^-1(p_ab) sigma sqrt(2)`` (:func:`shift_for`).
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> round(Benchmark(p_ab=0.75).shift, 4), round(Benchmark(p_ab=0.75, sigma=2.0).shift, 4)
+        (0.9539, 1.9077)
+        """
         return float(shift_for(self.p_ab, self.sigma))
 
     @property
     def rho(self) -> float:
-        """Average correlation between two runs of one pipeline in one study (Eq 7)."""
+        """Average correlation between two runs of one pipeline in one study (Eq 7):
+        ``bias_sd^2 / (bias_sd^2 + sigma^2)``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> Benchmark().rho, round(Benchmark(bias_sd=0.5).rho, 4)
+        (0.0, 0.2)
+        """
         return self.bias_sd**2 / (self.bias_sd**2 + self.sigma**2)
 
     @property
     def mean_sd(self) -> float:
-        """Sd of a pipeline's mean over its `k` runs: Eq 7 with the runs' total variance."""
+        """Sd of a pipeline's mean over its `k` runs: Eq 7 with the runs' total variance.
+
+        Examples
+        --------
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> round(Benchmark(k=10).mean_sd, 4), round(Benchmark(k=10, bias_sd=0.5).mean_sd, 4)
+        (0.3162, 0.5916)
+        """
         return float(biased_sd(self.k, np.hypot(self.sigma, self.bias_sd), self.rho))
 
     def draw(self, rng, n_reps):
@@ -207,6 +267,14 @@ class Benchmark(Scenario, registered="pipelines"):
         -------
         PairedRunsBatch
             ``wins`` (n_reps,); ``diff``, ``a`` and ``b`` (n_reps, k) on first use.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.benchmarks import Benchmark
+        >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
+        >>> batch.wins.tolist(), batch.diff.shape, batch.a.shape
+        ([6, 6], (2, 10), (2, 10))
         """
         # Given the two biases, the pairs' differences D = A - B are iid N(mu, 2 sigma^2), so the
         # number of pairs A wins is Binomial(k, Phi(mu / (sigma sqrt 2))): the P(A>B) test needs

@@ -225,6 +225,17 @@ def pcg64_states(prefix, first, count, out):
     ``generate_state(4, np.uint64)``, then PCG64's ``pcg64_set_seed`` (state 0, increment
     ``2 * seq + 1``, a step, add the seed, a step).
 
+    Parameters
+    ----------
+    prefix : ndarray of uint64
+        The SeedSequence's entropy before the block's words, one 32-bit word per element.
+    first : int
+        The first block.
+    count : int
+        Blocks.
+    out : ndarray of uint64, shape (count, 4)
+        Filled in place, row k with block ``first + k``'s state.
+
     Examples
     --------
     >>> import numpy as np
@@ -286,6 +297,25 @@ def enter_block(rng, states, k):
     It takes the GIL for a few microseconds, to call numpy's state setter
     (:func:`~evalmc.sims.streams.set_block_state`); the kernel around it may release the GIL
     for all the rest. Left without ``nogil``: its object-mode block would warn.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        On a PCG64 bit generator; changed in place.
+    states : ndarray of uint64, shape (blocks, 4)
+        The blocks' initial states, as :attr:`~evalmc.sims.streams.BlockStreams.states`.
+    k : int
+        The block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import enter_block
+    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> rng = np.random.default_rng(0)
+    >>> enter_block(rng, BlockStreams(seed=1, cid=7, first=0, count=2).states, 1)
+    >>> float(rng.random()) == float(block_rng(1, 7, 1).random())
+    True
     """
     with objmode():
         set_block_state(rng, states, k)
@@ -294,7 +324,38 @@ def enter_block(rng, states, k):
 @njit(cache=True, nogil=True)
 def skewnorm_slab(rng, states, bounds, loc, scale, skew, shift, a, b):
     """:func:`skewnorm_into` for a slab of blocks: rows ``bounds[k]:bounds[k + 1]`` from
-    block k's stream (:class:`~evalmc.sims.streams.BlockStreams`)."""
+    block k's stream (:class:`~evalmc.sims.streams.BlockStreams`).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        PCG64, set to each block's state in turn (:func:`enter_block`).
+    states : ndarray of uint64, shape (blocks, 4)
+        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+    bounds : ndarray of int64, shape (blocks + 1,)
+        The blocks' first rows, and the end.
+    loc, scale, skew, shift : float
+        As :func:`skewnorm_into`.
+    a, b : ndarray of float, shape (bounds[-1], n_a) and (bounds[-1], n_b)
+        Filled in place.
+
+    Examples
+    --------
+    Block 1's rows are what block 1's own generator draws into them:
+
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import skewnorm_into, skewnorm_slab
+    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> a, b = np.empty((3, 2)), np.empty((3, 2))
+    >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
+    ...     skewnorm_slab, np.array([0, 1, 3]), 0.0, 1.0, -4.0, 0.0, a, b)
+    >>> a.round(4).tolist()
+    [[-1.3294, -0.1089], [-1.7237, -1.0764], [-1.2542, -0.6265]]
+    >>> a1, b1 = np.empty((2, 2)), np.empty((2, 2))
+    >>> skewnorm_into(block_rng(1, 7, 1), 0.0, 1.0, -4.0, 0.0, a1, b1)
+    >>> bool((a[1:] == a1).all() and (b[1:] == b1).all())
+    True
+    """
     for k in range(bounds.size - 1):
         enter_block(rng, states, k)
         rows = slice(bounds[k], bounds[k + 1])
@@ -303,7 +364,37 @@ def skewnorm_slab(rng, states, bounds, loc, scale, skew, shift, a, b):
 
 @njit(cache=True, nogil=True)
 def mixture_slab(rng, states, bounds, weight, loc1, loc2, scale1, scale2, shift, a, b):
-    """:func:`mixture_into` for a slab of blocks, each from its own stream."""
+    """:func:`mixture_into` for a slab of blocks, each from its own stream: rows
+    ``bounds[k]:bounds[k + 1]`` from block k's.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        PCG64, set to each block's state in turn (:func:`enter_block`).
+    states : ndarray of uint64, shape (blocks, 4)
+        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+    bounds : ndarray of int64, shape (blocks + 1,)
+        The blocks' first rows, and the end.
+    weight, loc1, loc2, scale1, scale2, shift : float
+        As :func:`mixture_into`.
+    a, b : ndarray of float, shape (bounds[-1], n_a) and (bounds[-1], n_b)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import mixture_into, mixture_slab
+    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> a, b = np.empty((3, 2)), np.empty((3, 2))
+    >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
+    ...     mixture_slab, np.array([0, 1, 3]), 0.3, 0.0, 3.0, 1.0, 1.0, 10.0, a, b)
+    >>> b.round(2).tolist()
+    [[3.58, 1.18], [0.92, 1.47], [1.15, -0.8]]
+    >>> a1, b1 = np.empty((2, 2)), np.empty((2, 2))
+    >>> mixture_into(block_rng(1, 7, 1), 0.3, 0.0, 3.0, 1.0, 1.0, 10.0, a1, b1)
+    >>> bool((a[1:] == a1).all() and (b[1:] == b1).all())
+    True
+    """
     for k in range(bounds.size - 1):
         enter_block(rng, states, k)
         rows = slice(bounds[k], bounds[k + 1])
@@ -312,7 +403,39 @@ def mixture_slab(rng, states, bounds, weight, loc1, loc2, scale1, scale2, shift,
 
 @njit(cache=True, nogil=True)
 def smoothed_bootstrap_slab(rng, states, bounds, data, bandwidth, shift, a, b):
-    """:func:`smoothed_bootstrap_into` for a slab of blocks, each from its own stream."""
+    """:func:`smoothed_bootstrap_into` for a slab of blocks, each from its own stream: rows
+    ``bounds[k]:bounds[k + 1]`` from block k's.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        PCG64, set to each block's state in turn (:func:`enter_block`).
+    states : ndarray of uint64, shape (blocks, 4)
+        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+    bounds : ndarray of int64, shape (blocks + 1,)
+        The blocks' first rows, and the end.
+    data : ndarray of float, shape (m,)
+        The scores resampled.
+    bandwidth, shift : float
+        As :func:`smoothed_bootstrap_into`.
+    a, b : ndarray of float, shape (bounds[-1], n_a) and (bounds[-1], n_b)
+        Filled in place.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import smoothed_bootstrap_into, smoothed_bootstrap_slab
+    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> data, a, b = np.array([0.9, 0.8]), np.empty((3, 2)), np.empty((3, 2))
+    >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
+    ...     smoothed_bootstrap_slab, np.array([0, 1, 3]), data, 0.01, 0.0, a, b)
+    >>> a.round(3).tolist()
+    [[0.798, 0.804], [0.811, 0.788], [0.915, 0.912]]
+    >>> a1, b1 = np.empty((2, 2)), np.empty((2, 2))
+    >>> smoothed_bootstrap_into(block_rng(1, 7, 1), data, 0.01, 0.0, a1, b1)
+    >>> bool((a[1:] == a1).all() and (b[1:] == b1).all())
+    True
+    """
     for k in range(bounds.size - 1):
         enter_block(rng, states, k)
         rows = slice(bounds[k], bounds[k + 1])
@@ -324,7 +447,39 @@ def gaussian_slab(rng, states, bounds, dfs, out):
     """Standard normal (``dfs[j] == 0``) or chi-square (``dfs[j]`` degrees of freedom) draws
     into each row ``out[j]``, block after block: block k, from its own stream, fills columns
     ``bounds[k]:bounds[k + 1]`` of row 0, then of row 1, and so on, in the order of numpy's
-    ``rng.standard_normal(size)`` and ``rng.chisquare(df, size)`` called one after the other."""
+    ``rng.standard_normal(size)`` and ``rng.chisquare(df, size)`` called one after the other.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        PCG64, set to each block's state in turn (:func:`enter_block`).
+    states : ndarray of uint64, shape (blocks, 4)
+        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+    bounds : ndarray of int64, shape (blocks + 1,)
+        The blocks' first columns, and the end.
+    dfs : ndarray of float, shape (rows,)
+        Each row's degrees of freedom; 0 for standard normal draws.
+    out : ndarray of float, shape (rows, bounds[-1])
+        Filled in place.
+
+    Examples
+    --------
+    Block 1 (columns 3 and 4) draws its normals, then its chi-squares with 4 degrees of
+    freedom, as its own generator would:
+
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import gaussian_slab
+    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> out = np.empty((2, 5))
+    >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
+    ...     gaussian_slab, np.array([0, 3, 5]), np.array([0.0, 4.0]), out)
+    >>> out.round(3).tolist()
+    [[-1.409, -0.155, 0.448, -1.5, 1.107], [8.148, 5.07, 7.41, 1.088, 1.568]]
+    >>> rng = block_rng(1, 7, 1)
+    >>> bool((out[0, 3:] == rng.standard_normal(2)).all()
+    ...      and (out[1, 3:] == rng.chisquare(4.0, 2)).all())
+    True
+    """
     for k in range(bounds.size - 1):
         enter_block(rng, states, k)
         for j in range(dfs.size):

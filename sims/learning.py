@@ -87,7 +87,14 @@ class Splits:
 
     @property
     def count(self) -> int:
-        """Splits per data set."""
+        """Splits per data set: ``repeats * folds``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import Splits
+        >>> Splits("repeated-kfold", repeats=3, folds=10, n_train=90, n_test=10).count
+        30
+        """
         return self.repeats * self.folds
 
     def fold_starts(self, n: int) -> np.ndarray:
@@ -273,29 +280,64 @@ class CvScenario(Scenario):
 
     @property
     def splits(self) -> Splits:
-        """How the scheme splits the data set (:func:`splits_of`)."""
+        """How the scheme splits the data set (:func:`splits_of`).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, scheme="kfold", k=5).splits
+        Splits(scheme='kfold', repeats=1, folds=5, n_train=48, n_test=12)
+        """
         return splits_of(self.scheme, self.n, self.k, self.r, self.j, self.test_share)
 
     @property
     def n_train(self) -> int:
-        """The training size the truth refers to (the smallest of the scheme's splits)."""
+        """The training size the truth refers to (the smallest of the scheme's splits).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, scheme="5x2").n_train
+        30
+        """
         return self.splits.n_train
 
     @property
     def per_example(self) -> bool:
-        """Whether a replication holds each test example's loss (one hold-out split)."""
+        """Whether a replication holds each test example's loss (one hold-out split).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, scheme="holdout").per_example, CvRegression(n=60).per_example
+        (True, False)
+        """
         return self.scheme == "holdout"
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """Columns of ``Batch.a`` and ``Batch.b``: splits, or test examples for holdout."""
+        """Columns of ``Batch.a`` and ``Batch.b``: splits, or test examples for holdout.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, scheme="kfold", k=5).sizes
+        (5, 5)
+        """
         s = self.splits
         m = s.n_test if self.per_example else s.count
         return (m, m)
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``."""
+        """``'null'`` when `shift` is 0, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60).truth, CvRegression(n=60, shift=0.1).truth
+        ('null', 'alternative')
+        """
         return "null" if self.shift == 0 else "alternative"
 
     def draw(self, rng, n_reps):
@@ -348,6 +390,17 @@ class CvScenario(Scenario):
         test_a, test_b : ndarray, shape (n_reps, runs x splits), or (n_reps, runs x n_test)
             for holdout
         risk_a, risk_b : ndarray, shape (n_reps, runs x splits)
+
+        Examples
+        --------
+        A subclass's fits, two runs of 15 random splits: the second run's splits follow the
+        first's.
+
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import CvRegression
+        >>> test_a, _, risk_a, _ = CvRegression(n=60).fit(np.random.default_rng(0), 2, runs=2)
+        >>> test_a.shape, risk_a.shape
+        ((2, 30), (2, 30))
         """
         raise NotImplementedError
 
@@ -397,19 +450,44 @@ class CvRegression(CvScenario, registered="cv-regression"):
 
     @property
     def omitted(self) -> float:
-        """c, each of the d - p coefficients B omits."""
+        """c, each of the d - p coefficients B omits (set by `shift`).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> round(CvRegression(n=60).omitted, 4), round(CvRegression(n=60, shift=0.1).omitted, 4)
+        (0.1525, 0.2034)
+        """
         target = (self._risk_a() + self.shift * self.sd**2) / expected_risk(
             self.p, self.n_train, 1.0) - self.sd**2
         return float(np.sqrt(max(target, 0.0) / (self.d - self.p)))
 
     @property
     def beta(self) -> np.ndarray:
-        """The population coefficients: 1 for B's p features, c for the others."""
+        """The population coefficients: 1 for B's p features, c for the others.
+
+        Returns
+        -------
+        ndarray, shape (d,)
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, d=4, p=2).beta.round(4).tolist()
+        [1.0, 1.0, 0.1429, 0.1429]
+        """
         return np.r_[np.ones(self.p), np.full(self.d - self.p, self.omitted)]
 
     @property
     def effect(self) -> float:
-        """B's expected risk minus A's at n_train (positive: A better)."""
+        """B's expected risk minus A's at n_train (positive: A better): ``shift * sd^2``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvRegression
+        >>> CvRegression(n=60, sd=2.0, shift=0.1).effect
+        0.4
+        """
         return float(self.shift * self.sd**2)
 
     def fit(self, rng, n_reps, runs=1):
@@ -631,22 +709,50 @@ class CvClassification(CvScenario, registered="cv-classification"):
 
     @property
     def rho(self) -> float:
-        """The population's equicorrelation, set by `shift`."""
+        """The population's equicorrelation, set by `shift` (:func:`null_correlation`).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvClassification
+        >>> round(CvClassification(d=2).rho, 4), round(CvClassification(d=2, shift=0.01).rho, 4)
+        (0.0614, 0.2893)
+        """
         return null_correlation(self.n_train, self.d, float(self.delta), float(self.shift))
 
     @property
     def expected_errors(self) -> tuple[float, float]:
-        """A's and B's expected error rates at n_train (calibrated: :func:`expected_errors`)."""
+        """A's and B's expected error rates at n_train (calibrated: :func:`expected_errors`).
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvClassification
+        >>> [round(err, 4) for err in CvClassification(d=2, shift=0.01).expected_errors]
+        [0.1494, 0.1594]
+        """
         return expected_errors(self.n_train, self.d, self.delta, self.rho)[:2]
 
     @property
     def calibration_se(self) -> float:
-        """Monte Carlo standard error of the calibrated B minus A expected error."""
+        """Monte Carlo standard error of the calibrated B minus A expected error.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvClassification
+        >>> print(f"{CvClassification(d=2).calibration_se:.1e}")
+        1.0e-05
+        """
         return expected_errors(self.n_train, self.d, self.delta, self.rho)[2]
 
     @property
     def effect(self) -> float:
-        """B's expected error rate minus A's at n_train (positive: A better)."""
+        """B's expected error rate minus A's at n_train (positive: A better): the shift.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvClassification
+        >>> CvClassification(d=2, shift=0.01).effect
+        0.01
+        """
         return float(self.shift)
 
     def fit(self, rng, n_reps, runs=1):

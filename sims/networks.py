@@ -56,6 +56,8 @@ class MLPs:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Outputs of every network on inputs `x` (shape (n, n_in)): shape (n_runs, n, n_out).
 
+        Network r's output is ``b2[r] + w2[r] tanh(w1[r] x + b1[r])``.
+
         Parameters
         ----------
         x : ndarray, shape (n, n_in)
@@ -63,6 +65,17 @@ class MLPs:
         Returns
         -------
         ndarray, shape (n_runs, n, n_out)
+
+        Examples
+        --------
+        One network, two hidden units; at x = 1 the output is ``0.1 + tanh(1) - tanh(1) / 2``:
+
+        >>> import numpy as np
+        >>> from evalmc.sims.networks import MLPs
+        >>> nets = MLPs(np.ones((1, 2, 1)), np.zeros((1, 2)), np.array([[[1.0, -0.5]]]),
+        ...             np.full((1, 1), 0.1))
+        >>> nets.predict(np.array([[0.0], [1.0]])).round(4).tolist()
+        [[[0.1], [0.4808]]]
         """
         hidden = np.tanh(np.einsum("ni,rhi->rnh", x, self.w1) + self.b1[:, None, :])
         return np.einsum("rnh,roh->rno", hidden, self.w2) + self.b2[:, None, :]

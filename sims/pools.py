@@ -103,13 +103,27 @@ class PoolSpec:
 
     @property
     def mean(self) -> float:
-        """Mean score."""
+        """Mean score, ``sum_c weights[c] means[c]``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import get_pool
+        >>> round(get_pool("asreader-random").mean, 4), get_pool("resnet-fixed").mean
+        (61.2602, 68.41)
+        """
         w, mu, _ = self._arrays()
         return float(w @ mu)
 
     @property
     def sd(self) -> float:
-        """Standard deviation of the score."""
+        """Standard deviation of the score (within and between clusters).
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import get_pool
+        >>> round(get_pool("asreader-random").sd, 4), round(get_pool("resnet-fixed").sd, 4)
+        (2.4801, 0.67)
+        """
         w, mu, sd = self._arrays()
         return float(np.sqrt(w @ (sd**2 + mu**2) - self.mean**2))
 
@@ -123,6 +137,12 @@ class PoolSpec:
         Returns
         -------
         ndarray, of the shape of `x`
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import get_pool
+        >>> get_pool("asreader-random").cdf([60.0, 62.0]).round(4).tolist()
+        [0.2182, 0.5328]
         """
         w, mu, sd = self._arrays()
         return scipy.special.ndtr((np.asarray(x, float)[..., None] - mu) / sd) @ w
@@ -273,7 +293,14 @@ class PoolSpec:
     @property
     def spearman(self) -> float:
         """Spearman correlation of validation and test scores, ``12 E[F(V) F(T)] - 3``, by
-        Gauss-Hermite quadrature within each cluster."""
+        Gauss-Hermite quadrature within each cluster.
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import get_pool
+        >>> [round(get_pool(name).spearman, 4) for name in ("asreader-random", "resnet-fixed")]
+        [0.8304, 0.1]
+        """
         w, mu, sd = self._arrays()
         z1, z2 = np.meshgrid(_GH_NODES, _GH_NODES, indexing="ij")
         node_w = np.outer(_GH_WEIGHTS, _GH_WEIGHTS)
@@ -420,12 +447,26 @@ class Pool(Scenario, registered="pool"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``."""
+        """``'null'`` when `shift` is 0, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import Pool
+        >>> Pool(n=5).truth, Pool(n=5, shift=0.5).truth
+        ('null', 'alternative')
+        """
         return "null" if self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's mean minus B's: the shift."""
+        """A's mean minus B's: the shift.
+
+        Examples
+        --------
+        >>> from evalmc.sims.pools import Pool
+        >>> Pool(n=5, shift=0.5).effect
+        0.5
+        """
         return float(self.shift)
 
     def draw(self, rng, n_reps):
@@ -441,6 +482,16 @@ class Pool(Scenario, registered="pool"):
         ValTestBatch
             Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
             each (n_reps, n).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.pools import Pool
+        >>> batch = Pool(n=5, shift=0.5).draw(np.random.default_rng(0), 2)
+        >>> batch.a.shape, batch.b_val.shape, batch.paired
+        ((2, 5), (2, 5), False)
+        >>> round(float(batch.a.mean()), 2), round(float(batch.b.mean()), 2)
+        (62.17, 60.66)
         """
         val, test = self.spec.draw(rng, (n_reps, 2, self.n))
         val[:, 0] += self.shift

@@ -176,17 +176,38 @@ class Normal(Scenario, registered="normal"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_a + shift == mean_b``, else ``'alternative'``."""
+        """``'null'`` when ``mean_a + shift == mean_b``, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import Normal
+        >>> Normal(mean_a=0.5, mean_b=0.5).truth, Normal(shift=0.5).truth
+        ('null', 'alternative')
+        """
         return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_a + shift - mean_b``."""
+        """A's population mean minus B's, ``mean_a + shift - mean_b``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import Normal
+        >>> Normal(mean_a=1.0, mean_b=0.25, shift=0.5).effect
+        1.25
+        """
         return float(self.mean_a + self.shift - self.mean_b)
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``mean_a + shift``."""
+        """A's population mean, ``mean_a + shift``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import Normal
+        >>> Normal(mean_a=1.0, shift=0.5).a_mean
+        1.5
+        """
         return float(self.mean_a + self.shift)
 
     def draw(self, rng, n_reps):
@@ -201,6 +222,18 @@ class Normal(Scenario, registered="normal"):
         -------
         Batch
             Unpaired; ``moments`` given, ``a`` (n_reps, n_a) and ``b`` (n_reps, n_b) lazy.
+
+        Examples
+        --------
+        The scores drawn later have exactly the sample means drawn first:
+
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import Normal
+        >>> batch = Normal(n_a=5).draw(np.random.default_rng(0), 2)
+        >>> batch.moments()[0].round(4).tolist(), batch.a.shape, batch.b.shape
+        ([0.0562, -0.0591], (2, 5), (2, 10))
+        >>> batch.a.mean(axis=1).round(4).tolist()
+        [0.0562, -0.0591]
         """
         fill_rng = rng.spawn(1)[0]
         mean_a, var_a = _gaussian_moments(
@@ -210,6 +243,38 @@ class Normal(Scenario, registered="normal"):
         return self._batch((mean_a, var_a, mean_b, var_b), lambda: fill_rng)
 
     def draw_slab(self, rngs, sizes):
+        """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
+        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.sims.streams.BlockStreams`, every
+        block's moments in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
+        draws.
+
+        Parameters
+        ----------
+        rngs : BlockStreams or sequence of numpy.random.Generator
+            One stream per block.
+        sizes : sequence of int
+            Replications of each block.
+
+        Returns
+        -------
+        joined : Batch
+            Every block's replications, in block order.
+        blocks : SlabBlocks
+            Each block's Batch, made when first asked for.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import Normal
+        >>> from evalmc.sims.streams import BlockStreams, block_rng
+        >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
+        >>> joined, blocks = Normal(n_a=5).draw_slab(streams, [2, 3])
+        >>> joined.n_reps, [block.n_reps for block in blocks]
+        (5, [2, 3])
+        >>> alone = Normal(n_a=5).draw(block_rng(1, 7, 1), 3)
+        >>> bool((blocks[1].moments()[0] == alone.moments()[0]).all())
+        True
+        """
         if not isinstance(rngs, BlockStreams):
             return super().draw_slab(rngs, sizes)
         bounds = np.cumsum([0, *sizes])
@@ -267,17 +332,38 @@ class PairedNormal(Scenario, registered="paired-normal"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_diff + shift == 0``, else ``'alternative'``."""
+        """``'null'`` when ``mean_diff + shift == 0``, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import PairedNormal
+        >>> PairedNormal(mean_diff=0.2).truth, PairedNormal(mean_diff=0.2, shift=-0.2).truth
+        ('alternative', 'null')
+        """
         return "null" if self.mean_diff + self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_diff + shift``."""
+        """A's population mean minus B's, ``mean_diff + shift``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import PairedNormal
+        >>> PairedNormal(mean_diff=0.2, shift=0.3).effect
+        0.5
+        """
         return float(self.mean_diff + self.shift)
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``mean_diff + shift`` (B's is 0)."""
+        """A's population mean, ``mean_diff + shift`` (B's is 0).
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import PairedNormal
+        >>> PairedNormal(mean_diff=0.2, shift=0.3).a_mean
+        0.5
+        """
         return float(self.mean_diff + self.shift)  # B's mean is 0
 
     def draw(self, rng, n_reps):
@@ -292,6 +378,16 @@ class PairedNormal(Scenario, registered="paired-normal"):
         -------
         Batch
             Paired; ``moments`` and ``diff_moments`` given, ``a`` and ``b`` (n_reps, n) lazy.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import PairedNormal
+        >>> batch = PairedNormal(rho=0.5).draw(np.random.default_rng(0), 2)
+        >>> batch.diff_moments()[0].round(4).tolist(), batch.a.shape, batch.paired
+        ([-0.1555, -0.0496], (2, 10), True)
+        >>> (batch.a - batch.b).mean(axis=1).round(4).tolist()
+        [-0.1555, -0.0496]
         """
         fill_rng = rng.spawn(1)[0]
         n = self.n
@@ -302,6 +398,38 @@ class PairedNormal(Scenario, registered="paired-normal"):
         return self._batch(self._statistics(z[0], z[1], c1, c2, off), lambda: fill_rng)
 
     def draw_slab(self, rngs, sizes):
+        """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
+        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.sims.streams.BlockStreams`, every
+        block's statistics in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
+        draws.
+
+        Parameters
+        ----------
+        rngs : BlockStreams or sequence of numpy.random.Generator
+            One stream per block.
+        sizes : sequence of int
+            Replications of each block.
+
+        Returns
+        -------
+        joined : Batch
+            Every block's replications, in block order.
+        blocks : SlabBlocks
+            Each block's Batch, made when first asked for.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import PairedNormal
+        >>> from evalmc.sims.streams import BlockStreams, block_rng
+        >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
+        >>> joined, blocks = PairedNormal(rho=0.5).draw_slab(streams, [2, 3])
+        >>> joined.n_reps, [block.n_reps for block in blocks]
+        (5, [2, 3])
+        >>> alone = PairedNormal(rho=0.5).draw(block_rng(1, 7, 1), 3)
+        >>> bool((blocks[1].diff_moments()[1] == alone.diff_moments()[1]).all())
+        True
+        """
         if not isinstance(rngs, BlockStreams):
             return super().draw_slab(rngs, sizes)
         n = self.n
@@ -413,6 +541,16 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
         ValTestBatch
             Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
             each (n_reps, n).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import ValTest
+        >>> batch = ValTest(n=4, shift=1.0).draw(np.random.default_rng(0), 2)
+        >>> batch.a.shape, batch.a_val.shape, batch.paired
+        ((2, 4), (2, 4), False)
+        >>> round(float(batch.a.mean()), 3), round(float(batch.b.mean()), 3)
+        (1.441, -0.712)
         """
         z = rng.standard_normal((n_reps, 2, self.n, 2))
         val = self.mu_val + self.sd_val * z[..., 0]
@@ -450,7 +588,14 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
     @property
     def a_mean(self) -> float:
         """A's population mean, ``loc + scale delta sqrt(2 / pi) + shift``,
-        ``delta = skew / sqrt(1 + skew^2)``."""
+        ``delta = skew / sqrt(1 + skew^2)``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import SkewNormal
+        >>> round(SkewNormal(skew=-4.0).a_mean, 4), round(SkewNormal(skew=0.0).a_mean, 4)
+        (-0.7741, 0.0)
+        """
         delta = self.skew / np.sqrt(1 + self.skew**2)
         return float(self.loc + self.scale * delta * np.sqrt(2 / np.pi) + self.shift)
 
@@ -516,7 +661,14 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``(1 - weight) loc1 + weight loc2 + shift``."""
+        """A's population mean, ``(1 - weight) loc1 + weight loc2 + shift``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.scores import Mixture
+        >>> round(Mixture(weight=0.3).a_mean, 4), round(Mixture(weight=0.3, shift=0.5).a_mean, 4)
+        (0.9, 1.4)
+        """
         return float((1 - self.weight) * self.loc1 + self.weight * self.loc2 + self.shift)
 
     def _fill(self, rng, a, b):
@@ -586,7 +738,26 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
 
     def fingerprint(self) -> str:
         """The parameters' fingerprint and a digest of the scores read: editing the file
-        changes it."""
+        changes it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.scores import Empirical
+        >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
+        >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,0.89\\n3,0.93\\n4,0.90\\n")
+        >>> before = Empirical(file=str(path), column="acc").fingerprint()
+        >>> before.rsplit("|", 1)[1]
+        'scores=6ce32f9f61c2955b'
+        >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,0.89\\n3,0.93\\n4,0.95\\n")
+        >>> Empirical(file=str(path), column="acc").fingerprint() == before
+        False
+        """
         digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()
         return f"{super().fingerprint()}|scores={digest}"
 

@@ -183,7 +183,15 @@ class BlockStreams(Sequence):
     def states(self) -> np.ndarray:
         """Every block's initial PCG64 state as uint64 ``(state_hi, state_lo, inc_hi,
         inc_lo)``, shape (count, 4): computed at once, or block by block with numpy should
-        the vectorized seeding ever disagree with numpy's on the first block."""
+        the vectorized seeding ever disagree with numpy's on the first block.
+
+        Examples
+        --------
+        >>> from evalmc.sims.streams import BlockStreams, block_rng, pcg64_state
+        >>> states = BlockStreams(seed=1, cid=7, first=3, count=2).states
+        >>> states.shape, states[1].tolist() == pcg64_state(block_rng(1, 7, 4))
+        ((2, 4), True)
+        """
         if self._states is None:
             from evalmc.sims.kernels import pcg64_states
 

@@ -69,6 +69,14 @@ class Sequence:
         Returns
         -------
         ndarray, shape (n, order)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.temporal import Sequence
+        >>> task = Sequence(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, -1.0, 1.0, 1.0]), 3)
+        >>> task.windows(3).tolist()
+        [[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0], [4.0, 3.0, 2.0]]
         """
         padded = np.r_[np.zeros(order - 1), self.u]
         return np.stack([padded[order - 1 - k: order - 1 - k + self.u.size]
