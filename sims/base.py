@@ -166,13 +166,32 @@ class Batch:
 
     @property
     def a(self) -> np.ndarray:
-        """A's scores, shape (n_reps, n_a), filled on first use."""
+        """A's scores, shape (n_reps, n_a), filled on first use.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
+        >>> batch.a.tolist()
+        [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+        """
         self._materialize()
         return self._a
 
     @property
     def b(self) -> np.ndarray:
-        """B's scores, shape (n_reps, n_b), filled on first use."""
+        """B's scores, shape (n_reps, n_b), filled on first use.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> lazy = Batch(paired=False, fill=lambda: (np.ones((2, 3)), np.zeros((2, 3))),
+        ...              sizes=(3, 3))
+        >>> lazy.b.tolist()
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        """
         self._materialize()
         return self._b
 
@@ -183,7 +202,15 @@ class Batch:
 
     @property
     def n_reps(self) -> int:
-        """Replications in the batch (read from the scores or the moments)."""
+        """Replications in the batch (read from the scores or the moments).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> Batch(np.zeros((4, 3)), np.ones((4, 3)), paired=True).n_reps
+        4
+        """
         if self._a is None and self._moments is None:
             self._materialize()
         return self._a.shape[0] if self._a is not None else self._moments[0].shape[0]
@@ -195,6 +222,14 @@ class Batch:
         -------
         tuple of 4 ndarray, each of shape (n_reps,)
             Means and unbiased variances, computed from the scores if not given.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch
+        >>> batch = Batch(np.arange(6.0).reshape(2, 3), np.zeros((2, 3)), paired=True)
+        >>> [m.tolist() for m in batch.moments()]
+        [[1.0, 4.0], [1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]
         """
         if self._moments is None:
             self._moments = read_only((*row_mean_var(self.a), *row_mean_var(self.b)))
@@ -415,7 +450,22 @@ class SlabBlocks(Sequence):
 
     def scores(self) -> tuple[np.ndarray, np.ndarray]:
         """Every block's scores ``(a, b)``, joined in block order (for a joined batch's
-        ``fill``: each block's scores are the ones it draws alone)."""
+        ``fill``: each block's scores are the ones it draws alone).
+
+        Returns
+        -------
+        a, b : ndarray, shape (n_reps, n_a) and (n_reps, n_b)
+            The blocks' scores, replications of block 0 first.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.base import Batch, SlabBlocks
+        >>> joint = Batch(np.arange(6.0).reshape(3, 2), np.zeros((3, 2)), paired=False)
+        >>> a, b = SlabBlocks(2, lambda k: joint.rows(k, k + 1)).scores()
+        >>> a.tolist(), b.shape
+        ([[0.0, 1.0], [2.0, 3.0]], (2, 2))
+        """
         return (np.concatenate([block.a for block in self]),
                 np.concatenate([block.b for block in self]))
 
@@ -557,23 +607,53 @@ class Scenario:
         -------
         Batch
             `n_reps` rows of scores (or of the scenario's data).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims import get_scenario
+        >>> batch = get_scenario("normal")(n_a=3).draw(np.random.default_rng(0), 2)
+        >>> batch.a.round(4).tolist(), batch.b.shape
+        ([[0.1917, -0.0827, 0.1087], [-0.1116, -0.0221, -0.0952]], (2, 10))
         """
         raise NotImplementedError
 
     @property
     def truth(self) -> str:  # pragma: no cover
-        """``'null'`` when A and B have the same population performance, else ``'alternative'``."""
+        """``'null'`` when A and B have the same population performance, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> normal = get_scenario("normal")
+        >>> normal(n_a=3).truth, normal(n_a=3, shift=0.5).truth
+        ('null', 'alternative')
+        """
         raise NotImplementedError
 
     @property
     def effect(self) -> float | None:
-        """Population performance of A minus B (positive: A better); None where undefined."""
+        """Population performance of A minus B (positive: A better); None where undefined.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> get_scenario("normal")(shift=0.5).effect
+        0.5
+        """
         return None
 
     @property
     def a_mean(self) -> float | None:
         """Population mean of A's scores (the estimand of an interval on A's mean); None
-        where the scenario does not define it."""
+        where the scenario does not define it.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> get_scenario("normal")(mean_a=1.0, shift=0.5).a_mean
+        1.5
+        """
         return None
 
     def truth_for(self, alternative: str) -> str:
@@ -641,7 +721,14 @@ class Scenario:
     @property
     def sizes(self) -> tuple[int, int]:
         """Number of scores per replication for A and for B: ``(n, n)`` for a scenario with
-        an `n`, else ``(n_a, n_b)``."""
+        an `n`, else ``(n_a, n_b)``.
+
+        Examples
+        --------
+        >>> from evalmc.sims import get_scenario
+        >>> get_scenario("normal")(n_a=3).sizes, get_scenario("paired-normal")(n=4).sizes
+        ((3, 10), (4, 4))
+        """
         n = getattr(self, "n", None)
         return (n, n) if n is not None else (self.n_a, self.n_b)
 

@@ -214,7 +214,16 @@ class CountsBatch(Batch):
 
     @property
     def n_reps(self) -> int:
-        """Replications: rows of :attr:`counts`."""
+        """Replications: rows of :attr:`counts`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.classifiers import CountsBatch
+        >>> CountsBatch(paired=True, counts=np.ones((3, 8), int), sizes=(8, 8),
+        ...             fill=lambda: None).n_reps
+        3
+        """
         return self.counts.shape[0]
 
 
@@ -304,7 +313,14 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
     @property
     def truth(self) -> str:
-        """Exact-null truth for this scenario's `measure`."""
+        """Exact-null truth for this scenario's `measure`.
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> PairedClassifiers().truth, PairedClassifiers(tpr_a=0.9).truth
+        ('null', 'alternative')
+        """
         return self.truth_of(self.measure)
 
     def with_difference(self, measure: str, value: float) -> PairedClassifiers:
@@ -359,6 +375,14 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         -------
         CountsBatch
             Paired; ``counts`` (n_reps, 8); ``a``, ``b`` (n_reps, n) on first use.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> batch = PairedClassifiers(n=50).draw(np.random.default_rng(0), 3)
+        >>> batch.counts[0].tolist(), batch.counts.sum(axis=1).tolist(), batch.a.shape
+        ([1, 1, 0, 15, 4, 6, 4, 19], [50, 50, 50], (3, 50))
         """
         counts = multinomial_rows(rng, n_reps, self.n, self.cells)
         # the per-example correctness is drawn only if asked for (replaying a failure)

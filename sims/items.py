@@ -123,17 +123,38 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def cluster_size(self) -> int:
-        """Items per cluster (1 without clusters)."""
+        """Items per cluster (1 without clusters).
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> Items(n_items=100, n_clusters=10).cluster_size, Items(n_items=100).cluster_size
+        (10, 1)
+        """
         return self.n_items // self.n_clusters if self.n_clusters else 1
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(n_items, n_items)``."""
+        """``(n_items, n_items)``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> Items(n_items=50).sizes
+        (50, 50)
+        """
         return (self.n_items, self.n_items)
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``skill_a + shift == skill_b``, else ``'alternative'``."""
+        """``'null'`` when ``skill_a + shift == skill_b``, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> Items().truth, Items(shift=0.5).truth
+        ('null', 'alternative')
+        """
         return "null" if self.skill_a + self.shift == self.skill_b else "alternative"
 
     def accuracy(self, skill: float) -> float:
@@ -162,7 +183,14 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def effect(self) -> float:
-        """A's population accuracy minus B's."""
+        """A's population accuracy minus B's.
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> round(Items(shift=0.5).effect, 4)
+        0.1221
+        """
         return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
 
     def draw(self, rng, n_reps):
@@ -178,6 +206,14 @@ class Items(Scenario, registered="llm-items"):
         Batch
             Paired 0/1 scores ``a``, ``b`` (n_reps, n_items), items ordered by cluster;
             ``cluster_size`` set.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.items import Items
+        >>> batch = Items(n_items=6, n_clusters=2).draw(np.random.default_rng(0), 2)
+        >>> batch.a.tolist(), batch.cluster_size
+        ([[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]], 3)
         """
         n, k = self.n_items, self.cluster_size
         clusters = rng.standard_normal((n_reps, n // k)) * (np.sqrt(self.icc) * self.sd)
