@@ -42,6 +42,7 @@ from evalmc.criteria.registry import DELTA_PAPER, GAMMA
 from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 from evalmc.criteria.ttests import welch_statistic
 from evalmc.sims.base import Batch
+from evalmc.sims.benchmarks import PairedRunsBatch
 from evalmc.sims.validation import check_float, check_int
 
 #: Pairs up to which the bootstrap cdf is tabulated whole (memory quadratic in k); above,
@@ -407,9 +408,8 @@ def _flush(p):
 
 def _wins_ties(batch: Batch):
     """Pairs won and tied by A; ``batch.wins`` when the scenario draws them first (no ties)."""
-    wins = getattr(batch, "wins", None)
-    if wins is not None:
-        return wins, np.zeros_like(wins)
+    if isinstance(batch, PairedRunsBatch):
+        return batch.wins, np.zeros_like(batch.wins)
     diff = batch.a - batch.b  # same signs as comparing a with b, for finite scores
     return (diff > 0).sum(axis=1), (diff == 0).sum(axis=1)
 
