@@ -38,6 +38,8 @@ _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _SEP_LINE = re.compile(r"^\s*sep=(.)\s*$")  # Excel's first line naming the delimiter
 _COMMENT = re.compile(r"^[ \t]*#(?![,;\t|])")  # a first field of just '#' names a column
+_COMMENT_BYTES = re.compile(rb"[\r\n][ \t]*#(?![,;\t|])")  # a line end, then a comment
+_LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+\u2212]?\d+,\d+\s*$")
 _NUMBER = re.compile(r"^[-+\u2212]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # no name, or pandas' stand-in for none
@@ -142,9 +144,8 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
                          "must have distinct names.")
     cells = [cell for row in fields for cell in row]
     decimal = "," if delimiter != "," and any(_DECIMAL_COMMA.match(c) for c in cells) else "."
-    if b"#" in data:  # comment lines anywhere in the file
-        skip += [i for i, line in enumerate(_LINE_END.split(data[bom:].decode("utf-8", "replace")))
-                 if _COMMENT.match(line)]
+    if b"#" in data:
+        skip += _comment_lines(data[bom:])
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=delimiter, decimal=decimal,
                             encoding="utf-8-sig", header=None,
@@ -159,6 +160,17 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
     frame = _name_columns(frame, given, f"`{option}` {str(file)!r}")
     frame.attrs.update(delimiter=delimiter, decimal=decimal, file=str(file))
     return frame
+
+
+def _comment_lines(body: bytes) -> list[int]:
+    """The numbers (from 0) of the comment lines of a file's bytes."""
+    text = b"\n" + body
+    found, line, at = [], -1, 0
+    for match in _COMMENT_BYTES.finditer(text):
+        line += len(_LINE_END_BYTES.findall(text, at, match.start() + 1))
+        at = match.start() + 1
+        found.append(line)
+    return found
 
 
 def _split(line: str, delimiter: str) -> list[str]:

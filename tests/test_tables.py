@@ -255,6 +255,7 @@ def test_numbers_written_otherwise_are_refused_naming_the_cause(tmp_path, capsys
 @pytest.mark.parametrize("text", [
     "sep=;\nseed;A;B\n0;0,91;0,80\n1;0,93;0,82\n2;0,90;0,85\n",
     "# runs of May\nseed,A,B\n0,0.91,0.80\n# a rerun\n1,0.93,0.82\n\n2,0.90,0.85\n",
+    "# runs of May\r\nseed,A,B\r\n0,0.91,0.80\r\n  # a rerun\r1,0.93,0.82\r\n2,0.90,0.85",
     "seed,A,B\n0,\u22120.91,0.80\n1,\u22120.93,0.82\n2,\u22120.90,0.85\n",
 ])
 def test_excel_sep_line_comments_and_unicode_minus_are_read(tmp_path, text):
