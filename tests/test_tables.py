@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from evalmc.cli import main
+from evalmc.sims.scores import read_scores
 from evalmc.sims.tables import drop_missing, is_score_column, numeric_column, read_table, wide
 
 
@@ -154,6 +155,7 @@ def test_a_delimiter_ending_every_line_shifts_no_column(tmp_path, capsys, header
     code, out, _ = _cli(capsys, "boon", path, "--test", "A", "--n", "3", "--format", "json",
                         "--resamples", "50")
     assert json.loads(out)["mean"] == pytest.approx(np.mean(RUNS_A))
+    assert read_scores(str(path), "A").tolist() == RUNS_A  # the empirical scenario's reading
 
 
 def test_semicolons_ending_every_line_and_a_value_past_the_header(tmp_path):
