@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-def describe(data, columns=None, *, dropna=True):
+def describe(data, columns=None, *, dropna=True, best="min"):
     """The descriptive report of run results: one row per column of `data`.
 
     Median, IQR, minimum and maximum beside the mean and sd, the skewness, Sarle's bimodality
@@ -59,6 +59,9 @@ def describe(data, columns=None, *, dropna=True):
         Columns to describe; default: every column of numbers.
     dropna : bool
         Skip missing values and count them (``n_missing``); False makes one an error.
+    best : {'min', 'max'}
+        Which end is the best run: ``'min'`` for errors and losses (the flag
+        ``mean_minus_sd_below_min``), ``'max'`` for accuracies (``mean_plus_sd_above_max``).
 
     Returns
     -------
@@ -79,7 +82,7 @@ def describe(data, columns=None, *, dropna=True):
     """
     from evalmc.estimators.describe import describe_columns
 
-    return describe_columns(data, columns, dropna=dropna)
+    return describe_columns(data, columns, dropna=dropna, best=best)
 
 
 def __getattr__(name: str):

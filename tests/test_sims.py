@@ -124,11 +124,14 @@ class TestEmpirical:
         _ks_ok(batch.b[:, 1], kde_cdf)
         _ks_ok(batch.a[:, 0] - 0.2, kde_cdf)
 
-    def test_column_choice_and_bandwidth(self, csv):
+    def test_column_choice_and_bandwidth(self, csv, tmp_path):
         path, scores = csv
-        with pytest.raises(ValueError, match=r"`column` must name .* \(columns of numbers: run, "
+        np.testing.assert_array_equal(Empirical(file=str(path)).scores, scores)  # `run`: an id
+        two = tmp_path / "two.csv"
+        two.write_text("val,acc\n1.5,2.5\n0.5,1.5\n2.5,0.5\n")
+        with pytest.raises(ValueError, match=r"`column` must name .* \(columns of numbers: val, "
                                              r"acc"):
-            Empirical(file=str(path))
+            Empirical(file=str(two))
         s = Empirical(file=str(path), column="acc", bandwidth="0.5")
         assert s.kernel_sd == pytest.approx(0.5 * scores.std(ddof=1))
 

@@ -1,9 +1,16 @@
-"""The one CSV reader: dialect, columns, missing values, long format."""
+"""The one CSV reader: dialect, columns, missing values, long format; and the tables
+researchers write (delimiters ending the lines, ids, index columns, one row per run, losses,
+numbers written otherwise)."""
+
+import json
 
 import numpy as np
+import pandas as pd
 import pytest
+from scipy import stats
 
 from evalmc.cli import main
+from evalmc.sims.scores import read_scores
 from evalmc.sims.tables import drop_missing, is_score_column, numeric_column, read_table, wide
 
 
@@ -116,3 +123,192 @@ def test_model_and_score_go_together(tmp_path, capsys):
     path = _file(tmp_path, "model,acc\nA,1\nB,2\n")
     assert main(["describe", str(path), "--model", "model"]) == 2
     assert "`--model` and `--score` go together" in capsys.readouterr().err
+
+
+def _cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(code, err, *parts):
+    assert code == 2 and err.count("\n") == 1 and err.startswith("evalmc: error: "), err
+    assert all(part in err for part in parts), err
+
+
+RUNS_A = [0.91, 0.93, 0.90, 0.94, 0.92]
+RUNS_B = [0.80, 0.82, 0.85, 0.81, 0.83]
+
+
+@pytest.mark.parametrize("header", ["seed,A,B", "seed,A,B,"])
+def test_a_delimiter_ending_every_line_shifts_no_column(tmp_path, capsys, header):
+    path = _file(tmp_path, header + "\n" + "".join(
+        f"{s},{a},{b},\n" for s, (a, b) in enumerate(zip(RUNS_A, RUNS_B, strict=True))))
+    assert list(read_table(path).columns) == ["seed", "A", "B"]
+    code, out, err = _cli(capsys, "describe", path, "--format", "json")
+    rows = {row["column"]: row for row in json.loads(out)}
+    assert code == 0 and set(rows) == {"A", "B"}
+    assert rows["A"]["mean"] == pytest.approx(np.mean(RUNS_A), rel=1e-12)
+    assert rows["B"]["sd"] == pytest.approx(np.std(RUNS_B, ddof=1), rel=1e-12)
+    assert err == "evalmc: not described (ids): 'seed' (integers 0..4 numbering the rows); " \
+                  "--col C describes one\n"
+    code, out, _ = _cli(capsys, "boon", path, "--test", "A", "--n", "3", "--format", "json",
+                        "--resamples", "50")
+    assert json.loads(out)["mean"] == pytest.approx(np.mean(RUNS_A))
+    assert read_scores(str(path), "A").tolist() == RUNS_A  # the empirical scenario's reading
+
+
+def test_semicolons_ending_every_line_and_a_value_past_the_header(tmp_path):
+    path = _file(tmp_path, "seed;A\n0;0,91;\n1;0,93;\n")
+    assert read_table(path)["A"].tolist() == [0.91, 0.93]
+    with pytest.raises(ValueError, match=r"column 3 has no name in the header, yet data row 2 "
+                                         r"has '7\.0' there"):
+        read_table(_file(tmp_path, "seed,A\n0,0.91,\n1,0.93,7\n"))
+    with pytest.raises(ValueError, match="data row 1 has 4 fields, but the header names 2"):
+        read_table(_file(tmp_path, "seed,A\n0,0.91,1,2\n1,0.93,1,2\n"))
+
+
+def _scores(rng, d=10):
+    return pd.DataFrame({m: rng.normal(mu, 0.05, d).round(4)
+                         for m, mu in (("A", 0.80), ("B", 0.75), ("C", 0.70))})
+
+
+@pytest.mark.parametrize("layout", ["dataset_id", "index", "seed"])
+def test_ids_and_the_index_column_are_no_models(tmp_path, capsys, layout):
+    scores = _scores(np.random.default_rng(1))
+    path = tmp_path / "scores.csv"
+    if layout == "index":
+        scores.to_csv(path)  # a first column without a name: the row index
+        named = "'' (the row index: a first column without a name)"
+    elif layout == "dataset_id":
+        scores.insert(0, "dataset_id", np.arange(1, 11))
+        scores.to_csv(path, index=False)
+        named = "'dataset_id' (integers 1..10 numbering the rows)"
+        scores = scores.drop(columns="dataset_id")
+    else:
+        scores.insert(1, "seed", [7, 3, 5, 11, 2, 9, 4, 8, 1, 6])
+        scores.to_csv(path, index=False)
+        named = "'seed' (integers, named as a key (seed))"
+        scores = scores.drop(columns="seed")
+    code, out, err = _cli(capsys, "ranks", path, "--format", "json")
+    ref = stats.friedmanchisquare(*scores.to_numpy().T)
+    res = json.loads(out)
+    assert code == 0 and res["models"] == 3
+    assert res["friedman_chi2"] == pytest.approx(ref.statistic, rel=1e-12)
+    assert err == f"evalmc: not models (ids): {named}; --col C ranks one\n"
+
+
+def test_a_file_of_one_row_per_run_is_not_pooled(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    rows = [(m, s, round(rng.normal(mu, 0.02), 4)) for s in range(6)
+            for m, mu in (("A", 0.9), ("B", 0.5))]
+    rng.shuffle(rows)
+    path = _file(tmp_path, "model,seed,score\n" + "".join(f"{m},{s},{v}\n" for m, s, v in rows))
+    for argv in (["describe"], ["ranks"], ["boon", "--n", "3"]):
+        code, _, err = _cli(capsys, argv[0], path, *argv[1:])
+        _one_line_error(code, err, "looks like one row per run: column 'model' repeats its "
+                                   "values", "--model COL --score COL")
+    code, out, _ = _cli(capsys, "describe", path, "--model", "model", "--score", "score",
+                        "--format", "json")
+    rows_out = {row["column"]: row for row in json.loads(out)}
+    assert rows_out["B"]["mean"] == pytest.approx(np.mean([v for m, _, v in rows if m == "B"]))
+
+
+def test_a_file_named_with_a_comma_is_one_value(tmp_path):
+    from evalmc.commands import parse_grid
+
+    path = _file(tmp_path, "acc\n0.9\n0.8\n0.7\n", "a,b.csv")
+    assert parse_grid("empirical", [f"file={path}"])["file"] == [str(path)]
+    assert parse_grid("empirical", ["column=x,y"])["column"] == ["x", "y"]
+
+
+@pytest.mark.parametrize("values", [np.array([1, 2, 3, 5, 4, 7]) * 1e-310,
+                                    np.array([1, 2, 3, 5, 4, 7]) * 1e300])
+def test_describe_of_subnormal_and_huge_scores_is_the_scaled_report(values):
+    from evalmc.estimators.describe import describe
+
+    scale = 2.0 ** (1000 if values[0] < 1 else -1000)  # exact: a power of two
+    ours, ref = describe(values), describe(values * scale)
+    for key in ("mean", "sd", "median", "iqr", "min", "max"):
+        assert ours[key] == ref[key] / scale
+    for key in ("skewness", "bimodality", "ks_p", "shapiro_p"):
+        assert ours[key] == pytest.approx(ref[key], rel=1e-9)
+    assert ours["sd"] > 0
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    ('seed,A\n0,"1,234.5"\n1,"1,240.5"\n2,"1,236.5"\n', "holds '1,234.5' on data row 1: a ',' "
+                                                        "grouping thousands; write 1234.5"),
+    ("seed;A\n0;1.234,5\n1;1.240,5\n2;1.236,5\n", "holds '1.234,5' on data row 1: a '.' "
+                                                  "grouping thousands; write 1234.5"),
+    ('seed,A\n0,"0,91"\n1,"0,93"\n2,"0,92"\n', "a decimal comma in a file whose fields are "
+                                               "separated by ','"),
+    ("seed;A\n0;0,91\n1;0.93\n2;0,92\n", "data row 2 has '0.93': a decimal point in a file "
+                                         "whose other numbers have a decimal comma"),
+    ("0.91,0.80\n0.93,0.82\n", "has no header row: its first row holds numbers (0.91, 0.80)"),
+    ("# seed,A,B\n0,0.91,0.80\n1,0.93,0.82\n", "the comment line '# seed,A,B' is skipped: "
+                                               "remove its '#'"),
+])
+def test_numbers_written_otherwise_are_refused_naming_the_cause(tmp_path, capsys, text, cause):
+    code, _, err = _cli(capsys, "describe", _file(tmp_path, text))
+    _one_line_error(code, err, cause)
+
+
+@pytest.mark.parametrize("text", [
+    "sep=;\nseed;A;B\n0;0,91;0,80\n1;0,93;0,82\n2;0,90;0,85\n",
+    "# runs of May\nseed,A,B\n0,0.91,0.80\n# a rerun\n1,0.93,0.82\n\n2,0.90,0.85\n",
+    "# runs of May\r\nseed,A,B\r\n0,0.91,0.80\r\n  # a rerun\r1,0.93,0.82\r\n2,0.90,0.85",
+    "seed,A,B\n0,\u22120.91,0.80\n1,\u22120.93,0.82\n2,\u22120.90,0.85\n",
+])
+def test_excel_sep_line_comments_and_unicode_minus_are_read(tmp_path, text):
+    frame = read_table(_file(tmp_path, text))
+    assert list(frame.columns) == ["seed", "A", "B"] and frame["seed"].tolist() == [0, 1, 2]
+    a = numeric_column(frame, "A", option="--a")
+    assert np.abs(a).tolist() == [0.91, 0.93, 0.90] and (a < 0).all() == ("\u2212" in text)
+    assert numeric_column(frame, "B", option="--b").tolist() == [0.80, 0.82, 0.85]
+
+
+def test_a_first_column_named_hash_is_not_a_comment(tmp_path):
+    frame = read_table(_file(tmp_path, "#,A\n1,0.9\n2,0.8\n3,0.7\n"))
+    assert list(frame.columns) == ["#", "A"]
+
+
+def test_ranks_of_models_tied_on_every_data_set_are_refused(tmp_path, capsys):
+    path = _file(tmp_path, "A,B,C\n0.9,0.9,0.9\n0.8,0.8,0.8\n0.7,0.7,0.7\n")
+    code, _, err = _cli(capsys, "ranks", path)
+    _one_line_error(code, err, "the 3 models tie on every one of the 3 data sets",
+                    "no rank test is possible")
+
+
+def test_ranks_and_describe_of_losses(tmp_path, capsys):
+    import evalmc
+
+    scores = _scores(np.random.default_rng(3), d=12)
+    path = tmp_path / "losses.csv"
+    scores.to_csv(path, index=False)
+    _, out, _ = _cli(capsys, "ranks", path, "--best", "min", "--format", "json")
+    res = json.loads(out)
+    ref = evalmc.ranks(-scores)
+    assert res["friedman_chi2"] == ref.friedman_chi2
+    assert [p["rank_i"] for p in res["pairs"]] == ref.pairs["rank_i"].tolist()
+    assert res["pairs"][0]["rank_i"] > res["pairs"][0]["rank_j"]  # A, the highest, ranks last
+    _, out, _ = _cli(capsys, "describe", path, "--best", "max", "--format", "json")
+    row = json.loads(out)[0]
+    a = scores["A"].to_numpy()
+    assert row["mean_plus_sd_above_max"] == bool(a.mean() + a.std(ddof=1) > a.max())
+    assert "mean_minus_sd_below_min" not in row
+
+
+@pytest.mark.parametrize(("val", "said"), [
+    ([0.5] * 5, "parametric and parametric_ci are undefined: the validation scores are all "
+                "equal"),
+    ([0.5, 0.6, 0.5, 0.6, 0.5], "parametric_ci is undefined: in 10 of 200 resamples the "
+                                "validation scores are all equal"),
+])
+def test_boon_says_why_the_gaussian_estimate_is_undefined(tmp_path, capsys, val, said):
+    path = _file(tmp_path, "seed,val,test\n" + "".join(
+        f"{s},{v},{t}\n" for s, (v, t) in enumerate(zip(val, RUNS_A, strict=True))))
+    code, out, err = _cli(capsys, "boon", path, "--test", "test", "--val", "val", "--n", "3",
+                          "--resamples", "200")
+    assert code == 0 and "nan to nan" in out
+    assert err == f"evalmc: warning: {said}" + err.split(said)[1] and err.count("\n") == 1

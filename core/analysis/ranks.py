@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalmc.sims.validation import check_float
+from evalmc.sims.validation import check_choice, check_float
 
 
 @dataclass
@@ -138,8 +138,8 @@ difference 1.132 at alpha 0.05
                   f"models on {self.n_datasets} data sets")
 
 
-def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
-    """Compare k models over d data sets by their ranks (higher scores are better).
+def ranks(data, *, alpha: float = 0.05, dropna: bool = True, best: str = "max") -> RanksResult:
+    """Compare k models over d data sets by their ranks.
 
     Parameters
     ----------
@@ -149,6 +149,8 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
         Level of the Nemenyi critical difference, in (0, 1).
     dropna : bool
         Leave out (and count) the data sets missing a model's score; False makes one an error.
+    best : {'max', 'min'}
+        Whether the highest score is the best (rank 1), or the lowest (errors, losses).
 
     Returns
     -------
@@ -164,6 +166,8 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
     >>> res = evalmc.ranks(scores)
     >>> res.mean_ranks.round(2).tolist(), round(res.friedman_p, 4)
     ([1.08, 2.5, 2.42], 0.0005)
+    >>> evalmc.ranks(scores, best="min").mean_ranks.round(2).tolist()  # as errors: A is worst
+    [2.92, 1.5, 1.58]
     """
     from scipy.stats import studentized_range
 
@@ -171,7 +175,11 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
     from evalmc.sims.multidataset import TableBatch
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
-    frame = pd.DataFrame(data).astype(float)
+    check_choice("best", best, ("max", "min"))
+    try:
+        frame = pd.DataFrame(data).astype(float)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"`data` must hold one column of numbers per model; {err}.") from None
     missing = frame.isna().any(axis=1)
     dropped = int(missing.sum())
     if dropped and not dropna:
@@ -183,7 +191,10 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True) -> RanksResult:
     if k < 2 or d < 2:
         raise ValueError(f"`FILE` needs 2 models and 2 complete data sets at least; got {k} "
                          f"and {d}.")
-    table = frame.to_numpy(float)[None]
+    if (frame.nunique(axis=1) == 1).all():
+        raise ValueError(f"`FILE`: the {k} models tie on every one of the {d} data sets (each "
+                         "row's scores are equal), so no rank test is possible.")
+    table = frame.to_numpy(float)[None] * (1.0 if best == "max" else -1.0)
     batch = TableBatch(table=table)
     mean = mean_ranks(table)[0]
     cd = studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2) * np.sqrt(

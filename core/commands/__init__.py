@@ -338,7 +338,8 @@ def _typed_arg(name: str, kind, rule: str):
 
 def parse_grid(scenario: str, items) -> dict:
     """``--param KEY=V1,V2`` options as a grid of the typed parameter values of the scenario
-    called `scenario`, read from its registry row (no numerical library is imported).
+    called `scenario`, read from its registry row (no numerical library is imported). A text
+    value naming an existing file (``file=a,b.csv``) is one value, not split.
 
     Parameters
     ----------
@@ -375,7 +376,8 @@ def parse_grid(scenario: str, items) -> dict:
         if key not in params:
             raise UsageError(f"unknown parameter `{key}` for scenario {scenario!r}; valid "
                              f"parameters: {', '.join(params)}.")
-        grid[key] = [params[key].coerce(v.strip()) for v in text.split(",")]
+        whole = params[key].kind is str and Path(text).is_file()  # a file named with a comma
+        grid[key] = [params[key].coerce(v.strip()) for v in ([text] if whole else text.split(","))]
     return grid
 
 

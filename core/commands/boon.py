@@ -9,6 +9,7 @@ either score is skipped.
 from __future__ import annotations
 
 import sys
+import warnings
 
 from evalmc.commands import (
     UsageError,
@@ -88,7 +89,10 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
     -------
     dict
         ``n``, ``m``, ``nonparametric`` and ``parametric`` (Gaussian) estimates, each with its
-        ``*_ci`` as ``[low, high]``, then the ``mean`` and ``median`` of the test scores.
+        ``*_ci`` as ``[low, high]``, then the ``mean`` and ``median`` of the test scores. The
+        Gaussian estimate needs the correlation of validation and test scores: NaN, with a
+        warning saying why, when the validation scores are all equal (its interval: in some
+        resample).
 
     Examples
     --------
@@ -108,11 +112,22 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
 
     record = {"n": n, "m": int(test.size)}
     for estimator in ("nonparametric", "parametric"):
-        res = boon_interval(test, val, n=n, estimator=estimator, method=method,
-                            confidence=confidence, n_resamples=resamples, best=best,
-                            rng=np.random.default_rng(seed))
+        with np.errstate(invalid="ignore", divide="ignore"):  # said below, with the reason
+            res = boon_interval(test, val, n=n, estimator=estimator, method=method,
+                                confidence=confidence, n_resamples=resamples, best=best,
+                                rng=np.random.default_rng(seed))
         record[estimator] = res.estimate
         record[f"{estimator}_ci"] = [res.low, res.high]
+    if np.isnan(record["parametric"]):
+        warnings.warn("parametric and parametric_ci are undefined: the validation scores are "
+                      "all equal, so they have no correlation with the test scores; "
+                      "nonparametric stands",
+                      stacklevel=2)
+    elif np.isnan(record["parametric_ci"]).any():
+        warnings.warn(f"parametric_ci is undefined: in {np.isnan(res.replicates).sum()} of "
+                      f"{resamples} resamples the validation scores are all equal (no "
+                      "correlation with the test scores); it needs more runs of distinct "
+                      "validation scores, or --method smoothed", stacklevel=2)
     record["mean"] = float(test.mean())
     record["median"] = float(np.median(test))
     return record
@@ -192,7 +207,9 @@ def _runs(args):
     from evalmc.sims.tables import numeric_column, only_score_column
 
     frame = load_table(args)
-    test_col = args.test or only_score_column(frame, option="--test")
+    test_col = args.test or only_score_column(
+        frame, option="--test", fix="give --model COL --score COL --test MODEL for one "
+        "model's runs, or name the column with --test to use every row")
     if args.val is None:
         test = score_column(frame, test_col, option="--test", dropna=args.dropna)
         return test, None, _missing(frame, test_col)

@@ -46,6 +46,10 @@ def register(sub) -> None:
     parser.add_argument("--col", action="append", metavar="C",
                         help="column to describe (repeatable); default: every column of scores "
                              "(long format: every model)")
+    parser.add_argument("--best", choices=("min", "max"), default="min",
+                        help="which end of the scores is best, for the flag of mean - sd below "
+                             "the best run (min, for errors and losses; the default) or mean + "
+                             "sd above it (max)")
     add_table_options(parser)
     add_output_options(parser)
     parser.add_argument("--plot", metavar="FILE.png",
@@ -88,9 +92,10 @@ def run(args) -> int:
         if path:
             check_writable(path, option)
     from evalmc.estimators.describe import describe_columns
-    from evalmc.sims.tables import numeric_column, score_columns
+    from evalmc.sims.tables import check_wide, ids_note, numeric_column, score_columns
 
     frame = load_table(args)
+    text, ids = [], {}
     if args.col:
         missing = [c for c in args.col if c not in frame.columns]
         if missing:
@@ -98,14 +103,19 @@ def run(args) -> int:
                              f"columns: {', '.join(map(str, frame.columns))}.")
         columns = args.col
     else:
-        columns, text = score_columns(frame)
+        columns, text, ids = score_columns(frame)
         if not columns:
             raise UsageError(f"`FILE` {args.file!r} has no column of numbers; its columns: "
                              f"{', '.join(map(str, frame.columns))}.")
-        if text:
-            print(f"evalmc: not described (not numbers): {', '.join(text)}", file=sys.stderr)
+        check_wide(frame, text, option="FILE", fix="give --model COL --score COL to describe "
+                   "each model, or name columns with --col to pool the rows")
     numbers = {c: numeric_column(frame, c, option="--col") for c in columns}
-    report = describe_columns(numbers, columns, dropna=args.dropna)
+    report = describe_columns(numbers, columns, dropna=args.dropna, best=args.best)
+    if text:
+        print(f"evalmc: not described (not numbers): {', '.join(text)}", file=sys.stderr)
+    if ids:
+        print(f"evalmc: not described (ids): {ids_note(ids)}; --col C describes one",
+              file=sys.stderr)
     if args.format == "json":  # full precision: K-S and Shapiro p-values can be ~1e-12
         write(json_text(report.to_dict(orient="records")), args.out)
     elif args.format == "csv":

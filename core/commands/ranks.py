@@ -46,9 +46,13 @@ def register(sub) -> None:
     parser = sub.add_parser("ranks", help="several models over several data sets: Friedman, "
                             "Nemenyi, Wilcoxon-Holm and the critical-difference diagram")
     parser.add_argument("file", metavar="FILE.csv", help="one row per data set, one numeric "
-                        "column per model (higher is better); other columns are ignored")
+                        "column per model; columns of text and ids are left out")
+    parser.add_argument("--col", action="append", metavar="C", help="a model's column "
+                        "(repeatable); default: every column of scores")
     parser.add_argument("--pair-by", metavar="COL", help="long format: the column naming "
                         "each run's data set")
+    parser.add_argument("--best", choices=("max", "min"), default="max",
+                        help="the best score: max (default) or min (errors, losses)")
     parser.add_argument("--alpha", type=float_arg("alpha"), default=0.05)
     add_table_options(parser)
     add_output_options(parser)
@@ -89,7 +93,7 @@ def run(args) -> int:
     >>> tmp.cleanup()
     """
     from evalmc.analysis.ranks import ranks
-    from evalmc.sims.tables import numeric_column, score_columns
+    from evalmc.sims.tables import check_wide, ids_note, numeric_column, score_columns
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"`alpha` must be in (0, 1); got {args.alpha}.")
@@ -100,11 +104,17 @@ def run(args) -> int:
         raise UsageError("`--pair-by` goes with --model and --score (long format); a wide file "
                          "has one row per data set.")
     table = load_table(args, args.pair_by)
-    models, text = score_columns(table, exclude=(args.pair_by,))
+    models, text, ids = (args.col, [], {}) if args.col else score_columns(
+        table, exclude=(args.pair_by,))
+    if not args.col:
+        check_wide(table, text, option="FILE", fix="give --model COL --score COL --pair-by "
+                   "DATASET, or name the models' columns with --col")
+    res = ranks({c: numeric_column(table, c, option="--col" if args.col else "FILE")
+                 for c in models}, alpha=args.alpha, dropna=args.dropna, best=args.best)
     if text:
         print(f"evalmc: not models (not numbers): {', '.join(text)}", file=sys.stderr)
-    res = ranks({c: numeric_column(table, c, option="FILE") for c in models},
-                alpha=args.alpha, dropna=args.dropna)
+    if ids:
+        print(f"evalmc: not models (ids): {ids_note(ids)}; --col C ranks one", file=sys.stderr)
     if res.dropped:
         print(f"evalmc: dropped {res.dropped} data set(s) missing a model's score",
               file=sys.stderr)

@@ -15,6 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from evalmc.sims.tables import is_score_column
+from evalmc.sims.validation import check_choice
 from evalmc.stats.normality import check_sample, ks_normal, lilliefors, shapiro_wilk
 
 #: Sarle's bimodality coefficient of a uniform distribution; larger values suggest two modes.
@@ -81,12 +82,19 @@ def bimodality_coefficient(x) -> float:
     return float((g * g + 1) / (k + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3))))
 
 
-def describe(x) -> dict:
+def describe(x, *, best: str = "min") -> dict:
     """Descriptive report of one set of run results (e.g. errors, lower is better).
+
+    Computed on the runs scaled by a power of two when their magnitude is extreme (below
+    ``2**-400``, as subnormal numbers, or above ``2**400``), so that no square underflows or
+    overflows; the scaling is exact.
 
     Parameters
     ----------
     x : array_like, shape (n,), n >= 4, not constant
+    best : {'min', 'max'}
+        Which end of the scores is the best run: ``'min'`` for errors and losses, as in the
+        paper; ``'max'`` for accuracies.
 
     Returns
     -------
@@ -95,8 +103,9 @@ def describe(x) -> dict:
         ``max``, ``skewness`` (bias-corrected), ``bimodality``
         (:func:`bimodality_coefficient`), ``ks_d`` and ``ks_p`` (the paper's K-S test,
         :func:`evalmc.stats.normality.ks_normal`; conservative), ``lilliefors_p`` (the same
-        distance judged with estimated mean and sd), ``shapiro_p``,
-        ``mean_minus_sd_below_min`` (bool).
+        distance judged with estimated mean and sd), ``shapiro_p``, and
+        ``mean_minus_sd_below_min`` (bool; ``mean_plus_sd_above_max`` when `best` is
+        ``'max'``).
 
     Examples
     --------
@@ -106,20 +115,35 @@ def describe(x) -> dict:
     >>> round(report["skewness"], 3), round(report["shapiro_p"], 5)
     (1.499, 0.00022)
     """
-    x = check_sample(x, low=4)
+    check_choice("best", best, ("min", "max"))
+    x, power = _unit_scale(check_sample(x, low=4))
     mean, sd = float(x.mean()), float(x.std(ddof=1))
     ks = ks_normal(x)
-    return {
-        "n": int(x.size), "mean": mean, "sd": sd, "median": float(np.median(x)),
-        "iqr": hinge_iqr(x), "min": float(x.min()), "max": float(x.max()),
+    report = {"n": int(x.size), **_scaled_back({
+        "mean": mean, "sd": sd, "median": np.median(x), "iqr": hinge_iqr(x), "min": x.min(),
+        "max": x.max()}, power),
         "skewness": float(stats.skew(x, bias=False)), "bimodality": bimodality_coefficient(x),
         "ks_d": ks.statistic, "ks_p": ks.pvalue, "lilliefors_p": lilliefors(x).pvalue,
-        "shapiro_p": shapiro_wilk(x).pvalue,
-        "mean_minus_sd_below_min": bool(mean - sd < x.min()),
-    }
+        "shapiro_p": shapiro_wilk(x).pvalue}
+    if best == "min":
+        return {**report, "mean_minus_sd_below_min": bool(mean - sd < x.min())}
+    return {**report, "mean_plus_sd_above_max": bool(mean + sd > x.max())}
 
 
-def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame:
+def _unit_scale(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """`x` divided by a power of two, and the power, when its magnitude is extreme (else 0)."""
+    top = float(np.abs(x).max()) if x.size else 0.0
+    power = int(np.frexp(top)[1]) if top and not 2.0**-400 < top < 2.0**400 else 0
+    return np.ldexp(x, -power), power
+
+
+def _scaled_back(values: dict, power: int) -> dict:
+    """Each value of `values` as a float multiplied by ``2**power``."""
+    return {key: float(np.ldexp(value, power)) for key, value in values.items()}
+
+
+def describe_columns(data, columns=None, *, dropna: bool = True,
+                     best: str = "min") -> pd.DataFrame:
     """:func:`describe` of each column of `data`, one row per column (``column`` first).
 
     Missing values (NaN) are skipped and counted in ``n_missing``. A column too short (fewer
@@ -137,11 +161,14 @@ def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame
         :func:`evalmc.sims.tables.is_score_column`).
     dropna : bool
         Skip missing values; False makes one an error naming its row.
+    best : {'min', 'max'}
+        Which end of the scores is the best run (:func:`describe`).
 
     Returns
     -------
     DataFrame
-        Columns ``column``, :data:`KEYS`, ``n_missing``, ``note``.
+        Columns ``column``, :data:`KEYS` (the last one as :func:`describe` names it for
+        `best`), ``n_missing``, ``note``.
 
     Examples
     --------
@@ -153,6 +180,7 @@ def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame
     0      A  10  0.8017          0
     1      B   2  0.7050          1  2 values: shape needs 4
     """
+    check_choice("best", best, ("min", "max"))
     samples = _samples(data)
     if columns is None:
         columns = [c for c, s in samples.items() if is_score_column(s)]
@@ -178,25 +206,26 @@ def describe_columns(data, columns=None, *, dropna: bool = True) -> pd.DataFrame
                              f"{held}.")
         with warnings.catch_warnings(record=True) as seen:  # scipy's, said in the column's note
             warnings.simplefilter("always")
-            row = _describe_or_partial(values[~np.isnan(values)])
+            row = _describe_or_partial(values[~np.isnan(values)], best)
         said = list(dict.fromkeys(str(w.message) for w in seen))
         row["note"] = "; ".join(filter(None, [row["note"], *said]))
         rows.append({"column": col, **row, "n_missing": int(missing.size)})
-    return pd.DataFrame(rows, columns=["column", *KEYS, "n_missing", "note"])
+    flag = "mean_minus_sd_below_min" if best == "min" else "mean_plus_sd_above_max"
+    return pd.DataFrame(rows, columns=["column", *KEYS[:-1], flag, "n_missing", "note"])
 
 
-def _describe_or_partial(x) -> dict:
+def _describe_or_partial(x, best) -> dict:
     """:func:`describe` of `x`, or what can be said of a sample too short or constant."""
     if x.size >= 4 and np.ptp(x) > 0:
-        return {**describe(x), "note": ""}
+        return {**describe(x, best=best), "note": ""}
     if x.size == 0:
         return {"n": 0, "note": "no values"}
     note = ("constant: no shape" if x.size >= 2 and np.ptp(x) == 0
             else f"{x.size} value{'s' * (x.size > 1)}: shape needs 4")
-    return {"n": int(x.size), "mean": float(x.mean()),
-            "sd": float(x.std(ddof=1)) if x.size > 1 else np.nan,
-            "median": float(np.median(x)), "min": float(x.min()), "max": float(x.max()),
-            "note": note}
+    x, power = _unit_scale(x)
+    return {"n": int(x.size), **_scaled_back({
+        "mean": x.mean(), "sd": x.std(ddof=1) if x.size > 1 else np.nan,
+        "median": np.median(x), "min": x.min(), "max": x.max()}, power), "note": note}
 
 
 def _samples(data) -> dict:
