@@ -237,6 +237,11 @@ def test_one_name_per_concept_across_the_python_api():
             params = set(inspect.signature(obj).parameters)
             assert not params & {"reps", "jobs"}, (name, params)
     assert {"n_reps", "n_jobs"} <= set(inspect.signature(evalmc.calibrate).parameters)
+    import dataclasses
+
+    kept = [{f.name for f in dataclasses.fields(cls)} for cls in (evalmc.StudyResult,
+                                                                  evalmc.EstimationResult)]
+    assert all("outcomes" in names and "values" not in names for names in kept)
 
 
 def test_calibrates_old_keywords_still_work_with_a_deprecation_warning():
