@@ -113,7 +113,8 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
     cache : path, optional
         Directory of finished blocks: a figure stopped part-way resumes from it.
     log : callable
-        Called with one line per figure.
+        Called with one line per figure, and a last line naming the folder written and the
+        report, in full.
 
     Returns
     -------
@@ -145,5 +146,7 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
         log(f"{paper}.{figure.name}: {tally_text(found)}"
             + (f" (missed: {', '.join(failed)})" if failed else "") + f", {seconds:.1f} s")
         checks += found
-    write_report(out)
+    report = write_report(out).resolve()
+    log(f"wrote {len(figures)} figure{'s' if len(figures) > 1 else ''} (PNG, data CSV, "
+        f"caption) under {report.parent}; report: {report}")
     return checks

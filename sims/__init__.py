@@ -80,6 +80,16 @@ SCENARIOS = Registry("scenario", [
               _N_A, _N_B,
               Param("bandwidth", "scott", str, "'scott', 'silverman', or scipy's bw_method "
                                                "factor"), _SHIFT),
+    _scenario("empirical-paired", "scores:EmpiricalPaired",
+              "your own paired runs (a row per seed), smoothed bootstrap of the pairs",
+              Param("file", "", str, "CSV file, a row per seed (required)"),
+              Param("a", "", str, "column of A's scores (required)"),
+              Param("b", "", str, "column of B's scores (required)"),
+              Param("n", 10, int, "pairs (seeds) per replication"),
+              Param("bandwidth", "scott", str, "'scott', 'silverman', or scipy's bw_method "
+                                               "factor"),
+              Param("shift", 0.0, float, "added to A's scores, whose mean is first moved to "
+                                         "B's")),
     _scenario("pipelines", "benchmarks:Benchmark",
               "k runs of two pipelines, ideal or biased (shared-bias) estimator",
               Param("k", 50, int, "runs of each pipeline per study (replication)"),

@@ -685,6 +685,19 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
                     self.scale2, self.shift, a, b)
 
 
+def _bw_method(bandwidth: str):
+    """The `bandwidth` parameter as scipy.stats.gaussian_kde's ``bw_method``: 'scott',
+    'silverman' or a positive factor given as text."""
+    if bandwidth in ("scott", "silverman"):
+        return bandwidth
+    try:
+        factor = float(bandwidth)
+    except ValueError:
+        raise ValueError("`bandwidth` must be 'scott', 'silverman' or a positive number; "
+                         f"got {bandwidth!r}.") from None
+    return check_float("bandwidth", factor, low=0, open_low=True)
+
+
 @dataclass(frozen=True)
 class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
     """The user's own run scores, resampled by a smoothed bootstrap (Gaussian kernel).
@@ -722,17 +735,7 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
         _check_sizes(self, "n_a", "n_b")
         _check_real(self, "shift")
         scores = read_scores(self.file, self.column)
-        bw = self.bandwidth
-        if bw not in ("scott", "silverman"):
-            try:
-                bw = float(bw)
-            except ValueError:
-                raise ValueError(
-                    "`bandwidth` must be 'scott', 'silverman' or a positive number; "
-                    f"got {self.bandwidth!r}."
-                ) from None
-            check_float("bandwidth", bw, low=0, open_low=True)
-        kde = scipy.stats.gaussian_kde(scores, bw_method=bw)
+        kde = scipy.stats.gaussian_kde(scores, bw_method=_bw_method(self.bandwidth))
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
 
@@ -850,4 +853,181 @@ def score_column(frame, column: str = "", *, option: str = "column",
     return values
 
 
-SCORE_SCENARIOS = (Normal, PairedNormal, ValTest, SkewNormal, Mixture, Empirical)
+@dataclass(frozen=True)
+class EmpiricalPaired(Scenario, registered="empirical-paired"):
+    """The user's own paired runs (A and B on the same seeds), resampled jointly by a smoothed
+    bootstrap: whole pairs, plus bivariate Gaussian kernel noise.
+
+    The pairs are the rows of a CSV file with a column of A's scores and one of B's (a row
+    missing either is skipped). Under the null A's scores are moved by the pairs' mean
+    difference, mean(B - A), so that A and B have B's mean and keep the pairs' covariance;
+    `shift` is then added to A: ``shift = mean(A - B)`` of the file gives back the runs as
+    they are. A drawn pair is a resampled pair plus ``N(0, kernel_cov)`` noise,
+    ``kernel_cov`` the one ``scipy.stats.gaussian_kde(pairs.T, bw_method=bandwidth)`` uses
+    (the pairs' covariance times the squared bandwidth factor), so the draws keep the
+    correlation of A and B within a seed. Parameters: the ``'empirical-paired'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Attributes
+    ----------
+    pairs : ndarray, shape (m, 2)
+        The file's complete pairs (A, B), as read.
+    kernel_cov : ndarray, shape (2, 2)
+        The Gaussian kernel's covariance.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from evalmc.sims.scores import EmpiricalPaired
+    >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+    >>> _ = path.write_text("seed,a,b\\n1,0.91,0.89\\n2,0.93,0.90\\n3,0.90,0.90\\n"
+    ...                     "4,0.94,0.91\\n")
+    >>> scenario = EmpiricalPaired(file=str(path), a="a", b="b", n=5)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, batch.paired, scenario.truth, round(scenario.a_mean, 4)
+    ((2, 5), True, 'null', 0.9)
+    >>> batch.a.round(3).tolist()[0]
+    [0.925, 0.894, 0.862, 0.911, 0.907]
+    """
+
+    estimand: ClassVar[str] = "mean difference"
+    pairs: np.ndarray = field(init=False, repr=False, compare=False)
+    kernel_cov: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        _check_sizes(self, "n")
+        _check_real(self, "shift")
+        if not self.file:
+            raise ValueError("`file` is required: the path of a CSV file with a row per seed "
+                             "and a column of scores for each model.")
+        frame = read_table(self.file, option="file")
+        for name in ("a", "b"):
+            if not getattr(self, name):
+                raise ValueError(f"`{name}` is required: the column of {name.upper()}'s scores; "
+                                 f"columns of {self.file!r}: {', '.join(map(str, frame))}.")
+        pairs = np.column_stack([numeric_column(frame, self.a, option="a"),
+                                 numeric_column(frame, self.b, option="b")])
+        pairs = pairs[~np.isnan(pairs).any(axis=1)]
+        if len(pairs) < 3:
+            raise ValueError(f"`a` and `b` need at least 3 complete pairs; {self.file!r} has "
+                             f"{len(pairs)}.")
+        cov = np.cov(pairs.T)
+        if np.linalg.det(cov) <= 1e-12 * cov[0, 0] * cov[1, 1]:  # |correlation| 1, or constant
+            raise ValueError(f"`a` and `b` need pairs that do not lie on one line (a model's "
+                             f"scores constant, or B a linear function of A); the "
+                             f"{len(pairs)} pairs of {self.file!r} do.")
+        kde = scipy.stats.gaussian_kde(pairs.T, bw_method=_bw_method(self.bandwidth))
+        object.__setattr__(self, "pairs", read_only(pairs))
+        object.__setattr__(self, "kernel_cov", read_only(kde.covariance))
+
+    @property
+    def truth(self) -> str:
+        """``'null'`` when `shift` is 0, else ``'alternative'``: the null is built, not read
+        from the file.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.scores import EmpiricalPaired
+        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
+        >>> [EmpiricalPaired(file=str(path), a="a", b="b", shift=s).truth for s in (0, 0.02)]
+        ['null', 'alternative']
+        """
+        return "null" if self.shift == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        """A's population mean minus B's: the shift.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.scores import EmpiricalPaired
+        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
+        >>> EmpiricalPaired(file=str(path), a="a", b="b", shift=0.02).effect
+        0.02
+        """
+        return float(self.shift)
+
+    @property
+    def a_mean(self) -> float:
+        """A's population mean: B's mean in the file plus the shift.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.scores import EmpiricalPaired
+        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
+        >>> round(EmpiricalPaired(file=str(path), a="a", b="b", shift=0.02).a_mean, 4)
+        0.9167
+        """
+        return float(self.pairs[:, 1].mean() + self.shift)
+
+    def draw(self, rng, n_reps):
+        """Draw `n_reps` replications of `n` pairs.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        Batch
+            Paired; ``a`` and ``b`` of shape (n_reps, n), column ``j`` of both from one
+            resampled pair.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import numpy as np
+        >>> from evalmc.sims.scores import EmpiricalPaired
+        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n0.94,0.91\\n")
+        >>> batch = EmpiricalPaired(file=str(path), a="a", b="b", n=3).draw(
+        ...     np.random.default_rng(1), 2)
+        >>> (batch.a - batch.b).round(3).tolist()
+        [[-0.008, -0.013, 0.014], [0.013, 0.009, 0.001]]
+        """
+        centred = self.pairs - [np.mean(self.pairs[:, 0] - self.pairs[:, 1]) - self.shift, 0.0]
+        picked = centred[rng.integers(0, len(centred), size=(n_reps, self.n))]
+        noise = rng.standard_normal((n_reps, self.n, 2)) @ np.linalg.cholesky(self.kernel_cov).T
+        drawn = picked + noise
+        return Batch(drawn[..., 0], drawn[..., 1], paired=True)
+
+    def fingerprint(self) -> str:
+        """The parameters' fingerprint and a digest of the pairs read: editing the file
+        changes it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.scores import EmpiricalPaired
+        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
+        >>> before = EmpiricalPaired(file=str(path), a="a", b="b").fingerprint()
+        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.91\\n")
+        >>> EmpiricalPaired(file=str(path), a="a", b="b").fingerprint() == before
+        False
+        """
+        digest = hashlib.blake2b(np.ascontiguousarray(self.pairs).tobytes(),
+                                 digest_size=8).hexdigest()
+        return f"{super().fingerprint()}|pairs={digest}"
+
+
+SCORE_SCENARIOS = (Normal, PairedNormal, ValTest, SkewNormal, Mixture, Empirical,
+                   EmpiricalPaired)

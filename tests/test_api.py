@@ -105,7 +105,7 @@ def test_parsers_defaults_and_choices_are_the_librarys():
     cli = _defaults(calibrate, "calibrate", "--scenario", "normal", "--criterion", "welch-t")
     lib = _signature(evalmc.calibrate)
     assert (cli["reps"], float(cli["alpha"]), cli["seed"], cli["jobs"], cli["backend"],
-            cli["block_size"]) == (lib["reps"], lib["alpha"], lib["seed"], lib["jobs"],
+            cli["block_size"]) == (lib["n_reps"], lib["alpha"], lib["seed"], lib["n_jobs"],
                                    lib["backend"], lib["block_size"])
     cli = _defaults(compare, "compare", "f.csv", "--a", "A", "--b", "B")
     lib = _signature(evalmc.compare)
@@ -123,7 +123,7 @@ def results():
     import numpy as np
 
     study = evalmc.calibrate("normal", ["welch-t", "single-point"], params={"n_a": [5, 10]},
-                             reps=300, seed=3, progress=False)
+                             n_reps=300, seed=3, progress=False)
     runs = np.random.default_rng(0).normal(size=20)
     boon = evalmc.boon_interval(runs, n=3, n_resamples=200, rng=np.random.default_rng(1))
     comparison = evalmc.compare(runs + 0.5, runs[::-1])
@@ -216,16 +216,47 @@ def test_calibrate_is_the_command(capsys):
     cli = json.loads(capsys.readouterr().out)
     res = evalmc.calibrate(evalmc.get_scenario("normal"), ["welch-t", "student-t"],
                            params={"n_a": np.array([5, 8]), "sd_a": 2.0}, alpha=(0.01, 0.05),
-                           reps=400, seed=5, block_size=150, progress=False)
+                           n_reps=400, seed=5, block_size=150, progress=False)
     assert cli == json.loads(res.summary.to_json(orient="records", double_precision=10))
     assert len(cli) == 8 and res.block_size == 150
 
 
 def test_calibrate_defaults_to_one_condition_at_the_scenarios_defaults():
-    res = evalmc.calibrate("normal", "welch-t", reps=200, progress=False)
+    res = evalmc.calibrate("normal", "welch-t", n_reps=200, progress=False)
     assert list(res.design.columns) == ["condition_id", "n_a"]
     assert res.design["n_a"].tolist() == [evalmc.get_scenario("normal")().n_a]
     assert res.summary["criterion"].tolist() == ["welch-t"] and res.n_reps == 200
+
+
+def test_one_name_per_concept_across_the_python_api():
+    """Replications and workers are ``n_reps`` and ``n_jobs`` wherever a public function
+    takes them (the command line's flags are ``--reps`` and ``--jobs``)."""
+    for name in evalmc.__all__:
+        obj = getattr(evalmc, name)
+        if callable(obj) and not isinstance(obj, type):
+            params = set(inspect.signature(obj).parameters)
+            assert not params & {"reps", "jobs"}, (name, params)
+    assert {"n_reps", "n_jobs"} <= set(inspect.signature(evalmc.calibrate).parameters)
+    import dataclasses
+
+    kept = [{f.name for f in dataclasses.fields(cls)} for cls in (evalmc.StudyResult,
+                                                                  evalmc.EstimationResult)]
+    assert all("outcomes" in names and "values" not in names for names in kept)
+
+
+def test_calibrates_old_keywords_still_work_with_a_deprecation_warning():
+    new = evalmc.calibrate("normal", "welch-t", n_reps=200, n_jobs=1, seed=4, progress=False)
+    with pytest.warns(DeprecationWarning) as caught:
+        old = evalmc.calibrate("normal", "welch-t", reps=200, jobs=1, seed=4, progress=False)
+    assert [str(w.message) for w in caught] == [
+        "`reps` is deprecated; use `n_reps` (as in run_study).",
+        "`jobs` is deprecated; use `n_jobs` (as in run_study)."]
+    assert caught[0].filename == __file__  # the warning points at the caller's line
+    assert old.summary.equals(new.summary) and old.n_reps == 200
+    with pytest.raises(TypeError, match="calibrate.. got both `reps` and `n_reps`"):
+        evalmc.calibrate("normal", "welch-t", reps=200, n_reps=300)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rep'"):
+        evalmc.calibrate("normal", "welch-t", rep=200)
 
 
 def test_compare_checks_its_runs():

@@ -89,7 +89,7 @@ def test_table_default_design(capsys):
 @pytest.mark.parametrize(("argv", "match"), [
     (["calibrate", "--scenario", "gauss", "--criterion", "welch-t"],
      "unknown scenario 'gauss'; valid names: cv-classification, cv-regression, empirical, "
-     "llm-items, mixture, multi-dataset, normal"),
+     "empirical-paired, llm-items, mixture, multi-dataset, normal"),
     (["calibrate", "--scenario", "normal", "--criterion", "t"],
      "unknown criterion 't'; valid names: paired-t, student-t"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n_a10"],
@@ -127,6 +127,9 @@ def test_table_default_design(capsys):
      "`criterion` file '/no/such.py' does not exist"),
     (["calibrate", "--scenario", "empirical", "--criterion", "welch-t", "--param",
       "file=/no/scores.csv"], "`file` must be an existing CSV file; got '/no/scores.csv'"),
+    (["calibrate", "--scenario", "empirical-paired", "--criterion", "paired-t", "--param",
+      "file=tests/examples/pairs.csv", "--param", "a=A"], "`b` is required: the column of B's "
+                                                          "scores; columns of .*: seed, A, B"),
     (["calibrate", "--scenario", "normal", "--param", "n_b=4", "--criterion", "paired-t"],
      "criterion 'paired-t' needs paired samples of equal size"),
     (["calibrate", "--scenario", "normal"], "the following arguments are required: --criterion"),

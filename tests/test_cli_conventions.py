@@ -107,3 +107,26 @@ def test_out_in_a_missing_directory_is_refused_before_any_work(tmp_path):
                            str(tmp_path / "no" / "x.csv")], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith("evalmc: error: `--out` must be a file in a writable")
+
+
+def test_a_table_marks_every_missing_value_with_a_dash(capsys):
+    """None (bradley off the null, with pandas 2) and NaN print alike in a console table;
+    CSV leaves the cell empty and JSON writes null."""
+    import numpy as np
+    import pandas as pd
+
+    from evalmc.commands import emit
+
+    frame = pd.DataFrame({"criterion": ["welch-t", "aso"], "alpha": [0.05, np.nan],
+                          "bradley": pd.Series(["robust", None], dtype=object),
+                          "n_reps": [100, 100]})
+    emit(frame, "table")
+    assert capsys.readouterr().out.splitlines() == [
+        "criterion  alpha bradley  n_reps",
+        "  welch-t   0.05  robust     100",
+        "      aso      -       -     100"]
+    emit(frame, "csv")
+    assert capsys.readouterr().out.splitlines()[1:] == ["welch-t,0.05,robust,100", "aso,,,100"]
+    emit(frame, "json")
+    assert json.loads(capsys.readouterr().out)[1] == {"criterion": "aso", "alpha": None,
+                                                      "bradley": None, "n_reps": 100}

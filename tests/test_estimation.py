@@ -88,7 +88,10 @@ def test_cache_resume_and_extension(tmp_path, blocks):
 def test_measures_equal_the_kept_values():
     res = _study(estimators=["percentile-bootstrap"], keep_values=True, n_reps=1200)
     row = res.summary.iloc[0]
-    values = res.values[(int(res.design["condition_id"][0]), "percentile-bootstrap")]
+    values = res.outcomes[(int(res.design["condition_id"][0]), "percentile-bootstrap")]
+    with pytest.warns(DeprecationWarning, match=r"`EstimationResult.values` is deprecated; use "
+                                                r"`outcomes` \(as StudyResult\)"):
+        assert res.values is res.outcomes  # the old name, for now
     est = values.estimate
     assert row["mean"] == pytest.approx(est.mean(), rel=1e-12)
     assert row["emp_se"] == pytest.approx(est.std(ddof=1), rel=1e-10)

@@ -224,7 +224,7 @@ def test_python_functions_of_the_readme_are_the_shipped_ones():
 
 
 def test_every_file_a_command_names_is_shipped():
-    named = {token.split(":")[0] for _, command, _ in _commands()
+    named = {token.split("=")[-1].split(":")[0] for _, command, _ in _commands()  # file=PATH too
              for token in shlex.split(command)
              if re.search(r"\.(csv|py)(:\w+)?$", token) and "/" in token}
     assert named, "the commands name example files"

@@ -88,9 +88,14 @@ def test_check_flag_exits_1_on_a_missed_target(fake_paper, tmp_path):
     assert main(["reproduce", "all", "--out", str(tmp_path), "--check"]) == 1
 
 
-def test_quick_scale_does_not_touch_committed_figures(fake_paper, tmp_path, monkeypatch):
+def test_quick_scale_does_not_touch_committed_figures(fake_paper, tmp_path, monkeypatch,
+                                                      capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["reproduce", "fake2000"]) == 0
+    where = tmp_path / "figures" / "quick"  # said in full: the default folder is relative
+    assert capsys.readouterr().err.endswith(
+        f"wrote 1 figure (PNG, data CSV, caption) under {where}; report: "
+        f"{where / 'REPORT.md'}\n")
     assert (tmp_path / "figures" / "quick" / "fake2000" / "fig1.csv").exists()
     assert not (tmp_path / "figures" / "fake2000").exists()
 

@@ -51,7 +51,8 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
     Parameters
     ----------
     frame : DataFrame
-        The results; a table shows a missing value as ``-``.
+        The results; a table shows every missing value (NaN or None) as ``-``, CSV as an
+        empty cell, JSON as null.
     fmt : {'table', 'csv', 'json'}
         The format (``--format``).
     out : str, optional
@@ -76,7 +77,7 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
     elif fmt == "csv":
         text = frame.to_csv(index=False)
     else:
-        text = frame.to_string(index=False, na_rep="-")
+        text = frame.mask(frame.isna()).to_string(index=False, na_rep="-")  # None as NaN
     write(text, out)
 
 

@@ -108,8 +108,8 @@ def run(args) -> int:
         if not varying:
             raise UsageError("`--plot` needs a --param with several values for its x axis.")
     check_cache(args.cache)
-    result = calibrate(scenario, args.criterion, params=grid, reps=args.reps, alpha=alphas,
-                       seed=args.seed, jobs=args.jobs, backend=args.backend,
+    result = calibrate(scenario, args.criterion, params=grid, n_reps=args.reps, alpha=alphas,
+                       seed=args.seed, n_jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
                        task_seconds=args.task_seconds, progress=False if args.quiet else None)
     emit(result.summary, args.format, args.out)

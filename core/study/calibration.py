@@ -7,6 +7,8 @@ first, then every condition of the grid is built and validated once
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Iterable, Mapping
 
 from evalmc.criteria import get_criterion
@@ -17,8 +19,28 @@ from evalmc.sims.validation import check_float
 from evalmc.study.design import Design, default_grid
 
 
-def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = REPS,
-              alpha=0.05, seed: int = 0, jobs: int = 1, backend: str | None = None,
+def _renamed(**renames):
+    """Let a function still take its keywords' old names (``old="new"``), each with a
+    DeprecationWarning naming the new one; the function's signature shows the new names."""
+    def wrap(func):
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            for old, new in renames.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both `{old}` and `{new}`; "
+                                        f"`{old}` is the deprecated name of `{new}`.")
+                    warnings.warn(f"`{old}` is deprecated; use `{new}` (as in run_study).",
+                                  DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+        return call
+    return wrap
+
+
+@_renamed(reps="n_reps", jobs="n_jobs")
+def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int = REPS,
+              alpha=0.05, seed: int = 0, n_jobs: int = 1, backend: str | None = None,
               scheduler: str | None = None, cache=None, block_size: int = BLOCK_SIZE,
               task_seconds: float = TASK_SECONDS, progress: bool | None = None):
     """Rejection rates of `criteria` on data drawn from `scenario`, over a grid of its parameters.
@@ -33,14 +55,16 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     params : mapping, optional
         Parameter name to a value or a list of values; lists make a full grid. Default: one
         condition, the scenario's defaults.
-    reps : int
-        Replications per condition.
+    n_reps : int
+        Replications per condition (``reps``, its old name, still works, with a
+        DeprecationWarning).
     alpha : float or sequence of float
         Level(s) each p-value is judged at, in (0, 1).
     seed : int
-        Root seed; the result does not depend on `jobs`, `backend` or `cache`.
-    jobs : int
-        Workers; -1 for all cores.
+        Root seed; the result does not depend on `n_jobs`, `backend` or `cache`.
+    n_jobs : int
+        Workers; -1 for all cores (``jobs``, its old name, still works, with a
+        DeprecationWarning).
     backend : {'threads', 'loky', 'dask'}, optional
         Default: threads, or loky processes when several workers run a user's function.
     scheduler : str, optional
@@ -62,7 +86,7 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
     --------
     >>> import evalmc
     >>> res = evalmc.calibrate("normal", ["welch-t"], params={"n_a": 5, "sd_a": [1.0, 3.0]},
-    ...                        reps=2000, seed=1, progress=False)
+    ...                        n_reps=2000, seed=1, progress=False)
     >>> res.summary[["sd_a", "criterion", "rate", "bradley"]]
        sd_a criterion    rate bradley
     0   1.0   welch-t  0.0500  robust
@@ -92,8 +116,8 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, reps: int = 
 
     from evalmc.study.rates import run_study
 
-    return run_study(design, scenario, criteria, n_reps=reps, seed=seed, alpha=alphas,
-                     block_size=block_size, n_jobs=jobs, backend=backend, cache=cache,
+    return run_study(design, scenario, criteria, n_reps=n_reps, seed=seed, alpha=alphas,
+                     block_size=block_size, n_jobs=n_jobs, backend=backend, cache=cache,
                      progress=progress, scheduler=scheduler, task_seconds=task_seconds)
 
 

@@ -5,6 +5,7 @@ the same seeding, caching, resumption, failure capture and workers.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -35,9 +36,10 @@ class EstimationResult:
         Condition id to the estimand's true value.
     tallies : dict
         ``(condition_id, estimator key)`` to its :class:`~evalmc.engine.tallies.EstimateTally`.
-    values : dict or None
+    outcomes : dict or None
         ``(condition_id, estimator key)`` to every replication's :class:`EstimateResult`,
-        when the study kept them.
+        when the study kept them (as :attr:`StudyResult.outcomes`; ``values``, its old name,
+        still works, with a DeprecationWarning).
     failures : list of Failure
 
     Examples
@@ -67,10 +69,34 @@ class EstimationResult:
     truths: dict[int, float]
     tallies: dict = field(repr=False)
     failures: list[Failure] = field(default_factory=list, repr=False)
-    values: dict | None = field(default=None, repr=False)
+    outcomes: dict | None = field(default=None, repr=False)
     summarise_values: Callable | None = field(default=None, repr=False)
     blocks_computed: int = 0
     blocks_reused: int = 0
+
+    @property
+    def values(self) -> dict | None:
+        """Deprecated name of :attr:`outcomes`: the same dict, with a DeprecationWarning.
+
+        Returns
+        -------
+        dict or None
+
+        Examples
+        --------
+        >>> import warnings
+        >>> import evalmc
+        >>> res = evalmc.run_estimation({"n_a": 3}, "normal", ["t-interval"], n_reps=10,
+        ...                             seed=0, keep_values=True, progress=False)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     same = res.values is res.outcomes
+        >>> same, caught[0].category.__name__
+        (True, 'DeprecationWarning')
+        """
+        warnings.warn("`EstimationResult.values` is deprecated; use `outcomes` (as "
+                      "StudyResult).", DeprecationWarning, stacklevel=2)
+        return self.outcomes
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -100,7 +126,7 @@ class EstimationResult:
                        "truth": self.truths[cid], "level": est.level, "n_reps": self.n_reps,
                        "n_failed": tally.failed, **tally.summary(self.truths[cid])}
                 if self.summarise_values is not None:
-                    row.update(self.summarise_values(self.values[(cid, est.key)],
+                    row.update(self.summarise_values(self.outcomes[(cid, est.key)],
                                                      self.truths[cid]))
                 rows.append(row)
         return pd.DataFrame(rows)
@@ -203,7 +229,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         The estimand: A's population mean, the population difference A - B, a number, or a
         function of the condition's scenario giving its true value.
     keep_values : bool
-        Keep every replication's estimate (``EstimationResult.values``).
+        Keep every replication's estimate (``EstimationResult.outcomes``).
     summarise : callable, optional
         ``summarise(values, truth) -> dict`` of extra summary columns, from a condition's
         :class:`EstimateResult` over all its replications (SimDesign's Summarise); implies
@@ -246,13 +272,13 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
                      progress=progress, task_seconds=task_seconds, keep_values=keep,
                      max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
     name = {run.key: run.estimator.key for run in runs}  # stored by estimator and target
-    values = None
+    outcomes = None
     if keep:
-        values = {(cid, name[key]): EstimateResult.concat(parts)
-                  for (cid, key), parts in out.values.items()}
+        outcomes = {(cid, name[key]): EstimateResult.concat(parts)
+                    for (cid, key), parts in out.values.items()}
     tallies = {(cid, name[key]): t for (cid, key), t in out.tallies.items()}
     return EstimationResult(design.frame, scenario, estimators, target, n_reps, seed, truths,
-                            tallies, out.failures, values, summarise, out.blocks_computed,
+                            tallies, out.failures, outcomes, summarise, out.blocks_computed,
                             out.blocks_reused)
 
 

@@ -54,7 +54,7 @@ class StudyResult:
 
     >>> import evalmc
     >>> res = evalmc.calibrate("skew-normal", ["welch-t", "mann-whitney"],
-    ...                        params={"n_a": [5, 20], "n_b": 20}, reps=1000, progress=False)
+    ...                        params={"n_a": [5, 20], "n_b": 20}, n_reps=1000, progress=False)
     >>> res.to_frame()[["n_a", "criterion", "rate"]]
        n_a     criterion   rate
     0    5       welch-t  0.059
