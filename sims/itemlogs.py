@@ -12,7 +12,9 @@ cluster, score``, whatever wrote it:
 - **inspect_ai** logs, the JSON log (``EvalLog`` of ``inspect_ai/log/_log.py``) or the ``.eval``
   archive (``inspect_ai/log/_recorders/eval.py``: ``header.json``, or
   ``_journal/start.json`` while a run is under way, and one ``samples/<id>_epoch_<n>.json`` per
-  sample), read with :mod:`zipfile` and :mod:`json` only.
+  sample), read with :mod:`zipfile` and :mod:`json` only. inspect_ai compresses these
+  members with Zstandard since its version 0.3.206: Python reads them from 3.14 on, and
+  earlier Pythons with the ``zstandard`` package when it is installed.
 
 The same keywords name what to read in each format:
 
@@ -101,6 +103,8 @@ class _Row(NamedTuple):
     origin: str
     #: Where in the file, when `origin` may not tell two rows apart (a JSON log's samples[i]).
     place: str = ""
+    #: Why the score is missing, when the log says.
+    note: str = ""
 
 
 def read_items(path, *, fmt: str | None = None, metric: str | None = None,
@@ -311,7 +315,7 @@ def _number(value, origin: str, field: str) -> float:
     """A score from a table cell: a number, a boolean, or NaN when missing."""
     if value is None:
         return math.nan
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return float(value)
     if isinstance(value, (int, float, np.integer, np.floating)):
         number = float(value)
@@ -481,10 +485,12 @@ def _inspect_rows(path: Path, *, metric: str | None, model: str | None, cluster:
     if not samples:
         raise ValueError(f"{path.name}: the log holds no samples (was it written with "
                          "--no-log-samples?).")
-    scorer, key = (metric.split(":", 1) + [None])[:2] if metric else (None, None)
+    names = list(dict.fromkeys(name for _, sample in samples
+                               for name in (sample.get("scores") or {})))
+    scorer, key = metric, None
+    if metric and metric not in names and ":" in metric:
+        scorer, key = metric.rsplit(":", 1)
     if scorer is None:
-        names = list(dict.fromkeys(name for _, sample in samples
-                                   for name in (sample.get("scores") or {})))
         if len(names) != 1:
             raise ValueError(f"{path.name}: {len(names)} scorers ({', '.join(names) or 'none'}"
                              "); choose one with `metric`.")
@@ -500,9 +506,14 @@ def _inspect_rows(path: Path, *, metric: str | None, model: str | None, cluster:
             group = _key(_field(sample.get("metadata"), cluster, f"{origin}: `metadata`"),
                          origin, f"metadata.{cluster}")
         score = _inspect_score(sample, scorer, key, origin)
+        error = sample.get("error")
+        note = ""
+        if math.isnan(score) and error:
+            message = error.get("message") if isinstance(error, dict) else error
+            note = f"the sample failed: {str(message).splitlines()[0][:80]}"
         rows.append(_Row(model, _key(sample["id"], origin, "id"),
                          _sample_index(sample["epoch"], origin, "epoch"), group, score, origin,
-                         where))
+                         where, note))
     return rows, scorer if key is None else f"{scorer}:{key}"
 
 
@@ -515,7 +526,11 @@ def _read_inspect_json(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         raise ValueError(f"{path.name}: not valid JSON ({err.msg} at line {err.lineno} column "
                          f"{err.colno}).") from None
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-        raise ValueError(f"{path.name}: not an inspect_ai log (no field `eval`).")
+        hint = ""
+        if isinstance(log, dict) and "results" in log and "configs" in log:
+            hint = (" It is an lm-evaluation-harness results file; its scores per item are in "
+                    "the samples_<task>_<date>.jsonl beside it (written with --log_samples).")
+        raise ValueError(f"{path.name}: not an inspect_ai log (no field `eval`).{hint}")
     samples = log.get("samples") or []
     if not isinstance(samples, list):
         raise ValueError(f"{path.name}: field `samples` must be a list.")
@@ -652,10 +667,12 @@ def _natural(item: str) -> tuple:
 def _frame(rows: list[_Row], *, path: Path, fmt: str, metric: str, cluster: str | None,
            dropna: bool) -> pd.DataFrame:
     """The checked, sorted table of `rows`."""
-    dropped = [row.origin for row in rows if math.isnan(row.score)]
-    if dropped and not dropna:
-        raise ValueError(f"{dropped[0]}: no score `{metric}` (missing); with dropna=True rows "
-                         f"missing a score are dropped and listed ({len(dropped)} here).")
+    missing = [row for row in rows if math.isnan(row.score)]
+    dropped = [row.origin for row in missing]
+    if missing and not dropna:
+        why = f"; {missing[0].note}" if missing[0].note else ""
+        raise ValueError(f"{dropped[0]}: no score `{metric}` (missing{why}); with dropna=True "
+                         f"rows missing a score are dropped and listed ({len(dropped)} here).")
     rows = [row for row in rows if not math.isnan(row.score)]
     if not rows:
         raise ValueError(f"{path.name}: no scores left (all {len(dropped)} missing).")

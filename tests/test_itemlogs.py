@@ -282,7 +282,8 @@ def _fail(samples):
     (_score(2, "X"), r"sample 3 epoch 1: field `scores\.choice\.value` is 'X'; a score is a "
                      r"number, a boolean, or one of C, P, I, N"),
     (_score(2, [1, 0]), r"sample 3 epoch 1: field `scores\.choice\.value` is \[1, 0\]"),
-    (_fail, r"sample 5 epoch 1: no score `choice` \(missing\); with dropna=True"),
+    (_fail, r"sample 5 epoch 1: no score `choice` \(missing; the sample failed: "
+            r"RateLimitError\('429'\)\); with dropna=True"),
     (lambda s: s[1].update(scores={"match": {"value": "C"}}),
      r"sample 2 epoch 1: no score `choice`; scorers present: match"),
     (lambda s: s[13].update(id=1),
@@ -303,6 +304,23 @@ def test_a_failed_inspect_sample_can_be_dropped(tmp_path):
     assert len(found) == 23 and found.attrs["dropped"] == ["mmlu.json sample 5 epoch 1"]
 
 
+def test_a_scorer_name_may_hold_a_colon(tmp_path):
+    log = json.loads(INSPECT_JSON.read_text())
+    for sample in log["samples"]:
+        sample["scores"] = {"judge:v2": sample["scores"]["choice"]}
+    path = tmp_path / "colon.json"
+    path.write_text(json.dumps(log))
+    assert read_items(path, metric="judge:v2")["score"].tolist() == read_items(
+        INSPECT_JSON)["score"].tolist()
+
+
+def test_an_lm_eval_results_file_points_to_its_samples():
+    with pytest.raises(ValueError, match=r"^results_.*\.json: not an inspect_ai log \(no field "
+                       r"`eval`\)\. It is an lm-evaluation-harness results file; its scores per "
+                       r"item are in the samples_<task>_<date>\.jsonl beside it"):
+        read_items(_one(SMALL, "results_*.json"))
+
+
 def test_a_malformed_inspect_log(tmp_path):
     path = tmp_path / "cut.json"
     path.write_text(INSPECT_JSON.read_text()[:500])
@@ -317,6 +335,26 @@ def test_a_malformed_inspect_log(tmp_path):
     with pytest.raises(ValueError, match=r"^member\.eval samples/2_epoch_1\.json: not valid "
                        "JSON"):
         read_items(member)
+
+
+def test_a_zstandard_archive_is_read_with_zstandard(tmp_path, monkeypatch):
+    """inspect_ai >= 0.3.206 writes .eval members with Zstandard (zip method 93), as here with
+    ``zstandard`` patched into zipfile as inspect_ai's ``_util/zipfile.py`` does."""
+    zstandard = pytest.importorskip("zstandard")
+    path = tmp_path / "zstd.eval"
+    with monkeypatch.context() as patch:
+        original = zipfile._get_compressor
+        patch.setattr(zipfile, "_check_compression", lambda method: None)
+        patch.setattr(zipfile, "_get_compressor", lambda method, level=None: (
+            zstandard.ZstdCompressor(level=3).compressobj() if method == 93
+            else original(method, level)))
+        with zipfile.ZipFile(INSPECT_EVAL) as old, zipfile.ZipFile(path, "w") as new:
+            for info in old.infolist():
+                new.writestr(info.filename, old.read(info), compress_type=93)
+    with zipfile.ZipFile(path) as archive:
+        assert {i.compress_type for i in archive.infolist()} == {93}
+    pd.testing.assert_frame_equal(read_items(path, cluster="subject"),
+                                  read_items(INSPECT_EVAL, cluster="subject"))
 
 
 def test_a_zstandard_archive_without_zstandard_says_how_to_read_it(tmp_path, monkeypatch):
