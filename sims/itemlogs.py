@@ -51,7 +51,7 @@ Conventions (decisions of this module):
   failed) is an error naming its row, or, with ``dropna=True``, is dropped and listed in
   ``attrs['dropped']``.
 - **One row per (model, item, sample)**: a repeated one is an error naming both rows.
-- **Sorted** by model, item (integer ids in numeric order, before other ids) and sample.
+- **Sorted** by model, item (in natural order: ``q2`` before ``q10``) and sample.
 
 Every error is one ValueError naming the file, the row (the line, the data row of a table or
 the sample and epoch of an inspect_ai log) and the field.
@@ -141,8 +141,10 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
     -------
     DataFrame
         Columns ``model, item, sample, cluster, score`` (str, str, int, str, float), sorted;
-        ``attrs`` holds ``file``, ``format``, ``metric``, ``cluster`` (the field, or None) and
-        ``dropped`` (where each dropped row was).
+        ``attrs`` holds ``file``, ``format``, ``metric``, ``cluster`` (the field, or None),
+        ``task`` (a log's task: from the file name of lm-evaluation-harness, inspect_ai's
+        ``eval.task_display_name`` or ``eval.task``; None for a table) and ``dropped`` (where
+        each dropped row was).
 
     Examples
     --------
@@ -163,20 +165,22 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
         raise ValueError(f"{str(path)!r} is not a file of item-level results.")
     fmt = fmt or detect_format(path)
     if fmt == "csv":
-        rows, used = _table_rows(path, _read_csv(path), metric=metric or "score",
+        rows, used, task = _table_rows(path, _read_csv(path), metric=metric or "score",
                                  model=model or "model", item=item, sample=sample,
                                  cluster=cluster)
     elif fmt == "jsonl":
-        rows, used = _table_rows(path, _read_jsonl_table(path), metric=metric or "score",
+        rows, used, task = _table_rows(path, _read_jsonl_table(path), metric=metric or "score",
                                  model=model or "model", item=item, sample=sample,
                                  cluster=cluster)
     elif fmt == "lm-eval":
-        rows, used = _lm_eval_rows(path, metric=metric, model=model, cluster=cluster)
+        rows, used, task = _lm_eval_rows(path, metric=metric, model=model, cluster=cluster)
     elif fmt == "inspect":
-        rows, used = _inspect_rows(path, metric=metric, model=model, cluster=cluster)
+        rows, used, task = _inspect_rows(path, metric=metric, model=model, cluster=cluster)
     else:
         raise ValueError(f"`fmt` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-    return _frame(list(rows), path=path, fmt=fmt, metric=used, cluster=cluster, dropna=dropna)
+    frame = _frame(list(rows), path=path, fmt=fmt, metric=used, cluster=cluster, dropna=dropna)
+    frame.attrs["task"] = task
+    return frame
 
 
 def detect_format(path) -> str:
@@ -281,7 +285,7 @@ def _table_rows(path: Path, records: list[tuple[str, dict]], *, metric: str, mod
         group = _key(record[cluster], origin, cluster) if cluster else None
         rows.append(_Row(name, key, index, group, _number(record[metric], origin, metric),
                          origin))
-    return rows, metric
+    return rows, metric, None
 
 
 def _key(value, origin: str, field: str) -> str:
@@ -382,7 +386,8 @@ def _lm_eval_rows(path: Path, *, metric: str | None, model: str | None, cluster:
                          f"doc.{cluster}")
         rows.append(_Row(model, _key(record["doc_id"], origin, "doc_id"), 0, group,
                          _lm_eval_score(record[name], origin, name), origin))
-    return rows, f"{name},{want_filter}"
+    match = _LM_EVAL_NAME.match(path.name)
+    return rows, f"{name},{want_filter}", match["task"] if match else None
 
 
 def _lm_eval_metrics(record: dict) -> list[str]:
@@ -514,7 +519,8 @@ def _inspect_rows(path: Path, *, metric: str | None, model: str | None, cluster:
         rows.append(_Row(model, _key(sample["id"], origin, "id"),
                          _sample_index(sample["epoch"], origin, "epoch"), group, score, origin,
                          where, note))
-    return rows, scorer if key is None else f"{scorer}:{key}"
+    task = spec.get("task_display_name") or spec.get("task") if isinstance(spec, dict) else None
+    return rows, scorer if key is None else f"{scorer}:{key}", task
 
 
 def _read_inspect_json(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
@@ -660,8 +666,10 @@ def _short(value) -> str:
 
 
 def _natural(item: str) -> tuple:
-    """Integer ids in numeric order, before other ids in text order."""
-    return (0, int(item), "") if re.fullmatch(r"-?\d+", item) else (1, 0, item)
+    """Ids in natural order: runs of digits compare as numbers (``q2`` before ``q10``,
+    ``mmlu/9`` before ``mmlu/10``), so integer ids come in numeric order."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", item))
 
 
 def _frame(rows: list[_Row], *, path: Path, fmt: str, metric: str, cluster: str | None,
@@ -716,19 +724,26 @@ def _table(rows: Sequence[_Row], *, fmt: str, metric: str, cluster: str | None):
     return frame
 
 
-def stack_items(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Item tables of several files (models, runs) as one, checked and sorted again.
+def stack_items(tables: Iterable[pd.DataFrame], *,
+                tasks: Sequence[str] | None = None) -> pd.DataFrame:
+    """Item tables of several files (models, runs, tasks) as one, checked and sorted again.
 
     Parameters
     ----------
     tables : iterable of DataFrame
-        From :func:`read_items`, with a sample index of its own per run when one model is read
-        from several runs (``table.assign(sample=run)``).
+        From :func:`read_items`. One model read from several runs needs a sample index of its
+        own per run (``table.assign(sample=run)``).
+    tasks : sequence of str, optional
+        One name per table, for tables of different tasks whose item ids start over (the
+        subjects of MMLU in lm-evaluation-harness, one file each): each item becomes
+        ``'<task>/<item>'`` (and so does its cluster when it was the item itself). The tables'
+        ``attrs['task']`` give them.
 
     Returns
     -------
     DataFrame
         As :func:`read_items`; a repeated (model, item, sample) is an error naming the tables.
+        ``attrs['metric']`` and ``attrs['cluster']`` are the tables' own when they agree.
 
     Examples
     --------
@@ -742,7 +757,17 @@ def stack_items(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
     1     A    1       1       1    1.0
     2     A    2       0       2    0.0
     3     A    2       1       2    0.0
+    >>> stack_items([run, run.assign(cluster="algebra")], tasks=["physics", "algebra"])
+      model       item  sample    cluster  score
+    0     A  algebra/1       0    algebra    1.0
+    1     A  algebra/2       0    algebra    0.0
+    2     A  physics/1       0  physics/1    1.0
+    3     A  physics/2       0  physics/2    0.0
     """
+    tables = list(tables)
+    if tasks is not None and len(tasks) != len(tables):
+        raise ValueError(f"`tasks` must name each of the {len(tables)} tables; got "
+                         f"{len(tasks)} names.")
     rows = []
     for number, table in enumerate(tables, start=1):
         missing = [c for c in COLUMNS if c not in table.columns]
@@ -750,13 +775,20 @@ def stack_items(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
             raise ValueError(f"table {number} has no column {', '.join(missing)}; an item "
                              f"table has {', '.join(COLUMNS)}.")
         name = Path(table.attrs.get("file", f"table {number}")).name
+        prefix = f"{tasks[number - 1]}/" if tasks is not None else ""
         for index, record in enumerate(table[list(COLUMNS)].itertuples(index=False)):
-            rows.append(_Row(str(record.model), str(record.item), int(record.sample),
-                             str(record.cluster), float(record.score),
-                             f"{name} (table {number}) row {index + 1}"))
+            item, cluster = str(record.item), str(record.cluster)
+            rows.append(_Row(str(record.model), prefix + item, int(record.sample),
+                             prefix + cluster if cluster == item else cluster,
+                             float(record.score), f"{name} (table {number}) row {index + 1}"))
     if not rows:
         raise ValueError("no rows to stack.")
-    return _table(rows, fmt="stacked", metric="score", cluster=None)
+
+    def shared(key):
+        values = {t.attrs.get(key) for t in tables}
+        return values.pop() if len(values) == 1 else None
+
+    return _table(rows, fmt="stacked", metric=shared("metric"), cluster=shared("cluster"))
 
 
 class PairedItems(NamedTuple):

@@ -497,3 +497,19 @@ def test_stacking_the_same_run_twice_is_refused():
 def test_detect_format_needs_a_known_name(tmp_path):
     with pytest.raises(ValueError, match=r"^items\.parquet: cannot tell the format"):
         detect_format(tmp_path / "items.parquet")
+
+
+def test_tasks_of_one_model_stack_with_their_names():
+    tables = [read_items(_one(SMALL, "samples_arc_easy_*.jsonl"), metric="acc"),
+              read_items(_one(SMALL, "samples_gsm8k_*.jsonl"),
+                         metric="exact_match,flexible-extract")]
+    assert [t.attrs["task"] for t in tables] == ["arc_easy", "gsm8k"]
+    with pytest.raises(ValueError, match=r"samples_gsm8k_.*\.jsonl \(table 2\) row 1 repeats "
+                       r"samples_arc_easy_.*\.jsonl \(table 1\) row 1: model "):
+        stack_items(tables)
+    table = stack_items(tables, tasks=[t.attrs["task"] for t in tables])
+    assert len(table) == 26 and table.attrs["metric"] is None
+    assert table["item"].tolist()[:3] == ["arc_easy/0", "arc_easy/1", "arc_easy/2"]
+    assert table["item"].tolist()[19:21] == ["arc_easy/19", "gsm8k/0"]
+    assert (table["cluster"] == table["item"]).all()
+    assert read_items(INSPECT_EVAL).attrs["task"] == "mmlu_0_shot"
