@@ -792,7 +792,17 @@ def stack_items(tables: Iterable[pd.DataFrame], *,
 
 
 class PairedItems(NamedTuple):
-    """Two models' scores on their common items (see :func:`paired_items`)."""
+    """Two models' scores on their common items (see :func:`paired_items`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.itemlogs import PairedItems
+    >>> pair = PairedItems(["1", "2"], ["1", "2"], np.array([[1.0], [0.0]]),
+    ...                    np.array([[0.0], [0.0]]), {})
+    >>> float((pair.a - pair.b).mean())
+    0.5
+    """
 
     #: The item ids, sorted as in the table.
     items: list

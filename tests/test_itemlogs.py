@@ -513,3 +513,18 @@ def test_tasks_of_one_model_stack_with_their_names():
     assert table["item"].tolist()[19:21] == ["arc_easy/19", "gsm8k/0"]
     assert (table["cluster"] == table["item"]).all()
     assert read_items(INSPECT_EVAL).attrs["task"] == "mmlu_0_shot"
+
+
+def test_an_inspect_log_without_samples_or_header(tmp_path):
+    log = json.loads(INSPECT_JSON.read_text())
+    del log["samples"]
+    path = tmp_path / "header_only.json"
+    path.write_text(json.dumps(log))
+    with pytest.raises(ValueError, match=r"^header_only\.json: the log holds no samples \(was "
+                       r"it written with --no-log-samples\?\)\.$"):
+        read_items(path)
+    bare = _rewrite_archive(INSPECT_EVAL, tmp_path / "bare.eval",
+                            skip={"header.json", "_journal/start.json"})
+    with pytest.raises(ValueError, match=r"^bare\.eval: not an inspect_ai log \(no header\.json "
+                       r"or _journal/start\.json\)\.$"):
+        read_items(bare)
