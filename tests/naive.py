@@ -310,6 +310,24 @@ def sign_rejection_enumerated(n, p_greater, p_tie, alphas):
     return total
 
 
+def sequences_rejection(pvalue, sizes, values, probabilities, alpha):
+    """Rejection rate of a test on independent samples of sizes `sizes` whose scores take
+    `values` with `probabilities` (one vector per sample): a loop over every sequence of
+    scores, in order, its probability the product of its scores'; ``pvalue(*samples)`` on
+    each (a NaN p-value never rejects)."""
+    total = 0.0
+    for seq in itertools.product(range(len(values)), repeat=sum(sizes)):
+        samples, prob, start = [], 1.0, 0
+        for size, probs in zip(sizes, probabilities, strict=True):
+            part = seq[start:start + size]
+            samples.append(np.array([values[j] for j in part], dtype=float))
+            prob *= math.prod(probs[j] for j in part)
+            start += size
+        if prob > 0 and pvalue(*samples) <= alpha:
+            total += prob
+    return total
+
+
 def fir_gains_numpy(x, y, order_idx, lr0, w, g, b, v, c):
     """FIR MLP with synaptic gains, one numpy step per example ``x[order_idx[t]]``; returns the
     trained (w, g, b, v, c) as new arrays."""

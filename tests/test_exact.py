@@ -15,11 +15,14 @@ from evalmc.sims.base import Batch
 from evalmc.sims.classifiers import CountsBatch, PairedClassifiers
 from evalmc.stats.exact import (
     MCNEMAR_TESTS,
+    continuous_null_rejection_rates,
     discordant_law,
     mcnemar_pvalues,
     mcnemar_rejection_rates,
+    paired_discrete_rejection_rates,
     rejection_rates,
     sign_rejection_rates,
+    two_sample_discrete_rejection_rates,
 )
 from evalmc.study.rates import make_design, run_study
 
@@ -153,7 +156,7 @@ class TestEnumeration:
     @pytest.mark.parametrize(("args", "match"), [((0, 0.1, 0.1), "integer"),
                                                  ((10, 0.7, 0.5), "at most 1"),
                                                  ((10, -0.1, 0.1), "probability"),
-                                                 ((10**4, 0.1, 0.1), "MAX_OUTCOMES")])
+                                                 ((10**5, 0.3, 0.3), "MAX_OUTCOMES")])
     def test_refuses(self, args, match):
         with pytest.raises(ValueError, match=match):
             mcnemar_rejection_rates(*args)
@@ -200,3 +203,82 @@ def test_sign_test_with_ties_within_4_mcse_of_exact():
     batch = Batch(d.astype(float), np.zeros((reps, n)), paired=True)
     rate = get_criterion("sign")(batch, None).decisions(0.05).mean()
     assert _within_4_mcse(rate, sign_rejection_rates(n, 0.4, 0.3), reps)
+
+
+def _criterion(name, paired):
+    test = get_criterion(name)
+    return lambda a, b: test(Batch(a, b, paired=paired), None).pvalues()
+
+
+class TestRankTests:
+    @pytest.mark.parametrize("n", [6, 10, 13])
+    def test_signed_rank_under_a_continuous_null(self, n):
+        got = continuous_null_rejection_rates(_criterion("wilcoxon", True), n)
+        assert got == pytest.approx(naive.signed_rank_exact_size(n, 0.05), abs=1e-12)
+        scipy_test = continuous_null_rejection_rates(
+            lambda a, b: stats.wilcoxon(a - b, axis=1).pvalue, n, alpha=ALPHAS)
+        np.testing.assert_allclose(
+            continuous_null_rejection_rates(_criterion("wilcoxon", True), n, alpha=ALPHAS),
+            scipy_test, rtol=0, atol=1e-12)
+
+    @pytest.mark.parametrize(("n_a", "n_b"), [(5, 7), (8, 8), (3, 10)])
+    def test_mann_whitney_under_a_continuous_null(self, n_a, n_b):
+        pmf = naive.u_null_pmf(n_a, n_b)
+        low, high = np.cumsum(pmf), np.cumsum(pmf[::-1])[::-1]
+        ref = pmf[np.minimum(1.0, 2 * np.minimum(low, high)) <= 0.05 + 1e-12].sum()
+        got = continuous_null_rejection_rates(_criterion("mann-whitney", False), n_a, n_b)
+        assert got == pytest.approx(ref, abs=1e-12)
+
+    def test_sign_test_on_three_levels_is_the_binomial_law(self):
+        got = paired_discrete_rejection_rates(_criterion("sign", True), 30, [-1, 0, 1],
+                                              [0.3, 0.3, 0.4], ALPHAS)
+        np.testing.assert_allclose(got, sign_rejection_rates(30, 0.4, 0.3, ALPHAS), rtol=0,
+                                   atol=1e-12)
+
+    @pytest.mark.parametrize("probs", [[0.3, 0.4, 0.3], [0.2, 0.3, 0.5]])
+    def test_signed_rank_with_ties_equals_every_sequence(self, probs):
+        # the counts of each value are sufficient: every sequence of 5 differences, in order
+        values = [-1.0, 0.0, 2.0]
+        got = paired_discrete_rejection_rates(_criterion("wilcoxon", True), 5, values, probs,
+                                              alpha=0.2)
+        ref = naive.sequences_rejection(lambda d: stats.wilcoxon(d).pvalue if d.any()
+                                        else np.nan, [5], values, [probs], 0.2)
+        assert got == pytest.approx(ref, abs=1e-12)
+
+    def test_mann_whitney_with_ties_equals_every_sequence(self):
+        values, probs_a, probs_b = [0.0, 1.0, 2.0], [0.2, 0.3, 0.5], [0.4, 0.4, 0.2]
+        got = two_sample_discrete_rejection_rates(_criterion("mann-whitney", False), 3, 4,
+                                                  values, probs_a, probs_b, alpha=0.2)
+        ref = naive.sequences_rejection(lambda a, b: stats.mannwhitneyu(a, b).pvalue, [3, 4],
+                                        values, [probs_a, probs_b], 0.2)
+        assert got == pytest.approx(ref, abs=1e-12)
+
+    def test_refuses_too_many_outcomes(self):
+        with pytest.raises(ValueError, match="MAX_OUTCOMES"):
+            continuous_null_rejection_rates(_criterion("wilcoxon", True), 30)
+
+
+def _rate(name, a, b, paired):
+    return get_criterion(name)(Batch(a, b, paired=paired), None).decisions(0.05).mean()
+
+
+def test_rank_tests_simulated_within_4_mcse_of_exact():
+    reps, rng = 20_000, np.random.default_rng(31)
+    # continuous nulls
+    a, b = rng.normal(size=(2, reps, 10))
+    exact = continuous_null_rejection_rates(_criterion("wilcoxon", True), 10)
+    assert _within_4_mcse(_rate("wilcoxon", a, b, True), exact, reps)
+    a, b = rng.exponential(size=(reps, 6)), rng.exponential(size=(reps, 7))
+    exact = continuous_null_rejection_rates(_criterion("mann-whitney", False), 6, 7)
+    assert _within_4_mcse(_rate("mann-whitney", a, b, False), exact, reps)
+    # scores on a few levels, ties and zeros: 16 pairs (normal approximation), and 8 + 8
+    values, probs = [-2, -1, 0, 1, 2], [0.1, 0.15, 0.3, 0.25, 0.2]
+    d = rng.choice(values, size=(reps, 16), p=probs).astype(float)
+    exact = paired_discrete_rejection_rates(_criterion("wilcoxon", True), 16, values, probs)
+    assert _within_4_mcse(_rate("wilcoxon", d, np.zeros_like(d), True), exact, reps)
+    levels, probs_a, probs_b = [1, 2, 3], [0.1, 0.3, 0.6], [0.3, 0.5, 0.2]
+    a = rng.choice(levels, size=(reps, 8), p=probs_a).astype(float)
+    b = rng.choice(levels, size=(reps, 8), p=probs_b).astype(float)
+    exact = two_sample_discrete_rejection_rates(_criterion("mann-whitney", False), 8, 8,
+                                                levels, probs_a, probs_b)
+    assert _within_4_mcse(_rate("mann-whitney", a, b, False), exact, reps)

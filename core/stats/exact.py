@@ -20,16 +20,21 @@ a finite sum of their probabilities, exactly, at every level at once:
   A's ranks among both samples', is equally likely (:func:`continuous_null_rejection_rates`).
 
 What is enumerable: at most :data:`MAX_OUTCOMES` outcomes, each given to the test once. The
-McNemar and sign laws are enumerable up to thousands of items; a continuous null up to 2^20
-sign patterns (20 pairs) or two samples of 10; a discrete support of L values has
-``C(n + L - 1, L - 1)`` count vectors per sample (3 levels: n up to about 1400; 5 levels: n
-up to about 60; two samples: the product of theirs).
+McNemar and sign laws keep the bulk of their binomials only (all but 4e-16 of the
+probability), which grows as ``n (p01 + p10)``: 40,000 items at 20% discordant pairs. A
+continuous null: up to 2^20 sign patterns (20 pairs), or two samples of 11. A discrete support
+of L values has ``C(n + L - 1, L - 1)`` count vectors per sample (3 levels: n up to 1998; 5
+levels: n up to 80; two samples: the product of theirs).
 
 A test rejects where its p-value is at most alpha, as :meth:`CriterionResult.decisions
-<evalmc.criteria.base.CriterionResult.decisions>` decides.
+<evalmc.criteria.base.CriterionResult.decisions>` decides; a NaN p-value (a failed
+replication, e.g. scipy's signed-rank test on differences all zero) never rejects.
 """
 
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 import scipy  # scipy.stats loads on first use: the command line stays light
@@ -41,6 +46,8 @@ import scipy  # scipy.stats loads on first use: the command line stays light
 MCNEMAR_TESTS = ("mcnemar-uncorrected", "mcnemar", "mcnemar-exact", "mcnemar-midp")
 #: The most outcomes an enumeration gives to a test.
 MAX_OUTCOMES = 2_000_000
+#: Binomial tail mass left out of the McNemar and sign-test laws (per side).
+_TAIL = 1e-16
 
 
 def mcnemar_pvalues(table_or_n01, n10=None) -> dict:
@@ -147,7 +154,9 @@ def discordant_law(n, p01, p10):
 
     The items fall independently in the cells "A only wrong" (`p01`), "B only wrong" (`p10`)
     and concordant (the rest); ``n01 + n10 ~ Binomial(n, p01 + p10)`` and, given their total
-    m, ``n01 ~ Binomial(m, p01 / (p01 + p10))``.
+    m, ``n01 ~ Binomial(m, p01 / (p01 + p10))``. The totals, and the counts ``n01`` given
+    them, outside the central ``1 - 2e-16`` of their binomials are left out (at most ``4e-16``
+    of probability all told): a large `n` costs its bulk only.
 
     Parameters
     ----------
@@ -161,7 +170,7 @@ def discordant_law(n, p01, p10):
     n01, n10 : ndarray of int64, shape (k,)
         The outcomes of positive probability.
     probability : ndarray, shape (k,)
-        Theirs (summing to 1).
+        Theirs (summing to 1 less at most 4e-16).
 
     Examples
     --------
@@ -169,6 +178,8 @@ def discordant_law(n, p01, p10):
     >>> n01, n10, prob = discordant_law(2, 0.1, 0.3)
     >>> n01.tolist(), n10.tolist(), prob.round(4).tolist()
     ([0, 0, 1, 0, 1, 2], [0, 1, 0, 2, 1, 0], [0.36, 0.36, 0.12, 0.09, 0.06, 0.01])
+    >>> len(discordant_law(5000, 0.1, 0.1)[2])  # of 12,507,501 outcomes
+    229272
     """
     n = _size("n", n)
     p01, p10 = _probability("p01", p01), _probability("p10", p10)
@@ -178,12 +189,18 @@ def discordant_law(n, p01, p10):
     q = min(q, 1.0)
     if q == 0.0:
         return np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1)
-    _check_outcomes((n + 1) * (n + 2) // 2)
-    m, k = np.tril_indices(n + 1)  # total m, n01 = k <= m
-    binom = scipy.stats.binom
-    prob = binom.pmf(m, n, q) * binom.pmf(k, m, p01 / q)
+    binom, share = scipy.stats.binom, p01 / q
+    m = np.arange(binom.ppf(_TAIL, n, q), binom.isf(_TAIL, n, q) + 1, dtype=np.int64)
+    k_low = int(binom.ppf(_TAIL, m, share).min())
+    k_high = int(binom.isf(_TAIL, m, share).max())
+    _check_outcomes(m.size * (k_high - k_low + 1))
+    m, k = np.meshgrid(m, np.arange(k_low, k_high + 1, dtype=np.int64), indexing="ij")
+    m, k = m.ravel(), k.ravel()  # total m, n01 = k
+    inside = k <= m
+    m, k = m[inside], k[inside]
+    prob = binom.pmf(m, n, q) * binom.pmf(k, m, share)
     keep = prob > 0
-    return k[keep].astype(np.int64), (m - k)[keep].astype(np.int64), prob[keep]
+    return k[keep], (m - k)[keep], prob[keep]
 
 
 def mcnemar_rejection_rates(n, p01, p10, alpha=0.05) -> dict:
@@ -256,6 +273,242 @@ def sign_rejection_rates(n, p_greater, p_tie=0.0, alpha=0.05):
     p_greater, p_tie = _probability("p_greater", p_greater), _probability("p_tie", p_tie)
     n_pos, n_neg, prob = discordant_law(n, p_greater, max(1.0 - p_greater - p_tie, 0.0))
     return rejection_rates(_mcnemar(n_pos, n_neg)["mcnemar-exact"], prob, alpha)
+
+
+#: Outcomes given to a test at once by the enumerations of scores.
+CHUNK = 1 << 15
+
+
+def continuous_null_rejection_rates(test, n_a, n_b=None, alpha=0.05):
+    """Exact size of a rank test under a continuous null (no tie), by enumerating the ranks.
+
+    Paired (`n_b` None): under a null symmetric about 0, the ranks ``1..n_a`` of ``|A - B|``
+    carry independent fair signs; each of the ``2^n_a`` sign patterns is one outcome, given to
+    the test as ``a = ±(1..n_a)``, ``b = 0``. Two samples: each of the ``C(n_a + n_b, n_a)``
+    sets of ranks A's scores take among all ``n_a + n_b`` is one outcome, given to the test as
+    ``a`` = those ranks, ``b`` = the others. The outcomes are equally likely.
+
+    For tests that see the scores only through their ranks and signs (sign, signed-rank,
+    Mann-Whitney; not a t-test): their size is then the same for every continuous null.
+
+    Parameters
+    ----------
+    test : callable
+        ``test(a, b) -> p-values``: `a` and `b` of shapes (k, n_a) and (k, n_b) (`n_b` = n_a
+        when paired), one outcome a row; p-values of shape (k,).
+    n_a : int
+        Pairs, or the size of A's sample.
+    n_b : int, optional
+        The size of B's sample (two samples).
+    alpha : float or array_like of float
+        Levels.
+
+    Returns
+    -------
+    float or ndarray
+        The size at each level, of `alpha`'s shape.
+
+    Examples
+    --------
+    >>> import scipy
+    >>> from evalmc.stats.exact import continuous_null_rejection_rates
+    >>> def signed_rank(a, b):
+    ...     return scipy.stats.wilcoxon(a - b, axis=1).pvalue
+    >>> continuous_null_rejection_rates(signed_rank, 10)  # 50 of the 1024 sign patterns
+    0.048828125
+    >>> def rank_sum(a, b):
+    ...     return scipy.stats.mannwhitneyu(a, b, axis=1, method="exact").pvalue
+    >>> continuous_null_rejection_rates(rank_sum, 5, 7, alpha=[0.01, 0.05]).round(6)
+    array([0.005051, 0.04798 ])
+    """
+    n_a = _size("n_a", n_a)
+    if n_b is None:
+        _check_outcomes(2**n_a)
+        ranks = np.arange(1, n_a + 1, dtype=float)
+
+        def outcomes(start, stop):
+            bits = (np.arange(start, stop)[:, None] >> np.arange(n_a)) & 1
+            a = np.where(bits == 1, ranks, -ranks)
+            return a, np.zeros_like(a)
+
+        total = 2**n_a
+    else:
+        n_b = _size("n_b", n_b)
+        total = math.comb(n_a + n_b, n_a)
+        _check_outcomes(total)
+        placements = itertools.combinations(range(1, n_a + n_b + 1), n_a)
+        every = np.arange(1, n_a + n_b + 1)
+
+        def outcomes(start, stop):
+            a = np.array(list(itertools.islice(placements, stop - start)), dtype=float)
+            taken = np.zeros((a.shape[0], n_a + n_b + 1), bool)
+            np.put_along_axis(taken, a.astype(np.int64), True, axis=1)
+            b = np.broadcast_to(every, (a.shape[0], every.size))[~taken[:, 1:]]
+            return a, b.reshape(a.shape[0], n_b).astype(float)
+
+    pvalues = np.concatenate([_pvalues(test, *outcomes(start, min(start + CHUNK, total)))
+                              for start in range(0, total, CHUNK)])
+    return rejection_rates(pvalues, np.full(total, 1.0 / total), alpha)
+
+
+def count_law(n, probabilities):
+    """Every count vector of `n` draws over a few values, and its multinomial probability.
+
+    Parameters
+    ----------
+    n : int
+        Draws.
+    probabilities : array_like of float, shape (L,)
+        Of each value, summing to 1.
+
+    Returns
+    -------
+    counts : ndarray of int64, shape (C(n + L - 1, L - 1), L)
+        Every vector of L counts summing to `n`.
+    probability : ndarray
+        Theirs (``scipy.stats.multinomial.pmf``).
+
+    Examples
+    --------
+    >>> from evalmc.stats.exact import count_law
+    >>> counts, prob = count_law(2, [0.5, 0.3, 0.2])
+    >>> counts.tolist(), prob.round(4).tolist()
+    ([[0, 0, 2], [0, 1, 1], [0, 2, 0], [1, 0, 1], [1, 1, 0], [2, 0, 0]],
+     [0.04, 0.12, 0.09, 0.2, 0.3, 0.25])
+    """
+    n = _size("n", n)
+    probabilities = np.asarray(probabilities, dtype=float)
+    if probabilities.ndim != 1 or np.any(probabilities < 0) or not np.isclose(
+            probabilities.sum(), 1.0, rtol=0, atol=1e-12):
+        raise ValueError("probabilities must be a vector of probabilities summing to 1")
+    levels = probabilities.size
+    _check_outcomes(math.comb(n + levels - 1, levels - 1))
+    bars = np.array(list(itertools.combinations(range(n + levels - 1), levels - 1)),
+                    dtype=np.int64).reshape(-1, levels - 1)  # stars and bars
+    edges = np.column_stack([np.full(len(bars), -1), bars, np.full(len(bars), n + levels - 1)])
+    counts = np.diff(edges, axis=1) - 1
+    return counts, scipy.stats.multinomial.pmf(counts, n, probabilities)
+
+
+def _samples(values, counts) -> np.ndarray:
+    """One sorted sample per count vector: ``values[j]`` repeated ``counts[:, j]`` times."""
+    ends = np.cumsum(counts, axis=1)
+    position = np.arange(ends[0, -1])
+    index = (position[None, :, None] >= ends[:, None, :]).sum(axis=2)
+    return np.asarray(values, dtype=float)[index]
+
+
+def paired_discrete_rejection_rates(test, n, values, probabilities, alpha=0.05):
+    """Exact rejection rate of a paired test whose differences take a few values.
+
+    The `n` differences ``A - B`` are independent, ``values[j]`` with probability
+    ``probabilities[j]``; the counts of each value are multinomial (:func:`count_law`) and
+    sufficient for a test that ignores the order of the pairs (sign, signed-rank: ties and
+    zeros are the test's own business). Each count vector is given to the test as one sample
+    of sorted differences, ``a`` = the differences, ``b`` = 0.
+
+    Parameters
+    ----------
+    test : callable
+        ``test(a, b) -> p-values``: `a`, `b` of shape (k, n), one outcome a row.
+    n : int
+        Pairs.
+    values : array_like of float, shape (L,)
+        The values of a difference (e.g. -1, 0, 1 for two models' 0/1 correctness).
+    probabilities : array_like of float, shape (L,)
+        Theirs.
+    alpha : float or array_like of float
+        Levels.
+
+    Returns
+    -------
+    float or ndarray
+        The rate at each level, of `alpha`'s shape: the size where the test's null holds.
+
+    Examples
+    --------
+    >>> import scipy
+    >>> from evalmc.stats.exact import paired_discrete_rejection_rates
+    >>> def signed_rank(a, b):
+    ...     return scipy.stats.wilcoxon(a - b, axis=1, method="approx").pvalue
+    >>> rate = paired_discrete_rejection_rates(signed_rank, 20, [-2, -1, 1, 2],
+    ...                                        [0.15, 0.35, 0.35, 0.15], alpha=[0.01, 0.05])
+    >>> rate.round(4)  # the normal approximation with ties, at its null
+    array([0.0074, 0.046 ])
+    """
+    values = np.asarray(values, dtype=float)
+    counts, prob = count_law(n, probabilities)
+    if values.shape != (counts.shape[1],):
+        raise ValueError("values and probabilities must have the same length")
+    pvalues = np.concatenate([
+        _pvalues(test, a, np.zeros_like(a)) for a in (
+            _samples(values, counts[start:start + CHUNK])
+            for start in range(0, len(counts), CHUNK))])
+    return rejection_rates(pvalues, prob, alpha)
+
+
+def two_sample_discrete_rejection_rates(test, n_a, n_b, values, probabilities_a,
+                                        probabilities_b=None, alpha=0.05):
+    """Exact rejection rate of a two-sample test whose scores take a few values.
+
+    A's `n_a` scores are independent, ``values[j]`` with probability ``probabilities_a[j]``,
+    B's `n_b` likewise with `probabilities_b` (by default A's: the null of equal laws); the
+    counts of each value in each sample are independent multinomials (:func:`count_law`),
+    sufficient for a test that ignores the order within a sample (Mann-Whitney, with its ties).
+    Each pair of count vectors is given to the test as one pair of sorted samples.
+
+    Parameters
+    ----------
+    test : callable
+        ``test(a, b) -> p-values``: `a`, `b` of shapes (k, n_a) and (k, n_b).
+    n_a, n_b : int
+        Sample sizes.
+    values : array_like of float, shape (L,)
+        The values a score takes.
+    probabilities_a, probabilities_b : array_like of float, shape (L,)
+        Theirs in A's and in B's population.
+    alpha : float or array_like of float
+        Levels.
+
+    Returns
+    -------
+    float or ndarray
+        The rate at each level, of `alpha`'s shape.
+
+    Examples
+    --------
+    >>> import scipy
+    >>> from evalmc.stats.exact import two_sample_discrete_rejection_rates
+    >>> def rank_sum(a, b):
+    ...     return scipy.stats.mannwhitneyu(a, b, axis=1, method="asymptotic").pvalue
+    >>> size = two_sample_discrete_rejection_rates(rank_sum, 8, 8, [1, 2, 3], [0.2, 0.5, 0.3])
+    >>> power = two_sample_discrete_rejection_rates(rank_sum, 8, 8, [1, 2, 3], [0.1, 0.3, 0.6],
+    ...                                             [0.3, 0.5, 0.2])
+    >>> round(size, 4), round(power, 4)
+    (0.0433, 0.3617)
+    """
+    values = np.asarray(values, dtype=float)
+    counts_a, prob_a = count_law(n_a, probabilities_a)
+    counts_b, prob_b = count_law(n_b, probabilities_a if probabilities_b is None
+                                 else probabilities_b)
+    if values.shape != (counts_a.shape[1],) or counts_b.shape[1] != counts_a.shape[1]:
+        raise ValueError("values and probabilities must have the same length")
+    _check_outcomes(len(counts_a) * len(counts_b))
+    samples_a, samples_b = _samples(values, counts_a), _samples(values, counts_b)
+    step = max(1, CHUNK // len(samples_b))
+    pvalues = np.concatenate([
+        _pvalues(test, np.repeat(samples_a[i:i + step], len(samples_b), axis=0),
+                 np.tile(samples_b, (len(samples_a[i:i + step]), 1)))
+        for i in range(0, len(samples_a), step)])
+    return rejection_rates(pvalues, np.outer(prob_a, prob_b).ravel(), alpha)
+
+
+def _pvalues(test, a, b) -> np.ndarray:
+    """The test's p-values of the outcomes (rows of `a`, `b`), checked for their shape."""
+    p = np.asarray(test(a, b), dtype=float)
+    if p.shape != (a.shape[0],):
+        raise ValueError(f"test must return one p-value per row; got shape {p.shape}")
+    return p
 
 
 def _size(name, n) -> int:
