@@ -177,7 +177,7 @@ def _mcnemar_simulated_vs_exact(ns, reps, seed):
 
 
 def test_mcnemar_simulated_sizes_within_4_mcse_of_exact():
-    _mcnemar_simulated_vs_exact((30, 100, 200), reps=10_000, seed=27)
+    _mcnemar_simulated_vs_exact((30, 100, 200), reps=20_000, seed=27)
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ a finite sum of their probabilities, exactly, at every level at once:
 - McNemar's four tests (:func:`mcnemar_pvalues`) on `n` paired items, of which a share `p01`
   is wrong for A only and `p10` for B only: the discordant counts ``(n01, n10)`` are sufficient,
   ``n01 + n10 ~ Binomial(n, p01 + p10)`` and, given their total m, ``n01 ~ Binomial(m, p01 /
-  (p01 + p10))`` (:func:`mcnemar_rejection_rates`). ``(n + 1)(n + 2) / 2`` outcomes.
+  (p01 + p10))`` (:func:`discordant_law`, :func:`mcnemar_rejection_rates`): at most
+  ``(n + 1)(n + 2) / 2`` outcomes.
 - the sign test on `n` pairs (:func:`sign_rejection_rates`): the same law and the exact
   McNemar p-value, with ``(n01, n10)`` the positive and the negative differences.
 - any test of paired scores, or of two independent samples, whose scores take a few values
