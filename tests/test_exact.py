@@ -43,8 +43,10 @@ def _grid(m_max):
 
 
 class TestPValues:
-    def test_statsmodels_mcnemar(self):
-        contingency = pytest.importorskip("statsmodels.stats.contingency_tables")
+    def test_statsmodels_and_mlxtend_mcnemar(self):
+        from mlxtend.evaluate import mcnemar as mlxtend_mcnemar
+        from statsmodels.stats import contingency_tables as contingency
+
         for n01, n10 in zip(*_grid(25), strict=True):
             if n01 + n10 == 0:
                 continue
@@ -54,6 +56,9 @@ class TestPValues:
                                             ("mcnemar", False, True), ("mcnemar-exact", True,
                                                                        True)):
                 ref = contingency.mcnemar(table, exact=exact, correction=correction).pvalue
+                assert got[name] == pytest.approx(ref, rel=1e-12, abs=1e-300), (table, name)
+            for name, corrected in (("mcnemar-uncorrected", False), ("mcnemar", True)):
+                ref = mlxtend_mcnemar(np.array(table), corrected=corrected)[1]
                 assert got[name] == pytest.approx(ref, rel=1e-12, abs=1e-300), (table, name)
 
     def test_scipy_binomtest_and_midp(self):

@@ -168,8 +168,9 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
     """McNemar's chi2 test without continuity correction: see :func:`mcnemar_test`.
 
     ``(n01 - n10)^2 / (n01 + n10)`` against chi2(1) (McNemar 1947; statsmodels'
-    ``mcnemar(table, exact=False, correction=False)``): the score test, larger than the
-    corrected statistic, so more often rejecting. No discordant pair gives p = 1.
+    ``mcnemar(table, exact=False, correction=False)``): the score test. Its statistic exceeds
+    the corrected one wherever ``n01 != n10``, so it rejects more often. No discordant pair
+    gives p = 1.
 
     Parameters
     ----------

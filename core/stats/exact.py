@@ -67,8 +67,8 @@ def mcnemar_pvalues(table_or_n01, n10=None) -> dict:
     -------
     dict of str to float or ndarray
         Keyed by :data:`MCNEMAR_TESTS`: ``'mcnemar-uncorrected'`` (statsmodels' ``mcnemar(table,
-        exact=False, correction=False)``), ``'mcnemar'`` (``exact=False``, continuity-corrected,
-        the default of Dietterich 1998), ``'mcnemar-exact'`` (``exact=True``, equal to
+        exact=False, correction=False)``), ``'mcnemar'`` (``exact=False``, continuity-corrected, as
+        Dietterich 1998 writes it), ``'mcnemar-exact'`` (``exact=True``, equal to
         ``scipy.stats.binomtest(n01, n01 + n10)``) and ``'mcnemar-midp'`` (``2 P(X < k) + P(X
         = k)``, ``k = min(n01, n10)``, X ~ Binomial(n01 + n10, 1/2), capped at 1; Fagerland et
         al. 2013). Floats for one table, else arrays of the tables' shape. No discordant pair
