@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -251,6 +252,79 @@ def _mcnemar_exact_sizes(n, discordant, alpha):
                 p_mk = p_m * stats.binom.pmf(k, m, 0.5)
                 for name in rejected:
                     total[name] += p_mk
+    return total
+
+
+MCNEMAR_VARIANTS = ("mcnemar-uncorrected", "mcnemar", "mcnemar-exact", "mcnemar-midp")
+
+
+@functools.cache
+def mcnemar_pvalues_textbook(n01, n10):
+    """The four McNemar p-values by the textbook formulas, without numpy or scipy: the chi2(1)
+    tail as ``erfc(sqrt(x / 2))``, the binomial tails as sums of ``math.comb`` over ``2^m`` in
+    exact integer arithmetic (rounded once)."""
+    m = n01 + n10
+    if m == 0:
+        return dict.fromkeys(MCNEMAR_VARIANTS, 1.0)
+    k = min(n01, n10)
+    below = sum(math.comb(m, j) for j in range(k))  # 2^m P(X < k), X ~ Binomial(m, 1/2)
+    at = math.comb(m, k)
+    return {
+        "mcnemar-uncorrected": math.erfc(math.sqrt((n01 - n10) ** 2 / m / 2)),
+        "mcnemar": math.erfc(math.sqrt((abs(n01 - n10) - 1) ** 2 / m / 2)),
+        "mcnemar-exact": min(1.0, float(Fraction(2 * (below + at), 2**m))),
+        "mcnemar-midp": min(1.0, float(Fraction(2 * below + at, 2**m))),
+    }
+
+
+def mcnemar_rejection_enumerated(n, p01, p10, alphas):
+    """Rejection rates of the four McNemar tests on n items at each of `alphas`: a loop over
+    every outcome (n01, n10, concordant) with its multinomial probability from math.comb."""
+    rest = 1.0 - p01 - p10
+    total = {name: [0.0] * len(alphas) for name in MCNEMAR_VARIANTS}
+    for n01 in range(n + 1):
+        for n10 in range(n - n01 + 1):
+            prob = (math.comb(n, n01) * math.comb(n - n01, n10)
+                    * p01**n01 * p10**n10 * rest ** (n - n01 - n10))
+            for name, p in mcnemar_pvalues_textbook(n01, n10).items():
+                for i, alpha in enumerate(alphas):
+                    if p <= alpha:
+                        total[name][i] += prob
+    return total
+
+
+def sign_rejection_enumerated(n, p_greater, p_tie, alphas):
+    """Rejection rates of the two-sided sign test on n pairs at each of `alphas`: a loop over
+    every outcome (positive, negative, zero differences), scipy's binomtest on the non-zero
+    ones (p = 1 when there is none)."""
+    p_less = 1.0 - p_greater - p_tie
+    total = [0.0] * len(alphas)
+    for pos in range(n + 1):
+        for neg in range(n - pos + 1):
+            p = stats.binomtest(pos, pos + neg, 0.5).pvalue if pos + neg else 1.0
+            prob = (math.comb(n, pos) * math.comb(n - pos, neg)
+                    * p_greater**pos * p_less**neg * p_tie ** (n - pos - neg))
+            for i, alpha in enumerate(alphas):
+                if p <= alpha:
+                    total[i] += prob
+    return total
+
+
+def sequences_rejection(pvalue, sizes, values, probabilities, alpha):
+    """Rejection rate of a test on independent samples of sizes `sizes` whose scores take
+    `values` with `probabilities` (one vector per sample): a loop over every sequence of
+    scores, in order, its probability the product of its scores'; ``pvalue(*samples)`` on
+    each (a NaN p-value never rejects)."""
+    total = 0.0
+    for seq in itertools.product(range(len(values)), repeat=sum(sizes)):
+        samples, prob, start = [], 1.0, 0
+        for size, probs in zip(sizes, probabilities, strict=True):
+            part = seq[start:start + size]
+            samples.append(np.array([values[j] for j in part], dtype=float))
+            prob *= math.prod(probs[j] for j in part)
+            start += size
+        if prob > 0 and pvalue(*samples) <= alpha:
+            total += prob
     return total
 
 

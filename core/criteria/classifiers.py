@@ -164,16 +164,50 @@ def mcnemar(counts, rng=None) -> CriterionResult:
     return mcnemar_test(*discordant(counts))
 
 
-def mcnemar_test(n01, n10) -> CriterionResult:
+def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
+    """McNemar's chi2 test without continuity correction: see :func:`mcnemar_test`.
+
+    ``(n01 - n10)^2 / (n01 + n10)`` against chi2(1) (McNemar 1947; statsmodels'
+    ``mcnemar(table, exact=False, correction=False)``): the score test. Its statistic exceeds
+    the corrected one wherever ``n01 != n10``, so it rejects more often. No discordant pair
+    gives p = 1.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : None
+        Unused: the tests on counts share the signature ``test(counts, rng)``.
+
+    Returns
+    -------
+    CriterionResult
+        P-values and the chi2 statistic; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> result = mcnemar_uncorrected(counts)  # n01, n10 = 5, 17 and 12, 12
+    >>> result.statistic.round(4), result.pvalue.round(4)
+    (array([6.5455, 0.    ]), array([0.0105, 1.    ]))
+    """
+    return mcnemar_test(*discordant(counts), correction=False)
+
+
+def mcnemar_test(n01, n10, correction=True) -> CriterionResult:
     """McNemar's test: ``(|n01 - n10| - 1)^2 / (n01 + n10)`` against chi2(1).
 
     The continuity-corrected statistic exactly as Keller et al.'s Eq 4 and Dietterich (1998)
-    write it; no discordant pair gives statistic 0 and p = 1.
+    write it (without the correction: ``(n01 - n10)^2 / (n01 + n10)``); no discordant pair
+    gives statistic 0 and p = 1.
 
     Parameters
     ----------
     n01, n10 : ndarray of int, shape (n_reps,)
         Discordant counts (:func:`discordant`).
+    correction : bool
+        Subtract 1 from ``|n01 - n10|`` (the continuity correction).
 
     Returns
     -------
@@ -188,7 +222,8 @@ def mcnemar_test(n01, n10) -> CriterionResult:
     ([5.5, 0.0], [0.019, 1.0])
     """
     m = (n01 + n10).astype(float)
-    chi2 = np.divide((np.abs(n01 - n10) - 1.0) ** 2, m, out=np.zeros_like(m), where=m > 0)
+    chi2 = np.divide((np.abs(n01 - n10) - float(correction)) ** 2, m, out=np.zeros_like(m),
+                     where=m > 0)
     return CriterionResult.from_pvalues(scipy.stats.chi2.sf(chi2, 1), chi2)
 
 

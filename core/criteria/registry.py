@@ -103,6 +103,8 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "taken as independent", needs="counts"),
     _row("mcnemar", "classifiers:mcnemar", "McNemar's chi2 test, continuity-corrected",
          needs="counts"),
+    _row("mcnemar-uncorrected", "classifiers:mcnemar_uncorrected", "McNemar's chi2 test "
+         "without continuity correction", needs="counts"),
     _row("mcnemar-exact", "classifiers:mcnemar_exact", "McNemar's exact (binomial) test",
          needs="counts"),
     _row("mcnemar-midp", "classifiers:mcnemar_midp", "McNemar's mid-p test", needs="counts"),
