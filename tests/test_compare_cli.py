@@ -134,7 +134,10 @@ def test_pair_by_matches_rows_by_key_and_counts_ties(capsys, tmp_path):
     ("a,b\n1,2\n3,4\n2,1\n", ["--gamma", "1.5"], r"`gamma` must be in \(0.5, 1\); got 1.5"),
     ("a,b\n1,2\n3,4\n2,1\n", ["--sigma", "0"], r"`sigma` must be in \(0, inf\]; got 0.0"),
     ("a,b\n1,2\n3,4\n2,1\n", ["--resamples", "ten"], "`resamples` must be an integer; got 'ten'"),
-    ("a,b\n1,2\n3,4\n2,1\n", ["--resamples", "0"], "`resamples` must be an integer >= 1; got 0"),
+    ("a,b\n1,2\n3,4\n2,1\n", ["--resamples", "0"],
+     r"`resamples` must be an integer in \[1, 10000000\]; got 0"),
+    ("a,b\n1,2\n3,4\n2,1\n", ["--resamples", "100000000"],  # took 2.9 GB below Noether's k
+     r"`resamples` must be an integer in \[1, 10000000\]; got 100000000\."),
 ])
 def test_errors_are_one_line_exit_2(capsys, tmp_path, content, extra, match):
     path = tmp_path / "bad.csv"
@@ -148,3 +151,24 @@ def test_errors_are_one_line_exit_2(capsys, tmp_path, content, extra, match):
 def test_missing_file(capsys, tmp_path):
     code, _, err = _run(capsys, "compare", tmp_path / "none.csv", "--a", "a", "--b", "b")
     assert code == 2 and "`FILE` must be an existing CSV file" in err
+
+
+def test_interval_is_labelled_with_its_real_level(capsys, runs):
+    path, _, _ = runs
+    code, out, _ = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--alpha", "0.025")
+    assert code == 0 and "97.5% percentile-bootstrap interval" in out  # not "98%"
+
+
+def test_ctrl_c_exits_130_with_a_message_and_writes_nothing(capsys, runs, monkeypatch,
+                                                            tmp_path):
+    import evalmc.analysis.comparison as comparison
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(comparison, "compare", interrupted)
+    path, _, _ = runs
+    target = tmp_path / "out.json"
+    code, out, err = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--out", target)
+    assert (code, out, err) == (130, "", "evalmc: interrupted; nothing was written.\n")
+    assert not target.exists()

@@ -36,6 +36,9 @@ from evalmc.criteria.outperform import (
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 
+#: Most bootstrap resamples :func:`compare` takes: the exact rates of its caveat cost time in B.
+MAX_RESAMPLES = 10_000_000
+
 
 @dataclass(frozen=True)
 class CompareResult:
@@ -146,7 +149,7 @@ class CompareResult:
 
     def _repr_html_(self) -> str:
         head = (f"<p>P(A&gt;B) = {self.p_a_beats_b:.4f} over k = {self.k} pairs, "
-                f"{1 - self.alpha:.0%} interval [{self.ci_low:.4f}, {self.ci_high:.4f}]: "
+                f"{level_label(self.alpha)} interval [{self.ci_low:.4f}, {self.ci_high:.4f}]: "
                 f"<b>{self.conclusion}</b> (gamma = {self.gamma})</p>")
         notes = "".join(f"<p>caveat: {html.escape(c)}</p>" for c in self.caveats)
         return head + notes + self.to_frame().to_html(index=False, na_rep="")
@@ -185,7 +188,7 @@ class CompareResult:
             ax.hist((2 * cells[:, 0] + cells[:, 1]) / (2 * k), bins=50, density=True,
                     color="C0")
         ax.axvspan(self.ci_low, self.ci_high, color="C0", alpha=0.15,
-                   label=f"{1 - self.alpha:.0%} interval")
+                   label=f"{level_label(self.alpha)} interval")
         ax.axvline(0.5, color="k", ls="--", lw=0.8, label="0.5")
         ax.axvline(self.gamma, color="C3", ls="--", lw=0.8, label=f"gamma = {self.gamma}")
         ax.set(xlabel="P(A > B) of a bootstrap resample", ylabel="probability", xlim=(0, 1),
@@ -209,7 +212,7 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     beta : float
         False-negative rate for Noether's sample size.
     n_resamples : int
-        Bootstrap resamples.
+        Bootstrap resamples, at most :data:`MAX_RESAMPLES`.
     delta : float
         Threshold of the single-point and average verdicts, in units of `sigma`.
     sigma : float, optional
@@ -252,6 +255,7 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
                              "the pooled sd of the runs is 0.")
     sigma = check_float("sigma", sigma, low=0, open_low=True)
     seed = check_int("seed", seed, low=0)
+    n_resamples = check_int("n_resamples", n_resamples, low=1, high=MAX_RESAMPLES)
     beta = check_float("beta", beta, low=0, high=1, open_low=True, open_high=True)
     wins, ties = int(np.sum(a > b)), int(np.sum(a == b))
     res = outperform_test([wins], [ties], k, gamma=gamma, alpha=alpha, n_resamples=n_resamples,
@@ -293,6 +297,27 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
         resamples=n_resamples, noether_n=noether_n, sigma=sigma, delta=delta * sigma,
         criteria=verdicts, null_a_better=null_a, null_b_better=null_b, caveats=caveats,
     )
+
+
+def level_label(alpha: float) -> str:
+    """The confidence level ``1 - alpha`` as a percentage, with the digits it needs.
+
+    Parameters
+    ----------
+    alpha : float
+        One minus the confidence level.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evalmc.analysis.comparison import level_label
+    >>> level_label(0.05), level_label(0.025), level_label(0.001)
+    ('95%', '97.5%', '99.9%')
+    """
+    return f"{100 * (1 - alpha):.6g}%"
 
 
 def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:

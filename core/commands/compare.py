@@ -60,7 +60,7 @@ def register(sub) -> None:
     parser.add_argument("--beta", type=float, default=0.05,
                         help="false-negative rate for Noether's sample size")
     parser.add_argument("--resamples", type=int_arg("resamples"), default=N_RESAMPLES,
-                        help="bootstrap resamples B")
+                        help="bootstrap resamples B, at most 10^7 (default %(default)s)")
     parser.add_argument("--delta", type=float, default=DELTA_PAPER,
                         help="threshold of the single-point and average verdicts, in sigmas")
     parser.add_argument("--sigma", type=float,
@@ -83,7 +83,7 @@ def run(args) -> int:
     Returns
     -------
     int
-        The exit status: 0.
+        The exit status: 0, or 130 when interrupted (Ctrl-C) before writing.
 
     Examples
     --------
@@ -113,10 +113,10 @@ def run(args) -> int:
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)
-    from evalmc.analysis.comparison import compare
+    from evalmc.analysis.comparison import MAX_RESAMPLES, compare, level_label
     from evalmc.sims.validation import check_int
 
-    check_int("resamples", args.resamples, low=1)
+    check_int("resamples", args.resamples, low=1, high=MAX_RESAMPLES)
     frame = load_table(args, args.pair_by)
     frame.attrs["long"] = args.model is not None
     from evalmc.sims.tables import read_pairs
@@ -126,8 +126,13 @@ def run(args) -> int:
         shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
         print(f"evalmc: dropped {len(dropped)} pair(s) missing a score: {shown}",
               file=sys.stderr)
-    res = compare(a, b, gamma=args.gamma, alpha=args.alpha, beta=args.beta,
-                  n_resamples=args.resamples, delta=args.delta, sigma=args.sigma, seed=args.seed)
+    try:
+        res = compare(a, b, gamma=args.gamma, alpha=args.alpha, beta=args.beta,
+                      n_resamples=args.resamples, delta=args.delta, sigma=args.sigma,
+                      seed=args.seed)
+    except KeyboardInterrupt:
+        print("evalmc: interrupted; nothing was written.", file=sys.stderr)
+        return 130
     result = {**res.to_dict(), "n_dropped": len(dropped)}
     if args.plot:
         res.plot().savefig(args.plot, dpi=120)
@@ -136,15 +141,15 @@ def run(args) -> int:
     elif args.format == "csv":
         write(res.to_frame().to_csv(index=False), args.out)
     else:
-        write(_table(result, args), args.out)
+        write(_table(result, args, level_label(args.alpha)), args.out)
     return 0
 
 
-def _table(result: dict, args) -> str:
+def _table(result: dict, args, level: str) -> str:
     lines = [
         f"pairs k = {result['k']} ({result['wins']} won by A, {result['ties']} ties counted one "
         f"half, {result['n_dropped']} dropped)",
-        f"P(A>B) = {result['p_a_beats_b']:.4f}, {1 - args.alpha:.0%} percentile-bootstrap "
+        f"P(A>B) = {result['p_a_beats_b']:.4f}, {level} percentile-bootstrap "
         f"interval [{result['ci_low']:.4f}, {result['ci_high']:.4f}] (B = {args.resamples})",
         f"conclusion (two-sided, gamma = {args.gamma}): {result['conclusion']}",
         *(f"caveat: {line}" for line in result["caveats"]),
