@@ -342,3 +342,76 @@ def test_permutation_tests_are_not_run_above_their_bound(capsys, tmp_path):
     res = json.loads(_run(capsys, "compare", path, "--a", "A", "--b", "B", "--format",
                           "json")[1])
     assert res["tests"][2]["p_value"] is None
+
+
+def _holm(p):
+    """Holm's adjusted p-values, step by step (reference)."""
+    order, m, out, running = np.argsort(p), len(p), np.empty(len(p)), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_several_models_every_pair_with_holm(capsys, tmp_path):
+    rng = np.random.default_rng(11)
+    base = rng.normal(0.8, 0.02, 12)
+    runs = {"A": base + 0.02 + rng.normal(0, 0.01, 12), "B": base,
+            "C": base + rng.normal(0, 0.01, 12), "D": base - 0.01 + rng.normal(0, 0.01, 12)}
+    runs["C"][3] = np.nan  # C misses seed 3: its pairs keep the 11 others
+    path = tmp_path / "four.csv"
+    path.write_text("seed," + ",".join(runs) + "\n" + "".join(
+        f"{s}," + ",".join("" if np.isnan(x[s]) else repr(float(x[s])) for x in runs.values())
+        + "\n" for s in range(12)))
+    code, out, _ = _run(capsys, "compare", path, "--models", "A", "B", "C", "D", "--pair-by",
+                        "seed", "--format", "json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["model_a"], r["model_b"]) for r in rows] == [
+        ("A", "B"), ("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+    for r in rows:
+        a, b = runs[r["model_a"]], runs[r["model_b"]]
+        keep = ~np.isnan(a) & ~np.isnan(b)
+        assert r["n_a"] == keep.sum() == (11 if "C" in (r["model_a"], r["model_b"]) else 12)
+        t = stats.ttest_rel(a[keep], b[keep])
+        assert r["paired-t_p"] == pytest.approx(t.pvalue, rel=1e-9)
+        assert r["wilcoxon_p"] == pytest.approx(stats.wilcoxon(a[keep], b[keep]).pvalue,
+                                                rel=1e-9)
+        assert r["conclusion"] == compare(a[keep], b[keep]).conclusion
+    for test in ("paired-t", "wilcoxon", "permutation-paired"):
+        raw = np.array([r[f"{test}_p"] for r in rows])
+        assert [r[f"{test}_p_holm"] for r in rows] == pytest.approx(_holm(raw), rel=1e-12)
+    code, out, _ = _run(capsys, "compare", path, "--models", "A", "B", "C", "D", "--unpaired",
+                        "--format", "json")
+    rows = json.loads(out)
+    assert rows[1]["n_b"] == 11 and rows[1]["welch-t_p"] == pytest.approx(
+        stats.ttest_ind(runs["A"], runs["C"][~np.isnan(runs["C"])], equal_var=False).pvalue)
+    code, out, _ = _run(capsys, "compare", path, "--models", "A", "B", "C", "--pair-by", "seed")
+    assert out.startswith("3 models, 3 pairs, paired by seed; higher scores are better; mean "
+                          "difference model_a - model_b with its 95% t interval; p-values "
+                          "two-sided, _holm adjusted by Holm over the 3 pairs\n")
+
+
+@pytest.mark.parametrize(("extra", "match"), [
+    (["--models", "A"], r"`--models` must name at least 2 models, without `--a` and `--b`"),
+    (["--models", "A", "B", "--a", "A"], "`--models` must name at least 2 models"),
+    (["--a", "A"], "`--a` and `--b` must name the two pipelines to compare"),
+    (["--models", "A", "Z"], "`--models` 'Z' is not a column of"),
+    (["--models", "A", "B", "--plot", "x.png"], "`--plot` draws the bootstrap law"),
+])
+def test_models_errors(capsys, runs, extra, match):
+    code, _, err = _run(capsys, "compare", runs[0], *extra)
+    assert code == 2 and __import__("re").search(match, err), err
+
+
+def test_models_of_a_wide_file_pair_by_key(capsys, tmp_path):
+    path = tmp_path / "keys.csv"
+    path.write_text("s,A,B,C\n1,0.9,,\n1,,0.8,0.7\n2,0.95,0.85,0.8\n3,0.9,0.7,0.75\n")
+    argv = ["compare", path, "--models", "A", "B", "C", "--pair-by", "s", "--format", "json"]
+    rows = json.loads(_run(capsys, *argv)[1])
+    assert [r["n_a"] for r in rows] == [3, 3, 3] and rows[0]["mean_difference"] == pytest.approx(
+        np.mean([0.9 - 0.8, 0.95 - 0.85, 0.9 - 0.7]))
+    path.write_text("s,A,B,C\n1,0.9,,\n1,,0.8,0.7\n2,0.95,0.85,0.8\n2,0.9,,\n3,0.9,0.7,0.7\n")
+    code, _, err = _run(capsys, *argv)
+    assert code == 2 and err == ("evalmc: error: `--pair-by` key s=2 has more than one score "
+                                 "for 'A'; each key may hold one score per model.\n")

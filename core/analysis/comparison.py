@@ -601,3 +601,77 @@ def _tests_frame(tests, diff_low: float, diff_high: float):
                           "p_value": [t["p_value"] for t in tests]})
     frame.loc[0, ["ci_low", "ci_high"]] = diff_low, diff_high
     return frame
+
+
+def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
+                   n_resamples=N_RESAMPLES, seed=0):
+    """Every pair of several models on one data set: :func:`compare` (or, not `paired`,
+    :func:`compare_unpaired`) on each, each test's p-values adjusted by Holm over the pairs.
+
+    Parameters
+    ----------
+    scores : DataFrame or dict of str to array_like
+        One column of scores per model (at least 2), NaN where a run is missing; paired, row
+        i holds the models' runs on one seed or split, and a pair of models keeps the rows
+        where both have a score.
+    paired : bool
+        Whether the rows pair the runs; False compares each model's runs as independent.
+    alpha, best, gamma, n_resamples, seed
+        As for :func:`compare` (the unpaired comparison takes `alpha`, `best` and `seed`).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair (``model_a`` before ``model_b`` in the order of `scores`): ``n_a``,
+        ``n_b`` (the pairs, twice, when paired), ``p_a_beats_b``, ``ci_low``, ``ci_high`` and
+        ``conclusion`` (the P(A>B) test; NaN and None unpaired), ``mean_difference``,
+        ``diff_low``, ``diff_high`` (its t interval, not adjusted), then for each test
+        ``<test>_p`` and ``<test>_p_holm``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.analysis.comparison import compare_models
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.normal(0.80, 0.02, 10)
+    >>> scores = {"A": base + 0.02 + rng.normal(0, 0.01, 10), "B": base,
+    ...           "C": base + rng.normal(0, 0.01, 10)}
+    >>> table = compare_models(scores, seed=1)
+    >>> table[["model_a", "model_b", "conclusion", "paired-t_p", "paired-t_p_holm"]].round(4)
+      model_a model_b       conclusion  paired-t_p  paired-t_p_holm
+    0       A       B         A better      0.0005           0.0014
+    1       A       C         A better      0.0013           0.0026
+    2       B       C  not significant      0.9937           0.9937
+    """
+    import itertools
+
+    import pandas as pd
+
+    from evalmc.criteria.ranks import holm
+
+    frame = pd.DataFrame(scores)
+    if frame.shape[1] < 2:
+        raise ValueError(f"`scores` must hold at least 2 models; got {frame.shape[1]}.")
+    rows = []
+    for name_a, name_b in itertools.combinations(frame.columns, 2):
+        a, b = (frame[name].to_numpy(dtype=float) for name in (name_a, name_b))
+        if paired:
+            keep = ~np.isnan(a) & ~np.isnan(b)
+            res = compare(a[keep], b[keep], gamma=gamma, alpha=alpha, n_resamples=n_resamples,
+                          seed=seed, best=best)
+            row = {"n_a": res.k, "n_b": res.k, "p_a_beats_b": res.p_a_beats_b,
+                   "ci_low": res.ci_low, "ci_high": res.ci_high, "conclusion": res.conclusion}
+        else:
+            res = compare_unpaired(a[~np.isnan(a)], b[~np.isnan(b)], alpha=alpha, best=best,
+                                   seed=seed)
+            row = {"n_a": res.n_a, "n_b": res.n_b, "p_a_beats_b": res.p_a_beats_b,
+                   "ci_low": np.nan, "ci_high": np.nan, "conclusion": None}
+        rows.append({"model_a": str(name_a), "model_b": str(name_b), **row,
+                     "mean_difference": res.mean_difference, "diff_low": res.diff_low,
+                     "diff_high": res.diff_high,
+                     **{f"{t['test']}_p": t["p_value"] for t in res.tests}})
+    table = pd.DataFrame(rows)
+    for test in [t["test"] for t in res.tests]:
+        table.insert(table.columns.get_loc(f"{test}_p") + 1, f"{test}_p_holm",
+                     holm(table[f"{test}_p"].to_numpy()))
+    return table

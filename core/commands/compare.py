@@ -62,10 +62,13 @@ def register(sub) -> None:
     """
     parser = sub.add_parser("compare", help="P(A>B) test and other verdicts on your own runs")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file of run scores")
-    parser.add_argument("--a", required=True, metavar="NAME",
+    parser.add_argument("--a", metavar="NAME",
                         help="column of A's scores (long format: A's model name)")
-    parser.add_argument("--b", required=True, metavar="NAME",
+    parser.add_argument("--b", metavar="NAME",
                         help="column of B's scores (long format: B's model name)")
+    parser.add_argument("--models", nargs="+", metavar="NAME",
+                        help="instead of --a and --b: several models, every pair compared, "
+                             "the p-values adjusted by Holm")
     parser.add_argument("--pair-by", metavar="COL",
                         help="column keying the pairs (seed, split); default: pair by row (a "
                              "long file: by each model's run order, refused when a column such "
@@ -145,12 +148,18 @@ def run(args) -> int:
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)
+    if args.models is not None and (args.a or args.b or len(args.models) < 2):
+        raise UsageError("`--models` must name at least 2 models, without `--a` and `--b`; got "
+                         f"{args.models}.")
+    if args.models is None and not (args.a and args.b):
+        raise UsageError("`--a` and `--b` must name the two pipelines to compare (or "
+                         "`--models` several).")
     if args.unpaired and args.pair_by:
         raise UsageError("`--unpaired` and `--pair-by` exclude each other: unpaired runs have "
                          "no pairing key.")
-    if args.unpaired and args.plot:
-        raise UsageError("`--plot` draws the bootstrap law of paired runs; it does not go with "
-                         "`--unpaired`.")
+    if args.plot and (args.unpaired or args.models):
+        raise UsageError("`--plot` draws the bootstrap law of two models' paired runs; it does "
+                         "not go with `--unpaired` or `--models`.")
     from evalmc.analysis.comparison import MAX_RESAMPLES, compare, compare_unpaired
     from evalmc.sims.validation import check_int
 
@@ -159,6 +168,8 @@ def run(args) -> int:
         _refuse_order_pairing(args)
     frame = load_table(args, args.pair_by)
     frame.attrs["long"] = args.model is not None
+    if args.models:
+        return _compare_models(frame, args)
     if args.unpaired:
         a, b, n_dropped = _independent_runs(frame, args)
         pairing = None
@@ -191,6 +202,53 @@ def run(args) -> int:
         write(res.to_frame().to_csv(index=False), args.out)
     else:
         write(_table(result, args), args.out)
+    return 0
+
+
+def _compare_models(frame, args) -> int:
+    """Every pair of ``args.models``: the table of
+    :func:`evalmc.analysis.comparison.compare_models`, written."""
+    import pandas as pd
+
+    from evalmc.analysis.comparison import compare_models, level_label
+    from evalmc.sims.tables import key_column, numeric_column
+
+    table = pd.DataFrame({name: numeric_column(frame, name, option="--models")
+                          for name in args.models})
+    if args.pair_by and args.model is None:  # a wide file: one row per key
+        keys = key_column(frame, args.pair_by, option="--pair-by").to_numpy()
+        counts = table.notna().groupby(keys, sort=False).sum().stack()
+        if (counts > 1).any():
+            key, name = counts[counts > 1].index[0]
+            raise ValueError(f"`--pair-by` key {args.pair_by}={key} has more than one score "
+                             f"for {name!r}; each key may hold one score per model.")
+        table = table.groupby(keys, sort=False).first()
+    missing = table.isna().sum() if not (args.unpaired and args.model is not None) else (
+        pd.Series(frame.attrs.get("missing", {}), dtype=int))  # a long table pads its models
+    if not args.dropna and missing.any():
+        raise ValueError(f"`--models` {missing[missing > 0].index[0]!r} misses a score; without "
+                         "--no-dropna missing scores are skipped and counted.")
+    try:
+        result = compare_models(table, paired=not args.unpaired, alpha=args.alpha,
+                                best=args.best, gamma=args.gamma, n_resamples=args.resamples,
+                                seed=args.seed)
+    except KeyboardInterrupt:
+        print("evalmc: interrupted; nothing was written.", file=sys.stderr)
+        return 130
+    if args.format == "json":  # full precision, NaN as null
+        write(json_text(result.to_dict(orient="records")), args.out)
+        return 0
+    if args.format == "csv":
+        write(result.to_csv(index=False), args.out)
+        return 0
+    pairing = ("independent runs" if args.unpaired else
+               f"paired by {args.pair_by or ('run order' if args.model is not None else 'row')}")
+    better = "higher" if args.best == "max" else "lower (--best min)"
+    head = (f"{len(args.models)} models, {len(result)} pairs, {pairing}; {better} scores are "
+            f"better; mean difference model_a - model_b with its "
+            f"{level_label(args.alpha)} t interval; p-values two-sided, _holm adjusted by Holm "
+            f"over the {len(result)} pairs")
+    write(head + "\n" + result.to_string(index=False, na_rep="-"), args.out)
     return 0
 
 
