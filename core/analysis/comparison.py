@@ -122,11 +122,11 @@ class CompareResult:
     null_a_better: float | None
     null_b_better: float | None
     caveats: list
-    best: str = "max"
-    mean_difference: float = float("nan")
-    diff_low: float = float("nan")
-    diff_high: float = float("nan")
-    tests: list = ()
+    best: str
+    mean_difference: float
+    diff_low: float
+    diff_high: float
+    tests: list
 
     def to_dict(self) -> dict:
         """The fields as a dict (``evalmc compare --format json``).

@@ -8,9 +8,11 @@ pipeline, ``--a`` and ``--b`` name them) or long (``--model COL --score COL``: `
 score); without it, row i's A score is paired with row i's B score in a wide file, and in a
 long file each model's i-th run, unless the file has a column that may key the runs (a seed, a
 split, ...): then ``--pair-by`` (or ``--unpaired``) must say which, rather than trusting the
-file's order. ``--unpaired`` reads independent runs (:func:`evalmc.analysis.comparison.
-compare_unpaired`). A pair (or, unpaired, a run) with a missing score is dropped and reported on
-stderr (or, with ``--no-dropna``, an error); a cell that is not a number is an error.
+file's order. ``--unpaired`` reads independent runs (``compare_unpaired``), and ``--models``
+compares every pair of several models, the p-values adjusted by Holm (``compare_models``, both
+in :mod:`evalmc.analysis.comparison`). A pair (or, unpaired, a run) with a
+missing score is dropped and reported on stderr (or, with ``--no-dropna``, an error); a cell
+that is not a number is an error.
 """
 
 from __future__ import annotations
