@@ -93,7 +93,8 @@ def register(sub) -> None:
                         help="threshold of the single-point and average verdicts, in sigmas")
     parser.add_argument("--sigma", type=float,
                         help="sd of one run's score (default: pooled sd of A's and B's runs)")
-    parser.add_argument("--seed", type=int_arg("seed"), default=0, help="seed of the bootstrap")
+    parser.add_argument("--seed", type=int_arg("seed"), default=0,
+                        help="seed of the bootstrap and of the random permutations")
     add_table_options(parser)
     add_output_options(parser)
     parser.add_argument("--plot", metavar="FILE.png", help="plot the bootstrap distribution")
