@@ -156,6 +156,7 @@ def test_study_frame_is_its_summary(results):
 
 def test_compare_result():
     import numpy as np
+    import scipy.stats
 
     rng = np.random.default_rng(0)
     b = rng.normal(70.0, 1.0, 30)
@@ -163,6 +164,7 @@ def test_compare_result():
     a[5] = b[5]
     res = evalmc.compare(a, b, seed=1)
     record = res.to_dict()
+    ci = scipy.stats.ttest_rel(a, b).confidence_interval(0.95)
     assert record == {
         "k": 30, "wins": 24, "ties": 1, "p_a_beats_b": pytest.approx(24.5 / 30),
         "ci_low": pytest.approx(20 / 30), "ci_high": pytest.approx(28 / 30),
@@ -172,14 +174,23 @@ def test_compare_result():
         "criteria": {"prob-outperform": "A better", "single-point": "no difference shown",
                      "average-delta": "no difference shown", "t-oracle": "A better"},
         "null_a_better": None, "null_b_better": None,
-        "caveats": ["1 tied pair(s), each counted one half in P(A>B)."]}
+        "caveats": ["1 tied pair(s), each counted one half in P(A>B)."], "best": "max",
+        "mean_difference": pytest.approx(np.mean(a - b), rel=1e-12),
+        "diff_low": pytest.approx(ci.low, rel=1e-12),
+        "diff_high": pytest.approx(ci.high, rel=1e-12), "tests": record["tests"]}
     assert list(record) == ["k", "wins", "ties", "p_a_beats_b", "ci_low", "ci_high",
                             "conclusion", "gamma", "alpha", "resamples", "noether_n", "sigma",
-                            "delta", "criteria", "null_a_better", "null_b_better", "caveats"]
+                            "delta", "criteria", "null_a_better", "null_b_better", "caveats",
+                            "best", "mean_difference", "diff_low", "diff_high", "tests"]
+    assert [t["test"] for t in record["tests"]] == ["paired-t", "wilcoxon",
+                                                    "permutation-paired"]
     json.dumps(record)  # the command's --format json
     frame = res.to_frame()
-    assert list(frame["criterion"]) == list(res.criteria)
-    assert frame["p_a_beats_b"].iloc[0] == res.p_a_beats_b and frame["ci_low"].iloc[1:].isna().all()
+    assert list(frame["criterion"]) == [*res.criteria, "paired-t", "wilcoxon",
+                                        "permutation-paired"]
+    assert frame["p_a_beats_b"].iloc[0] == res.p_a_beats_b
+    assert frame["ci_low"].iloc[1:4].isna().all()
+    assert frame["ci_low"].iloc[4] == res.diff_low  # the paired t row: the mean difference's
     ax = res.plot().axes[0]
     heights = [bar.get_height() for bar in ax.containers[0]]
     assert len(heights) == 61 and sum(heights) == pytest.approx(1.0)

@@ -65,11 +65,11 @@ class TestLargeCompare:
                 assert outperform.percentile_ranks(n, alpha) == tuple(map(int, expected))
         assert outperform.percentile_ranks(10**12, 0.05) == (25 * 10**9, 975 * 10**9)
 
-    def test_compare_of_a_million_pairs_and_a_billion_resamples(self):
+    def test_compare_of_a_million_pairs_and_the_most_resamples(self):
         rng = np.random.default_rng(3)
         b = rng.integers(0, 2, 10**6).astype(float)
         a = np.where(rng.random(10**6) < 0.3, 1.0, b)
-        res = compare(a, b, n_resamples=10**9, seed=1)
+        res = compare(a, b, n_resamples=10**7, seed=1)
         assert res.k == 10**6 and res.conclusion == "not meaningful (A ahead)"
         assert res.ci_low < res.p_a_beats_b < res.ci_high and res.null_a_better is None
         assert res.plot() is not None  # a histogram of resamples, not the (k + 1)^2 law

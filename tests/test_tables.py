@@ -115,7 +115,12 @@ def test_compare_reads_long_format_and_semicolons(tmp_path, capsys):
                  "B", "--pair-by", "seed", "--format", "csv"]) == 0
     from_long = capsys.readouterr().out
     assert main(["compare", str(wide_file), "--a", "A", "--b", "B", "--format", "csv"]) == 0
-    assert capsys.readouterr().out == from_long
+    import io
+
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(capsys.readouterr().out)),
+                                  pd.read_csv(io.StringIO(from_long)), rtol=1e-9)
     assert "prob-outperform,A better,1.0,1.0,1.0" in from_long
 
 

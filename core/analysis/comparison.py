@@ -10,6 +10,11 @@ Noether's number of runs for the chosen gamma. A tie counts one half in P(A>B).
 A verdict from fewer pairs than Noether's number comes with a caveat: the exact probability that
 the test says "A better" (and "B better") when the two pipelines are equal, at this k. (The test
 can always reach a verdict: k wins of k put every resample at 1.)
+
+And the numbers: the mean difference A - B with its t interval, and the two-sided p-values of
+the paired t, Wilcoxon signed-rank and sign-flip permutation tests, each with what it assumes;
+:func:`compare_unpaired` gives Welch's t, Mann-Whitney's U and the relabelling permutation test
+for independent runs. ``best='min'`` reads lower scores (losses, errors) as better.
 """
 
 from __future__ import annotations
@@ -33,8 +38,17 @@ from evalmc.criteria.outperform import (
     outperform_test,
     t_oracle,
 )
+from evalmc.criteria.permutation import EXACT_MAX as FLIP_EXACT_MAX
+from evalmc.criteria.permutation import N_RESAMPLES as PERMUTATIONS
+from evalmc.estimators.registry import BEST
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_float, check_int
+from evalmc.sims.validation import check_choice, check_float, check_int
+
+#: Most bootstrap resamples :func:`compare` takes: the exact rates of its caveat cost time in B.
+MAX_RESAMPLES = 10_000_000
+#: Most scores (pairs, or runs of A and B) on which the permutation tests run: 9999 random
+#: permutations of 10^4 pairs take about a second, and the t-test is their large-sample limit.
+PERMUTATION_MAX = 10_000
 
 
 @dataclass(frozen=True)
@@ -63,12 +77,22 @@ class CompareResult:
         B are equal (continuous scores); computed when k is below `noether_n`, else None.
     caveats : list of str
         What qualifies the conclusion (few pairs, ties).
+    best : str
+        'max' (higher scores are better) or 'min'; A beats B in a pair when its score is
+        better, and the verdicts and P(A>B) follow.
+    mean_difference, diff_low, diff_high : float
+        ``mean(a - b)`` of the scores as given, and its paired t interval at ``1 - alpha``.
+    tests : list of dict
+        The two-sided tests of A = B (``paired-t``, ``wilcoxon``, ``permutation-paired``):
+        each ``test``, ``statistic_name``, ``statistic``, ``df`` (None but for t), ``p_value``
+        and what it ``assumes`` (the permutation test's p-value is NaN, not run, above
+        :data:`PERMUTATION_MAX` pairs).
 
     Examples
     --------
     >>> import evalmc
     >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
-    >>> res.to_frame()[["criterion", "verdict"]]
+    >>> res.to_frame()[["criterion", "verdict"]].head(4)
              criterion          verdict
     0  prob-outperform      not significant
     1     single-point  no difference shown
@@ -98,6 +122,11 @@ class CompareResult:
     null_a_better: float | None
     null_b_better: float | None
     caveats: list
+    best: str
+    mean_difference: float
+    diff_low: float
+    diff_high: float
+    tests: list
 
     def to_dict(self) -> dict:
         """The fields as a dict (``evalmc compare --format json``).
@@ -118,22 +147,29 @@ class CompareResult:
         return asdict(self)
 
     def to_frame(self):
-        """One row per criterion: its verdict, with the test's numbers on the P(A>B) row.
+        """One row per criterion, its verdict (the P(A>B) row with its interval), then one per
+        test, its statistic and p-value (the ``paired-t`` row with the mean difference and its
+        interval).
 
         Returns
         -------
         DataFrame
-            ``criterion``, ``verdict``, ``p_a_beats_b``, ``ci_low``, ``ci_high`` (NaN but on
-            the ``prob-outperform`` row).
+            ``criterion``, ``verdict``, ``p_a_beats_b``, ``ci_low``, ``ci_high``,
+            ``statistic``, ``p_value`` (NaN, or None, where they do not apply).
 
         Examples
         --------
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
         >>> res.to_frame()[["criterion", "p_a_beats_b", "ci_low", "ci_high"]].head(2)
-              criterion  p_a_beats_b  ci_low  ci_high
+                 criterion  p_a_beats_b  ci_low  ci_high
         0  prob-outperform          0.8     0.4      1.0
         1     single-point          NaN     NaN      NaN
+        >>> res.to_frame()[["criterion", "statistic", "p_value"]].tail(3).round(4)
+                    criterion  statistic  p_value
+        4            paired-t      2.058   0.1087
+        5            wilcoxon     13.500   0.1875
+        6  permutation-paired      0.012   0.1875
         """
         import pandas as pd
 
@@ -142,11 +178,12 @@ class CompareResult:
         for name in ("p_a_beats_b", "ci_low", "ci_high"):
             frame[name] = np.where(frame["criterion"] == "prob-outperform",
                                    getattr(self, name), np.nan)
-        return frame
+        return pd.concat([frame, _tests_frame(self.tests, self.diff_low, self.diff_high)],
+                         ignore_index=True)
 
     def _repr_html_(self) -> str:
         head = (f"<p>P(A&gt;B) = {self.p_a_beats_b:.4f} over k = {self.k} pairs, "
-                f"{1 - self.alpha:.0%} interval [{self.ci_low:.4f}, {self.ci_high:.4f}]: "
+                f"{level_label(self.alpha)} interval [{self.ci_low:.4f}, {self.ci_high:.4f}]: "
                 f"<b>{self.conclusion}</b> (gamma = {self.gamma})</p>")
         notes = "".join(f"<p>caveat: {html.escape(c)}</p>" for c in self.caveats)
         return head + notes + self.to_frame().to_html(index=False, na_rep="")
@@ -185,7 +222,7 @@ class CompareResult:
             ax.hist((2 * cells[:, 0] + cells[:, 1]) / (2 * k), bins=50, density=True,
                     color="C0")
         ax.axvspan(self.ci_low, self.ci_high, color="C0", alpha=0.15,
-                   label=f"{1 - self.alpha:.0%} interval")
+                   label=f"{level_label(self.alpha)} interval")
         ax.axvline(0.5, color="k", ls="--", lw=0.8, label="0.5")
         ax.axvline(self.gamma, color="C3", ls="--", lw=0.8, label=f"gamma = {self.gamma}")
         ax.set(xlabel="P(A > B) of a bootstrap resample", ylabel="probability", xlim=(0, 1),
@@ -195,8 +232,8 @@ class CompareResult:
 
 
 def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES,
-            delta=DELTA_PAPER, sigma=None, seed=0) -> CompareResult:
-    """The P(A>B) test and the other verdicts on one set of paired runs.
+            delta=DELTA_PAPER, sigma=None, seed=0, best="max") -> CompareResult:
+    """The P(A>B) test, the other verdicts and the paired tests on one set of paired runs.
 
     Parameters
     ----------
@@ -209,13 +246,15 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     beta : float
         False-negative rate for Noether's sample size.
     n_resamples : int
-        Bootstrap resamples.
+        Bootstrap resamples, at most :data:`MAX_RESAMPLES`.
     delta : float
         Threshold of the single-point and average verdicts, in units of `sigma`.
     sigma : float, optional
         Sd of one run's score; default: the pooled sd of A's and B's runs.
     seed : int
-        Seed of the bootstrap.
+        Seed of the bootstrap (and of the permutation test's sign flips above 16 pairs).
+    best : {'max', 'min'}
+        Whether higher scores are better (accuracies) or lower (losses, errors).
 
     Returns
     -------
@@ -232,6 +271,14 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     ('A better', 25, 0.833)
     >>> res.criteria["average-delta"]
     'no difference shown'
+    >>> round(res.mean_difference, 3), [f"{t['p_value']:.2g}" for t in res.tests]
+    (1.276, ['4.4e-08', '2.6e-07', '0.0002'])
+
+    Losses: lower is better, and A's are lower.
+
+    >>> loss = evalmc.compare(b - 1.0 + rng.normal(0, 1.0, 30), b, best="min", seed=1)
+    >>> loss.conclusion, loss.wins
+    ('A better', 22)
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -252,7 +299,26 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
                              "the pooled sd of the runs is 0.")
     sigma = check_float("sigma", sigma, low=0, open_low=True)
     seed = check_int("seed", seed, low=0)
+    n_resamples = check_int("n_resamples", n_resamples, low=1, high=MAX_RESAMPLES)
     beta = check_float("beta", beta, low=0, high=1, open_low=True, open_high=True)
+    best = check_choice("best", best, BEST)
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    rng = np.random.default_rng(seed)
+    t_test = scipy.stats.ttest_rel(a, b)
+    diff_low, diff_high = t_test.confidence_interval(1 - alpha)
+    batch = Batch(a[None], b[None], paired=True)
+    tests = [
+        _test("paired-t", "t", t_test.statistic, t_test.pvalue, "normal differences (or many "
+              "pairs)", df=t_test.df),
+        _test("wilcoxon", "R+", *_run_criterion("wilcoxon", batch, rng), "symmetric "
+              "differences; zero differences dropped"),
+        _permutation("permutation-paired", "mean(A - B)", batch, rng, k,
+                     "exchangeable signs of the differences",
+                     "" if k <= FLIP_EXACT_MAX else f"; {PERMUTATIONS} random sign flips"),
+    ]
+    mean_difference = float(np.mean(a - b))
+    if best == "min":  # A beats B where its score is lower: the verdicts read -a against -b
+        a, b = -a, -b
     wins, ties = int(np.sum(a > b)), int(np.sum(a == b))
     res = outperform_test([wins], [ties], k, gamma=gamma, alpha=alpha, n_resamples=n_resamples,
                           rng=np.random.default_rng(seed))
@@ -286,13 +352,37 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
             f"{alpha:g}, beta = {beta:g}): with equal models this test says 'A better' with "
             f"probability {null_a:.3g} and 'B better' with probability {null_b:.3g} at k = {k}.")
     if ties:
-        caveats.append(f"{ties} tied pair(s), each counted one half in P(A>B).")
+        caveats.append(f"{ties} tied pair(s), each counted one half in "
+                       f"{'P(A>B)' if best == 'max' else 'P(A<B)'}.")
     return CompareResult(
         k=k, wins=wins, ties=ties, p_a_beats_b=float(res.p_a_beats_b[0]), ci_low=low,
         ci_high=high, conclusion=verdicts["prob-outperform"], gamma=gamma, alpha=alpha,
         resamples=n_resamples, noether_n=noether_n, sigma=sigma, delta=delta * sigma,
         criteria=verdicts, null_a_better=null_a, null_b_better=null_b, caveats=caveats,
+        best=best, mean_difference=mean_difference, diff_low=float(diff_low),
+        diff_high=float(diff_high), tests=tests,
     )
+
+
+def level_label(alpha: float) -> str:
+    """The confidence level ``1 - alpha`` as a percentage, with the digits it needs.
+
+    Parameters
+    ----------
+    alpha : float
+        One minus the confidence level.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from evalmc.analysis.comparison import level_label
+    >>> level_label(0.05), level_label(0.025), level_label(0.001)
+    ('95%', '97.5%', '99.9%')
+    """
+    return f"{100 * (1 - alpha):.6g}%"
 
 
 def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
@@ -335,3 +425,253 @@ def _either(criterion, a, b, level) -> str:
     result = criterion(batch) if level is not None else criterion(batch, None)
     better = result.decisions(level if level is not None else 0.05)
     return "A better" if better[0] else "B better" if better[1] else "no difference shown"
+
+
+@dataclass(frozen=True)
+class UnpairedResult:
+    """Outcome of :func:`compare_unpaired`.
+
+    Attributes
+    ----------
+    n_a, n_b : int
+        Runs of A and of B.
+    best : str
+        'max' (higher scores are better) or 'min'.
+    alpha : float
+    p_a_beats_b : float
+        Share of the (A run, B run) couples that A wins, a tie counting one half: Mann-Whitney's
+        U over ``n_a n_b`` (its complement when lower is better).
+    mean_difference, diff_low, diff_high : float
+        ``mean(a) - mean(b)`` and its Welch t interval at ``1 - alpha``.
+    tests : list of dict
+        The two-sided tests of A = B (``welch-t``, ``mann-whitney``,
+        ``permutation-two-sample``), as in :attr:`CompareResult.tests`.
+
+    Examples
+    --------
+    >>> from evalmc.analysis.comparison import compare_unpaired
+    >>> res = compare_unpaired([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.89, 0.90])
+    >>> res.to_frame()[["criterion", "statistic", "p_value"]].round(4)
+                    criterion  statistic  p_value
+    0                 welch-t     2.4495   0.0486
+    1            mann-whitney    17.5000   0.0799
+    2  permutation-two-sample     0.0200   0.1111
+    """
+
+    n_a: int
+    n_b: int
+    best: str
+    alpha: float
+    p_a_beats_b: float
+    mean_difference: float
+    diff_low: float
+    diff_high: float
+    tests: list
+
+    def to_dict(self) -> dict:
+        """The fields as a dict (``evalmc compare --unpaired --format json``).
+
+        Returns
+        -------
+        dict
+            Field name to value, as in the class's attributes.
+
+        Examples
+        --------
+        >>> from evalmc.analysis.comparison import compare_unpaired
+        >>> record = compare_unpaired([3.0, 4.0, 5.0], [1.0, 2.0, 3.5]).to_dict()
+        >>> record["n_a"], record["p_a_beats_b"], record["tests"][0]["test"]
+        (3, 0.8888888888888888, 'welch-t')
+        """
+        return asdict(self)
+
+    def to_frame(self):
+        """One row per test: its statistic and p-value (the ``welch-t`` row with the mean
+        difference's interval).
+
+        Returns
+        -------
+        DataFrame
+            ``criterion``, ``verdict`` (None), ``p_a_beats_b``, ``ci_low``, ``ci_high``,
+            ``statistic``, ``p_value``, as :meth:`CompareResult.to_frame`.
+
+        Examples
+        --------
+        >>> from evalmc.analysis.comparison import compare_unpaired
+        >>> compare_unpaired([3.0, 4.0, 5.0], [1.0, 2.0, 3.5]).to_frame()["criterion"].tolist()
+        ['welch-t', 'mann-whitney', 'permutation-two-sample']
+        """
+        return _tests_frame(self.tests, self.diff_low, self.diff_high)
+
+
+def compare_unpaired(a, b, *, alpha=0.05, best="max", seed=0) -> UnpairedResult:
+    """Welch's t, Mann-Whitney's U and the permutation test on independent runs of A and B.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n_a,) and (n_b,)
+        Scores of A and of B, at least 2 each, from independent runs (no pairing).
+    alpha : float
+        One minus the confidence of the mean difference's interval.
+    best : {'max', 'min'}
+        Whether higher scores are better (accuracies) or lower (losses, errors).
+    seed : int
+        Seed of the permutation test's random relabellings (when the splits are too many to
+        enumerate).
+
+    Returns
+    -------
+    UnpairedResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.analysis.comparison import compare_unpaired
+    >>> rng = np.random.default_rng(0)
+    >>> res = compare_unpaired(rng.normal(1.0, 1.0, 12), rng.normal(0.0, 2.0, 20), seed=1)
+    >>> round(res.mean_difference, 3), round(res.p_a_beats_b, 3)
+    (1.535, 0.808)
+    >>> [(t["test"], round(t["p_value"], 4)) for t in res.tests]
+    [('welch-t', 0.0015), ('mann-whitney', 0.0042), ('permutation-two-sample', 0.0038)]
+    """
+    a, b = (np.asarray(x, dtype=float) for x in (a, b))
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 1 or x.size < 2:
+            raise ValueError(f"`{name}` must be a 1-D array of at least 2 scores; got shape "
+                             f"{x.shape}.")
+        bad = np.flatnonzero(~np.isfinite(x))
+        if bad.size:
+            raise ValueError(f"`{name}` must hold finite scores; {name}[{bad[0]}] is "
+                             f"{x[bad[0]]}.")
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    best = check_choice("best", best, BEST)
+    rng = np.random.default_rng(check_int("seed", seed, low=0))
+    welch = scipy.stats.ttest_ind(a, b, equal_var=False)
+    diff_low, diff_high = welch.confidence_interval(1 - alpha)
+    batch = Batch(a[None], b[None], paired=False)
+    u, u_p = _run_criterion("mann-whitney", batch, rng)
+    tests = [
+        _test("welch-t", "t", welch.statistic, welch.pvalue, "normal scores (or many runs); "
+              "the variances may differ", df=welch.df),
+        _test("mann-whitney", "U of A", u, u_p, "independent runs; tests P(A>B) = 1/2"),
+        _permutation("permutation-two-sample", "mean(A) - mean(B)", batch, rng,
+                     a.size + b.size, "exchangeable runs of A and B"),
+    ]
+    share = u / (a.size * b.size)
+    return UnpairedResult(
+        n_a=a.size, n_b=b.size, best=best, alpha=alpha,
+        p_a_beats_b=share if best == "max" else 1.0 - share,
+        mean_difference=float(a.mean() - b.mean()), diff_low=float(diff_low),
+        diff_high=float(diff_high), tests=tests,
+    )
+
+
+def _run_criterion(name: str, batch: Batch, rng) -> tuple[float, float]:
+    """The statistic and two-sided p-value of the registered criterion `name` on `batch`."""
+    result = get_criterion(name)(batch, rng)
+    return float(result.statistic[0]), float(result.pvalues()[0])
+
+
+def _permutation(name: str, statistic_name: str, batch: Batch, rng, size: int,
+                 assumes: str, note: str = "") -> dict:
+    """The record of the permutation test `name` (`note` added to what it assumes), its
+    p-value NaN (not run) when the `size` scores are more than :data:`PERMUTATION_MAX`."""
+    if size <= PERMUTATION_MAX:
+        return _test(name, statistic_name, *_run_criterion(name, batch, rng), assumes + note)
+    statistic = float(np.mean(batch.a) - np.mean(batch.b))
+    return _test(name, statistic_name, statistic, np.nan, f"{assumes}; not run above "
+                 f"{PERMUTATION_MAX} scores (the t-test is its large-sample limit)")
+
+
+def _test(test, statistic_name, statistic, p_value, assumes, df=None) -> dict:
+    """One test's record, as :attr:`CompareResult.tests` holds it."""
+    return {"test": test, "statistic_name": statistic_name, "statistic": float(statistic),
+            "df": None if df is None else float(df), "p_value": float(p_value),
+            "assumes": assumes}
+
+
+def _tests_frame(tests, diff_low: float, diff_high: float):
+    """The rows of `tests` for ``to_frame``: the first (a t-test) with the mean difference's
+    interval."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"criterion": [t["test"] for t in tests], "verdict": None,
+                          "p_a_beats_b": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                          "statistic": [t["statistic"] for t in tests],
+                          "p_value": [t["p_value"] for t in tests]})
+    frame.loc[0, ["ci_low", "ci_high"]] = diff_low, diff_high
+    return frame
+
+
+def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
+                   n_resamples=N_RESAMPLES, seed=0):
+    """Every pair of several models on one data set: :func:`compare` (or, not `paired`,
+    :func:`compare_unpaired`) on each, each test's p-values adjusted by Holm over the pairs.
+
+    Parameters
+    ----------
+    scores : DataFrame or dict of str to array_like
+        One column of scores per model (at least 2), NaN where a run is missing; paired, row
+        i holds the models' runs on one seed or split, and a pair of models keeps the rows
+        where both have a score.
+    paired : bool
+        Whether the rows pair the runs; False compares each model's runs as independent.
+    alpha, best, gamma, n_resamples, seed
+        As for :func:`compare` (the unpaired comparison takes `alpha`, `best` and `seed`).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair (``model_a`` before ``model_b`` in the order of `scores`): ``n_a``,
+        ``n_b`` (the pairs, twice, when paired), ``p_a_beats_b``, ``ci_low``, ``ci_high`` and
+        ``conclusion`` (the P(A>B) test; NaN and None unpaired), ``mean_difference``,
+        ``diff_low``, ``diff_high`` (its t interval, not adjusted), then for each test
+        ``<test>_p`` and ``<test>_p_holm``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.analysis.comparison import compare_models
+    >>> rng = np.random.default_rng(0)
+    >>> base = rng.normal(0.80, 0.02, 10)
+    >>> scores = {"A": base + 0.02 + rng.normal(0, 0.01, 10), "B": base,
+    ...           "C": base + rng.normal(0, 0.01, 10)}
+    >>> table = compare_models(scores, seed=1)
+    >>> table[["model_a", "model_b", "conclusion", "paired-t_p", "paired-t_p_holm"]].round(4)
+      model_a model_b       conclusion  paired-t_p  paired-t_p_holm
+    0       A       B         A better      0.0005           0.0014
+    1       A       C         A better      0.0013           0.0026
+    2       B       C  not significant      0.9937           0.9937
+    """
+    import itertools
+
+    import pandas as pd
+
+    from evalmc.criteria.ranks import holm
+
+    frame = pd.DataFrame(scores)
+    if frame.shape[1] < 2:
+        raise ValueError(f"`scores` must hold at least 2 models; got {frame.shape[1]}.")
+    rows = []
+    for name_a, name_b in itertools.combinations(frame.columns, 2):
+        a, b = (frame[name].to_numpy(dtype=float) for name in (name_a, name_b))
+        if paired:
+            keep = ~np.isnan(a) & ~np.isnan(b)
+            res = compare(a[keep], b[keep], gamma=gamma, alpha=alpha, n_resamples=n_resamples,
+                          seed=seed, best=best)
+            row = {"n_a": res.k, "n_b": res.k, "p_a_beats_b": res.p_a_beats_b,
+                   "ci_low": res.ci_low, "ci_high": res.ci_high, "conclusion": res.conclusion}
+        else:
+            res = compare_unpaired(a[~np.isnan(a)], b[~np.isnan(b)], alpha=alpha, best=best,
+                                   seed=seed)
+            row = {"n_a": res.n_a, "n_b": res.n_b, "p_a_beats_b": res.p_a_beats_b,
+                   "ci_low": np.nan, "ci_high": np.nan, "conclusion": None}
+        rows.append({"model_a": str(name_a), "model_b": str(name_b), **row,
+                     "mean_difference": res.mean_difference, "diff_low": res.diff_low,
+                     "diff_high": res.diff_high,
+                     **{f"{t['test']}_p": t["p_value"] for t in res.tests}})
+    table = pd.DataFrame(rows)
+    for test in [t["test"] for t in res.tests]:
+        table.insert(table.columns.get_loc(f"{test}_p") + 1, f"{test}_p_holm",
+                     holm(table[f"{test}_p"].to_numpy()))
+    return table

@@ -48,6 +48,8 @@ from evalmc.sims.validation import check_float, check_int
 #: Pairs up to which the bootstrap cdf is tabulated whole (memory quadratic in k); above,
 #: :func:`outperform_test` bisects on it (memory linear in k), with the same order statistics.
 TABLE_PAIRS = 2000
+#: Cells of the (w, N1) grid :func:`conclusion_probabilities` sums at a time (0.5 MB an array).
+_BLOCK_CELLS = 1 << 16
 #: The three conclusions of the P(A>B) test, by code 0, 1, 2.
 CONCLUSIONS = ("not significant", "not meaningful", "A better")
 
@@ -387,15 +389,16 @@ def _resample_shares(k: int, gamma: float):
 def _below_ranks(p1, p2, r1: int, r2: int, n_resamples: int) -> np.ndarray:
     """P(N1 < r1 and N1 + N2 < r2) for (N1, N2) multinomial over `n_resamples` draws with
     probabilities (p1, p2): the r1-th order statistic above 0.5, the r2-th above gamma."""
-    n1 = np.arange(r1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))
+        p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))[:, None]
     certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
-    out = np.sum(
-        scipy.stats.binom.pmf(n1, n_resamples, np.where(certain, 0.5, p1)[:, None])
-        * scipy.stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given[:, None]),
-        axis=1,
-    )
+    p1 = np.where(certain, 0.5, p1)[:, None]
+    out = np.zeros(p1.shape[0])
+    step = max(1, _BLOCK_CELLS // p1.shape[0])
+    for start in range(0, r1, step):  # blocks of N1: memory bounded whatever B, Ctrl-C stops
+        n1 = np.arange(start, min(r1, start + step))
+        out += np.sum(scipy.stats.binom.pmf(n1, n_resamples, p1)
+                      * scipy.stats.binom.cdf(r2 - 1 - n1, n_resamples - n1, p2_given), axis=1)
     out[certain] = 0.0
     return out
 
