@@ -1,0 +1,72 @@
+"""Numbers that look valid must be right, or not be printed: the truth of a condition, the
+answers of a whole-block criterion, rates over failures, coverage, overflow and memory."""
+
+import io
+
+import pandas as pd
+import pytest
+
+from evalmc.cli import main
+from evalmc.sims import get_scenario
+
+
+def _calibrate(capsys, *argv):
+    """``evalmc calibrate ... --format csv``: its exit status, table (or None) and stderr."""
+    code = main(["calibrate", *map(str, argv), "--quiet", "--format", "csv"])
+    out, err = capsys.readouterr()
+    return code, (pd.read_csv(io.StringIO(out), keep_default_na=False) if code == 0 else None), err
+
+
+class TestTruthUpToRounding:
+    @pytest.mark.parametrize(("scenario", "params"), [
+        ("normal", {"mean_a": 0.7, "mean_b": 0.8, "shift": 0.1}),
+        ("normal", {"mean_a": 0.1, "mean_b": 0.3, "shift": 0.2}),
+        ("llm-items", {"skill_a": 0.7, "skill_b": 0.8, "shift": 0.1}),
+    ])
+    def test_a_null_by_decimal_arithmetic_is_a_null(self, scenario, params):
+        # 0.7 + 0.1 - 0.8 is -1.1e-16 in floats: the null was labelled power
+        cond = get_scenario(scenario)(**params)
+        assert (cond.truth, cond.effect) == ("null", 0.0)
+        assert [cond.truth_for(alt) for alt in ("two-sided", "greater", "less")] == ["null"] * 3
+
+    def test_an_effect_is_kept_exact_away_from_the_null(self):
+        normal = get_scenario("normal")
+        assert normal(mean_a=0.7, mean_b=0.8, shift=0.2).effect == pytest.approx(0.1, rel=1e-14)
+        assert normal(mean_a=0.5, mean_b=0.125, shift=0.25).effect == 0.625
+        assert normal(mean_a=1.0, mean_b=1.0 + 2**-30).truth == "alternative"
+        assert get_scenario("paired-normal")(mean_diff=0.1, shift=-0.1).truth == "null"
+
+    def test_calibrate_reports_size_under_such_a_null(self, capsys):
+        code, table, _ = _calibrate(capsys, "--scenario", "normal", "--param", "mean_a=0.7",
+                                    "--param", "mean_b=0.8", "--param", "shift=0.1",
+                                    "--criterion", "welch-t", "--reps", 500, "--seed", 1)
+        assert code == 0
+        row = table.iloc[0]
+        assert row["truth"] == "null" and row["bradley"] in ("robust", "undetermined")
+        assert "type_m" not in table.columns  # no type-M error of a zero effect
+
+
+class TestOverflow:
+    @pytest.mark.parametrize(("params", "message"), [
+        ({"mean_a": 1e308, "shift": 1e308}, "A's population mean, `mean_a` + `shift`, must "
+                                            "be finite; got inf (mean_a=1e+308, shift=1e+308)."),
+        ({"mean_a": 1e308, "mean_b": -1e308}, "A's population mean minus B's, `mean_a` + "
+                                              "`shift` - `mean_b`, must be finite; got inf"),
+        ({"sd_a": 1e200, "sd_b": 1e200, "shift": 1e200}, "`sd_a` must be at most 1.341e+154, so "
+                                                         "that its square, the variance, is "
+                                                         "finite; got 1e+200."),
+    ])
+    def test_parameters_whose_population_is_not_finite_are_refused(self, capsys, params,
+                                                                   message):
+        argv = [x for k, v in params.items() for x in ("--param", f"{k}={v}")]
+        code, _, err = _calibrate(capsys, "--scenario", "normal", *argv, "--criterion",
+                                  "welch-t", "--reps", 100)
+        assert code == 2 and err.startswith("evalmc: error: ") and message in err
+        assert err.count("\n") == 1
+
+    def test_every_scenario_with_a_shift_refuses_an_infinite_location(self):
+        for name, params in [("paired-normal", {"mean_diff": 1e308}),
+                             ("llm-items", {"skill_a": 1e308}), ("val-test", {"mu_test": 1e308}),
+                             ("skew-normal", {"loc": 1e308}), ("mixture", {"loc2": 1e308})]:
+            with pytest.raises(ValueError, match="must be finite; got inf"):
+                get_scenario(name)(**params, shift=1e308)
