@@ -3,6 +3,7 @@ answers of a whole-block criterion, rates over failures, coverage, overflow and 
 
 import io
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -70,3 +71,36 @@ class TestOverflow:
                              ("skew-normal", {"loc": 1e308}), ("mixture", {"loc2": 1e308})]:
             with pytest.raises(ValueError, match="must be finite; got inf"):
                 get_scenario(name)(**params, shift=1e308)
+
+
+class TestBlockAnswers:
+    def test_one_answer_for_a_block_fails_the_block(self):
+        # a 0-d p-value was copied to every replication: 10 values posed as 10,000
+        import evalmc
+        from evalmc.engine.scheduler import StudyError
+
+        def block_mean_test(a, b, axis):
+            """Welch's t on the block's pooled scores: one p-value, not one per replication."""
+            from scipy import stats
+
+            return stats.ttest_ind(a.ravel(), b.ravel(), equal_var=False).pvalue
+
+        with pytest.raises(StudyError, match=r"failed in (\d+) of \1 replications; first "
+                           r"error: TypeError: returned an answer of shape \(\) for a block of "
+                           r"1000 replications; expected shape \(1000,\), one answer per "
+                           r"replication"):
+            evalmc.run_study({"n_a": 10}, "normal", [block_mean_test], n_reps=10_000, seed=1,
+                             progress=False)
+
+    def test_one_answer_per_replication_is_kept(self):
+        from scipy import stats
+
+        from evalmc.criteria.base import UserCriterion
+        from evalmc.sims.base import Batch
+
+        rng = np.random.default_rng(0)
+        batch = Batch(rng.normal(size=(3, 8)), rng.normal(size=(3, 8)), paired=False)
+        result = UserCriterion(stats.ttest_ind)(batch, None)
+        assert not result.failed.any()
+        np.testing.assert_array_equal(result.pvalue,
+                                      stats.ttest_ind(batch.a, batch.b, axis=1).pvalue)
