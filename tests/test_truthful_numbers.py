@@ -104,3 +104,52 @@ class TestBlockAnswers:
         assert not result.failed.any()
         np.testing.assert_array_equal(result.pvalue,
                                       stats.ttest_ind(batch.a, batch.b, axis=1).pvalue)
+
+
+class TestFailuresAreSaid:
+    def test_a_criterion_failing_often_is_warned_of(self):
+        import evalmc
+
+        def picky(a, b):
+            """Welch's t, failing when A's first score is below -0.25 (40% of replications)."""
+            from scipy import stats
+
+            if a[0] < -0.25:
+                raise ValueError("first score below -0.25")
+            return stats.ttest_ind(a, b, equal_var=False).pvalue
+
+        with pytest.warns(UserWarning, match=r"'.*picky' failed in 387 of 1000 replications "
+                          r"\(38\.7%\) of condition \d+ \(normal \{.*\}\): its rates and "
+                          r"estimates are over the 613 that did not fail \(first error: "
+                          r"ValueError: first score below -0.25\)"):
+            res = evalmc.run_study({"n_a": 10}, "normal", [picky], n_reps=1000, seed=3,
+                                   progress=False)
+        row = res.summary.iloc[0]
+        assert row["rate"] == res.tallies[(row["condition_id"], res.criteria[0].key)
+                                          ].rejections(0.05) / (1000 - row["n_failed"])
+
+    def test_a_few_failures_are_not(self, recwarn):
+        import evalmc
+
+        def rare(a, b):
+            if a[0] > 3.0:  # P = 0.13%
+                raise ValueError("far out")
+            return 0.5
+
+        res = evalmc.run_study({"n_a": 10}, "normal", [rare], n_reps=1000, seed=3,
+                               progress=False)
+        assert 0 < res.summary["n_failed"].iloc[0] <= 10
+        assert not [w for w in recwarn if "failed in" in str(w.message)]
+
+    def test_decisions_coded_0_2_do_not_print_a_silent_zero(self, tmp_path, capsys):
+        path = tmp_path / "coded.py"
+        path.write_text("from scipy import stats\n\n\ndef coded(a, b):\n"
+                        "    return 2 if stats.ttest_ind(a, b).pvalue <= 0.05 else 0\n")
+        code, table, err = _calibrate(capsys, "--scenario", "normal", "--criterion",
+                                      f"{path}:coded", "--reps", 2000, "--seed", 2)
+        assert code == 0 and table["rate"].iloc[0] == 0.0
+        assert table["n_failed"].iloc[0] > 20
+        assert err.startswith("evalmc: warning: '") and err.count("\n") == 1
+        assert ("(first error: TypeError: returned the integer 2; expected a p-value (a float "
+                "in [0, 1]) or a decision (a bool, or the integer 0 or 1; True or 1 = reject))"
+                in err)

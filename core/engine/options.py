@@ -19,6 +19,10 @@ MAX_BLOCK_SIZE = 100_000
 REPS = 10_000
 #: A study stops when a condition's failed share of replications exceeds this.
 MAX_FAILURE_RATE = 0.5
+#: A study warns when a condition's failed share of replications exceeds this: its rates and
+#: estimates are then over the replications that did not fail, fewer than asked for, and a
+#: failure that depends on the data (a test that fails where it would reject) biases them.
+WARN_FAILURE_RATE = 0.01
 
 
 def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, task_seconds,

@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.executors import open_pool
-from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS
+from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE
 from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
 from evalmc.sims.streams import block_rng
@@ -375,6 +375,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
             shown.computed(state.finish(pool.next_result()))
     for text, count in state.warned.items():
         warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
+    for text in state.failure_warnings():
+        warnings.warn(text, stacklevel=2)
     return state.outcome()
 
 
@@ -690,6 +692,51 @@ class Scheduler:
                 f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
                 f"{self.done[ck]} replications; first error: {first}. Finished blocks "
                 "are kept in the cache, if one was given.")
+
+    def failure_warnings(self) -> list[str]:
+        """What to say of each analysis and condition that failed on more than
+        :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of its replications: its results are
+        over those that did not fail.
+
+        Returns
+        -------
+        list of str
+            One line each, with the count, the condition and the first error.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class Nothing(Analysis):
+        ...     key, tally_type = "nothing", RecordsTally
+        ...     run = tallies = None
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=1000, seed=1, block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> tally = RecordsTally(1000, {"rep": np.arange(1000)}, failed=20)
+        >>> state.record(0, "nothing", 0, tally, {(0, 7): "degenerate"}, None)
+        >>> print(state.failure_warnings()[0])  # doctest: +ELLIPSIS
+        'nothing' failed in 20 of 1000 replications (2.0%) of condition 0 (normal {...}): its \
+rates and estimates are over the 980 that did not fail (first error: degenerate)
+        """
+        out = []
+        for ck in self.kept:  # in the plan's order
+            failed, done = self.failed[ck], self.done[ck]
+            if failed <= WARN_FAILURE_RATE * done:
+                continue
+            cid, key = ck
+            cond = self.plan.conditions[cid]
+            first = self.kept[ck][0][1] if self.kept[ck] else "?"
+            out.append(f"{self.by_key[key].name!r} failed in {failed} of {done} replications "
+                       f"({failed / done:.1%}) of condition {cid} ({cond.name} "
+                       f"{cond.to_dict()}): its rates and estimates are over the "
+                       f"{done - failed} that did not fail (first error: {first})")
+        return out
 
     def outcome(self) -> Outcome:
         """The summed tallies, values and kept failures so far.
