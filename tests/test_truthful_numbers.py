@@ -2,6 +2,7 @@
 answers of a whole-block criterion, rates over failures, coverage, overflow and memory."""
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -153,3 +154,48 @@ class TestFailuresAreSaid:
         assert ("(first error: TypeError: returned the integer 2; expected a p-value (a float "
                 "in [0, 1]) or a decision (a bool, or the integer 0 or 1; True or 1 = reject))"
                 in err)
+
+
+class TestCoverage:
+    def test_a_target_the_estimator_does_not_estimate_is_refused(self, capsys):
+        # intervals of A's mean judged against the effect: coverage 0.0, bias -2.0
+        code = main(["coverage", "--scenario", "normal", "--param", "mean_b=-2", "--estimator",
+                     "t-interval", "--target", "effect", "--reps", "200", "--quiet"])
+        assert code == 2
+        assert capsys.readouterr().err == (
+            "evalmc: error: `target` 'effect' (A's population mean minus B's) is not what "
+            "estimator 't-interval' estimates, 'mean-a' (A's population mean); give target "
+            "'mean-a', or an estimator of 'effect'.\n")
+
+    def test_a_users_estimator_is_trusted_unless_it_declares_its_estimand(self):
+        import evalmc
+
+        def diff(a, b):
+            return a.mean() - b.mean()
+
+        res = evalmc.run_estimation({"mean_b": -2.0}, "normal", [diff], n_reps=200, seed=1,
+                                    target="effect", progress=False)
+        assert abs(res.summary["bias"].iloc[0]) < 4 * res.summary["bias_mcse"].iloc[0]
+        diff.estimand = "mean-a"  # declared wrongly: refused
+        with pytest.raises(ValueError, match="is not what estimator '.*diff' estimates, 'mean-a'"):
+            evalmc.run_estimation({}, "normal", [diff], n_reps=200, seed=1, target="effect")
+
+    @pytest.mark.parametrize(("answer", "message"), [
+        ("(m + 1.0, m - 1.0)", r"ValueError: returned the interval \((\S+), (\S+)\), whose low "
+                               r"bound is above its high one; expected \(low, high\) with low "
+                               r"<= high"),
+        ("float('nan')", r"ValueError: returned nan: NaN is no estimate or bound"),
+    ])
+    def test_an_impossible_answer_fails_its_replication(self, answer, message):
+        import evalmc
+
+        namespace = {}
+        exec(f"def odd(a, b):\n    m = a.mean()\n    return {answer} if a[0] > 1.5 else "
+             "(m - 1.0, m + 1.0)\n", namespace)
+        with pytest.warns(UserWarning, match="failed in 72 of 1000 replications"):
+            res = evalmc.run_estimation({}, "normal", [namespace["odd"]], n_reps=1000, seed=4,
+                                        progress=False)
+        row = res.summary.iloc[0]
+        assert row["n_failed"] == 72  # and no negative width:
+        assert row["width"] == pytest.approx(2.0, abs=1e-12)
+        assert re.fullmatch(message, res.failures[0].message)
