@@ -199,3 +199,28 @@ class TestCoverage:
         assert row["n_failed"] == 72  # and no negative width:
         assert row["width"] == pytest.approx(2.0, abs=1e-12)
         assert re.fullmatch(message, res.failures[0].message)
+
+
+def test_calibrate_plot_draws_a_line_per_combination_and_keeps_size_apart(tmp_path, capsys,
+                                                                          monkeypatch):
+    # three varying parameters were joined in one zig-zag, size and power points together
+    import evalmc.plots
+
+    drawn = []
+
+    def spy(*args, **kwargs):
+        drawn.append(real(*args, **kwargs))
+        return drawn[-1]
+
+    real = evalmc.plots.rate_panels
+    monkeypatch.setattr(evalmc.plots, "rate_panels", spy)
+    code, _, _ = _calibrate(capsys, "--scenario", "normal", "--param", "shift=0,0.5,1",
+                            "--param", "n_a=5,10", "--param", "sd_b=1,2", "--criterion",
+                            "welch-t", "--criterion", "student-t", "--reps", 200, "--plot",
+                            tmp_path / "rates.png")
+    assert code == 0 and (tmp_path / "rates.png").stat().st_size > 0
+    for ax in drawn[0].axes:  # a panel per n_a
+        lines = [line.get_xdata().tolist() for line in ax.lines if line.get_linestyle() == "-"]
+        assert lines == [[0.0], [0.5, 1.0]] * 4  # 2 criteria x 2 sd_b: size, then power
+    assert [t.get_text() for t in drawn[0].axes[-1].get_legend().get_texts()] == [
+        "welch-t, sd_b=1", "student-t, sd_b=1", "welch-t, sd_b=2", "student-t, sd_b=2"]
