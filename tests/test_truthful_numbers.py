@@ -224,3 +224,33 @@ def test_calibrate_plot_draws_a_line_per_combination_and_keeps_size_apart(tmp_pa
         assert lines == [[0.0], [0.5, 1.0]] * 4  # 2 criteria x 2 sd_b: size, then power
     assert [t.get_text() for t in drawn[0].axes[-1].get_legend().get_texts()] == [
         "welch-t, sd_b=1", "student-t, sd_b=1", "welch-t, sd_b=2", "student-t, sd_b=2"]
+
+
+class TestMemoryBudget:
+    def test_wide_conditions_get_smaller_blocks_and_slabs(self, monkeypatch):
+        # n_a = n_b = 10^6 with mann-whitney drew 1000 x 2 x 10^6 scores (7.45 GiB) a block
+        import evalmc
+        import evalmc.engine.options
+        from evalmc.sims.scores import Normal
+
+        assert evalmc.engine.options.block_rows(Normal(n_a=10**6, n_b=10**6), 1000) == 16
+        base = evalmc.run_study({"n_a": [5, 140]}, "normal", ["mann-whitney"], n_reps=1000,
+                                seed=5, progress=False).summary
+        monkeypatch.setattr(evalmc.engine.options, "MAX_BLOCK_BYTES", 8 * 15 * 1000)
+        drawn = []
+        real = Normal.draw_slab
+
+        def spy(self, rngs, sizes):
+            drawn.append((self.n_a, sum(sizes)))
+            return real(self, rngs, sizes)
+
+        monkeypatch.setattr(Normal, "draw_slab", spy)
+        res = evalmc.run_study({"n_a": [5, 140]}, "normal", ["mann-whitney"], n_reps=1000,
+                               seed=5, progress=False)
+        assert {rows for n_a, rows in drawn if n_a == 140} == {100}  # 150 scores: 100 rows
+        assert {rows for n_a, rows in drawn if n_a == 5} == {1000}  # within budget: as before
+        pd.testing.assert_frame_equal(res.summary.iloc[[0]], base.iloc[[0]])
+        monkeypatch.setattr(Normal, "draw_slab", real)
+        small = evalmc.run_study({"n_a": 140}, "normal", ["mann-whitney"], n_reps=1000, seed=5,
+                                 block_size=100, progress=False).summary
+        assert res.summary["rate"].iloc[1] == small["rate"].iloc[0]  # blocks of 100

@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.executors import open_pool
-from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE
+from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE, block_rows
 from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
 from evalmc.sims.streams import block_rng
@@ -142,14 +142,15 @@ class Plan:
     analyses : list of Analysis
         What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
     n_reps, seed, block_size : int
-        Replications per condition, root seed, replications per block.
+        Replications per condition, root seed, replications per block (fewer for a condition
+        too wide for them: :meth:`block_size_of`).
 
     Examples
     --------
     >>> from evalmc.engine.scheduler import Plan
     >>> from evalmc.sims.scores import Normal
     >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-    >>> plan.n_blocks, plan.sizes(1, 3)
+    >>> plan.n_blocks(0), plan.sizes(0, 1, 3)
     (3, [1000, 500])
     """
 
@@ -165,24 +166,59 @@ class Plan:
                 raise TypeError(f"a plan's analyses derive from evalmc.engine.analysis."
                                 f"Analysis; got {type(a).__name__}.")
 
-    @property
-    def n_blocks(self) -> int:
-        """Blocks per condition: ``ceil(n_reps / block_size)``.
+    def block_size_of(self, cid: int) -> int:
+        """Replications per block of condition `cid`: `block_size`, or fewer when its scores
+        would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`
+        (:func:`~evalmc.engine.options.block_rows`).
+
+        Parameters
+        ----------
+        cid : int
+            A condition of the plan.
+
+        Returns
+        -------
+        int
 
         Examples
         --------
         >>> from evalmc.engine.scheduler import Plan
         >>> from evalmc.sims.scores import Normal
-        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks
-        3
+        >>> plan = Plan({0: Normal(), 1: Normal(n_a=10**6, n_b=10**6)}, [], n_reps=2500,
+        ...             seed=1, block_size=1000)
+        >>> plan.block_size_of(0), plan.block_size_of(1)
+        (1000, 16)
         """
-        return -(-self.n_reps // self.block_size)
+        return block_rows(self.conditions[cid], self.block_size)
 
-    def sizes(self, start: int, stop: int) -> list[int]:
-        """Replications of blocks ``start:stop`` (all full but the study's last).
+    def n_blocks(self, cid: int) -> int:
+        """Blocks of condition `cid`: ``ceil(n_reps / block size)``.
 
         Parameters
         ----------
+        cid : int
+            A condition of the plan.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from evalmc.engine.scheduler import Plan
+        >>> from evalmc.sims.scores import Normal
+        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks(0)
+        3
+        """
+        return -(-self.n_reps // self.block_size_of(cid))
+
+    def sizes(self, cid: int, start: int, stop: int) -> list[int]:
+        """Replications of condition `cid`'s blocks ``start:stop`` (all full but its last).
+
+        Parameters
+        ----------
+        cid : int
+            A condition of the plan.
         start, stop : int
             The first block and the block after the last.
 
@@ -195,11 +231,11 @@ class Plan:
         >>> from evalmc.engine.scheduler import Plan
         >>> from evalmc.sims.scores import Normal
         >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-        >>> plan.sizes(0, 3), plan.sizes(2, 3)
+        >>> plan.sizes(0, 0, 3), plan.sizes(0, 2, 3)
         ([1000, 1000, 500], [500])
         """
-        return [min(self.block_size, self.n_reps - b * self.block_size)
-                for b in range(start, stop)]
+        size = self.block_size_of(cid)
+        return [min(size, self.n_reps - b * size) for b in range(start, stop)]
 
 
 @dataclass
@@ -464,9 +500,9 @@ class Scheduler:
         self.keep_values, self.max_failure_rate = keep_values, max_failure_rate
         self.task_seconds, self.max_failures = task_seconds, MAX_FAILURES_KEPT
         self.by_key = {a.key: a for a in plan.analyses}
-        self.conditions = {cid: _Condition(cid, plan.n_blocks, BlockStore(cache, namespace(
-            sc, plan.seed, plan.block_size)) if cache is not None else None)
-            for cid, sc in plan.conditions.items()}
+        self.conditions = {cid: _Condition(cid, plan.n_blocks(cid), BlockStore(
+            cache, namespace(sc, plan.seed, plan.block_size_of(cid)))
+            if cache is not None else None) for cid, sc in plan.conditions.items()}
         pairs = [(cid, k) for cid in self.conditions for k in self.by_key]
         self.sums = {ck: _Sums(self.by_key[ck[1]].tally_type.associative) for ck in pairs}
         self.values = {ck: {} for ck in pairs} if keep_values else None
@@ -475,7 +511,7 @@ class Scheduler:
         self.warned = collections.Counter()
         self.per_block = (cache is not None or keep_values
                           or not all(a.tally_type.associative for a in plan.analyses))
-        self.remaining = plan.n_blocks * len(self.conditions)  # blocks not yet sent out
+        self.remaining = sum(c.n_blocks for c in self.conditions.values())  # not yet sent
         self.blocks_computed = self.blocks_reused = 0
 
     # -- handing out tasks ---------------------------------------------------------------
@@ -533,18 +569,19 @@ class Scheduler:
         """The next task of `cond`, after taking its cached blocks; None when it has none."""
         while cond.next < cond.n_blocks:
             first = cond.next
-            records = cond.load(first, self._size(first))
+            records = cond.load(first, self._size(cond.cid, first))
             absent = self._missing(records)
             self._take_cached(cond, first, records, absent)
             if absent:
                 cond.next = self._extend(cond, first, absent, chunk)
                 return Task(self.plan.conditions[cond.cid],
                             tuple(self.by_key[k] for k in absent), self.plan.seed, cond.cid,
-                            first, tuple(self.plan.sizes(first, cond.next)), self.per_block,
+                            first, tuple(self.plan.sizes(cond.cid, first, cond.next)),
+                            self.per_block,
                             self.keep_values, self.max_failures)
             cond.next += 1
             self.blocks_reused += 1
-            self.progress.reused(self._size(first))
+            self.progress.reused(self._size(cond.cid, first))
         return None
 
     def _extend(self, cond: _Condition, first: int, absent: list[str], chunk: int) -> int:
@@ -552,7 +589,7 @@ class Scheduler:
         (taking what they have), up to `chunk` blocks in all."""
         stop = first + 1
         while stop < cond.n_blocks and stop - first < chunk:
-            ahead = cond.load(stop, self._size(stop))
+            ahead = cond.load(stop, self._size(cond.cid, stop))
             if self._missing(ahead) != absent:
                 cond.peeked = (stop, ahead)
                 break
@@ -560,8 +597,8 @@ class Scheduler:
             stop += 1
         return stop
 
-    def _size(self, block: int) -> int:
-        return self.plan.sizes(block, block + 1)[0]
+    def _size(self, cid: int, block: int) -> int:
+        return self.plan.sizes(cid, block, block + 1)[0]
 
     def _missing(self, records: dict) -> list[str]:
         """The keys whose stored record this study cannot use."""
@@ -626,7 +663,7 @@ class Scheduler:
                 by_block[block].append((key, entry))
         for block in sorted(by_block):
             if cond.store is not None:  # stored first: a stop keeps this block
-                cond.store.save(block, self._size(block), {
+                cond.store.save(block, self._size(result.cid, block), {
                     name: record for key, entry in by_block[block]
                     for name, record in self.by_key[key].to_records(*entry).items()})
             for key, entry in by_block[block]:
