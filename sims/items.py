@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.validation import check_float, check_int, population_sum
+from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 
 class ClusteredBatch(Batch):
@@ -115,8 +115,8 @@ class Items(Scenario, registered="llm-items"):
         object.__setattr__(self, "n_items", n)
         object.__setattr__(self, "n_clusters", g)
         check_float("icc", self.icc, low=0, high=1, open_high=True)
-        check_float("sd", self.sd, low=0, open_low=True)
-        check_float("tau", self.tau, low=0)
+        check_sd("sd", self.sd)
+        check_sd("tau", self.tau, zero=True)
         for name in ("skill_a", "skill_b", "shift"):
             check_float(name, getattr(self, name))
         check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)

@@ -21,7 +21,7 @@ import scipy
 from evalmc.sims.base import Batch, Scenario, SlabBlocks, read_only
 from evalmc.sims.streams import BlockStreams
 from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
-from evalmc.sims.validation import check_float, check_int, population_sum
+from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 _N_RUNS = "number of runs (scores) per replication"
 
@@ -35,10 +35,7 @@ def _check_sizes(scenario, *names):
 def _check_sd(scenario, *names):
     """Validate standard deviations (> 0, with a finite square: the variance)."""
     for name in names:
-        sd = check_float(name, getattr(scenario, name), low=0, open_low=True)
-        if not np.isfinite(sd * sd):
-            raise ValueError(f"`{name}` must be at most {np.sqrt(np.finfo(float).max):.4g}, "
-                             f"so that its square, the variance, is finite; got {sd:g}.")
+        check_sd(name, getattr(scenario, name))
 
 
 def _check_real(scenario, *names):

@@ -108,6 +108,41 @@ def check_float(
     return value
 
 
+def check_sd(name: str, value, *, zero: bool = False) -> float:
+    """Return `value` as a standard deviation, or raise ValueError naming `name` and the rule:
+    a finite float above 0 (at least 0 with `zero`) whose square, the variance, is finite.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, as the message shows it.
+    value : float
+        The value to check.
+    zero : bool
+        Whether 0 (no spread) is allowed.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import check_sd
+    >>> check_sd("sd", 2)
+    2.0
+    >>> check_sd("sd", 1e200)
+    Traceback (most recent call last):
+    ...
+    ValueError: `sd` must be at most 1.341e+154, so that its square, the variance, is finite; \
+got 1e+200.
+    """
+    sd = check_float(name, value, low=0, open_low=not zero)
+    if not math.isfinite(sd * sd):
+        raise ValueError(f"`{name}` must be at most {math.sqrt(np.finfo(float).max):.4g}, so "
+                         f"that its square, the variance, is finite; got {sd:g}.")
+    return sd
+
+
 def population_sum(what: str, plus: dict, minus: dict | None = None) -> float:
     """A population value derived from parameters, ``sum(plus) - sum(minus)``: summed exactly
     and rounded once (:func:`math.fsum`), 0.0 when it lies within :data:`NULL_TOLERANCE` of

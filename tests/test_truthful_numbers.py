@@ -66,6 +66,15 @@ class TestOverflow:
         assert code == 2 and err.startswith("evalmc: error: ") and message in err
         assert err.count("\n") == 1
 
+    @pytest.mark.parametrize(("name", "params"), [
+        ("cv-regression", {"sd": 1e200, "shift": 0.1}), ("pipelines", {"sigma": 1e200}),
+        ("llm-items", {"sd": 1e200, "shift": 1.0}), ("paired-normal", {"sd_b": 1e200}),
+    ])
+    def test_an_sd_whose_variance_overflows_is_refused(self, name, params):
+        # OverflowError from sd**2 in Python floats
+        with pytest.raises(ValueError, match="must be at most 1.341e"):
+            get_scenario(name)(**params)
+
     def test_every_scenario_with_a_shift_refuses_an_infinite_location(self):
         for name, params in [("paired-normal", {"mean_diff": 1e308}),
                              ("llm-items", {"skill_a": 1e308}), ("val-test", {"mu_test": 1e308}),
