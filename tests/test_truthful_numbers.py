@@ -263,3 +263,19 @@ class TestMemoryBudget:
         small = evalmc.run_study({"n_a": 140}, "normal", ["mann-whitney"], n_reps=1000, seed=5,
                                  block_size=100, progress=False).summary
         assert res.summary["rate"].iloc[1] == small["rate"].iloc[0]  # blocks of 100
+
+    def test_a_failure_in_a_smaller_block_replays(self, monkeypatch):
+        import evalmc
+        import evalmc.engine.options
+
+        def first_above(a, b):
+            if a[0] > 2:
+                raise ValueError("first score of A above 2")
+            return 0.5
+
+        monkeypatch.setattr(evalmc.engine.options, "MAX_BLOCK_BYTES", 8 * 150 * 100)
+        res = evalmc.run_study({"n_a": 140}, "normal", [first_above], n_reps=300, seed=3,
+                               progress=False)
+        assert {f.block for f in res.failures} > {0}  # blocks of 100: failures beyond the first
+        for failure in res.failures:
+            assert res.replay(failure).a[0, 0] > 2
