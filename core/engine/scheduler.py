@@ -577,8 +577,7 @@ class Scheduler:
                 return Task(self.plan.conditions[cond.cid],
                             tuple(self.by_key[k] for k in absent), self.plan.seed, cond.cid,
                             first, tuple(self.plan.sizes(cond.cid, first, cond.next)),
-                            self.per_block,
-                            self.keep_values, self.max_failures)
+                            self.per_block, self.keep_values, self.max_failures)
             cond.next += 1
             self.blocks_reused += 1
             self.progress.reused(self._size(cond.cid, first))

@@ -276,7 +276,7 @@ def _truth(target, cond: Scenario) -> float:
 def _check_estimand(estimator, target) -> None:
     """Refuse a named `target` other than the one `estimator` declares it estimates: its
     coverage of it would be of another quantity's intervals."""
-    declared = getattr(estimator, "estimand", None)
+    declared = estimator.estimand
     if isinstance(target, str) and declared is not None and target != declared:
         check_choice("target", target, tuple(TARGETS))
         raise ValueError(
