@@ -617,8 +617,10 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
         >>> round(SkewNormal(skew=-4.0).a_mean, 4), round(SkewNormal(skew=0.0).a_mean, 4)
         (-0.7741, 0.0)
         """
-        delta = self.skew / np.sqrt(1 + self.skew**2)
-        return float(self.loc + self.scale * delta * np.sqrt(2 / np.pi) + self.shift)
+        from evalmc.sims.kernels import skew_delta
+
+        return float(self.loc + self.scale * skew_delta(self.skew) * np.sqrt(2 / np.pi)
+                     + self.shift)
 
     def _fill(self, rng, a, b):
         """Draw skew-normal scores into `a` and `b` in place."""

@@ -75,6 +75,16 @@ class TestOverflow:
         with pytest.raises(ValueError, match="must be at most 1.341e"):
             get_scenario(name)(**params)
 
+    def test_a_huge_skew_has_a_finite_mean(self):
+        # skew**2 raised OverflowError: coverage of A's mean crashed
+        skew_normal = get_scenario("skew-normal")
+        assert skew_normal(skew=1e200).a_mean == skew_normal(skew=1e20).a_mean == pytest.approx(
+            np.sqrt(2 / np.pi), rel=1e-15)
+        assert skew_normal(skew=-1e200).a_mean == -skew_normal(skew=1e200).a_mean
+        # and its draws are that half-normal's (skew / inf made them a normal's)
+        a = skew_normal(skew=1e200, n_a=2000).draw(np.random.default_rng(0), 50).a
+        assert abs(a.mean() - np.sqrt(2 / np.pi)) < 4 * np.sqrt((1 - 2 / np.pi) / a.size)
+
     def test_every_scenario_with_a_shift_refuses_an_infinite_location(self):
         for name, params in [("paired-normal", {"mean_diff": 1e308}),
                              ("llm-items", {"skill_a": 1e308}), ("val-test", {"mu_test": 1e308}),
