@@ -218,11 +218,14 @@ def report_figure(samples: dict) -> Figure:
     return fig
 
 
-def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -> Figure:
-    """Rejection rate against the design column `x`, a line per criterion with its 95% Wilson
-    interval, a panel per value of `panel`: the rows at the study's first level (and
-    decision-only rows), the level dashed with Bradley's band [0.5, 1.5] alpha shaded on null
-    rows. `x` is on a log scale when its values are positive and span a factor of 10.
+def rate_panels(summary, *, x: str, panel: str | None = None, series=(),
+                title: str = "") -> Figure:
+    """Rejection rate against the design column `x`, a line per criterion (and value of the
+    `series` columns) with its 95% Wilson interval, a panel per value of `panel`: the rows at
+    the study's first level (and decision-only rows), the level dashed with Bradley's band
+    [0.5, 1.5] alpha shaded on null rows. Size and power points are never joined: a line's
+    null and alternative rows are drawn apart, in its colour. `x` is on a log scale when its
+    values are positive and span a factor of 10.
 
     Parameters
     ----------
@@ -233,6 +236,8 @@ def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -
         Design column on the horizontal axis.
     panel : str, optional
         Design column whose values make the panels; default: one panel.
+    series : sequence of str
+        The other design columns that vary: a line per combination of their values.
     title : str
         The figure's title.
 
@@ -253,6 +258,18 @@ def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -
     >>> ax = fig.axes[0]
     >>> fig.get_suptitle(), ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
     ('normal', 'n', ['welch-t', 'student-t'])
+
+    A line per value of a third column; its size point (shift 0) stands apart:
+
+    >>> summary = pd.DataFrame({
+    ...     "shift": [0.0, 0.5, 1.0] * 2, "sd_b": [1.0] * 3 + [2.0] * 3, "criterion": "welch-t",
+    ...     "alpha": 0.05, "rate": [0.05, 0.4, 0.9, 0.06, 0.2, 0.6], "ci_low": 0.0,
+    ...     "ci_high": 1.0, "truth": ["null", "alternative", "alternative"] * 2})
+    >>> ax = rate_panels(summary, x="shift", series=["sd_b"]).axes[0]
+    >>> [t.get_text() for t in ax.get_legend().get_texts()]
+    ['welch-t, sd_b=1', 'welch-t, sd_b=2']
+    >>> [line.get_xdata().tolist() for line in ax.lines if line.get_linestyle() == "-"]
+    [[0.0], [0.5, 1.0], [0.0], [0.5, 1.0]]
     """
     levels = summary["alpha"].dropna()
     alpha = float(levels.iloc[0]) if len(levels) else None
@@ -262,13 +279,17 @@ def rate_panels(summary, *, x: str, panel: str | None = None, title: str = "") -
     axes = fig.subplots(1, len(keys), squeeze=False, sharey=True).ravel()
     values = rows[x].to_numpy(float)
     log = bool(values.min() > 0 and values.max() >= 10 * values.min())
+    by = ["criterion", *series]
     for ax, key in zip(axes, keys, strict=True):
         part = rows if key is None else rows[rows[panel] == key]
-        for name, line in part.groupby("criterion", sort=False):
-            line = line.sort_values(x)
-            ax.errorbar(line[x], line["rate"], yerr=[line["rate"] - line["ci_low"],
-                                                     line["ci_high"] - line["rate"]],
-                        marker="o", ms=3, capsize=2, label=name)
+        for names, line in part.groupby(by, sort=False):
+            label, color = _series_label(by, names, 1), None
+            for _, points in line.sort_values(x).groupby("truth", sort=False):
+                bars = ax.errorbar(points[x], points["rate"],
+                                   yerr=[points["rate"] - points["ci_low"],
+                                         points["ci_high"] - points["rate"]],
+                                   marker="o", ms=3, capsize=2, label=label, color=color)
+                label, color = None, bars[0].get_color()  # one legend entry, one colour
         if alpha is not None and (part["truth"] == "null").all():
             ax.axhline(alpha, color="k", ls="--", lw=0.8)
             ax.axhspan(0.5 * alpha, 1.5 * alpha, color="0.85", zorder=0)

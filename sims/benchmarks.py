@@ -24,7 +24,7 @@ import numpy as np
 import scipy
 
 from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.validation import check_float, check_int
+from evalmc.sims.validation import check_float, check_int, check_sd
 
 
 def biased_sd(k, sd, rho):
@@ -179,8 +179,8 @@ class Benchmark(Scenario, registered="pipelines"):
     def __post_init__(self):
         object.__setattr__(self, "k", check_int("k", self.k, low=1))
         check_float("p_ab", self.p_ab, low=0, high=1, open_low=True, open_high=True)
-        check_float("sigma", self.sigma, low=0, open_low=True)
-        check_float("bias_sd", self.bias_sd, low=0)
+        check_sd("sigma", self.sigma)
+        check_sd("bias_sd", self.bias_sd, zero=True)
 
     @property
     def truth(self) -> str:

@@ -39,7 +39,7 @@ import numpy as np
 import scipy
 
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.sims.validation import NULL_TOLERANCE, check_choice, check_float, check_int
 
 N_CELLS = 8
 #: The cells by label (NEG 0, POS 1) and by which of A and B are correct, numbered
@@ -48,8 +48,6 @@ N_CELLS = 8
 #: of A, a false negative of B).
 NEG_NEITHER, NEG_B, NEG_A, NEG_BOTH, POS_NEITHER, POS_B, POS_A, POS_BOTH = range(N_CELLS)
 MEASURES = ("dcerr", "df1")
-#: A population difference this close to zero counts as an exact null (float rounding).
-NULL_TOLERANCE = 1e-12
 #: Cells where A (resp. B) is wrong, in either class.
 A_WRONG = (NEG_NEITHER, NEG_B, POS_NEITHER, POS_B)
 B_WRONG = (NEG_NEITHER, NEG_A, POS_NEITHER, POS_A)

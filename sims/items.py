@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.validation import check_float, check_int
+from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 
 class ClusteredBatch(Batch):
@@ -115,11 +115,13 @@ class Items(Scenario, registered="llm-items"):
         object.__setattr__(self, "n_items", n)
         object.__setattr__(self, "n_clusters", g)
         check_float("icc", self.icc, low=0, high=1, open_high=True)
-        check_float("sd", self.sd, low=0, open_low=True)
-        check_float("tau", self.tau, low=0)
+        check_sd("sd", self.sd)
+        check_sd("tau", self.tau, zero=True)
         for name in ("skill_a", "skill_b", "shift"):
             check_float(name, getattr(self, name))
         check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
+        population_sum("A's skill", {"skill_a": self.skill_a, "shift": self.shift})
+        _ = self.truth  # A's skill minus B's: finite, or refused
 
     @property
     def cluster_size(self) -> int:
@@ -147,15 +149,19 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``skill_a + shift == skill_b``, else ``'alternative'``.
+        """``'null'`` when ``skill_a + shift = skill_b``, up to rounding
+        (:func:`~evalmc.sims.validation.population_sum`), else ``'alternative'``.
 
         Examples
         --------
         >>> from evalmc.sims.items import Items
-        >>> Items().truth, Items(shift=0.5).truth
-        ('null', 'alternative')
+        >>> Items(skill_a=0.7, skill_b=0.8, shift=0.1).truth  # 0.7 + 0.1 != 0.8 in floats
+        'null'
         """
-        return "null" if self.skill_a + self.shift == self.skill_b else "alternative"
+        gap = population_sum("A's skill minus B's", {"skill_a": self.skill_a,
+                                                      "shift": self.shift},
+                             {"skill_b": self.skill_b})
+        return "null" if gap == 0 else "alternative"
 
     def accuracy(self, skill: float) -> float:
         """Accuracy over the population of items of a model of `skill`.
@@ -183,14 +189,16 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def effect(self) -> float:
-        """A's population accuracy minus B's.
+        """A's population accuracy minus B's; 0 under the null (:attr:`truth`).
 
         Examples
         --------
         >>> from evalmc.sims.items import Items
-        >>> round(Items(shift=0.5).effect, 4)
-        0.1221
+        >>> round(Items(shift=0.5).effect, 4), Items(skill_a=0.7, skill_b=0.8, shift=0.1).effect
+        (0.1221, 0.0)
         """
+        if self.truth == "null":
+            return 0.0
         return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
 
     def draw(self, rng, n_reps):

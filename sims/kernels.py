@@ -53,6 +53,29 @@ def row_mean_var_into(x, sign_y, y, mean, var):
 
 
 @njit(cache=True, nogil=True)
+def skew_delta(skew):
+    """The skew-normal's ``delta = skew / sqrt(1 + skew^2)``, +-1 where ``skew^2`` overflows
+    (beyond 1.3e154 it is +-1 in floats; ``skew / inf`` would make it 0, a normal).
+
+    Parameters
+    ----------
+    skew : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.kernels import skew_delta
+    >>> round(skew_delta(-4.0), 4), skew_delta(1e200)
+    (-0.9701, 1.0)
+    """
+    square = skew * skew
+    return skew / np.sqrt(1.0 + square) if np.isfinite(square) else np.sign(skew)
+
+
+@njit(cache=True, nogil=True)
 def skewnorm_into(rng, loc, scale, skew, shift, a, b):
     """Skew-normal draws (scipy.stats.skewnorm(skew, loc, scale)) into every cell of `a`, plus
     `shift`, and of `b`: row by row, A's cells first.
@@ -76,7 +99,7 @@ def skewnorm_into(rng, loc, scale, skew, shift, a, b):
     >>> a.round(4).tolist()
     [[-0.154, -0.5959, -0.6074], [-0.6147, -2.2025, -1.0311]]
     """
-    delta = skew / np.sqrt(1.0 + skew * skew)
+    delta = skew_delta(skew)
     tail = np.sqrt(1.0 - delta * delta)
     n_a = a.shape[1]
     for i in range(a.shape[0]):

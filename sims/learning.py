@@ -52,7 +52,7 @@ import numpy as np
 
 from evalmc.sims import MAX_FEATURES, MAX_RUNS
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.sims.validation import check_choice, check_float, check_int, check_sd
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
 
@@ -430,7 +430,7 @@ class CvRegression(CvScenario, registered="cv-regression"):
     def __post_init__(self):
         d = check_int("d", self.d, low=2)
         check_int("p", self.p, low=1, high=d - 1)
-        check_float("sd", self.sd, low=0, open_low=True)
+        check_sd("sd", self.sd)
         check_float("shift", self.shift)
         self._check_training_size(d + 3, f"d + 3 = {d + 3}, for least squares to have a "
                                          f"finite expected risk")

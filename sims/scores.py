@@ -21,7 +21,7 @@ import scipy
 from evalmc.sims.base import Batch, Scenario, SlabBlocks, read_only
 from evalmc.sims.streams import BlockStreams
 from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
-from evalmc.sims.validation import check_float, check_int
+from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 _N_RUNS = "number of runs (scores) per replication"
 
@@ -33,15 +33,22 @@ def _check_sizes(scenario, *names):
 
 
 def _check_sd(scenario, *names):
-    """Validate standard deviations (> 0)."""
+    """Validate standard deviations (> 0, with a finite square: the variance)."""
     for name in names:
-        check_float(name, getattr(scenario, name), low=0, open_low=True)
+        check_sd(name, getattr(scenario, name))
 
 
 def _check_real(scenario, *names):
     """Validate real numbers (finite)."""
     for name in names:
         check_float(name, getattr(scenario, name))
+
+
+def _check_shifted(scenario, *names):
+    """Refuse locations that A's `shift` moves out of the finite numbers."""
+    for name in names:
+        population_sum(f"A's shifted {name}", {name: getattr(scenario, name),
+                                               "shift": scenario.shift})
 
 
 class _ShiftTruth:
@@ -173,22 +180,28 @@ class Normal(Scenario, registered="normal"):
         _check_sizes(self, "n_a", "n_b")
         _check_real(self, "mean_a", "mean_b", "shift")
         _check_sd(self, "sd_a", "sd_b")
+        population_sum("A's population mean", {"mean_a": self.mean_a, "shift": self.shift})
+        _ = self.effect  # finite, or refused
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_a + shift == mean_b``, else ``'alternative'``.
+        """``'null'`` when ``mean_a + shift = mean_b`` (up to rounding: :attr:`effect` is 0),
+        else ``'alternative'``.
 
         Examples
         --------
         >>> from evalmc.sims.scores import Normal
         >>> Normal(mean_a=0.5, mean_b=0.5).truth, Normal(shift=0.5).truth
         ('null', 'alternative')
+        >>> Normal(mean_a=0.7, mean_b=0.8, shift=0.1).truth  # 0.7 + 0.1 != 0.8 in floats
+        'null'
         """
-        return "null" if self.mean_a + self.shift == self.mean_b else "alternative"
+        return "null" if self.effect == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_a + shift - mean_b``.
+        """A's population mean minus B's, ``mean_a + shift - mean_b``
+        (:func:`~evalmc.sims.validation.population_sum`: 0 when only rounding parts them).
 
         Examples
         --------
@@ -196,7 +209,9 @@ class Normal(Scenario, registered="normal"):
         >>> Normal(mean_a=1.0, mean_b=0.25, shift=0.5).effect
         1.25
         """
-        return float(self.mean_a + self.shift - self.mean_b)
+        return population_sum("A's population mean minus B's",
+                              {"mean_a": self.mean_a, "shift": self.shift},
+                              {"mean_b": self.mean_b})
 
     @property
     def a_mean(self) -> float:
@@ -329,10 +344,12 @@ class PairedNormal(Scenario, registered="paired-normal"):
         _check_real(self, "mean_diff", "shift")
         _check_sd(self, "sd_a", "sd_b")
         check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
+        _ = self.effect  # finite, or refused
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_diff + shift == 0``, else ``'alternative'``.
+        """``'null'`` when ``mean_diff + shift = 0`` (up to rounding: :attr:`effect` is 0),
+        else ``'alternative'``.
 
         Examples
         --------
@@ -340,11 +357,12 @@ class PairedNormal(Scenario, registered="paired-normal"):
         >>> PairedNormal(mean_diff=0.2).truth, PairedNormal(mean_diff=0.2, shift=-0.2).truth
         ('alternative', 'null')
         """
-        return "null" if self.mean_diff + self.shift == 0 else "alternative"
+        return "null" if self.effect == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_diff + shift``.
+        """A's population mean minus B's, ``mean_diff + shift``
+        (:func:`~evalmc.sims.validation.population_sum`: 0 when only rounding parts them).
 
         Examples
         --------
@@ -352,7 +370,8 @@ class PairedNormal(Scenario, registered="paired-normal"):
         >>> PairedNormal(mean_diff=0.2, shift=0.3).effect
         0.5
         """
-        return float(self.mean_diff + self.shift)
+        return population_sum("A's population mean minus B's",
+                              {"mean_diff": self.mean_diff, "shift": self.shift})
 
     @property
     def a_mean(self) -> float:
@@ -526,6 +545,7 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
         _check_sizes(self, "n")
         _check_real(self, "mu_val", "mu_test", "shift")
         _check_sd(self, "sd_val", "sd_test")
+        _check_shifted(self, "mu_val", "mu_test")
         check_float("rho", self.rho, low=-1, high=1)
 
     def draw(self, rng, n_reps):
@@ -584,6 +604,7 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
         _check_sizes(self, "n_a", "n_b")
         _check_real(self, "loc", "skew", "shift")
         _check_sd(self, "scale")
+        _check_shifted(self, "loc")
 
     @property
     def a_mean(self) -> float:
@@ -596,8 +617,10 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
         >>> round(SkewNormal(skew=-4.0).a_mean, 4), round(SkewNormal(skew=0.0).a_mean, 4)
         (-0.7741, 0.0)
         """
-        delta = self.skew / np.sqrt(1 + self.skew**2)
-        return float(self.loc + self.scale * delta * np.sqrt(2 / np.pi) + self.shift)
+        from evalmc.sims.kernels import skew_delta
+
+        return float(self.loc + self.scale * skew_delta(self.skew) * np.sqrt(2 / np.pi)
+                     + self.shift)
 
     def _fill(self, rng, a, b):
         """Draw skew-normal scores into `a` and `b` in place."""
@@ -634,6 +657,7 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
         check_float("weight", self.weight, low=0, high=1)
         _check_real(self, "loc1", "loc2", "shift")
         _check_sd(self, "scale1", "scale2")
+        _check_shifted(self, "loc1", "loc2")
 
     def cdf(self, x):
         """Cumulative distribution function of B's scores (A's is shifted by `shift`).

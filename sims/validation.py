@@ -7,6 +7,11 @@ import numbers
 
 import numpy as np
 
+#: A population difference within this share of its scale (its largest term; 1 for rates) is an
+#: exact null:
+#: only the rounding of floats parts it from 0 (``0.7 + 0.1 - 0.8`` is -1.1e-16 in floats).
+NULL_TOLERANCE = 1e-12
+
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
     """Return `value` as an int, or raise ValueError naming `name` and the rule.
@@ -101,6 +106,87 @@ def check_float(
         return value
     _check_bounds(name, value, low, high, "a number")
     return value
+
+
+def check_sd(name: str, value, *, zero: bool = False) -> float:
+    """Return `value` as a standard deviation, or raise ValueError naming `name` and the rule:
+    a finite float above 0 (at least 0 with `zero`) whose square, the variance, is finite.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, as the message shows it.
+    value : float
+        The value to check.
+    zero : bool
+        Whether 0 (no spread) is allowed.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import check_sd
+    >>> check_sd("sd", 2)
+    2.0
+    >>> check_sd("sd", 1e200)
+    Traceback (most recent call last):
+    ...
+    ValueError: `sd` must be at most 1.341e+154, so that its square, the variance, is finite; \
+got 1e+200.
+    """
+    sd = check_float(name, value, low=0, open_low=not zero)
+    if not math.isfinite(sd * sd):
+        raise ValueError(f"`{name}` must be at most {math.sqrt(np.finfo(float).max):.4g}, so "
+                         f"that its square, the variance, is finite; got {sd:g}.")
+    return sd
+
+
+def population_sum(what: str, plus: dict, minus: dict | None = None) -> float:
+    """A population value derived from parameters, ``sum(plus) - sum(minus)``: summed exactly
+    and rounded once (:func:`math.fsum`), 0.0 when it lies within :data:`NULL_TOLERANCE` of
+    its largest term (a null is decided by it, never by float equality), and refused when it
+    is not finite.
+
+    Parameters
+    ----------
+    what : str
+        What the value is, as the message shows it.
+    plus, minus : dict of str to float
+        The parameters added and subtracted, by name.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Naming the parameters, when the value is not finite.
+
+    Examples
+    --------
+    >>> from evalmc.sims.validation import population_sum
+    >>> 0.7 + 0.1 - 0.8 == 0, population_sum("the effect", {"a": 0.7, "s": 0.1}, {"b": 0.8})
+    (False, 0.0)
+    >>> population_sum("A's mean", {"mean_a": 1e308, "shift": 1e308})
+    Traceback (most recent call last):
+    ...
+    ValueError: A's mean, `mean_a` + `shift`, must be finite; got inf (mean_a=1e+308, \
+shift=1e+308).
+    """
+    minus = minus or {}
+    values = [*plus.values(), *(-v for v in minus.values())]
+    try:
+        total = math.fsum(values)
+    except OverflowError:  # an intermediate sum overflowed: so does the value
+        total = sum(values)
+    if not math.isfinite(total):
+        formula = " + ".join(f"`{k}`" for k in plus) + "".join(f" - `{k}`" for k in minus)
+        given = ", ".join(f"{k}={v:g}" for k, v in {**plus, **minus}.items())
+        raise ValueError(f"{what}, {formula}, must be finite; got {total} ({given}).")
+    return 0.0 if abs(total) <= NULL_TOLERANCE * max(map(abs, values)) else total
 
 
 def check_choice(name: str, value, choices) -> str:

@@ -434,7 +434,8 @@ def add_run_options(parser) -> None:
     parser.add_argument("--scheduler", help="dask scheduler address (with --backend dask)")
     parser.add_argument("--cache", help="directory of finished blocks: a re-run resumes from it")
     parser.add_argument("--block-size", type=int_arg("block-size"), default=BLOCK_SIZE,
-                        help="replications per block (default %(default)s)")
+                        help="replications per block (default %(default)s; fewer for a "
+                             "condition whose scores would pass 256 MiB a block)")
     parser.add_argument("--task-seconds", type=float_arg("task-seconds"), default=TASK_SECONDS,
                         help="target duration of a task sent to a worker (default "
                              "%(default)s)")

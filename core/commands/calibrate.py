@@ -52,7 +52,7 @@ def register(sub) -> None:
     cal.add_argument("--alpha", default="0.05", help="level(s), comma-separated")
     cal.add_argument("--plot", metavar="FILE", help="also draw the rates (PNG, PDF or SVG): "
                      "against the first parameter with several values, a panel per value of "
-                     "the second")
+                     "the second, a line per criterion and values of the others")
     add_run_options(cal)
     cal.set_defaults(run=run)
 
@@ -119,7 +119,7 @@ def run(args) -> int:
         fixed = ", ".join(f"{k}={v[0]:g}" if isinstance(v[0], float) else f"{k}={v[0]}"
                           for k, v in grid.items() if len(v) == 1)
         fig = rate_panels(result.summary, x=varying[0],
-                          panel=varying[1] if len(varying) > 1 else None,
+                          panel=varying[1] if len(varying) > 1 else None, series=varying[2:],
                           title=f"{args.scenario}: {args.reps} replications per condition"
                                 + (f"; {fixed}" if fixed else ""))
         fig.savefig(args.plot, dpi=150)

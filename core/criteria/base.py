@@ -454,7 +454,8 @@ class UserCriterion:
     Vectorized (``vectorized=True``; by default when `func` has an ``axis`` parameter, as for
     scipy.stats' ``vectorized=None``), it is called once per block as
     ``func(A, B, axis=1)`` with replications on the first axis, and returns one answer per
-    replication in any of the forms above (arrays); a call that raises fails the block.
+    replication in any of the forms above (arrays of shape (n_reps,)); a call that raises, or
+    answers in another shape (one p-value for the whole block), fails the block.
 
     Parameters
     ----------
@@ -593,10 +594,10 @@ class UserCriterion:
     def _call_block(self, batch, kwargs) -> CriterionResult:
         n = batch.n_reps
         try:
-            out = _unwrap(self.func(batch.a, batch.b, axis=1, **kwargs))
-            out = np.broadcast_to(np.asarray(out), (n,)) if np.ndim(out) == 0 else np.asarray(out)
-            if out.shape != (n,):
-                raise TypeError(f"returned shape {out.shape}; expected ({n},), one answer per "
+            out = np.asarray(_unwrap(self.func(batch.a, batch.b, axis=1, **kwargs)))
+            if out.shape != (n,):  # one answer for the block is not one per replication
+                raise TypeError(f"returned an answer of shape {out.shape} for a block of {n} "
+                                f"replications; expected shape ({n},), one answer per "
                                 "replication")
         except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
             message = failure_message(err)

@@ -15,10 +15,49 @@ BLOCK_SIZE = 1000
 #: Replications per block at most: a block's scores are held in memory at once (the number
 #: of replications itself streams, block after block, in constant memory).
 MAX_BLOCK_SIZE = 100_000
+#: Bytes of scores a block (or a slab of blocks drawn at once) may hold. A condition whose
+#: replications are so wide that `block_size` of them would hold more (above 33,554 scores
+#: of A and B together per replication, at the default block size) gets blocks of as many
+#: replications as fit: its results then come from other random streams than at the block
+#: size asked for. Every other condition keeps it.
+MAX_BLOCK_BYTES = 2**28
 #: Replications per condition of ``calibrate`` and ``coverage`` when none are asked for.
 REPS = 10_000
 #: A study stops when a condition's failed share of replications exceeds this.
 MAX_FAILURE_RATE = 0.5
+#: A study warns when a condition's failed share of replications exceeds this: its rates and
+#: estimates are then over the replications that did not fail, fewer than asked for, and a
+#: failure that depends on the data (a test that fails where it would reject) biases them.
+WARN_FAILURE_RATE = 0.01
+
+
+def block_rows(scenario, rows: int) -> int:
+    """`rows` replications of `scenario`, or as many (at least 1) as keep their scores within
+    :data:`MAX_BLOCK_BYTES`: 8 bytes a score, ``sum(scenario.sizes)`` scores a replication,
+    for a scenario whose batches hold scores.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        A condition.
+    rows : int
+        Replications asked for at once: a block size, or a slab's.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from evalmc.engine.options import block_rows
+    >>> from evalmc.sims.scores import Normal
+    >>> block_rows(Normal(n_a=1000), 1000), block_rows(Normal(n_a=10**6, n_b=10**6), 1000)
+    (1000, 16)
+    """
+    sizes = getattr(scenario, "sizes", None)
+    if "scores" not in scenario.batch.holds or sizes is None:
+        return rows
+    return max(1, min(rows, MAX_BLOCK_BYTES // (8 * sum(sizes))))
 
 
 def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, task_seconds,

@@ -34,7 +34,7 @@ from tqdm.auto import tqdm
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.executors import open_pool
-from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS
+from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE, block_rows
 from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
 from evalmc.sims.streams import block_rng
@@ -142,14 +142,15 @@ class Plan:
     analyses : list of Analysis
         What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
     n_reps, seed, block_size : int
-        Replications per condition, root seed, replications per block.
+        Replications per condition, root seed, replications per block (fewer for a condition
+        too wide for them: :meth:`block_size_of`).
 
     Examples
     --------
     >>> from evalmc.engine.scheduler import Plan
     >>> from evalmc.sims.scores import Normal
     >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-    >>> plan.n_blocks, plan.sizes(1, 3)
+    >>> plan.n_blocks(0), plan.sizes(0, 1, 3)
     (3, [1000, 500])
     """
 
@@ -165,24 +166,59 @@ class Plan:
                 raise TypeError(f"a plan's analyses derive from evalmc.engine.analysis."
                                 f"Analysis; got {type(a).__name__}.")
 
-    @property
-    def n_blocks(self) -> int:
-        """Blocks per condition: ``ceil(n_reps / block_size)``.
+    def block_size_of(self, cid: int) -> int:
+        """Replications per block of condition `cid`: `block_size`, or fewer when its scores
+        would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`
+        (:func:`~evalmc.engine.options.block_rows`).
+
+        Parameters
+        ----------
+        cid : int
+            A condition of the plan.
+
+        Returns
+        -------
+        int
 
         Examples
         --------
         >>> from evalmc.engine.scheduler import Plan
         >>> from evalmc.sims.scores import Normal
-        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks
-        3
+        >>> plan = Plan({0: Normal(), 1: Normal(n_a=10**6, n_b=10**6)}, [], n_reps=2500,
+        ...             seed=1, block_size=1000)
+        >>> plan.block_size_of(0), plan.block_size_of(1)
+        (1000, 16)
         """
-        return -(-self.n_reps // self.block_size)
+        return block_rows(self.conditions[cid], self.block_size)
 
-    def sizes(self, start: int, stop: int) -> list[int]:
-        """Replications of blocks ``start:stop`` (all full but the study's last).
+    def n_blocks(self, cid: int) -> int:
+        """Blocks of condition `cid`: ``ceil(n_reps / block size)``.
 
         Parameters
         ----------
+        cid : int
+            A condition of the plan.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from evalmc.engine.scheduler import Plan
+        >>> from evalmc.sims.scores import Normal
+        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks(0)
+        3
+        """
+        return -(-self.n_reps // self.block_size_of(cid))
+
+    def sizes(self, cid: int, start: int, stop: int) -> list[int]:
+        """Replications of condition `cid`'s blocks ``start:stop`` (all full but its last).
+
+        Parameters
+        ----------
+        cid : int
+            A condition of the plan.
         start, stop : int
             The first block and the block after the last.
 
@@ -195,11 +231,11 @@ class Plan:
         >>> from evalmc.engine.scheduler import Plan
         >>> from evalmc.sims.scores import Normal
         >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-        >>> plan.sizes(0, 3), plan.sizes(2, 3)
+        >>> plan.sizes(0, 0, 3), plan.sizes(0, 2, 3)
         ([1000, 1000, 500], [500])
         """
-        return [min(self.block_size, self.n_reps - b * self.block_size)
-                for b in range(start, stop)]
+        size = self.block_size_of(cid)
+        return [min(size, self.n_reps - b * size) for b in range(start, stop)]
 
 
 @dataclass
@@ -375,6 +411,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
             shown.computed(state.finish(pool.next_result()))
     for text, count in state.warned.items():
         warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
+    for text in state.failure_warnings():
+        warnings.warn(text, stacklevel=2)
     return state.outcome()
 
 
@@ -462,9 +500,9 @@ class Scheduler:
         self.keep_values, self.max_failure_rate = keep_values, max_failure_rate
         self.task_seconds, self.max_failures = task_seconds, MAX_FAILURES_KEPT
         self.by_key = {a.key: a for a in plan.analyses}
-        self.conditions = {cid: _Condition(cid, plan.n_blocks, BlockStore(cache, namespace(
-            sc, plan.seed, plan.block_size)) if cache is not None else None)
-            for cid, sc in plan.conditions.items()}
+        self.conditions = {cid: _Condition(cid, plan.n_blocks(cid), BlockStore(
+            cache, namespace(sc, plan.seed, plan.block_size_of(cid)))
+            if cache is not None else None) for cid, sc in plan.conditions.items()}
         pairs = [(cid, k) for cid in self.conditions for k in self.by_key]
         self.sums = {ck: _Sums(self.by_key[ck[1]].tally_type.associative) for ck in pairs}
         self.values = {ck: {} for ck in pairs} if keep_values else None
@@ -473,7 +511,7 @@ class Scheduler:
         self.warned = collections.Counter()
         self.per_block = (cache is not None or keep_values
                           or not all(a.tally_type.associative for a in plan.analyses))
-        self.remaining = plan.n_blocks * len(self.conditions)  # blocks not yet sent out
+        self.remaining = sum(c.n_blocks for c in self.conditions.values())  # not yet sent
         self.blocks_computed = self.blocks_reused = 0
 
     # -- handing out tasks ---------------------------------------------------------------
@@ -531,18 +569,18 @@ class Scheduler:
         """The next task of `cond`, after taking its cached blocks; None when it has none."""
         while cond.next < cond.n_blocks:
             first = cond.next
-            records = cond.load(first, self._size(first))
+            records = cond.load(first, self._size(cond.cid, first))
             absent = self._missing(records)
             self._take_cached(cond, first, records, absent)
             if absent:
                 cond.next = self._extend(cond, first, absent, chunk)
                 return Task(self.plan.conditions[cond.cid],
                             tuple(self.by_key[k] for k in absent), self.plan.seed, cond.cid,
-                            first, tuple(self.plan.sizes(first, cond.next)), self.per_block,
-                            self.keep_values, self.max_failures)
+                            first, tuple(self.plan.sizes(cond.cid, first, cond.next)),
+                            self.per_block, self.keep_values, self.max_failures)
             cond.next += 1
             self.blocks_reused += 1
-            self.progress.reused(self._size(first))
+            self.progress.reused(self._size(cond.cid, first))
         return None
 
     def _extend(self, cond: _Condition, first: int, absent: list[str], chunk: int) -> int:
@@ -550,7 +588,7 @@ class Scheduler:
         (taking what they have), up to `chunk` blocks in all."""
         stop = first + 1
         while stop < cond.n_blocks and stop - first < chunk:
-            ahead = cond.load(stop, self._size(stop))
+            ahead = cond.load(stop, self._size(cond.cid, stop))
             if self._missing(ahead) != absent:
                 cond.peeked = (stop, ahead)
                 break
@@ -558,8 +596,8 @@ class Scheduler:
             stop += 1
         return stop
 
-    def _size(self, block: int) -> int:
-        return self.plan.sizes(block, block + 1)[0]
+    def _size(self, cid: int, block: int) -> int:
+        return self.plan.sizes(cid, block, block + 1)[0]
 
     def _missing(self, records: dict) -> list[str]:
         """The keys whose stored record this study cannot use."""
@@ -624,7 +662,7 @@ class Scheduler:
                 by_block[block].append((key, entry))
         for block in sorted(by_block):
             if cond.store is not None:  # stored first: a stop keeps this block
-                cond.store.save(block, self._size(block), {
+                cond.store.save(block, self._size(result.cid, block), {
                     name: record for key, entry in by_block[block]
                     for name, record in self.by_key[key].to_records(*entry).items()})
             for key, entry in by_block[block]:
@@ -690,6 +728,51 @@ class Scheduler:
                 f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
                 f"{self.done[ck]} replications; first error: {first}. Finished blocks "
                 "are kept in the cache, if one was given.")
+
+    def failure_warnings(self) -> list[str]:
+        """What to say of each analysis and condition that failed on more than
+        :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of its replications: its results are
+        over those that did not fail.
+
+        Returns
+        -------
+        list of str
+            One line each, with the count, the condition and the first error.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.engine.analysis import Analysis
+        >>> from evalmc.engine.scheduler import Plan, Scheduler
+        >>> from evalmc.engine.tallies import RecordsTally
+        >>> from evalmc.sims.scores import Normal
+        >>> class Nothing(Analysis):
+        ...     key, tally_type = "nothing", RecordsTally
+        ...     run = tallies = None
+        >>> class Silent:
+        ...     def reused(self, reps):
+        ...         pass
+        >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=1000, seed=1, block_size=1000)
+        >>> state = Scheduler(plan, 1, Silent())
+        >>> tally = RecordsTally(1000, {"rep": np.arange(1000)}, failed=20)
+        >>> state.record(0, "nothing", 0, tally, {(0, 7): "degenerate"}, None)
+        >>> print(state.failure_warnings()[0])  # doctest: +ELLIPSIS
+        'nothing' failed in 20 of 1000 replications (2.0%) of condition 0 (normal {...}): its \
+rates and estimates are over the 980 that did not fail (first error: degenerate)
+        """
+        out = []
+        for ck in self.kept:  # in the plan's order
+            failed, done = self.failed[ck], self.done[ck]
+            if failed <= WARN_FAILURE_RATE * done:
+                continue
+            cid, key = ck
+            cond = self.plan.conditions[cid]
+            first = self.kept[ck][0][1] if self.kept[ck] else "?"
+            out.append(f"{self.by_key[key].name!r} failed in {failed} of {done} replications "
+                       f"({failed / done:.1%}) of condition {cid} ({cond.name} "
+                       f"{cond.to_dict()}): its rates and estimates are over the "
+                       f"{done - failed} that did not fail (first error: {first})")
+        return out
 
     def outcome(self) -> Outcome:
         """The summed tallies, values and kept failures so far.

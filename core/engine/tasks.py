@@ -1,12 +1,14 @@
 """What a worker runs: a task, consecutive blocks of one condition, drawn a slab at a time.
 
-A worker draws up to :data:`SLAB_REPS` replications at once: the scenario draws the slab's
-blocks in one call, each block from its own stream (:class:`~evalmc.sims.streams.BlockStreams`),
-and each analysis that needs no randomness runs once on the whole slab, so Python's share of
-the work, which holds the GIL, stays small. An analysis that draws random numbers runs block by
-block, each block with its own stream. The task returns each block's tally (or, when nothing
-needs them one by one and they add up in any order, one tally for the whole task), never the
-replications' values unless the study keeps them.
+A worker draws up to :data:`SLAB_REPS` replications at once (fewer, down to one block, when
+their scores would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`): the scenario draws the
+slab's blocks in one call, each block from its own stream
+(:class:`~evalmc.sims.streams.BlockStreams`), and each analysis that needs no randomness runs
+once on the whole slab, so Python's share of the work, which holds the GIL, stays small. An
+analysis that draws random numbers runs block by block, each block with its own stream. The
+task returns each block's tally (or, when nothing needs them one by one and they add up in any
+order, one tally for the whole task), never the replications' values unless the study keeps
+them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalmc.engine.options import block_rows
 from evalmc.sims.streams import BlockStreams
 
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
@@ -184,7 +187,7 @@ def _run(task: Task) -> TaskResult:
     start = time.perf_counter()
     out = {a.key: [] for a in task.analyses}
     streams = BlockStreams(task.seed, task.cid, task.first, len(task.sizes))
-    step = max(1, SLAB_REPS // max(task.sizes))
+    step = max(1, block_rows(task.scenario, SLAB_REPS) // max(task.sizes))  # within budget
     for s in range(0, len(task.sizes), step):
         _run_slab(task, streams[s:s + step], task.sizes[s:s + step], out)
     if not task.per_block:

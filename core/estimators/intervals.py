@@ -18,9 +18,9 @@ import numpy as np
 import scipy
 
 from evalmc.criteria.base import function_digest
-from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT
+from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT, TARGETS
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_float, check_int
+from evalmc.sims.validation import check_choice, check_float, check_int
 
 #: Replications whose bootstrap means are held at once (bounds memory to ROWS x n_boot).
 ROWS = 256
@@ -134,6 +134,9 @@ class Estimator:
     needs : str
         The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds` (``'scores'``;
         ``'validation scores'`` for one that picks runs by validation score).
+    estimand : str or None
+        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; a study
+        refuses another named target. None: not declared.
 
     Examples
     --------
@@ -155,6 +158,7 @@ class Estimator:
     level: float | None = None
     uses_rng: bool = False
     needs: str = "scores"
+    estimand: str | None = None
 
     @property
     def key(self) -> str:
@@ -280,8 +284,9 @@ class UserEstimator:
     """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
 
     It returns an estimate (a number), an interval ``(low, high)``, or both
-    ``(estimate, low, high)``. A replication whose call raises, or returns anything else, is
-    recorded as failed with its message.
+    ``(estimate, low, high)``. A replication whose call raises, or returns anything else (a
+    NaN, an interval whose low bound is above its high one), is recorded as failed with its
+    message.
 
     Parameters
     ----------
@@ -291,6 +296,10 @@ class UserEstimator:
         Its name in results; default: `func`'s qualified name.
     level : float, optional
         Nominal coverage of its interval; None for a point estimator.
+    estimand : str, optional
+        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; default:
+        `func`'s ``estimand`` attribute, if any. Undeclared, it is trusted to estimate the
+        study's target.
 
     Examples
     --------
@@ -311,6 +320,7 @@ class UserEstimator:
     func: Callable
     name: str = ""
     level: float | None = None
+    estimand: str | None = None
     uses_rng: ClassVar[bool] = True
     #: It reads the scores ``a``, ``b``.
     needs: ClassVar[str] = "scores"
@@ -320,6 +330,10 @@ class UserEstimator:
             raise ValueError(f"`estimator` must be a name or a callable; got {self.func!r}.")
         if not self.name:
             object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
+        if self.estimand is None:
+            object.__setattr__(self, "estimand", getattr(self.func, "estimand", None))
+        if self.estimand is not None:
+            check_choice("estimand", self.estimand, tuple(TARGETS))
 
     @property
     def description(self) -> str:
@@ -347,7 +361,8 @@ class UserEstimator:
         return f"{self.name}@{function_digest(self.func)}"
 
     def __reduce__(self):
-        return _rebuild, (cloudpickle.dumps(self.func), self.name, self.level, self.key)
+        return _rebuild, (cloudpickle.dumps(self.func), self.name, self.level, self.estimand,
+                          self.key)
 
     def __call__(self, batch: Batch, rng) -> EstimateResult:
         n = batch.n_reps
@@ -372,17 +387,24 @@ class UserEstimator:
 
 
 def _parts(value) -> tuple[float, ...]:
-    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats."""
+    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats: no NaN, and an
+    interval's low bound at most its high one."""
     parts = (value,) if isinstance(value, numbers.Real) else (
         tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ())
     if len(parts) not in (1, 2, 3) or not all(isinstance(v, numbers.Real) for v in parts):
         raise TypeError(f"returned {value!r}; expected an estimate, (low, high) or "
                         "(estimate, low, high)")
-    return tuple(float(v) for v in parts)
+    parts = tuple(float(v) for v in parts)
+    if any(np.isnan(parts)):
+        raise ValueError(f"returned {value!r}: NaN is no estimate or bound")
+    if len(parts) > 1 and parts[-2] > parts[-1]:
+        raise ValueError(f"returned the interval ({parts[-2]:g}, {parts[-1]:g}), whose low "
+                         "bound is above its high one; expected (low, high) with low <= high")
+    return parts
 
 
-def _rebuild(func_bytes, name, level, key):
-    est = UserEstimator(cloudpickle.loads(func_bytes), name, level)
+def _rebuild(func_bytes, name, level, estimand, key):
+    est = UserEstimator(cloudpickle.loads(func_bytes), name, level, estimand)
     est.__dict__["key"] = key
     return est
 
@@ -425,4 +447,5 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
     entry, args = ESTIMATORS.resolve(spec, args)
     target = entry.load()
     est = target(**args) if entry.params else Estimator("", "", target)
-    return replace(est, name=entry.name_with(args), description=entry.description)
+    return replace(est, name=entry.name_with(args), description=entry.description,
+                   estimand=entry.facts.get("estimand"))

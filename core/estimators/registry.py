@@ -10,18 +10,23 @@ from evalmc.registry import Entry, Param, Registry
 #: Bootstrap resamples of the built-in percentile interval.
 PERCENTILE_BOOT = 1000
 _LEVEL = Param("level", 0.95, float, "nominal coverage, in (0, 1)")
+#: What the built-in estimators estimate (a key of :data:`TARGETS`): a study refuses another
+#: named target for them.
+_OF_MEAN_A = {"estimand": "mean-a"}
 
 ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
-    Entry("mean-a", "evalmc.estimators.intervals:mean_a", "mean of A's runs"),
+    Entry("mean-a", "evalmc.estimators.intervals:mean_a", "mean of A's runs", (), _OF_MEAN_A),
     Entry("t-interval", "evalmc.estimators.intervals:t_interval",
-          "Student's t interval of A's mean", (_LEVEL,)),
+          "Student's t interval of A's mean", (_LEVEL,), _OF_MEAN_A),
     Entry("percentile-bootstrap", "evalmc.estimators.intervals:percentile_bootstrap",
           "percentile bootstrap interval of A's mean", (
-              Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples"), _LEVEL)),
+              Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples"), _LEVEL), _OF_MEAN_A),
 ])
 
 #: Named estimands: the scenario's attribute that holds each one's true value.
 TARGETS = {"mean-a": "a_mean", "effect": "effect"}
+#: What each named estimand is, as messages say it.
+TARGET_DOCS = {"mean-a": "A's population mean", "effect": "A's population mean minus B's"}
 
 #: The choices of the Boo_n estimator: the best run is the highest or the lowest score, and
 #: its interval a percentile or a smoothed bootstrap.

@@ -17,7 +17,7 @@ from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, ch
 from evalmc.engine.scheduler import Failure
 from evalmc.engine.tallies import EstimateTally
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
-from evalmc.estimators.registry import TARGETS
+from evalmc.estimators.registry import TARGET_DOCS, TARGETS
 from evalmc.sims import Scenario
 from evalmc.sims.base import check_needs
 from evalmc.sims.validation import check_choice, check_float
@@ -227,7 +227,9 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         As for :func:`~evalmc.study.rates.run_study`.
     target : {'mean-a', 'effect'}, float or callable
         The estimand: A's population mean, the population difference A - B, a number, or a
-        function of the condition's scenario giving its true value.
+        function of the condition's scenario giving its true value. A named target must be
+        what each estimator estimates, when it declares it (the built-in ones estimate
+        'mean-a').
     keep_values : bool
         Keep every replication's estimate (``EstimationResult.outcomes``).
     summarise : callable, optional
@@ -261,6 +263,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         raise ValueError("`estimators` lists an estimator twice.")
     for estimator in estimators:
         check_needs(f"estimator {estimator.key!r}", estimator.needs, scenario)
+        _check_estimand(estimator, target)
     truths = {cid: _truth(target, cond) for cid, cond in conditions.items()}
     label = _target_label(target)
     by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}
@@ -294,6 +297,18 @@ def _truth(target, cond: Scenario) -> float:
     else:
         value = target
     return check_float("target", value)
+
+
+def _check_estimand(estimator, target) -> None:
+    """Refuse a named `target` other than the one `estimator` declares it estimates: its
+    coverage of it would be of another quantity's intervals."""
+    declared = estimator.estimand
+    if isinstance(target, str) and declared is not None and target != declared:
+        check_choice("target", target, tuple(TARGETS))
+        raise ValueError(
+            f"`target` {target!r} ({TARGET_DOCS[target]}) is not what estimator "
+            f"{estimator.name!r} estimates, {declared!r} ({TARGET_DOCS[declared]}); give "
+            f"target {declared!r}, or an estimator of {target!r}.")
 
 
 def _target_label(target) -> str:

@@ -18,7 +18,13 @@ from evalmc.criteria import get_criterion
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
-from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
+from evalmc.engine.options import (
+    BLOCK_SIZE,
+    MAX_FAILURE_RATE,
+    TASK_SECONDS,
+    block_rows,
+    check_run_options,
+)
 from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index
 from evalmc.sims import Batch, Scenario
@@ -310,9 +316,11 @@ class StudyResult:
         >>> batch.n_reps, batch.a.round(4).tolist()
         (1, [[2.3315, -0.3315, -0.2632, -1.2291, 0.866]])
         """
-        size = min(self.block_size, self.n_reps - failure.block * self.block_size)
+        cond = self.conditions[failure.condition_id]
+        block_size = block_rows(cond, self.block_size)  # the condition's (options.py)
+        size = min(block_size, self.n_reps - failure.block * block_size)
         rng = engine.block_rng(self.seed, failure.condition_id, failure.block)
-        batch = self.conditions[failure.condition_id].draw(rng, size)
+        batch = cond.draw(rng, size)
         return batch.take(failure.rep)
 
 
