@@ -1,4 +1,5 @@
-"""Research CSV files as people write them, read by every command: the answer is the one of
+"""Research CSV files as people write them, read by every command that reads them (describe,
+ranks, boon, compare, the empirical scenario): the answer is the one of
 a plain reading of the intended columns, computed here with numpy and scipy, or a refusal in
 one line where the file is ambiguous (one row per run, read without ``--model``)."""
 
@@ -151,3 +152,20 @@ def test_every_command_reads_the_intended_columns_or_refuses(file, best):
             _refused(_run(["boon", path, "--n", "3"]), "`--test` must name the column")
             np.testing.assert_allclose(read_scores(str(path), model), scores[model],
                                        rtol=1e-15)
+
+        a_name, b_name = models[0], models[1]
+        a, b = scores[a_name], scores[b_name]
+        argv = ["compare", path, *as_wide, "--a", a_name, "--b", b_name, "--best", best,
+                "--resamples", "20", "--format", "json"]
+        if long:  # a long log's order is not its seeds': refused without --pair-by
+            _refused(_run(argv), "`--pair-by` is needed", "'seed'")
+            argv += ["--pair-by", "seed"]
+        code, out, err = _run(argv)
+        assert code == 0, err
+        res = json.loads(out)
+        wins = (a > b) if best == "max" else (a < b)
+        assert (res["k"], res["wins"], res["ties"]) == (a.size, wins.sum(), (a == b).sum())
+        assert res["mean_difference"] == pytest.approx((a - b).mean(), rel=1e-9, abs=1e-12)
+        t_test = next(t for t in res["tests"] if t["test"] == "paired-t")
+        if np.ptp(a - b) > 0:
+            assert t_test["p_value"] == pytest.approx(stats.ttest_rel(a, b).pvalue, rel=1e-9)
