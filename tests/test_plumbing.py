@@ -1,0 +1,38 @@
+"""The plumbing under every command: where results are written, cache keys, the Numba cache,
+long computations and their estimates."""
+
+import os
+import stat
+
+import pytest
+
+from evalmc.cli import main
+
+
+@pytest.mark.parametrize("command", [["list", "--format", "csv"],
+                                     ["calibrate", "--scenario", "normal", "--criterion",
+                                      "welch-t", "--reps", "200", "--quiet"]])
+def test_out_dash_is_stdout(capsys, tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 0
+    expected = capsys.readouterr().out
+    assert main([*command, "--out", "-"]) == 0
+    assert capsys.readouterr().out == expected and not (tmp_path / "-").exists()
+
+
+def test_out_writes_through_a_symlink(capsys, tmp_path):
+    target, link = tmp_path / "target.csv", tmp_path / "link.csv"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    assert main(["list", "--format", "csv", "--out", str(link)]) == 0
+    assert link.is_symlink() and target.read_text().startswith("kind,name")
+
+
+def test_out_refuses_a_special_file(capsys, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert main(["list", "--out", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"evalmc: error: `--out` must be a regular file (or '-' for standard "
+                   f"output); got '{fifo}', a special file.\n")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # not replaced by a regular file
