@@ -36,3 +36,16 @@ def test_out_refuses_a_special_file(capsys, tmp_path):
     assert err == (f"evalmc: error: `--out` must be a regular file (or '-' for standard "
                    f"output); got '{fifo}', a special file.\n")
     assert stat.S_ISFIFO(fifo.lstat().st_mode)  # not replaced by a regular file
+
+
+def test_scheduler_without_dask_says_how_to_install_it(capsys, monkeypatch):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "distributed" else find_spec(name, *a))
+    argv = ["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--scheduler",
+            "tcp://10.0.0.1:8786"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == ("evalmc: error: `scheduler` needs dask.distributed, "
+                                       "which is not installed: pip install \"evalmc[dist]\".\n")

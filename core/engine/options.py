@@ -79,10 +79,12 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
-    if backend == "dask" and importlib.util.find_spec("distributed") is None:
-        raise ValueError("`backend` 'dask' needs dask.distributed, which is not installed: "
+    dask_option = "backend" if backend == "dask" else "scheduler" if scheduler else None
+    if dask_option and importlib.util.find_spec("distributed") is None:
+        raise ValueError(f"`{dask_option}` needs dask.distributed, which is not installed: "
                          "pip install \"evalmc[dist]\".")
+    if scheduler is not None and backend != "dask":
+        got = f"backend {backend!r}" if backend else "no backend (add --backend dask)"
+        raise ValueError(f"`scheduler` needs backend 'dask'; got {got}.")
     check_float("task_seconds", task_seconds, low=0, open_low=True)
     return n_reps, seed, block_size, n_jobs
