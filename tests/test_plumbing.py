@@ -3,6 +3,8 @@ long computations and their estimates."""
 
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -49,3 +51,19 @@ def test_scheduler_without_dask_says_how_to_install_it(capsys, monkeypatch):
     assert main(argv) == 2
     assert capsys.readouterr().err == ("evalmc: error: `scheduler` needs dask.distributed, "
                                        "which is not installed: pip install \"evalmc[dist]\".\n")
+
+
+def test_no_writable_numba_cache_degrades_to_no_cache_with_one_warning():
+    """As with a read-only install and home: Numba finds no cache location for any kernel."""
+    argv = ["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--criterion",
+            "mann-whitney", "--reps", "300", "--quiet"]
+    no_locator = ("import numba.core.caching as c; c.CacheImpl._locator_classes = []; "
+                  "import sys; from evalmc.cli import main; sys.exit(main(sys.argv[1:]))")
+    cached = subprocess.run([sys.executable, "-m", "evalmc", *argv], capture_output=True,
+                            text=True)
+    uncached = subprocess.run([sys.executable, "-c", no_locator, *argv], capture_output=True,
+                              text=True)
+    assert uncached.returncode == 0 and uncached.stdout == cached.stdout
+    assert uncached.stderr == ("evalmc: warning: Numba found no writable cache location: "
+                               "kernels are compiled again in each run; set NUMBA_CACHE_DIR to "
+                               "a writable folder to cache them\n")

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 from scipy import integrate, stats
 
 from evalmc.estimators.registry import BEST, CI_METHODS
+from evalmc.sims.jit import njit
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 ESTIMATORS = ("nonparametric", "parametric")
