@@ -79,9 +79,9 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
-    dask_option = "backend" if backend == "dask" else "scheduler" if scheduler else None
-    if dask_option and importlib.util.find_spec("distributed") is None:
-        raise ValueError(f"`{dask_option}` needs dask.distributed, which is not installed: "
+    asked = "`backend` 'dask'" if backend == "dask" else "`scheduler`" if scheduler else None
+    if asked and importlib.util.find_spec("distributed") is None:
+        raise ValueError(f"{asked} needs dask.distributed, which is not installed: "
                          "pip install \"evalmc[dist]\".")
     if scheduler is not None and backend != "dask":
         got = f"backend {backend!r}" if backend else "no backend (add --backend dask)"
