@@ -67,3 +67,18 @@ def test_no_writable_numba_cache_degrades_to_no_cache_with_one_warning():
     assert uncached.stderr == ("evalmc: warning: Numba found no writable cache location: "
                                "kernels are compiled again in each run; set NUMBA_CACHE_DIR to "
                                "a writable folder to cache them\n")
+
+
+def test_eta_times_the_steady_blocks_not_the_first(capsys, monkeypatch):
+    """The first task takes 10 s (compiling the kernels), each later block of 1,000
+    replications 0.1 s: 989 blocks are left after 1 s of steady work, 98.9 s."""
+    from evalmc.engine import scheduler
+
+    clock = iter([0.0, 10.0, *(10.0 + 0.1 * k for k in range(1, 1000))])
+    monkeypatch.setattr(scheduler.time, "perf_counter", lambda: next(clock))
+    with scheduler._Progress(1_000_000, None, cached=False, desc="test") as progress:
+        for _ in range(11):
+            progress.computed(1000)
+    assert capsys.readouterr().err == (
+        "evalmc: about 1 min 38 s to go (11,000 of 1,000,000 replications in 11.0 s); Ctrl-C "
+        "stops the study, add --cache DIR to keep finished blocks and resume.\n")

@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
+from tqdm.std import EMA
 
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
@@ -736,12 +737,17 @@ class Scheduler:
 
 
 class _Progress:
-    """The progress bar, and the estimate of a long study's time left, given once."""
+    """The progress bar, and the estimate of a long study's time left, given once.
+
+    Both time the blocks after the first finished task: the first holds the compilation of
+    the kernels and the start of the workers, which would inflate every estimate.
+    """
 
     def __init__(self, total: int, progress: bool | None, cached: bool, desc: str):
         show = sys.stderr.isatty() if progress is None else progress
         self.announce, self.cached = progress is not False, cached
         self.total, self.done, self.started = total, 0, time.perf_counter()
+        self.steady = None  # (time, replications done) when the first task finished
         self.bar = tqdm(total=total, disable=not show, file=sys.stderr, unit="rep",
                         unit_scale=True, desc=desc)
 
@@ -758,22 +764,33 @@ class _Progress:
     def computed(self, reps: int) -> None:
         self.bar.update(reps)
         self.done += reps
-        if self.announce:
-            self.announce = not _announce_long_run(time.perf_counter() - self.started,
-                                                   self.done, self.total - self.done,
-                                                   self.cached)
+        now = time.perf_counter()
+        if self.steady is None:
+            self.steady = now, self.done
+            if not self.bar.disable:  # the bar's rate, too, from the next update on
+                self.bar._ema_dn, self.bar._ema_dt = EMA(self.bar.smoothing), EMA(
+                    self.bar.smoothing)
+                self.bar.last_print_t, self.bar.last_print_n = now, self.bar.n
+            return
+        since, done_then = self.steady
+        if self.announce and (now - since >= 1.0 or self.done == self.total):
+            self.announce = not _announce_long_run(
+                now - self.started, self.done, self.total - self.done, self.cached,
+                seconds_per_rep=(now - since) / (self.done - done_then))
 
 
 #: A study expected to take longer than this says so, with its estimate, as it starts.
 LONG_RUN_SECONDS = 60.0
 
 
-def _announce_long_run(elapsed: float, done: int, left: int, cached: bool) -> bool:
+def _announce_long_run(elapsed: float, done: int, left: int, cached: bool,
+                       seconds_per_rep: float | None = None) -> bool:
     """Print the time a study has left, once, when it is more than :data:`LONG_RUN_SECONDS`;
-    returns whether the estimate was given (after the first second of work, it is)."""
+    returns whether the estimate was given (after the first second of work, it is). The
+    time per replication is `seconds_per_rep`, default the average so far."""
     if elapsed < 1.0 and left:
         return False
-    eta = elapsed / done * left
+    eta = (elapsed / done if seconds_per_rep is None else seconds_per_rep) * left
     if eta > LONG_RUN_SECONDS:
         keep = ("its finished blocks are kept in --cache" if cached
                 else "add --cache DIR to keep finished blocks and resume")
