@@ -6,6 +6,7 @@ import stat
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from evalmc.cli import main
@@ -82,3 +83,39 @@ def test_eta_times_the_steady_blocks_not_the_first(capsys, monkeypatch):
     assert capsys.readouterr().err == (
         "evalmc: about 1 min 38 s to go (11,000 of 1,000,000 replications in 11.0 s); Ctrl-C "
         "stops the study, add --cache DIR to keep finished blocks and resume.\n")
+
+
+def _ties_table(reps, d, k):
+    return np.round(np.random.default_rng(4).normal(0.8, 0.05, (reps, d, k)), 2)  # ties
+
+
+def test_ranks_tests_every_pair_in_one_pass(monkeypatch):
+    """40 models took 25 s: each of the k^2 / 2 pairs re-ran the Wilcoxon tests of all pairs."""
+    from evalmc import ranks
+    from evalmc.criteria import ranks as criteria_ranks
+
+    calls = []
+    real = criteria_ranks.wilcoxon
+    monkeypatch.setattr(criteria_ranks, "wilcoxon", lambda batch: calls.append(1) or real(batch))
+    res = ranks(_ties_table(1, 9, 10)[0])
+    assert len(res.pairs) == 45 and len(calls) == 1
+
+
+def test_ranks_pairs_are_each_pairs_tests(monkeypatch):
+    """In chunks of a few pairs: the p-values of the tests of each pair on its own, exactly."""
+    from evalmc import ranks
+    from evalmc.criteria.ranks import holm, nemenyi, wilcoxon_holm_pairs
+    from evalmc.criteria.signed_rank import wilcoxon
+    from evalmc.sims.base import Batch
+    from evalmc.sims.multidataset import TableBatch
+
+    table = _ties_table(3, 9, 7)
+    monkeypatch.setattr("evalmc.criteria.ranks.PAIR_CHUNK", 4 * 3 * 9)  # 4 pairs a chunk
+    pairs = [(i, j) for i in range(7) for j in range(i + 1, 7)]
+    raw = np.stack([wilcoxon(Batch(table[:, :, i], table[:, :, j], paired=True)).pvalues()
+                    for i, j in pairs], axis=1)
+    assert np.array_equal(wilcoxon_holm_pairs(table), holm(raw))
+    res = ranks(table[0])
+    batch = TableBatch(table=table[:1])
+    assert res.pairs["nemenyi_p"].tolist() == [nemenyi(batch, pair=p).pvalue[0] for p in pairs]
+    assert res.pairs["wilcoxon_holm_p"].tolist() == holm(raw)[0].tolist()
