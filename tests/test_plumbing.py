@@ -119,3 +119,38 @@ def test_ranks_pairs_are_each_pairs_tests(monkeypatch):
     batch = TableBatch(table=table[:1])
     assert res.pairs["nemenyi_p"].tolist() == [nemenyi(batch, pair=p).pvalue[0] for p in pairs]
     assert res.pairs["wilcoxon_holm_p"].tolist() == holm(raw)[0].tolist()
+
+
+def test_boon_bootstrap_estimates_a_long_run_from_its_steady_chunks(capsys, monkeypatch):
+    """10 replicates a chunk; the first takes 10 s (compiling), each later one 0.5 s: after
+    1 s of steady work, 997 chunks are left, 498.5 s."""
+    from evalmc.estimators import boon
+
+    runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+    monkeypatch.setattr(boon, "_CHUNK", 500)
+    quiet = boon.boon_interval(runs, n=5, n_resamples=10_000, rng=np.random.default_rng(1),
+                               progress=False)
+    assert capsys.readouterr().err == ""
+    clock = iter([10.0 + 0.5 * k for k in range(1000)])
+    monkeypatch.setattr("time.perf_counter", lambda: next(clock))
+    shown = boon.boon_interval(runs, n=5, n_resamples=10_000, rng=np.random.default_rng(1))
+    assert np.array_equal(shown.replicates, quiet.replicates)
+    assert capsys.readouterr().err == (
+        "evalmc: the nonparametric bootstrap has about 8 min 18 s to go (30 of 10,000 "
+        "resamples of 50 runs); Ctrl-C stops it.\n")
+
+
+def test_boon_smoothed_bootstrap_runs_in_interruptible_chunks(monkeypatch):
+    """One kernel call per chunk (Ctrl-C stops between them), the replicates of one call."""
+    from evalmc.estimators import boon
+
+    runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
+    whole = boon.boon_interval(runs, n=5, n_resamples=100, method="smoothed",
+                               rng=np.random.default_rng(1)).replicates
+    calls = []
+    kernel = boon._smoothed_kernel
+    monkeypatch.setattr(boon, "_smoothed_kernel", lambda *a: calls.append(1) or kernel(*a))
+    monkeypatch.setattr(boon, "_CHUNK", 500)  # 10 replicates a chunk
+    chunked = boon.boon_interval(runs, n=5, n_resamples=100, method="smoothed",
+                                 rng=np.random.default_rng(1)).replicates
+    assert len(calls) == 10 and np.array_equal(chunked, whole)
