@@ -154,3 +154,35 @@ def test_boon_smoothed_bootstrap_runs_in_interruptible_chunks(monkeypatch):
     chunked = boon.boon_interval(runs, n=5, n_resamples=100, method="smoothed",
                                  rng=np.random.default_rng(1)).replicates
     assert len(calls) == 10 and np.array_equal(chunked, whole)
+
+
+def test_bayes_signed_rank_refuses_more_than_a_million_draws():
+    """10^9 draws were days of work per replication; refused before any (the command line
+    says the message and exits 2)."""
+    from evalmc import get_criterion
+
+    with pytest.raises(ValueError, match=r"^`n_samples` must be an integer in \[1, 1000000\]; "
+                                         r"got 1000000000\.$"):
+        get_criterion("bayes-signed-rank(n_samples=1e9)")
+
+
+def test_bayes_signed_rank_draws_in_interruptible_chunks(monkeypatch):
+    """A block of 1,000 replications of 10^6 draws was one kernel call of minutes, deaf to
+    Ctrl-C; now each call draws 2^20 at most, and the draws are those of one call."""
+    from evalmc import get_criterion
+    from evalmc.criteria import kernels
+    from evalmc.criteria.registry import BAYES_PRIOR
+    from evalmc.sims.base import Batch
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.3, 1.0, (7, 10)), rng.normal(0.0, 1.0, (7, 10))
+    whole = np.empty(7)
+    kernels.signed_rank_posterior(np.random.default_rng(1), b - a, BAYES_PRIOR, 0.0, 300_000,
+                                  whole)
+    calls = []
+    kernel = kernels.signed_rank_posterior
+    monkeypatch.setattr(kernels, "signed_rank_posterior",
+                        lambda rng, z, *args: calls.append(len(z)) or kernel(rng, z, *args))
+    test = get_criterion("bayes-signed-rank", n_samples=300_000)
+    chunked = test(Batch(a, b, paired=True), np.random.default_rng(1)).statistic
+    assert calls == [3, 3, 1] and np.array_equal(chunked, whole)
