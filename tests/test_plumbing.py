@@ -186,3 +186,55 @@ def test_bayes_signed_rank_draws_in_interruptible_chunks(monkeypatch):
     test = get_criterion("bayes-signed-rank", n_samples=300_000)
     chunked = test(Batch(a, b, paired=True), np.random.default_rng(1)).statistic
     assert calls == [3, 3, 1] and np.array_equal(chunked, whole)
+
+
+def _rate(capsys, argv):
+    import json
+
+    assert main([*argv, "--format", "json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)[0]["rate"]
+
+
+def test_criterion_imports_its_neighbours_and_the_cache_follows_their_edits(capsys, tmp_path):
+    """The newcomer's stale cache: the helper beside the criterion edited, --cache served the
+    old rate (0.185 against 0.703 uncached)."""
+    import sys
+
+    folder, other = tmp_path / "mine", tmp_path / "other"
+    folder.mkdir()
+    other.mkdir()
+    for where, margin in ((folder, "0.0"), (other, "100.0")):
+        (where / "helper.py").write_text(f"def margin():\n    return {margin}\n")
+        (where / "crit.py").write_text("import helper\n\n\ndef gap(a, b):\n"
+                                       "    return bool(a.mean() - b.mean() > helper.margin())\n")
+    argv = ["calibrate", "--scenario", "normal", "--param", "mean_a=0.5", "--criterion",
+            f"{folder / 'crit.py'}:gap", "--reps", "400"]
+    cache = ["--cache", str(tmp_path / "cache")]
+    first = _rate(capsys, [*argv, *cache])
+    (folder / "helper.py").write_text("def margin():\n    return 0.75\n")
+    edited = _rate(capsys, [*argv, *cache])
+    assert edited == _rate(capsys, argv) < first and "helper" not in sys.modules
+    assert _rate(capsys, [*argv[:-3], f"{other / 'crit.py'}:gap", "--reps", "400"]) == 0.0
+
+
+def test_cache_key_covers_the_users_modules_transitively(tmp_path, monkeypatch):
+    """A criterion using a module of the user's on the path, which uses another: an edit of
+    the second changes the key."""
+    from evalmc.criteria import load_criterion
+
+    lib, crit = tmp_path / "lib", tmp_path / "crit"
+    lib.mkdir()
+    crit.mkdir()
+    (lib / "deep_margin.py").write_text("VALUE = 0.0\n")
+    (lib / "my_margins.py").write_text("from deep_margin import VALUE\n\n\n"
+                                       "def margin():\n    return VALUE\n")
+    (crit / "crit.py").write_text("import numpy as np\n\nimport evalmc\nfrom my_margins import "
+                                  "margin\n\n\ndef gap(a, b):\n"
+                                  "    return bool(np.mean(a) - np.mean(b) > margin())\n")
+    monkeypatch.syspath_prepend(str(lib))
+    monkeypatch.delitem(__import__("sys").modules, "my_margins", raising=False)
+    monkeypatch.delitem(__import__("sys").modules, "deep_margin", raising=False)
+    criterion = load_criterion(f"{crit / 'crit.py'}:gap")
+    before = criterion.key
+    (lib / "deep_margin.py").write_text("VALUE = 0.5\n")
+    assert load_criterion(f"{crit / 'crit.py'}:gap").key != before
