@@ -693,9 +693,10 @@ def function_digest(func) -> str:
     importable module by reference (by its name): for the digest that module is registered to
     be pickled by value, then unregistered unless it already was; except for installed code
     (the standard library, site-packages, evalmc), whose identity is its name and installed
-    version. The user's other modules it reaches (through the globals of its module, closure
-    and functions, and theirs in turn) add their names and the contents of their files (as on
-    disk), so an edited helper module changes the digest. The digest is the same in every
+    version. The user's other modules it uses (reached through the globals of its module,
+    closure and functions, or imported by those files, transitively) add their names and the
+    contents of their files (as on disk), so an edited helper module changes the digest; one
+    imported only at call time, inside a function, is not seen. The digest is the same in every
     process (but for a global set of strings, whose order varies between processes: the cache
     then misses, never reuses stale blocks).
 
@@ -719,7 +720,7 @@ def function_digest(func) -> str:
 
     A helper module of the user's, edited, changes the digest of a function calling it:
 
-    >>> import importlib, pathlib, sys, tempfile
+    >>> import pathlib, sys, tempfile
     >>> folder = tempfile.TemporaryDirectory()
     >>> helper = pathlib.Path(folder.name) / "my_helper.py"
     >>> _ = helper.write_text("def margin():\\n    return 0.0\\n")
