@@ -70,18 +70,21 @@ def test_no_writable_numba_cache_degrades_to_no_cache_with_one_warning():
                                "a writable folder to cache them\n")
 
 
-def test_eta_times_the_steady_blocks_not_the_first(capsys, monkeypatch):
-    """The first task takes 10 s (compiling the kernels), each later block of 1,000
-    replications 0.1 s: 989 blocks are left after 1 s of steady work, 98.9 s."""
+def test_eta_times_the_steady_tasks_not_the_first(capsys, monkeypatch):
+    """The first task takes 10 s (compiling the kernels), each later one of 1,000
+    replications 0.125 s: after 1 s of steady work, 991 tasks are left, 123.9 s; the
+    estimate was 1,211 s from the first task, and the wall time between two finished tasks
+    also holds the tasks run meanwhile."""
     from evalmc.engine import scheduler
 
-    clock = iter([0.0, 10.0, *(10.0 + 0.1 * k for k in range(1, 1000))])
+    clock = iter([0.0, 11.0])
     monkeypatch.setattr(scheduler.time, "perf_counter", lambda: next(clock))
     with scheduler._Progress(1_000_000, None, cached=False, desc="test") as progress:
-        for _ in range(11):
-            progress.computed(1000)
+        progress.computed(1000, 10.0)
+        for _ in range(8):
+            progress.computed(1000, 0.125)
     assert capsys.readouterr().err == (
-        "evalmc: about 1 min 38 s to go (11,000 of 1,000,000 replications in 11.0 s); Ctrl-C "
+        "evalmc: about 2 min 3 s to go (9,000 of 1,000,000 replications in 11.0 s); Ctrl-C "
         "stops the study, add --cache DIR to keep finished blocks and resume.\n")
 
 

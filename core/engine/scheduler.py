@@ -373,7 +373,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
             if in_flight == 0:
                 break
             in_flight -= 1
-            shown.computed(state.finish(pool.next_result()))
+            result = pool.next_result()
+            shown.computed(state.finish(result), result.seconds / workers)
     for text, count in state.warned.items():
         warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
     return state.outcome()
@@ -739,15 +740,17 @@ class Scheduler:
 class _Progress:
     """The progress bar, and the estimate of a long study's time left, given once.
 
-    Both time the blocks after the first finished task: the first holds the compilation of
-    the kernels and the start of the workers, which would inflate every estimate.
+    The estimate times the tasks after the first (which holds the compilation of the kernels
+    and would inflate it), by their own durations: the time between two finished tasks also
+    holds the tasks run meanwhile, and counts their replications only later. The bar's rate
+    starts afresh after the first task too.
     """
 
     def __init__(self, total: int, progress: bool | None, cached: bool, desc: str):
         show = sys.stderr.isatty() if progress is None else progress
         self.announce, self.cached = progress is not False, cached
         self.total, self.done, self.started = total, 0, time.perf_counter()
-        self.steady = None  # (time, replications done) when the first task finished
+        self.steady = None  # seconds and replications of the tasks after the first
         self.bar = tqdm(total=total, disable=not show, file=sys.stderr, unit="rep",
                         unit_scale=True, desc=desc)
 
@@ -761,22 +764,24 @@ class _Progress:
     def reused(self, reps: int) -> None:
         self.bar.update(reps)
 
-    def computed(self, reps: int) -> None:
+    def computed(self, reps: int, seconds: float) -> None:
+        """`reps` replications more, computed by a task in `seconds` (a worker's time over
+        the number of workers)."""
         self.bar.update(reps)
         self.done += reps
-        now = time.perf_counter()
         if self.steady is None:
-            self.steady = now, self.done
-            if not self.bar.disable:  # the bar's rate, too, from the next update on
+            self.steady = [0.0, 0]
+            if not self.bar.disable:
                 self.bar._ema_dn, self.bar._ema_dt = EMA(self.bar.smoothing), EMA(
                     self.bar.smoothing)
-                self.bar.last_print_t, self.bar.last_print_n = now, self.bar.n
+                self.bar.last_print_t, self.bar.last_print_n = self.bar._time(), self.bar.n
             return
-        since, done_then = self.steady
-        if self.announce and (now - since >= 1.0 or self.done == self.total):
+        self.steady[0] += seconds
+        self.steady[1] += reps
+        if self.announce and (self.steady[0] >= 1.0 or self.done == self.total):
             self.announce = not _announce_long_run(
-                now - self.started, self.done, self.total - self.done, self.cached,
-                seconds_per_rep=(now - since) / (self.done - done_then))
+                time.perf_counter() - self.started, self.done, self.total - self.done,
+                self.cached, seconds_per_rep=self.steady[0] / self.steady[1])
 
 
 #: A study expected to take longer than this says so, with its estimate, as it starts.
