@@ -241,3 +241,28 @@ def test_cache_key_covers_the_users_modules_transitively(tmp_path, monkeypatch):
     before = criterion.key
     (lib / "deep_margin.py").write_text("VALUE = 0.5\n")
     assert load_criterion(f"{crit / 'crit.py'}:gap").key != before
+
+
+def test_ctrl_c_stops_the_running_tasks_of_worker_threads(tmp_path):
+    """Ctrl-C reaches the main thread only; with --jobs 2 it waited for the blocks the worker
+    threads were running (here 20 s each) before exiting."""
+    import signal
+    import time
+
+    started = tmp_path / "started"
+    (tmp_path / "slow.py").write_text(
+        "import pathlib\nimport time\n\n\ndef slow(a, b):\n"
+        f"    pathlib.Path({str(started)!r}).touch()\n    time.sleep(0.01)\n    return 0.5\n")
+    argv = ["calibrate", "--scenario", "normal", "--criterion", f"{tmp_path / 'slow.py'}:slow",
+            "--reps", "8000", "--block-size", "2000", "--jobs", "2", "--backend", "threads"]
+    proc = subprocess.Popen([sys.executable, "-m", "evalmc", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    start = time.time()
+    while not started.exists():
+        assert proc.poll() is None and time.time() - start < 60
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)  # the running blocks had 20 s to go
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert err.startswith("evalmc: interrupted")

@@ -20,6 +20,7 @@ import cloudpickle
 import numpy as np
 
 from evalmc.criteria.capture import captured_stdout, warn_printed
+from evalmc.engine.options import check_interrupted
 from evalmc.sims.base import ALTERNATIVES, Batch, check_needs
 from evalmc.sims.validation import check_choice
 from evalmc.stats.nulls import null_distribution
@@ -580,6 +581,7 @@ class UserCriterion:
         errors = {}
         a, b = batch.a, batch.b
         for i in range(n):
+            check_interrupted()
             try:
                 out = _pvalue_or_decision(self.func(a[i], b[i], **kwargs))
                 if isinstance(out, bool):

@@ -25,6 +25,7 @@ from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import BAYES_PRIOR as PRIOR
 from evalmc.criteria.registry import BAYES_SAMPLES as N_SAMPLES
 from evalmc.criteria.registry import BAYES_THRESHOLD as THRESHOLD
+from evalmc.engine.options import check_interrupted
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 
@@ -124,6 +125,7 @@ def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> Criter
     prob = np.empty(z.shape[0])
     rows = max(1, _CHUNK // n_samples)  # the rows draw from `rng` in turn, whatever the chunks
     for start in range(0, z.shape[0], rows):
+        check_interrupted()
         kernels.signed_rank_posterior(rng, z[start:start + rows], prior, rope, n_samples,
                                       prob[start:start + rows])
     return CriterionResult(np.zeros(prob.shape, bool), statistic=prob,

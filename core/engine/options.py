@@ -6,6 +6,8 @@ without loading the engine.
 
 from __future__ import annotations
 
+import threading
+
 #: Where tasks run: threads (the kernels release the GIL), loky processes, or dask.
 BACKENDS = ("threads", "loky", "dask")
 #: Target duration of a task, a run of blocks sent to a worker at once, in seconds.
@@ -88,3 +90,24 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
         raise ValueError(f"`scheduler` needs backend 'dask'; got {got}.")
     check_float("task_seconds", task_seconds, low=0, open_low=True)
     return n_reps, seed, block_size, n_jobs
+
+
+#: In a pool's worker thread: the pool's event, set once the pool closes on Ctrl-C or an error.
+_WORKER = threading.local()
+
+
+def check_interrupted() -> None:
+    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error.
+
+    Ctrl-C reaches the main thread only; the long loops of the analyses (each replication of
+    a user's criterion, each chunk of a long kernel) call this, so an interrupted study stops
+    its running tasks instead of waiting for them. Elsewhere it does nothing.
+
+    Examples
+    --------
+    >>> from evalmc.engine.options import check_interrupted
+    >>> check_interrupted()  # not in a closing pool's worker
+    """
+    stop = getattr(_WORKER, "stop", None)
+    if stop is not None and stop.is_set():
+        raise KeyboardInterrupt
