@@ -266,3 +266,16 @@ def test_ctrl_c_stops_the_running_tasks_of_worker_threads(tmp_path):
     _, err = proc.communicate(timeout=10)  # the running blocks had 20 s to go
     assert proc.returncode == 130 and "Traceback" not in err
     assert err.startswith("evalmc: interrupted")
+
+
+def test_an_interrupted_command_without_cache_does_not_offer_one(capsys, monkeypatch, tmp_path):
+    from evalmc.estimators import boon
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(boon, "boon_interval", interrupted)
+    path = tmp_path / "runs.csv"
+    path.write_text("A\n0.9\n0.8\n0.85\n")
+    assert main(["boon", str(path), "--n", "2"]) == 130
+    assert capsys.readouterr().err == "evalmc: interrupted.\n"
