@@ -1,4 +1,5 @@
-"""The run options every study shares: each default named once, and their checks.
+"""The run options every study shares: each default named once, and their checks; and the
+check by which a worker thread of an interrupted run stops (:func:`check_interrupted`).
 
 This module imports nothing heavy, so the command line reads the defaults for its help
 without loading the engine.
