@@ -279,3 +279,12 @@ def test_an_interrupted_command_without_cache_does_not_offer_one(capsys, monkeyp
     path.write_text("A\n0.9\n0.8\n0.85\n")
     assert main(["boon", str(path), "--n", "2"]) == 130
     assert capsys.readouterr().err == "evalmc: interrupted.\n"
+
+
+def test_plot_dash_is_refused_not_written_to_a_file_named_dash(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scores.csv").write_text("A,B\n0.9,0.8\n0.8,0.7\n0.7,0.6\n0.9,0.7\n")
+    assert main(["ranks", "scores.csv", "--plot", "-"]) == 2
+    assert capsys.readouterr().err == ("evalmc: error: `--plot` must be a file name; '-' "
+                                       "(standard output) is for --out only.\n")
+    assert not (tmp_path / "-").exists()

@@ -262,7 +262,7 @@ def check_writable(path: str, option: str = "--out") -> None:
     """Raise UsageError unless `path` can be written: checked before any work is done.
 
     A regular file (or a symbolic link to one) or a new name in a writable directory passes;
-    ``'-'`` passes for ``--out`` (standard output). A device, a pipe or a socket is refused:
+    ``'-'`` passes for ``--out`` only (standard output). A device, a pipe or a socket is refused:
     the result is written to a temporary file renamed over the target, which would replace it.
 
     Parameters
@@ -287,8 +287,11 @@ def check_writable(path: str, option: str = "--out") -> None:
     evalmc.commands.UsageError: `--out` must be a regular file (or '-' for standard output); \
 got '/dev/null', a special file.
     """
-    if path == "-" and option == "--out":
-        return
+    if path == "-":
+        if option == "--out":
+            return
+        raise UsageError(f"`{option}` must be a file name; '-' (standard output) is for --out "
+                         "only.")
     target = Path(os.path.realpath(path))  # a symbolic link is written through to its target
     if target.exists() and not target.is_dir() and not target.is_file():
         rule = "a regular file" + (" (or '-' for standard output)" if option == "--out" else "")
