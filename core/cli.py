@@ -97,6 +97,7 @@ def main(argv=None) -> int:
 
 
 def _run(argv) -> int:
+    args = None
     try:
         args = build_parser().parse_args(argv)
         return args.run(args)
@@ -110,8 +111,9 @@ def _run(argv) -> int:
         print(f"evalmc: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("evalmc: interrupted; finished blocks are kept in --cache, if given: re-run the "
-              "same command to resume.", file=sys.stderr)
+        keep = ("; finished blocks are kept in --cache, if given: re-run the same command to "
+                "resume" if hasattr(args, "cache") else "")
+        print(f"evalmc: interrupted{keep}.", file=sys.stderr)
         return 130
     except Exception as err:
         if not _is_study_error(err):

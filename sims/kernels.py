@@ -11,8 +11,9 @@ Numba; a scenario imports this module when it first draws.
 import math
 
 import numpy as np
-from numba import njit, objmode
+from numba import objmode
 
+from evalmc.sims.jit import njit
 from evalmc.sims.streams import POOL_SIZE, set_block_state
 
 

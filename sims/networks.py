@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from evalmc.sims.jit import njit
 from evalmc.sims.validation import check_float, check_int
 
 

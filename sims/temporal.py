@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from evalmc.sims.jit import njit
 from evalmc.sims.networks import epoch_order, fast_tanh
 from evalmc.sims.validation import check_float, check_int
 

@@ -171,7 +171,7 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True, best: str = "max") 
     """
     from scipy.stats import studentized_range
 
-    from evalmc.criteria.ranks import friedman, mean_ranks, nemenyi, wilcoxon_holm
+    from evalmc.criteria.ranks import friedman, mean_ranks, nemenyi_pairs, wilcoxon_holm_pairs
     from evalmc.sims.multidataset import TableBatch
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
@@ -201,9 +201,10 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True, best: str = "max") 
         k * (k + 1) / (6 * d))
     fried = friedman(batch)
     names = [str(c) for c in frame.columns]
-    rows = [{"model_i": names[i], "model_j": names[j], "rank_i": mean[i], "rank_j": mean[j],
-             "nemenyi_p": nemenyi(batch, pair=(i, j)).pvalue[0],
-             "wilcoxon_holm_p": wilcoxon_holm(batch, pair=(i, j)).pvalue[0]}
-            for i in range(k) for j in range(i + 1, k)]
+    first, second = np.triu_indices(k, 1)  # every pair, once: O(k^2) tests in all
+    pairs = pd.DataFrame({"model_i": [names[i] for i in first],
+                          "model_j": [names[j] for j in second], "rank_i": mean[first],
+                          "rank_j": mean[second], "nemenyi_p": nemenyi_pairs(table)[0],
+                          "wilcoxon_holm_p": wilcoxon_holm_pairs(table)[0]})
     return RanksResult(names, mean, d, dropped, float(fried.statistic[0]),
-                       float(fried.pvalue[0]), float(cd), alpha, pd.DataFrame(rows))
+                       float(fried.pvalue[0]), float(cd), alpha, pairs)

@@ -82,15 +82,18 @@ def emit(frame: pd.DataFrame, fmt: str, out: str | None = None) -> None:
 
 
 def write(text: str, out: str | None = None) -> None:
-    """`text` (a newline added if missing) to stdout, or to the file `out`, written whole or
-    not at all: a temporary file beside it is renamed over it.
+    """`text` (a newline added if missing) to stdout, or to the regular file `out`, written
+    whole or not at all: a temporary file beside it is renamed over it.
+
+    A symbolic link is written through (its target is replaced, the link kept); anything but
+    a regular file or a new name (a device, a pipe, a directory) is refused.
 
     Parameters
     ----------
     text : str
         What to write.
     out : str, optional
-        File to write; default: stdout.
+        File to write; default, or ``'-'``: stdout.
 
     Examples
     --------
@@ -107,10 +110,11 @@ def write(text: str, out: str | None = None) -> None:
     >>> tmp.cleanup()
     """
     text = text if text.endswith("\n") else text + "\n"
-    if not out:
+    if not out or out == "-":
         print(text, end="")
         return
-    target = Path(out)
+    check_writable(out)
+    target = Path(os.path.realpath(out))
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         partial.write_text(text)
@@ -181,7 +185,7 @@ def add_output_options(parser, formats=FORMATS) -> None:
                         help="table for reading, csv or json for programs (default "
                              "%(default)s)")
     parser.add_argument("--out", metavar="FILE", help="write the results to FILE instead of "
-                                                      "stdout")
+                                                      "stdout ('-': stdout)")
 
 
 def add_table_options(parser) -> None:
@@ -258,6 +262,10 @@ def load_table(args, pair_by: str | None = None):
 def check_writable(path: str, option: str = "--out") -> None:
     """Raise UsageError unless `path` can be written: checked before any work is done.
 
+    A regular file (or a symbolic link to one) or a new name in a writable directory passes;
+    ``'-'`` passes for ``--out`` only (standard output). A device, a pipe or a socket is refused:
+    the result is written to a temporary file renamed over the target, which would replace it.
+
     Parameters
     ----------
     path : str
@@ -268,14 +276,29 @@ def check_writable(path: str, option: str = "--out") -> None:
     Examples
     --------
     >>> from evalmc.commands import check_writable
+    >>> check_writable("-")
     >>> check_writable("/nonexistent/folder/out.csv")
     Traceback (most recent call last):
     ...
     evalmc.commands.UsageError: `--out` must be a file in a writable directory; got \
 '/nonexistent/folder/out.csv'.
+    >>> check_writable("/dev/null")
+    Traceback (most recent call last):
+    ...
+    evalmc.commands.UsageError: `--out` must be a regular file (or '-' for standard output); \
+got '/dev/null', a special file.
     """
-    parent = Path(path).resolve().parent
-    if Path(path).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
+    if path == "-":
+        if option == "--out":
+            return
+        raise UsageError(f"`{option}` must be a file name; '-' (standard output) is for --out "
+                         "only.")
+    target = Path(os.path.realpath(path))  # a symbolic link is written through to its target
+    if target.exists() and not target.is_dir() and not target.is_file():
+        rule = "a regular file" + (" (or '-' for standard output)" if option == "--out" else "")
+        raise UsageError(f"`{option}` must be {rule}; got {path!r}, a special file.")
+    parent = target.parent
+    if target.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
         raise UsageError(f"`{option}` must be a file in a writable directory; got {path!r}.")
 
 
@@ -440,5 +463,6 @@ def add_run_options(parser) -> None:
                         help="target duration of a task sent to a worker (default "
                              "%(default)s)")
     parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--out", help="write the summary to this file instead of stdout")
+    parser.add_argument("--out", help="write the summary to this file instead of stdout "
+                                          "('-': stdout)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

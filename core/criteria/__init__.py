@@ -8,6 +8,7 @@ no numerical library until a criterion is built.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
@@ -66,7 +67,10 @@ def load_criterion(spec: str):
     """Load ``function`` from ``path/to/file.py:function`` as a user criterion.
 
     The module is registered with cloudpickle for pickling by value, so process and dask
-    workers receive the function without needing the file.
+    workers receive the function without needing the file. It may import the modules beside
+    it, as when run as a script: its folder is searched first while it loads, and the modules
+    loaded from there are then forgotten (held by the criterion alone, and pickled with it by
+    value), so a later file's neighbours of the same names are its own.
 
     Parameters
     ----------
@@ -108,7 +112,8 @@ def load_criterion(spec: str):
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[module_name] = module
     try:
-        module_spec.loader.exec_module(module)
+        with _beside(path.resolve().parent):
+            module_spec.loader.exec_module(module)
     except Exception as err:
         del sys.modules[module_name]
         raise ValueError(
@@ -123,6 +128,22 @@ def load_criterion(spec: str):
 
     cloudpickle.register_pickle_by_value(module)
     return UserCriterion(func, name=spec)
+
+
+@contextlib.contextmanager
+def _beside(folder: Path):
+    """Modules of `folder` importable first within the block, and forgotten after it."""
+    before = set(sys.modules)
+    sys.path.insert(0, str(folder))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(folder))
+        for name in set(sys.modules) - before:
+            path, top = getattr(sys.modules[name], "__file__", None), name.partition(".")[0]
+            if path is not None and (Path(path).resolve() == folder / f"{top}.py"
+                                     or Path(path).resolve().is_relative_to(folder / top)):
+                del sys.modules[name]
 
 
 def __getattr__(name: str):

@@ -10,6 +10,7 @@ import site
 import sys
 import sysconfig
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ import cloudpickle
 import numpy as np
 
 from evalmc.criteria.capture import captured_stdout, warn_printed
+from evalmc.engine.options import check_interrupted
 from evalmc.sims.base import ALTERNATIVES, Batch, check_needs
 from evalmc.sims.validation import check_choice
 from evalmc.stats.nulls import null_distribution
@@ -580,6 +582,7 @@ class UserCriterion:
         errors = {}
         a, b = batch.a, batch.b
         for i in range(n):
+            check_interrupted()
             try:
                 out = _pvalue_or_decision(self.func(a[i], b[i], **kwargs))
                 if isinstance(out, bool):
@@ -692,10 +695,13 @@ def function_digest(func) -> str:
     reads, functions of its module it calls included. cloudpickle pickles a function of an
     importable module by reference (by its name): for the digest that module is registered to
     be pickled by value, then unregistered unless it already was; except for installed code
-    (the standard library, site-packages), whose identity is its name and installed version.
-    Functions and classes it uses from other modules are pickled by reference: an edit there
-    goes unnoticed. The digest is the same in every process (but for a global set of strings,
-    whose order varies between processes: the cache then misses, never reuses stale blocks).
+    (the standard library, site-packages, evalmc), whose identity is its name and installed
+    version. The user's other modules it uses (reached through the globals of its module,
+    closure and functions, or imported by those files, transitively) add their names and the
+    contents of their files (as on disk), so an edited helper module changes the digest; one
+    imported only at call time, inside a function, is not seen. The digest is the same in every
+    process (but for a global set of strings, whose order varies between processes: the cache
+    then misses, never reuses stale blocks).
 
     Parameters
     ----------
@@ -714,6 +720,22 @@ def function_digest(func) -> str:
     >>> digest = function_digest(my_test)
     >>> len(digest), digest == function_digest(my_test)
     (12, True)
+
+    A helper module of the user's, edited, changes the digest of a function calling it:
+
+    >>> import pathlib, sys, tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> helper = pathlib.Path(folder.name) / "my_helper.py"
+    >>> _ = helper.write_text("def margin():\\n    return 0.0\\n")
+    >>> sys.path.insert(0, folder.name)
+    >>> import my_helper
+    >>> def with_margin(a, b):
+    ...     return a.mean() - b.mean() > my_helper.margin()
+    >>> before = function_digest(with_margin)
+    >>> _ = helper.write_text("def margin():\\n    return 10.0\\n")
+    >>> function_digest(with_margin) == before
+    False
+    >>> _ = sys.path.remove(folder.name), sys.modules.pop("my_helper"), folder.cleanup()
     """
     module_name = getattr(func, "__module__", None)
     module = sys.modules.get(module_name) if isinstance(module_name, str) else None
@@ -727,16 +749,69 @@ def function_digest(func) -> str:
         finally:
             if register:
                 cloudpickle.unregister_pickle_by_value(module)
-    return hashlib.blake2b(pickled, digest_size=6).hexdigest()
+    digest = hashlib.blake2b(pickled, digest_size=6)
+    for name, path in sorted(_user_modules(func).items()):
+        digest.update(b"\0" + name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def _installed(module) -> bool:
-    """Whether `module` is built in or lies under the standard library or site-packages."""
-    path = getattr(module, "__file__", None)
-    if path is None:
+    """Whether `module` is built in, evalmc, or lies under the standard library or
+    site-packages."""
+    name, path = getattr(module, "__name__", ""), getattr(module, "__file__", None)
+    if path is None or name == "evalmc" or name.startswith("evalmc."):
         return True
+    return _installed_path(path)
+
+
+def _installed_path(path) -> bool:
     path = Path(path).resolve()
     return any(path.is_relative_to(root) for root in _installed_roots())
+
+
+def _user_modules(func) -> dict[str, Path]:
+    """Name to source file of the user's modules (not installed) that `func` uses: those it
+    reaches through the globals of its module, its closure and the functions, classes and
+    modules found there, and those their files import (found by
+    :class:`modulefinder.ModuleFinder` on the user's entries of ``sys.path``), transitively;
+    `func`'s own module left out (it is pickled by value)."""
+    import modulefinder
+
+    own = getattr(func, "__globals__", {})
+    spaces, seen, found = [own], {id(own)}, {}
+    values = [c.cell_contents for c in getattr(func, "__closure__", None) or ()
+              if c.cell_contents is not None]
+    while spaces or values:
+        if spaces:
+            values.extend(spaces.pop().values())
+            continue
+        value = values.pop()
+        if isinstance(value, types.FunctionType):
+            space = value.__globals__
+        elif isinstance(value, types.ModuleType):
+            space = vars(value)
+        elif isinstance(value, type):
+            space = vars(sys.modules.get(value.__module__, types))
+        else:
+            continue
+        if id(space) in seen:
+            continue
+        seen.add(id(space))
+        module = types.SimpleNamespace(__name__=space.get("__name__", ""),
+                                       __file__=space.get("__file__"))
+        if not _installed(module) and Path(module.__file__).is_file():
+            found[module.__name__] = Path(module.__file__)
+            spaces.append(space)
+    own_file = own.get("__file__")
+    sources = [*found.values(), *([Path(own_file)] if own_file else [])]
+    user_path = [p for p in sys.path if p and Path(p).is_dir() and not _installed_path(p)]
+    for source in sources:
+        if source.suffix == ".py" and not _installed_path(source):
+            finder = modulefinder.ModuleFinder([str(source.parent), *user_path])
+            finder.run_script(str(source))
+            found.update((name, Path(m.__file__)) for name, m in finder.modules.items()
+                         if m.__file__ and name != "__main__")
+    return {name: path for name, path in found.items() if str(path) != own_file}
 
 
 @functools.lru_cache(maxsize=1)

@@ -25,6 +25,7 @@ from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import BAYES_PRIOR as PRIOR
 from evalmc.criteria.registry import BAYES_SAMPLES as N_SAMPLES
 from evalmc.criteria.registry import BAYES_THRESHOLD as THRESHOLD
+from evalmc.engine.options import check_interrupted
 from evalmc.sims.base import Batch
 from evalmc.sims.validation import check_float, check_int
 
@@ -110,12 +111,23 @@ def bayes_correlated_t(rope: float = 0.0, threshold: float = THRESHOLD,
     return partial(_correlated_t, rope=rope, threshold=threshold, correction=correction)
 
 
+#: Posterior draws per replication at most: their Monte Carlo error on P(A better) is then
+#: below 0.0005, and a replication of 10 pairs takes about 0.2 s.
+MAX_SAMPLES = 1_000_000
+#: Posterior draws per call of the kernel at most: Ctrl-C stops between calls.
+_CHUNK = 2**20
+
+
 def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> CriterionResult:
     from evalmc.criteria import kernels
 
     z = np.ascontiguousarray(batch.b - batch.a, dtype=float)  # baycomp's y - x
     prob = np.empty(z.shape[0])
-    kernels.signed_rank_posterior(rng, z, prior, rope, n_samples, prob)
+    rows = max(1, _CHUNK // n_samples)  # the rows draw from `rng` in turn, whatever the chunks
+    for start in range(0, z.shape[0], rows):
+        check_interrupted()
+        kernels.signed_rank_posterior(rng, z[start:start + rows], prior, rope, n_samples,
+                                      prob[start:start + rows])
     return CriterionResult(np.zeros(prob.shape, bool), statistic=prob,
                            pvalue=np.full(prob.shape, np.nan), reject=prob > threshold)
 
@@ -134,7 +146,7 @@ def bayes_signed_rank(rope: float = 0.0, threshold: float = THRESHOLD, prior: fl
     prior : float
         Weight of the Dirichlet prior's pseudo-observation at 0 (> 0).
     n_samples : int
-        Posterior draws.
+        Posterior draws per replication, at most :data:`MAX_SAMPLES`.
 
     Returns
     -------
@@ -150,6 +162,6 @@ def bayes_signed_rank(rope: float = 0.0, threshold: float = THRESHOLD, prior: fl
     rope = check_float("rope", rope, low=0)
     threshold = check_float("threshold", threshold, low=0, high=1, open_high=True)
     prior = check_float("prior", prior, low=0, open_low=True)
-    n_samples = check_int("n_samples", n_samples, low=1)
+    n_samples = check_int("n_samples", n_samples, low=1, high=MAX_SAMPLES)
     return partial(_signed_rank, rope=rope, threshold=threshold, prior=prior,
                    n_samples=n_samples)

@@ -5,7 +5,6 @@ Numba; a criterion imports this module when it first runs.
 """
 
 import numpy as np
-from numba import njit
 
 from evalmc.sims.classifiers import (
     NEG_A,
@@ -17,6 +16,7 @@ from evalmc.sims.classifiers import (
     POS_BOTH,
     POS_NEITHER,
 )
+from evalmc.sims.jit import njit
 from evalmc.sims.kernels import chain_link, multinomial_into
 
 

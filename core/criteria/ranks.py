@@ -139,6 +139,36 @@ def nemenyi(batch: TableBatch, pair=None) -> CriterionResult:
     return CriterionResult.from_pvalues(studentized_range.sf(statistic, k, np.inf), gap)
 
 
+def nemenyi_pairs(table: np.ndarray) -> np.ndarray:
+    """Nemenyi's p-value of every pair of models, in the order of
+    ``itertools.combinations(range(k), 2)``: :func:`nemenyi` of each pair, in one pass.
+
+    Parameters
+    ----------
+    table : ndarray, shape (n_reps, d, k)
+        Scores of k models on d data sets; higher is better.
+
+    Returns
+    -------
+    ndarray, shape (n_reps, k (k - 1) / 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
+    >>> nemenyi_pairs(table)[:, 2].round(4)  # the pair (0, 3)
+    array([0.0004, 0.2291])
+    """
+    from scipy.stats import studentized_range
+
+    d, k = table.shape[1:]
+    ranks = mean_ranks(table)
+    first, second = np.triu_indices(k, 1)
+    statistic = np.sqrt(2) * np.abs(ranks[:, first] - ranks[:, second]) / np.sqrt(
+        k * (k + 1) / (6 * d))
+    return studentized_range.sf(statistic, k, np.inf)
+
+
 def holm(pvalues: np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values along the last axis.
 
@@ -197,12 +227,48 @@ def wilcoxon_holm(batch: TableBatch, pair=None) -> CriterionResult:
     """
     table = _table(batch)
     _check_pair(table.shape[2], pair, "wilcoxon-holm")
-    pairs = list(combinations(range(table.shape[2]), 2))
-    raw = np.stack([wilcoxon(Batch(table[:, :, i], table[:, :, j], paired=True)).pvalues()
-                    for i, j in pairs], axis=1)
-    adjusted = holm(raw)
-    p = adjusted[:, pairs.index(pair)] if pair is not None else adjusted.min(axis=1)
+    adjusted = wilcoxon_holm_pairs(table)
+    p = (adjusted[:, list(combinations(range(table.shape[2]), 2)).index(pair)]
+         if pair is not None else adjusted.min(axis=1))
     return CriterionResult.from_pvalues(p)
+
+
+#: Differences per call of the Wilcoxon kernel at most (8 bytes each) in
+#: :func:`wilcoxon_holm_pairs`: pairs are tested in chunks of this size.
+PAIR_CHUNK = 2**21
+
+
+def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
+    """Holm-adjusted Wilcoxon p-value of every pair of models, in the order of
+    ``itertools.combinations(range(k), 2)``: the pairs' tests run as replications of one
+    test, in chunks of :data:`PAIR_CHUNK` differences.
+
+    Parameters
+    ----------
+    table : ndarray, shape (n_reps, d, k)
+        Scores of k models on d data sets.
+
+    Returns
+    -------
+    ndarray, shape (n_reps, k (k - 1) / 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
+    >>> wilcoxon_holm_pairs(table)[:, 2].round(4)  # the pair (0, 3)
+    array([0.0059, 0.3086])
+    """
+    n_reps, d, k = table.shape
+    first, second = np.triu_indices(k, 1)
+    step = max(1, PAIR_CHUNK // (n_reps * d))
+
+    def runs(models):  # (n_reps * len(models), d): replication r's runs of each model
+        return table[:, :, models].transpose(0, 2, 1).reshape(-1, d)
+
+    raw = [wilcoxon(Batch(runs(first[s:s + step]), runs(second[s:s + step]), paired=True))
+           .pvalues().reshape(n_reps, -1) for s in range(0, first.size, step)]
+    return holm(np.concatenate(raw, axis=1))
 
 
 def nemenyi_test(i=None, j=None):

@@ -146,7 +146,7 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "test: A better if P(A - B > rope) > threshold", (
              _ROPE, _POSTERIOR,
              Param("prior", BAYES_PRIOR, float, "weight of the Dirichlet prior (> 0)"),
-             Param("n_samples", BAYES_SAMPLES, int, "posterior draws")),
+             Param("n_samples", BAYES_SAMPLES, int, "posterior draws, at most 10^6")),
          paired=True, uses_rng=True, **_GREATER),
     _cv("cv-paired-t", "cv:t_over_splits", "paired t over k folds, as if independent",
         ("kfold",), options={"corrected": False}),

@@ -9,9 +9,12 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import threading
 import warnings
 
 import joblib
+
+from evalmc.engine.options import _WORKER
 
 
 def local_workers(n_jobs: int) -> int:
@@ -78,8 +81,10 @@ def open_pool(backend: str, n_jobs: int, scheduler: str | None = None):
     if workers == 1 and backend == "threads":
         yield 1, _Inline()
         return
+    stop = threading.Event()  # told to the worker threads when the pool closes on an error
     if backend == "threads":
-        executor = concurrent.futures.ThreadPoolExecutor(workers)
+        executor = concurrent.futures.ThreadPoolExecutor(
+            workers, initializer=setattr, initargs=(_WORKER, "stop", stop))
     else:
         from joblib.externals.loky import get_reusable_executor
 
@@ -87,6 +92,9 @@ def open_pool(backend: str, n_jobs: int, scheduler: str | None = None):
     pool = _FuturesPool(executor)
     try:
         yield workers, pool
+    except BaseException:
+        stop.set()
+        raise
     finally:
         pool.cancel()
         if backend == "threads":

@@ -1,10 +1,13 @@
-"""The run options every study shares: each default named once, and their checks.
+"""The run options every study shares: each default named once, and their checks; and the
+check by which a worker thread of an interrupted run stops (:func:`check_interrupted`).
 
 This module imports nothing heavy, so the command line reads the defaults for its help
 without loading the engine.
 """
 
 from __future__ import annotations
+
+import threading
 
 #: Where tasks run: threads (the kernels release the GIL), loky processes, or dask.
 BACKENDS = ("threads", "loky", "dask")
@@ -118,10 +121,33 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
     if backend is not None:
         check_choice("backend", backend, BACKENDS)
     check_float("max_failure_rate", max_failure_rate, low=0, high=1, open_low=True)
-    if scheduler is not None and backend != "dask":
-        raise ValueError(f"`scheduler` needs backend 'dask'; got backend {backend!r}.")
-    if backend == "dask" and importlib.util.find_spec("distributed") is None:
-        raise ValueError("`backend` 'dask' needs dask.distributed, which is not installed: "
+    asked = "`backend` 'dask'" if backend == "dask" else "`scheduler`" if scheduler else None
+    if asked and importlib.util.find_spec("distributed") is None:
+        raise ValueError(f"{asked} needs dask.distributed, which is not installed: "
                          "pip install \"evalmc[dist]\".")
+    if scheduler is not None and backend != "dask":
+        got = f"backend {backend!r}" if backend else "no backend (add --backend dask)"
+        raise ValueError(f"`scheduler` needs backend 'dask'; got {got}.")
     check_float("task_seconds", task_seconds, low=0, open_low=True)
     return n_reps, seed, block_size, n_jobs
+
+
+#: In a pool's worker thread: the pool's event, set once the pool closes on Ctrl-C or an error.
+_WORKER = threading.local()
+
+
+def check_interrupted() -> None:
+    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error.
+
+    Ctrl-C reaches the main thread only; the long loops of the analyses (each replication of
+    a user's criterion, each chunk of a long kernel) call this, so an interrupted study stops
+    its running tasks instead of waiting for them. Elsewhere it does nothing.
+
+    Examples
+    --------
+    >>> from evalmc.engine.options import check_interrupted
+    >>> check_interrupted()  # not in a closing pool's worker
+    """
+    stop = getattr(_WORKER, "stop", None)
+    if stop is not None and stop.is_set():
+        raise KeyboardInterrupt

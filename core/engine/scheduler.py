@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
+from tqdm.std import EMA
 
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
@@ -408,7 +409,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
             if in_flight == 0:
                 break
             in_flight -= 1
-            shown.computed(state.finish(pool.next_result()))
+            result = pool.next_result()
+            shown.computed(state.finish(result), result.seconds / workers)
     for text, count in state.warned.items():
         warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
     for text in state.failure_warnings():
@@ -819,12 +821,19 @@ rates and estimates are over the 980 that did not fail (first error: degenerate)
 
 
 class _Progress:
-    """The progress bar, and the estimate of a long study's time left, given once."""
+    """The progress bar, and the estimate of a long study's time left, given once.
+
+    The estimate times the tasks after the first (which holds the compilation of the kernels
+    and would inflate it), by their own durations: the time between two finished tasks also
+    holds the tasks run meanwhile, and counts their replications only later. The bar's rate
+    starts afresh after the first task too.
+    """
 
     def __init__(self, total: int, progress: bool | None, cached: bool, desc: str):
         show = sys.stderr.isatty() if progress is None else progress
         self.announce, self.cached = progress is not False, cached
         self.total, self.done, self.started = total, 0, time.perf_counter()
+        self.steady = None  # seconds and replications of the tasks after the first
         self.bar = tqdm(total=total, disable=not show, file=sys.stderr, unit="rep",
                         unit_scale=True, desc=desc)
 
@@ -838,25 +847,38 @@ class _Progress:
     def reused(self, reps: int) -> None:
         self.bar.update(reps)
 
-    def computed(self, reps: int) -> None:
+    def computed(self, reps: int, seconds: float) -> None:
+        """`reps` replications more, computed by a task in `seconds` (a worker's time over
+        the number of workers)."""
         self.bar.update(reps)
         self.done += reps
-        if self.announce:
-            self.announce = not _announce_long_run(time.perf_counter() - self.started,
-                                                   self.done, self.total - self.done,
-                                                   self.cached)
+        if self.steady is None:
+            self.steady = [0.0, 0]
+            if not self.bar.disable:
+                self.bar._ema_dn, self.bar._ema_dt = EMA(self.bar.smoothing), EMA(
+                    self.bar.smoothing)
+                self.bar.last_print_t, self.bar.last_print_n = self.bar._time(), self.bar.n
+            return
+        self.steady[0] += seconds
+        self.steady[1] += reps
+        if self.announce and (self.steady[0] >= 1.0 or self.done == self.total):
+            self.announce = not _announce_long_run(
+                time.perf_counter() - self.started, self.done, self.total - self.done,
+                self.cached, seconds_per_rep=self.steady[0] / self.steady[1])
 
 
 #: A study expected to take longer than this says so, with its estimate, as it starts.
 LONG_RUN_SECONDS = 60.0
 
 
-def _announce_long_run(elapsed: float, done: int, left: int, cached: bool) -> bool:
+def _announce_long_run(elapsed: float, done: int, left: int, cached: bool,
+                       seconds_per_rep: float | None = None) -> bool:
     """Print the time a study has left, once, when it is more than :data:`LONG_RUN_SECONDS`;
-    returns whether the estimate was given (after the first second of work, it is)."""
+    returns whether the estimate was given (after the first second of work, it is). The
+    time per replication is `seconds_per_rep`, default the average so far."""
     if elapsed < 1.0 and left:
         return False
-    eta = elapsed / done * left
+    eta = (elapsed / done if seconds_per_rep is None else seconds_per_rep) * left
     if eta > LONG_RUN_SECONDS:
         keep = ("its finished blocks are kept in --cache" if cached
                 else "add --cache DIR to keep finished blocks and resume")

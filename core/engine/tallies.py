@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
+from evalmc.sims.jit import njit
 from evalmc.stats.nulls import critical_values
 
 #: The p-value histogram's resolution: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID`` (bin 0:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalmc.engine.options import block_rows
+from evalmc.engine.options import block_rows, check_interrupted
 from evalmc.sims.streams import BlockStreams
 
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
@@ -204,6 +204,7 @@ def _run_slab(task: Task, streams: BlockStreams, sizes, out: dict) -> None:
     for a in task.analyses:
         if a.uses_rng or joint is None:  # block by block, each with its own stream
             for b, size, batch in zip(blocks, sizes, batches, strict=True):
+                check_interrupted()
                 result = a.run(batch, analysis_rng(task.seed, task.cid, b, a.stream))
                 out[a.key] += _entries(task, a, [b], result, np.array([0, size]))
         else:  # once on the slab: its blocks' results are the same, computed at once

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 from scipy import integrate, stats
 
 from evalmc.estimators.registry import BEST, CI_METHODS
+from evalmc.sims.jit import njit
 from evalmc.sims.validation import check_choice, check_float, check_int
 
 ESTIMATORS = ("nonparametric", "parametric")
@@ -397,7 +397,7 @@ MAX_RESAMPLES = 10_000_000
 def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
                   method: str = "percentile", confidence: float = 0.95,
                   n_resamples: int = 10_000, bandwidth="scott", best: str = "max",
-                  rng: np.random.Generator) -> BoonInterval:
+                  rng: np.random.Generator, progress: bool | None = None) -> BoonInterval:
     """Bootstrap confidence interval of a Boo_n estimator.
 
     Parameters
@@ -420,6 +420,9 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
         scipy's ``bw_method``, for ``method='smoothed'``.
     rng : numpy.random.Generator
         Draws the resamples.
+    progress : bool, optional
+        Progress bar on stderr; default: when stderr is a terminal. False also silences the
+        estimate of a long bootstrap's time left (given after its first second).
 
     Returns
     -------
@@ -449,10 +452,10 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     single = val is test
     sign = 1.0 if best == "max" else -1.0
     if method == "percentile":
-        reps = _resampled(rng, test, val, n, sign, single, estimator, n_resamples)
+        reps = _resampled(rng, test, val, n, sign, single, estimator, n_resamples, progress)
     else:
         reps = _smoothed_replicates(rng, test, val, n, sign, single, estimator, n_resamples,
-                                    bandwidth)
+                                    bandwidth, progress)
     estimate = (boon_nonparametric if estimator == "nonparametric" else boon_parametric)(
         test, None if single else val, n=n, best=best)
     tail = (1 - confidence) / 2
@@ -461,7 +464,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
                         confidence)
 
 
-def _resampled(rng, test, val, n, sign, single, estimator, n_resamples):
+def _resampled(rng, test, val, n, sign, single, estimator, n_resamples, progress):
     """Replicates on resamples of the runs, each drawn as counts over the runs sorted once."""
     order = np.argsort(sign * val, kind="stable")
     sorted_val = sign * val[order]
@@ -470,16 +473,49 @@ def _resampled(rng, test, val, n, sign, single, estimator, n_resamples):
     powers = np.zeros(m + 1)
     powers[1:] = np.exp(n * (np.log(np.arange(1, m + 1)) - np.log(m)))  # (k/m)^n
     out = np.empty(n_resamples)
-    rows = max(1, _CHUNK // m)
-    for start in range(0, n_resamples, rows):
+    test, val = np.ascontiguousarray(test[order]), np.ascontiguousarray(val[order])
+    for start, stop in _chunks(n_resamples, m, estimator, progress):
         # numpy draws the resampled indices (much faster than Generator.integers under Numba)
-        picks = rng.integers(0, m, size=(min(rows, n_resamples - start), m),
-                             dtype=_index_dtype(m))
-        _resample_kernel(picks, np.ascontiguousarray(test[order]),
-                         np.ascontiguousarray(val[order]), starts, powers,
-                         estimator == "parametric", single, sign, boo_n_normal(n),
-                         out[start:start + picks.shape[0]])
+        picks = rng.integers(0, m, size=(stop - start, m), dtype=_index_dtype(m))
+        _resample_kernel(picks, test, val, starts, powers, estimator == "parametric", single,
+                         sign, boo_n_normal(n), out[start:stop])
     return out
+
+
+#: A bootstrap expected to take longer than this says so, with its estimate, as it starts.
+LONG_RUN_SECONDS = 60.0
+
+
+def _chunks(n_resamples, m, estimator, progress):
+    """``(start, stop)`` of the replicates to compute next, :data:`_CHUNK` resampled runs at a
+    time (Ctrl-C stops between chunks), with a progress bar and an estimate of a long
+    bootstrap's time left, timed on the chunks after the first (which compiles the kernel)."""
+    import sys
+    import time
+
+    from tqdm.auto import tqdm
+
+    from evalmc.engine.scheduler import _duration
+
+    rows = max(1, _CHUNK // m)
+    announce = progress is not False
+    show = sys.stderr.isatty() if progress is None else progress
+    with tqdm(total=n_resamples, disable=not show, file=sys.stderr, unit="resample",
+              desc=f"{estimator} bootstrap") as bar:
+        for start in range(0, n_resamples, rows):
+            stop = min(start + rows, n_resamples)
+            yield start, stop
+            bar.update(stop - start)
+            now = time.perf_counter()
+            if start == 0:
+                steady = now
+            elif announce and now - steady >= 1.0:
+                announce = False
+                left = (now - steady) / (stop - rows) * (n_resamples - stop)
+                if left > LONG_RUN_SECONDS:
+                    print(f"evalmc: the {estimator} bootstrap has about {_duration(left)} "
+                          f"to go ({stop:,} of {n_resamples:,} resamples of {m:,} runs); "
+                          "Ctrl-C stops it.", file=sys.stderr)
 
 
 def _index_dtype(m):
@@ -543,14 +579,17 @@ def _resample_kernel(picks, test, val, starts, powers, parametric, single, sign,
             out[r] = total
 
 
-def _smoothed_replicates(rng, test, val, n, sign, single, estimator, n_resamples, bandwidth):
+def _smoothed_replicates(rng, test, val, n, sign, single, estimator, n_resamples, bandwidth,
+                         progress):
     data = test[None, :] if single else np.vstack([val, test])
     kde = stats.gaussian_kde(data, bw_method=bandwidth)
     chol = np.linalg.cholesky(np.atleast_2d(kde.covariance))
     out = np.empty(n_resamples)
     weights = rank_weights(test.size, n)
-    _smoothed_kernel(rng, np.ascontiguousarray(data), chol, weights, sign,
-                     estimator == "parametric", boo_n_normal(n), out)
+    data = np.ascontiguousarray(data)
+    for start, stop in _chunks(n_resamples, test.size, estimator, progress):
+        _smoothed_kernel(rng, data, chol, weights, sign, estimator == "parametric",
+                         boo_n_normal(n), out[start:stop])
     return out
 
 

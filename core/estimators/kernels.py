@@ -1,6 +1,6 @@
 """Numba kernels of the built-in interval estimators (imported when one first runs)."""
 
-from numba import njit
+from evalmc.sims.jit import njit
 
 
 @njit(cache=True, nogil=True)
