@@ -403,9 +403,10 @@ def format_spec(name: str, args: Mapping, defaults: Mapping | None = None) -> st
     'bayes-signed-rank(rope=0.01)'
     >>> format_spec("welch-t", {})
     'welch-t'
+    >>> format_spec("bayes-signed-rank", {"n_samples": 1_000_000})  # integers in full
+    'bayes-signed-rank(n_samples=1000000)'
     """
     defaults = defaults or {}
-    shown = [f"{k}={v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool)
-             else f"{k}={v}" for k, v in args.items()
+    shown = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in args.items()
              if v is not None and not (k in defaults and v == defaults[k])]
     return f"{name}({','.join(shown)})" if shown else name

@@ -243,6 +243,20 @@ def test_cache_key_covers_the_users_modules_transitively(tmp_path, monkeypatch):
     assert load_criterion(f"{crit / 'crit.py'}:gap").key != before
 
 
+def test_a_data_folder_named_like_a_module_is_no_module_of_the_users(tmp_path, monkeypatch):
+    """A folder without __init__.py on the user's path, named like a module the criterion
+    imports (here the standard library's `inspect`), is no module of the user's: the key is
+    made as without it (the module finder failed on its missing loader)."""
+    from evalmc.criteria import load_criterion
+
+    (tmp_path / "crit.py").write_text("import inspect\n\n\ndef half(a, b):\n"
+                                      "    return 0.5 if inspect.isclass(int) else 0.0\n")
+    without = load_criterion(f"{tmp_path / 'crit.py'}:half").key
+    (tmp_path / "inspect").mkdir()  # e.g. a folder of an evaluation harness's logs
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert load_criterion(f"{tmp_path / 'crit.py'}:half").key == without
+
+
 def test_ctrl_c_stops_the_running_tasks_of_worker_threads(tmp_path):
     """Ctrl-C reaches the main thread only; with --jobs 2 it waited for the blocks the worker
     threads were running (here 20 s each) before exiting."""

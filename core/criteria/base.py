@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import modulefinder
 import numbers
 import site
 import sys
@@ -775,8 +776,6 @@ def _user_modules(func) -> dict[str, Path]:
     modules found there, and those their files import (found by
     :class:`modulefinder.ModuleFinder` on the user's entries of ``sys.path``), transitively;
     `func`'s own module left out (it is pickled by value)."""
-    import modulefinder
-
     own = getattr(func, "__globals__", {})
     spaces, seen, found = [own], {id(own)}, {}
     values = [c.cell_contents for c in getattr(func, "__closure__", None) or ()
@@ -807,11 +806,23 @@ def _user_modules(func) -> dict[str, Path]:
     user_path = [p for p in sys.path if p and Path(p).is_dir() and not _installed_path(p)]
     for source in sources:
         if source.suffix == ".py" and not _installed_path(source):
-            finder = modulefinder.ModuleFinder([str(source.parent), *user_path])
+            finder = _UserModuleFinder([str(source.parent), *user_path])
             finder.run_script(str(source))
             found.update((name, Path(m.__file__)) for name, m in finder.modules.items()
                          if m.__file__ and name != "__main__")
     return {name: path for name, path in found.items() if str(path) != own_file}
+
+
+class _UserModuleFinder(modulefinder.ModuleFinder):
+    """A module finder that takes a folder without ``__init__.py`` (a namespace package,
+    such as a data folder named like a module) for a module it cannot find, as it does any
+    module outside the user's folders, instead of failing on its missing loader."""
+
+    def find_module(self, name, path, parent=None):
+        try:
+            return super().find_module(name, path, parent)
+        except AttributeError as err:
+            raise ImportError(f"no module {name!r} in the user's folders") from err
 
 
 @functools.lru_cache(maxsize=1)
