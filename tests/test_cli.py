@@ -177,8 +177,10 @@ def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path, capsys):
             "--format", "json"]
     # as from a terminal: a shell running the tests in the background ignores SIGINT, and
     # the child would inherit that
-    proc = subprocess.Popen([sys.executable, "-m", "evalmc", *argv], env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    # with the fault handler on: a crash while stopping shows where it happened
+    proc = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "evalmc", *argv],
+                            env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     start = time.time()
     while len(list(cache.rglob("*.npz"))) < 3:
@@ -186,7 +188,7 @@ def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path, capsys):
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "Traceback" not in err
+    assert proc.returncode == 130 and "Traceback" not in err, err
     assert "interrupted; finished blocks are kept" in err
     kept = {p: p.stat().st_mtime_ns for p in cache.rglob("*.npz")}
     assert 3 <= len(kept) < 16
