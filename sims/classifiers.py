@@ -24,6 +24,15 @@ Within a class, A and B are correct when their latent Gaussian scores fall below
 set by their accuracy on that class, the two scores having correlation `rho` (a Gaussian
 copula): ``P(both correct) = Phi2(Phi^-1(p_A), Phi^-1(p_B); rho)``.
 
+The population can be given instead by the paired 2x2 table of correctness on an example,
+``p_both``, ``p_a_only`` and ``p_b_only`` (both wrong the rest), in place of the rates and
+`rho`: each class then holds that same table (:func:`table_cells`), correctness being
+independent of the label, so an evaluation set's counts summed over the labels, all that the
+McNemar, proportion and dCerr bootstrap tests read, are a multinomial draw over the given table.
+Each model's TPR is then its accuracy and its FPR one minus it; the difference in error rate is
+``p_b_only - p_a_only``, and F1, rising with accuracy at a given prevalence, has a difference of
+the same sign, so both measures have the same null, ``p_a_only == p_b_only``.
+
 The population truth has two definitions (Keller, Bengio and Wong 2005 leave theirs open):
 the exact null, A and B having equal population error rate (``measure='dcerr'``) or equal
 population F1 (``measure='df1'``), given by :attr:`PairedClassifiers.truth`; and the
@@ -32,6 +41,7 @@ N-dependent rule, :func:`central_range_truth`, applied to the statistic over eva
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -51,6 +61,10 @@ MEASURES = ("dcerr", "df1")
 #: Cells where A (resp. B) is wrong, in either class.
 A_WRONG = (NEG_NEITHER, NEG_B, POS_NEITHER, POS_B)
 B_WRONG = (NEG_NEITHER, NEG_A, POS_NEITHER, POS_A)
+#: The paired table's parameters: P(both right), P(only A right), P(only B right).
+TABLE = ("p_both", "p_a_only", "p_b_only")
+#: The parameters the paired table replaces.
+RATES = ("tpr_a", "fpr_a", "tpr_b", "fpr_b", "rho")
 
 
 def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
@@ -129,6 +143,34 @@ def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarra
         p[4 * label + 1] = weight * (acc_b - both)
         p[4 * label + 0] = weight * max(1.0 - acc_a - acc_b + both, 0.0)
     return p / p.sum()
+
+
+def table_cells(prevalence, p_both, p_a_only, p_b_only) -> np.ndarray:
+    """Population probability of each of the 8 cells, the paired table in each class.
+
+    Parameters
+    ----------
+    prevalence : float
+        Share of positive examples.
+    p_both, p_a_only, p_b_only : float
+        Probabilities that both models are right on an example, only A, only B; both are
+        wrong with the rest, ``1 - p_both - p_a_only - p_b_only``.
+
+    Returns
+    -------
+    ndarray, shape (8,)
+        Summing to 1, cell ``4 * label + 2 * a_correct + b_correct``: ``1 - prevalence``
+        times the table for the negatives, `prevalence` times it for the positives.
+
+    Examples
+    --------
+    >>> from evalmc.sims.classifiers import table_cells
+    >>> table_cells(0.25, 0.7, 0.12, 0.08).round(4).tolist()
+    [0.075, 0.06, 0.09, 0.525, 0.025, 0.02, 0.03, 0.175]
+    """
+    table = np.array([max(1.0 - math.fsum((p_both, p_a_only, p_b_only)), 0.0), p_b_only,
+                      p_a_only, p_both])
+    return np.concatenate([(1 - prevalence) * table, prevalence * table]) / table.sum()
 
 
 def error_rate(prevalence, tpr, fpr) -> float:
@@ -234,10 +276,15 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
     criteria do not apply to this scenario (run_study refuses them). Parameters: the
     ``'paired-classifiers'`` row of :data:`evalmc.sims.SCENARIOS`.
 
+    With ``p_both``, ``p_a_only`` and ``p_b_only`` given, the paired table in place of the
+    rates and `rho` (which must then keep their defaults), each class holds that table (see
+    the module docstring).
+
     Attributes
     ----------
     cells : ndarray, shape (8,)
-        The cells' population probabilities (:func:`cell_probabilities`).
+        The cells' population probabilities (:func:`cell_probabilities`, or
+        :func:`table_cells` with the paired table given).
 
     Examples
     --------
@@ -249,6 +296,9 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
     ((2, 8), (2, 100), 'null')
     >>> batch.counts[0].tolist()
     [2, 2, 1, 36, 8, 7, 8, 36]
+    >>> table = PairedClassifiers(n=100, p_both=0.7, p_a_only=0.12, p_b_only=0.08)
+    >>> table.draw(np.random.default_rng(0), 1).counts.tolist(), table.truth
+    ([[6, 3, 2, 31, 9, 5, 8, 36]], 'alternative')
     """
 
     batch: ClassVar[type] = CountsBatch
@@ -262,8 +312,42 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
             _check_rate(name, getattr(self, name))
         check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
         check_choice("measure", self.measure, MEASURES)
-        object.__setattr__(self, "cells", cell_probabilities(
-            self.prevalence, self.tpr_a, self.fpr_a, self.tpr_b, self.fpr_b, self.rho))
+        if self._check_table():
+            cells = table_cells(self.prevalence, self.p_both, self.p_a_only, self.p_b_only)
+        else:
+            cells = cell_probabilities(self.prevalence, self.tpr_a, self.fpr_a, self.tpr_b,
+                                       self.fpr_b, self.rho)
+        object.__setattr__(self, "cells", cells)
+
+    def _check_table(self) -> bool:
+        """Validate the paired table: given whole or not at all (False), each value in [0, 1]
+        summing to at most 1, and not with rates or `rho` of their own."""
+        given = [name for name in TABLE if getattr(self, name) is not None]
+        if not given:
+            return False
+        missing = [name for name in TABLE if name not in given]
+        if missing:
+            raise ValueError(f"`{missing[0]}` must be given with `{given[0]}`: the paired table "
+                             "takes p_both, p_a_only and p_b_only.")
+        defaults = {p.name: p.default for p in self.parameters()}
+        rates = [name for name in RATES if getattr(self, name) != defaults[name]]
+        if rates:
+            raise ValueError(f"`{rates[0]}` and `{given[0]}` exclude each other: give the paired "
+                             "table (p_both, p_a_only, p_b_only) or the rates and rho, not both.")
+        for name in TABLE:
+            object.__setattr__(self, name, _check_rate(name, getattr(self, name)))
+        total = math.fsum(getattr(self, name) for name in TABLE)
+        if total > 1:
+            raise ValueError(f"`p_both` + `p_a_only` + `p_b_only` must be <= 1; got {total:g}.")
+        return True
+
+    def _rates(self) -> tuple[float, float, float, float]:
+        """TPR and FPR of A, then of B: each model's accuracy and one minus it with the paired
+        table given."""
+        if self.p_both is None:
+            return self.tpr_a, self.fpr_a, self.tpr_b, self.fpr_b
+        acc_a, acc_b = self.p_both + self.p_a_only, self.p_both + self.p_b_only
+        return acc_a, 1 - acc_a, acc_b, 1 - acc_b
 
     def difference(self, measure: str | None = None) -> float:
         """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``).
@@ -283,11 +367,14 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         >>> scenario = PairedClassifiers(tpr_a=0.9)
         >>> round(scenario.difference(), 4), round(scenario.difference("df1"), 4)
         (-0.05, 0.0579)
+        >>> table = PairedClassifiers(p_both=0.7, p_a_only=0.12, p_b_only=0.08)
+        >>> round(table.difference(), 4), round(table.difference("df1"), 4)
+        (-0.04, 0.04)
         """
         measure = check_choice("measure", measure or self.measure, MEASURES)
         rate = error_rate if measure == "dcerr" else f1_score
-        return (rate(self.prevalence, self.tpr_a, self.fpr_a)
-                - rate(self.prevalence, self.tpr_b, self.fpr_b))
+        tpr_a, fpr_a, tpr_b, fpr_b = self._rates()
+        return rate(self.prevalence, tpr_a, fpr_a) - rate(self.prevalence, tpr_b, fpr_b)
 
     def truth_of(self, measure: str) -> str:
         """Exact-null truth for `measure`: ``'null'`` when the population difference is 0.
@@ -337,7 +424,8 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         Returns
         -------
         PairedClassifiers
-            With the new `tpr_a` and `measure`; ValueError if no TPR in [0, 1] reaches `value`.
+            With the new `tpr_a` and `measure`; ValueError if no TPR in [0, 1] reaches `value`,
+            or if the paired table is given (move `p_a_only` then).
 
         Examples
         --------
@@ -347,6 +435,9 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         (0.9, -0.05, 'alternative')
         """
         check_choice("measure", measure, MEASURES)
+        if self.p_both is not None:
+            raise ValueError("`with_difference` sets A's TPR, which the paired table (p_both, "
+                             "p_a_only, p_b_only) replaces; set `p_a_only` instead.")
         pi, f = self.prevalence, self.fpr_a
         if measure == "dcerr":
             target = error_rate(pi, self.tpr_b, self.fpr_b) + value
