@@ -107,9 +107,8 @@ SCENARIOS = Registry("scenario", [
               Param("fpr_b", 0.1, float, "false positive rate of B, in [0, 1]"),
               Param("rho", 0.5, float, "correlation of A's and B's latent scores, in (-1, 1)"),
               Param("measure", "dcerr", str, "difference `truth` refers to: 'dcerr' or 'df1'"),
-              Param("p_both", None, float, "P(A and B right) on an example: with p_a_only and "
-                                           "p_b_only, the paired table in place of the rates "
-                                           "and rho"),
+              Param("p_both", None, float, "P(both right) on an example; the paired table "
+                                           "replaces the rates and rho"),
               Param("p_a_only", None, float, "P(only A right) on an example (paired table)"),
               Param("p_b_only", None, float, "P(only B right) on an example (paired table)"),
               yields=("counts",)),
