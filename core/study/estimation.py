@@ -228,8 +228,8 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     target : {'mean-a', 'effect'}, float or callable
         The estimand: A's population mean, the population difference A - B, a number, or a
         function of the condition's scenario giving its true value. A named target must be
-        what each estimator estimates, when it declares it (the built-in ones estimate
-        'mean-a').
+        what each estimator estimates, when it declares it (each built-in one does: 'effect'
+        for ``mean-diff``, ``welch-interval``, ``paired-t-interval``, ``bootstrap-diff``).
     keep_values : bool
         Keep every replication's estimate (``EstimationResult.outcomes``).
     summarise : callable, optional
