@@ -30,6 +30,21 @@ def test_welch_interval_is_scipys():
         assert res.estimate[i] == pytest.approx(A[i].mean() - B[i, :5].mean(), rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:Precision loss:RuntimeWarning")  # scipy's, on constants
+def test_welch_interval_of_constant_samples_is_scipys_point():
+    batch = Batch(np.ones((1, 3)), np.zeros((1, 4)), paired=False)
+    res = get_estimator("welch-interval")(batch, None)
+    ci = stats.ttest_ind(np.ones(3), np.zeros(4), equal_var=False).confidence_interval()
+    assert (res.low[0], res.high[0]) == (ci.low, ci.high) == (1.0, 1.0)
+
+
+def test_bad_parameters_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"^`level` must be in \(0, 1\); got 2.0.$"):
+        get_estimator("welch-interval(level=2)")
+    with pytest.raises(ValueError, match=r"^`n_boot` must be an integer >= 1; got 0.$"):
+        get_estimator("bootstrap-diff(n_boot=0)")
+
+
 def test_paired_t_interval_is_scipys():
     res = get_estimator("paired-t-interval")(PAIRED, None)
     for i in range(3):
