@@ -102,8 +102,9 @@ def test_the_readme_has_examples_of_every_kind():
 SLOW = {
     "--criterion deepsig:aso": (("--criterion", "deepsig:aso"),
                                 "deepsig's ASO takes 3-4 s a call: the peer's time"),
-    "evalmc coverage": (("--param", "n_a=3,5,10,20", "n_a=3"),
-                        "20,000 bootstrap intervals at each of four sizes: 25-30 s"),
+    "evalmc coverage --scenario normal": (
+        ("--param", "n_a=3,5,10,20", "n_a=3"),
+        "20,000 bootstrap intervals at each of four sizes: 25-30 s"),
     "my_test.py:yuen": (("--criterion", "tests/examples/my_test.py:yuen"),
                         "scipy's trimmed t-test, 1.7 ms a call, 20,000 calls: 15-30 s"),
     "--criterion bootstrap-df1": (("--criterion", "bootstrap-df1"),

@@ -1,4 +1,5 @@
-"""Estimators an estimator study runs: built-in intervals for A's mean, and a user's own.
+"""Estimators an estimator study runs: built-in intervals for A's mean and for the difference
+of A's and B's means, and a user's own.
 
 An estimator maps a batch of replications to an :class:`EstimateResult`: a point estimate
 and, for an interval estimator, its bounds, per replication.
@@ -137,6 +138,8 @@ class Estimator:
     estimand : str or None
         What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; a study
         refuses another named target. None: not declared.
+    paired : bool
+        Whether it reads ``a[i, j]`` with ``b[i, j]``: it refuses A and B of different sizes.
 
     Examples
     --------
@@ -159,6 +162,7 @@ class Estimator:
     uses_rng: bool = False
     needs: str = "scores"
     estimand: str | None = None
+    paired: bool = False
 
     @property
     def key(self) -> str:
@@ -172,6 +176,9 @@ class Estimator:
         return self.name
 
     def __call__(self, batch: Batch, rng) -> EstimateResult:
+        if self.paired and batch.sizes[0] != batch.sizes[1]:
+            raise ValueError(f"estimator {self.name!r} needs paired samples of equal size; got "
+                             f"{batch.sizes[0]} scores of A and {batch.sizes[1]} of B.")
         return self.func(batch, rng)
 
 
@@ -277,6 +284,162 @@ def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> 
     return Estimator("", "", func, level, uses_rng=True)
 
 
+def mean_diff(batch, rng):
+    """The mean of A's runs minus the mean of B's in each replication (no interval).
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B, one row per replication.
+    rng : numpy.random.Generator or None
+        Unused.
+
+    Returns
+    -------
+    EstimateResult
+        ``mean(a) - mean(b)`` per replication (``mean(a - b)`` too, when paired); no interval.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 5)), paired=False)
+    >>> mean_diff(batch, None).estimate.round(4)
+    array([ 1.259 , -0.2942])
+    """
+    if min(batch.sizes) == 1:  # no variance to compute with the means
+        return EstimateResult(batch.a.mean(axis=1) - batch.b.mean(axis=1))
+    mean_a, _, mean_b, _ = batch.moments()
+    return EstimateResult(mean_a - mean_b)
+
+
+def welch_interval(level: float = 0.95) -> Estimator:
+    """The ``welch-interval`` family: Welch's t interval of ``mean(A) - mean(B)``, the two
+    samples taken as independent (scipy's ``ttest_ind(equal_var=False).confidence_interval``).
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+        Unnamed: :func:`get_estimator` names it ``welch-interval(level=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 2.0, (2, 5)), paired=False)
+    >>> result = get_estimator("welch-interval(level=0.9)")(batch, None)
+    >>> result.low.round(4), result.high.round(4)
+    (array([-0.053 , -2.1912]), array([2.385 , 0.7827]))
+    """
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+
+    def func(batch, rng):
+        n_a, n_b = batch.sizes
+        mean_a, var_a, mean_b, var_b = batch.moments()
+        se2_a, se2_b = var_a / n_a, var_b / n_b
+        with np.errstate(divide="ignore", invalid="ignore"):
+            df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
+        df = np.where(np.isnan(df), 1.0, df)  # both samples constant: a 0-width interval, as scipy
+        half = scipy.stats.t.isf((1 - level) / 2, df) * np.sqrt(se2_a + se2_b)
+        diff = mean_a - mean_b
+        return EstimateResult(diff, diff - half, diff + half)
+
+    return Estimator("", "", func, level)
+
+
+def paired_t_interval(level: float = 0.95) -> Estimator:
+    """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)`` over paired
+    runs, ``mean +- t(n-1) s / sqrt(n)`` of the differences (scipy's
+    ``ttest_rel(...).confidence_interval``). It refuses A and B of different sizes.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+        Unnamed: :func:`get_estimator` names it ``paired-t-interval(level=...)`` and marks it
+        paired, as its registry row says.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> result = get_estimator("paired-t-interval")(batch, None)
+    >>> result.low.round(4), result.high.round(4)
+    (array([ 0.3498, -0.413 ]), array([1.9748, 1.1758]))
+    """
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+
+    def func(batch, rng):
+        n = batch.sizes[0]
+        mean, var = batch.diff_moments()
+        half = scipy.stats.t.isf((1 - level) / 2, n - 1) * np.sqrt(var / n)
+        return EstimateResult(mean, mean - half, mean + half)
+
+    return Estimator("", "", func, level)
+
+
+def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
+    """The ``bootstrap-diff`` family: the percentile bootstrap interval of ``mean(A) -
+    mean(B)``, quantiles of `n_boot` resampled differences (numpy's default, linear
+    interpolation). Paired runs are resampled together (the differences ``a - b``), unpaired
+    A and B independently, as :func:`evalmc.criteria.bootstrap.bootstrap_mean` resamples them.
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap resamples.
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+        Unnamed: :func:`get_estimator` names it ``bootstrap-diff(n_boot=...,level=...)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.base import Batch
+    >>> rng = np.random.default_rng(0)
+    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
+    >>> result = get_estimator("bootstrap-diff(n_boot=500)")(batch, np.random.default_rng(1))
+    >>> result.low.round(4), result.high.round(4)
+    (array([ 0.572 , -0.2129]), array([1.8348, 1.0076]))
+    """
+    n_boot = check_int("n_boot", n_boot, low=1)
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+
+    def func(batch, rng):
+        from evalmc.criteria.kernels import bootstrap_mean_diffs
+
+        a = np.array(batch.a, dtype=float, order="C")  # writable copies: one numba type
+        b = np.array(batch.b, dtype=float, order="C")
+        if batch.paired:
+            a, b = a - b, np.empty((a.shape[0], 0))
+        low, high = np.empty(a.shape[0]), np.empty(a.shape[0])
+        diffs = np.empty((min(ROWS, a.shape[0]), n_boot))
+        for start in range(0, a.shape[0], ROWS):
+            rows = slice(start, start + ROWS)
+            out = diffs[:a[rows].shape[0]]
+            bootstrap_mean_diffs(rng, a[rows], b[rows], out)
+            low[rows], high[rows] = np.quantile(out, [(1 - level) / 2, (1 + level) / 2], axis=1)
+        estimate = a.mean(axis=1) - (b.mean(axis=1) if b.shape[1] else 0.0)
+        return EstimateResult(estimate, low, high)
+
+    return Estimator("", "", func, level, uses_rng=True)
 
 
 @dataclass(frozen=True)
@@ -324,6 +487,8 @@ class UserEstimator:
     uses_rng: ClassVar[bool] = True
     #: It reads the scores ``a``, ``b``.
     needs: ClassVar[str] = "scores"
+    #: It takes A and B of any sizes.
+    paired: ClassVar[bool] = False
 
     def __post_init__(self):
         if not callable(self.func):
@@ -448,4 +613,4 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
     target = entry.load()
     est = target(**args) if entry.params else Estimator("", "", target)
     return replace(est, name=entry.name_with(args), description=entry.description,
-                   estimand=entry.facts.get("estimand"))
+                   estimand=entry.facts.get("estimand"), paired=entry.facts.get("paired", False))

@@ -13,6 +13,8 @@ _LEVEL = Param("level", 0.95, float, "nominal coverage, in (0, 1)")
 #: What the built-in estimators estimate (a key of :data:`TARGETS`): a study refuses another
 #: named target for them.
 _OF_MEAN_A = {"estimand": "mean-a"}
+_OF_EFFECT = {"estimand": "effect"}
+_N_BOOT = Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples")
 
 ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     Entry("mean-a", "evalmc.estimators.intervals:mean_a", "mean of A's runs", (), _OF_MEAN_A),
@@ -20,7 +22,16 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
           "Student's t interval of A's mean", (_LEVEL,), _OF_MEAN_A),
     Entry("percentile-bootstrap", "evalmc.estimators.intervals:percentile_bootstrap",
           "percentile bootstrap interval of A's mean", (
-              Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples"), _LEVEL), _OF_MEAN_A),
+              _N_BOOT, _LEVEL), _OF_MEAN_A),
+    Entry("mean-diff", "evalmc.estimators.intervals:mean_diff",
+          "mean of A's runs minus mean of B's", (), _OF_EFFECT),
+    Entry("welch-interval", "evalmc.estimators.intervals:welch_interval",
+          "Welch's t interval of mean(A) - mean(B), unpaired", (_LEVEL,), _OF_EFFECT),
+    Entry("paired-t-interval", "evalmc.estimators.intervals:paired_t_interval",
+          "t interval of mean(A - B), paired runs", (_LEVEL,), {**_OF_EFFECT, "paired": True}),
+    Entry("bootstrap-diff", "evalmc.estimators.intervals:bootstrap_diff",
+          "percentile bootstrap interval of mean(A) - mean(B): pairs resampled together when "
+          "the runs are paired, A and B independently otherwise", (_N_BOOT, _LEVEL), _OF_EFFECT),
 ])
 
 #: Named estimands: the scenario's attribute that holds each one's true value.

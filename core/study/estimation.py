@@ -228,8 +228,8 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     target : {'mean-a', 'effect'}, float or callable
         The estimand: A's population mean, the population difference A - B, a number, or a
         function of the condition's scenario giving its true value. A named target must be
-        what each estimator estimates, when it declares it (the built-in ones estimate
-        'mean-a').
+        what each estimator estimates, when it declares it (each built-in one does: 'effect'
+        for ``mean-diff``, ``welch-interval``, ``paired-t-interval``, ``bootstrap-diff``).
     keep_values : bool
         Keep every replication's estimate (``EstimationResult.outcomes``).
     summarise : callable, optional
@@ -264,6 +264,7 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     for estimator in estimators:
         check_needs(f"estimator {estimator.key!r}", estimator.needs, scenario)
         _check_estimand(estimator, target)
+        _check_paired(estimator, design)
     truths = {cid: _truth(target, cond) for cid, cond in conditions.items()}
     label = _target_label(target)
     by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}
@@ -309,6 +310,18 @@ def _check_estimand(estimator, target) -> None:
             f"`target` {target!r} ({TARGET_DOCS[target]}) is not what estimator "
             f"{estimator.name!r} estimates, {declared!r} ({TARGET_DOCS[declared]}); give "
             f"target {declared!r}, or an estimator of {target!r}.")
+
+
+def _check_paired(estimator, design: Design) -> None:
+    """Refuse a paired estimator on a condition whose A and B differ in size, before drawing."""
+    if not estimator.paired:
+        return
+    for cid, cond in design.conditions.items():
+        if len(set(cond.sizes)) != 1:
+            values = {p: getattr(cond, p) for p in design.params}
+            raise ValueError(
+                f"estimator {estimator.name!r} needs paired samples of equal size; condition "
+                f"{cid} {values} of scenario {design.scenario.name!r} has sizes {cond.sizes}.")
 
 
 def _target_label(target) -> str:
