@@ -483,7 +483,10 @@ class _CriterionRun(Analysis):
             self.criterion(other, rng) for other in batch.rerun_batches()))
 
     def tallies(self, result, starts, scenario):
-        effect = scenario.effect if scenario.estimand == "mean difference" else None
+        # what the criterion's estimate estimates (a user's criterion gives none)
+        estimand = getattr(self.criterion, "estimand", None)
+        effect = scenario.effect if estimand is not None and scenario.estimand == estimand \
+            else None
         return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid, self.levels,
                                                  effect),
                         self.split_errors(result.errors, starts), strict=True))
