@@ -179,7 +179,8 @@ class StudyResult:
             (size judged against [0.5a, 1.5a]; None under the alternative and without alpha),
             ``n_reps`` (replications run), ``n_failed``, ``truth`` (the condition's, for the
             criterion's alternative: ``Scenario.truth_for`` where the scenario defines it).
-            When a criterion estimates the scenario's effect (a mean difference), alternative
+            When a criterion estimates the scenario's effect (its ``estimand`` is the
+            scenario's: a mean difference, or paired classifiers' F1 difference), alternative
             rows at the study's levels add ``power_sign`` (rejections whose estimate has the
             effect's sign / valid replications: the power of Card et al. 2020, at most
             ``rate``, which exceeds it by ``rate * type_s`` when every rejection has an
@@ -233,10 +234,8 @@ class StudyResult:
                     rejections.append(rejected)
                     judged = row["truth"] == "alternative" and counted in self.alpha
                     signs.append(tally.sign_errors(counted if judged else None))
-                    # rejections with an estimate of the right sign (NaN: signs not counted)
-                    n_sign, wrong = tally.signs.get(counted, (np.nan, 0))[:2] if judged \
-                        else (np.nan, 0)
-                    right.append(n_sign - wrong)
+                    counts = tally.signs.get(counted) if judged else None  # None: not counted
+                    right.append(np.nan if counts is None else counts[0] - counts[1])
                     agree.append(tally.replicability(counted if counted in self.alpha
                                                      else None))
         frame = pd.DataFrame(rows)
