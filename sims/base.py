@@ -571,6 +571,7 @@ class Scenario:
     #: What :attr:`effect` measures: ``'mean difference'`` when it is the population mean of
     #: A's scores minus B's, which criteria on means estimate by ``mean(a) - mean(b)``; then
     #: the sign and size of their significant estimates are judged (type-S, type-M errors).
+    #: A criterion's estimates are judged where its own ``estimand`` is the scenario's.
     estimand: ClassVar[str | None] = None
 
     def __init_subclass__(cls, registered: str | None = None, **kwargs):

@@ -376,6 +376,35 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         tpr_a, fpr_a, tpr_b, fpr_b = self._rates()
         return rate(self.prevalence, tpr_a, fpr_a) - rate(self.prevalence, tpr_b, fpr_b)
 
+    @property
+    def effect(self) -> float:
+        """Population difference in the scenario's `measure`, positive when A is better: B's
+        error rate minus A's (A's accuracy minus B's) for 'dcerr', A's F1 minus B's for 'df1'.
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> better = PairedClassifiers(tpr_a=0.9)
+        >>> round(better.effect, 4), round(better.difference(), 4)
+        (0.05, -0.05)
+        >>> round(PairedClassifiers(tpr_a=0.9, measure="df1").effect, 4)
+        0.0579
+        """
+        return -self.difference() if self.measure == "dcerr" else self.difference()
+
+    @property
+    def estimand(self) -> str:
+        """What :attr:`effect` is: ``'mean difference'`` for 'dcerr' (the mean of A's
+        per-example correctness minus B's), ``'F1 difference'`` for 'df1'.
+
+        Examples
+        --------
+        >>> from evalmc.sims.classifiers import PairedClassifiers
+        >>> PairedClassifiers().estimand, PairedClassifiers(measure="df1").estimand
+        ('mean difference', 'F1 difference')
+        """
+        return "mean difference" if self.measure == "dcerr" else "F1 difference"
+
     def truth_of(self, measure: str) -> str:
         """Exact-null truth for `measure`: ``'null'`` when the population difference is 0.
 

@@ -92,6 +92,7 @@ def run(args) -> int:
 
     from evalmc.sims import get_scenario
     from evalmc.study.calibration import calibrate
+    from evalmc.study.rates import POWER_SIGN
 
     scenario = get_scenario(args.scenario)
     alphas = []
@@ -112,13 +113,15 @@ def run(args) -> int:
                        seed=args.seed, n_jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
                        task_seconds=args.task_seconds, progress=False if args.quiet else None)
-    emit(result.summary, args.format, args.out)
+    summary = result.summary
+    table = summary.drop(columns=list(POWER_SIGN), errors="ignore")  # in CSV and JSON only
+    emit(table if args.format == "table" else summary, args.format, args.out)
     if args.plot:
         from evalmc.plots import rate_panels
 
         fixed = ", ".join(f"{k}={v[0]:g}" if isinstance(v[0], float) else f"{k}={v[0]}"
                           for k, v in grid.items() if len(v) == 1)
-        fig = rate_panels(result.summary, x=varying[0],
+        fig = rate_panels(summary, x=varying[0],
                           panel=varying[1] if len(varying) > 1 else None, series=varying[2:],
                           title=f"{args.scenario}: {args.reps} replications per condition"
                                 + (f"; {fixed}" if fixed else ""))

@@ -293,6 +293,9 @@ class BuiltinCriterion:
         For a test on cross-validation splits: the split schemes it is for.
     loss : str or None
         The loss of an example it needs (``'0/1'``), or None for any.
+    estimand : str
+        What its estimate, when it gives one, estimates: its type-S and type-M errors are
+        judged where the scenario's :attr:`~evalmc.sims.base.Scenario.estimand` is the same.
 
     Examples
     --------
@@ -315,6 +318,7 @@ class BuiltinCriterion:
     needs: str = "scores"
     schemes: tuple[str, ...] = ()
     loss: str | None = None
+    estimand: str = "mean difference"
 
     def __post_init__(self):
         check_choice("alternative", self.alternative, ALTERNATIVES)
@@ -438,7 +442,8 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
         paired=facts.get("paired", False), decision_only=facts.get("decision_only", False),
         alternative=facts.get("alternative", "two-sided"),
         uses_rng=facts.get("uses_rng", False), needs=facts.get("needs", "scores"),
-        schemes=tuple(facts.get("schemes", ())), loss=facts.get("loss"))
+        schemes=tuple(facts.get("schemes", ())), loss=facts.get("loss"),
+        estimand=facts.get("estimand", "mean difference"))
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 All read ``Batch.counts`` (shape (n_reps, 8); cells numbered ``4 * label + 2 * a_correct +
 b_correct``, see :mod:`evalmc.sims.classifiers`) and are vectorized over replications. Notation of
 Dietterich (1998): ``n01`` examples misclassified by A but not by B (cells 1, 5), ``n10`` by B
-but not by A (cells 2, 6).
+but not by A (cells 2, 6). Each gives the estimate of the difference it tests, in the sign of
+the scenario's effect (positive: A better): A's accuracy minus B's for the tests of dCerr,
+dF1 for the bootstrap test of dF1; their type-S and type-M errors are judged on it.
 
 Degenerate tables have defined decisions, never a NaN: no discordant pair gives McNemar
 p = 1 and a bootstrap distribution all at 0 (p = 1); equal error rates of 0 or 1 give the
@@ -13,6 +15,7 @@ and no false positive) counts as 0, so dF1 = 0 there.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -48,6 +51,31 @@ def discordant(counts):
     """
     counts = np.asarray(counts)
     return counts[:, 1] + counts[:, 5], counts[:, 2] + counts[:, 6]
+
+
+def accuracy_difference(counts) -> np.ndarray:
+    """A's accuracy minus B's, ``(n10 - n01) / n``: the estimate of the tests of dCerr, in the
+    sign of the scenario's effect (positive: A better; dCerr is its opposite).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+
+    Returns
+    -------
+    ndarray, shape (n_reps,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> accuracy_difference(counts)  # n01, n10 = 5, 17 and 12, 12; n = 100
+    array([0.12, 0.  ])
+    """
+    counts = np.asarray(counts)
+    n01, n10 = discordant(counts)
+    return (n10 - n01) / counts.sum(axis=1)
 
 
 def f1_difference(counts) -> np.ndarray:
@@ -91,19 +119,21 @@ def proportion(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values and z; shape (n_reps,).
+        Two-sided p-values, z, and A's accuracy minus B's as estimate
+        (:func:`accuracy_difference`); shape (n_reps,).
 
     Examples
     --------
     >>> import numpy as np
     >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
     >>> result = proportion(counts)
-    >>> result.statistic.round(4), result.pvalue.round(4)
-    (array([-1.8046,  0.    ]), array([0.0711, 1.    ]))
+    >>> result.statistic.round(4), result.pvalue.round(4), result.estimate
+    (array([-1.8046,  0.    ]), array([0.0711, 1.    ]), array([0.12, 0.  ]))
     """
     counts = np.asarray(counts)
-    return proportion_test(counts[:, list(A_WRONG)].sum(axis=1),
-                           counts[:, list(B_WRONG)].sum(axis=1), counts.sum(axis=1))
+    result = proportion_test(counts[:, list(A_WRONG)].sum(axis=1),
+                             counts[:, list(B_WRONG)].sum(axis=1), counts.sum(axis=1))
+    return replace(result, estimate=accuracy_difference(counts))
 
 
 def proportion_test(err_a, err_b, n) -> CriterionResult:
@@ -152,16 +182,18 @@ def mcnemar(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values and the chi2 statistic; shape (n_reps,).
+        P-values, the chi2 statistic, and A's accuracy minus B's as estimate
+        (:func:`accuracy_difference`); shape (n_reps,).
 
     Examples
     --------
     >>> import numpy as np
     >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> mcnemar(counts).pvalue.round(4)  # n01, n10 = 5, 17 and 12, 12
-    array([0.019 , 0.8383])
+    >>> result = mcnemar(counts)  # n01, n10 = 5, 17 and 12, 12
+    >>> result.pvalue.round(4), result.estimate
+    (array([0.019 , 0.8383]), array([0.12, 0.  ]))
     """
-    return mcnemar_test(*discordant(counts))
+    return replace(mcnemar_test(*discordant(counts)), estimate=accuracy_difference(counts))
 
 
 def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
@@ -182,7 +214,8 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values and the chi2 statistic; shape (n_reps,).
+        P-values, the chi2 statistic, and A's accuracy minus B's as estimate
+        (:func:`accuracy_difference`); shape (n_reps,).
 
     Examples
     --------
@@ -192,7 +225,8 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
     >>> result.statistic.round(4), result.pvalue.round(4)
     (array([6.5455, 0.    ]), array([0.0105, 1.    ]))
     """
-    return mcnemar_test(*discordant(counts), correction=False)
+    return replace(mcnemar_test(*discordant(counts), correction=False),
+                   estimate=accuracy_difference(counts))
 
 
 def mcnemar_test(n01, n10, correction=True) -> CriterionResult:
@@ -243,7 +277,8 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, with ``n01`` as statistic; shape (n_reps,).
+        P-values, with ``n01`` as statistic and A's accuracy minus B's as estimate
+        (:func:`accuracy_difference`); shape (n_reps,).
 
     Examples
     --------
@@ -255,7 +290,7 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
     n01, n10 = discordant(counts)
     m = n01 + n10
     p = np.minimum(1.0, 2 * scipy.stats.binom.cdf(np.minimum(n01, n10), m, 0.5))
-    return CriterionResult.from_pvalues(p, n01.astype(float))
+    return CriterionResult.from_pvalues(p, n01.astype(float), accuracy_difference(counts))
 
 
 def mcnemar_midp(counts, rng=None) -> CriterionResult:
@@ -274,7 +309,8 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, with ``n01`` as statistic; shape (n_reps,).
+        P-values, with ``n01`` as statistic and A's accuracy minus B's as estimate
+        (:func:`accuracy_difference`); shape (n_reps,).
 
     Examples
     --------
@@ -287,7 +323,8 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
     m = n01 + n10
     k = np.minimum(n01, n10)
     p = 2 * scipy.stats.binom.cdf(k, m, 0.5) - scipy.stats.binom.pmf(k, m, 0.5)
-    return CriterionResult.from_pvalues(np.minimum(1.0, p), n01.astype(float))
+    return CriterionResult.from_pvalues(np.minimum(1.0, p), n01.astype(float),
+                                        accuracy_difference(counts))
 
 
 #: Binomial tail mass left out of the exact dCerr replicate law (per side).
@@ -367,16 +404,16 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))`` and the observed dCerr;
-        shape (n_reps,).
+        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, the observed dCerr, and
+        its opposite, A's accuracy minus B's, as estimate; shape (n_reps,).
 
     Examples
     --------
     >>> import numpy as np
     >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
     >>> result = bootstrap_dcerr(counts, np.random.default_rng(0), n_boot=999)
-    >>> result.statistic.round(4), result.pvalue.round(4)
-    (array([-0.12,  0.  ]), array([0.014, 1.   ]))
+    >>> result.statistic.round(4), result.pvalue.round(4), result.estimate
+    (array([-0.12,  0.  ]), array([0.014, 1.   ]), array([0.12, 0.  ]))
     """
     counts = np.asarray(counts, dtype=np.int64)
     n01, n10 = discordant(counts)
@@ -386,7 +423,8 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
     eq = np.clip(eq, 0.0, 1.0 - lt)
     sides = rng.multinomial(n_boot, np.stack([lt, eq, np.maximum(1.0 - lt - eq, 0.0)], axis=1))
     below, above = sides[:, 0] + sides[:, 1], sides[:, 2] + sides[:, 1]
-    return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot), (n01 - n10) / n)
+    return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot), (n01 - n10) / n,
+                                        (n10 - n01) / n)
 
 
 def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionResult:
@@ -407,8 +445,8 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
     Returns
     -------
     CriterionResult
-        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))`` and the observed dF1
-        (:func:`f1_difference`); shape (n_reps,).
+        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, and the observed dF1
+        (:func:`f1_difference`) as statistic and estimate; shape (n_reps,).
 
     Examples
     --------
@@ -422,8 +460,8 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
     from evalmc.criteria.kernels import TILT_MAX, bootstrap_df1_sides
 
     bootstrap_df1_sides(rng, counts, n_boot, _stop_count(n_boot, p_max), TILT_MAX, below, above)
-    return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot),
-                                        f1_difference(counts))
+    df1 = f1_difference(counts)
+    return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot), df1, df1)
 
 
 def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):

@@ -7,7 +7,8 @@ paired-classifier table's ``'counts'``, several data sets' ``'table'``, cross-va
 ``'splits'``), whether it is
 ``paired``, and how it runs (``uses_rng``: it draws random numbers; ``decision_only``: it gives
 decisions without p-values; ``alternative``: what its rejection concludes; ``schemes`` and
-``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test). A
+``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test;
+``estimand``: what its estimate estimates, when not the mean difference). A
 row with ``params`` is a family: its target builds the test from the arguments, and
 ``name(key=value,...)`` names a member (:func:`evalmc.registry.format_spec`).
 
@@ -117,7 +118,7 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
              Param("n_boot", CLASSIFIER_BOOT, int, "bootstrap replicates per evaluation set"),
              Param("p_max", 1.0, float, "stop a set's replicates once its p-value exceeds "
                                         "this")),
-         needs="counts", uses_rng=True),
+         needs="counts", uses_rng=True, estimand="F1 difference"),
     _row("unpaired-z", "items:unpaired_z", "lm-evaluation-harness's z-test of two accuracies "
          "(unpaired standard errors)", paired=True),
     _row("paired-items", "items:paired_items", "z-test on per-item differences A - B",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
     "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
-    "replicability", "replicability_mcse",
+    "replicability", "replicability_mcse", "power_sign", "power_sign_mcse",
 )
 
 
@@ -180,7 +180,8 @@ def check_names(names) -> None:
     ...
     ValueError: design column `rate` is a reserved name; reserved: scenario, condition_id, \
 criterion, alpha, rate, mcse, ci_low, ci_high, bradley, n_reps, n_failed, truth, type_s, \
-type_s_mcse, type_m, type_m_mcse, replicability, replicability_mcse.
+type_s_mcse, type_m, type_m_mcse, replicability, replicability_mcse, power_sign, \
+power_sign_mcse.
     """
     for name in names:
         if name in RESERVED:

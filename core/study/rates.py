@@ -35,6 +35,10 @@ from evalmc.study.design import Design, make_design
 
 __all__ = ["Failure", "StudyError", "StudyResult", "make_design", "run_study"]
 
+#: The columns of correct-sign power: CSV, JSON and Python only, the console table leaves
+#: them out.
+POWER_SIGN = ("power_sign", "power_sign_mcse")
+
 
 @dataclass
 class StudyResult:
@@ -175,10 +179,14 @@ class StudyResult:
             (size judged against [0.5a, 1.5a]; None under the alternative and without alpha),
             ``n_reps`` (replications run), ``n_failed``, ``truth`` (the condition's, for the
             criterion's alternative: ``Scenario.truth_for`` where the scenario defines it).
-            When a criterion estimates the scenario's effect (a mean difference), alternative
-            rows at the study's levels add ``type_s`` (share of the rejections whose estimate
-            has the wrong sign), ``type_m`` (mean |estimate / effect| over the rejections) and
-            their ``_mcse``; the columns appear only when some row has them. When the
+            When a criterion estimates the scenario's effect (its ``estimand`` is the
+            scenario's: a mean difference, or paired classifiers' F1 difference), alternative
+            rows at the study's levels add ``power_sign`` (rejections whose estimate has the
+            effect's sign / valid replications: the power of Card et al. 2020, at most
+            ``rate``, which exceeds it by ``rate * type_s`` when every rejection has an
+            estimate), ``type_s`` (share of the rejections whose estimate has the wrong sign),
+            ``type_m`` (mean |estimate / effect| over the rejections) and each one's
+            ``_mcse``; the columns appear only when some row has them. When the
             scenario runs each replication several times (a cross-validation scenario's
             ``runs``), rows at the study's levels add ``replicability`` (the chance that two
             runs reach the same decision; Bouckaert and Frank 2004) and its ``_mcse``.
@@ -208,7 +216,7 @@ class StudyResult:
                                             for cid in self.conditions])
             for crit in self.criteria
         }
-        rows, rejections, signs, agree = [], [], [], []
+        rows, rejections, right, signs, agree = [], [], [], [], []
         for cond in self.design.to_dict("records"):
             cid = int(cond["condition_id"])
             for crit in self.criteria:
@@ -226,6 +234,8 @@ class StudyResult:
                     rejections.append(rejected)
                     judged = row["truth"] == "alternative" and counted in self.alpha
                     signs.append(tally.sign_errors(counted if judged else None))
+                    counts = tally.signs.get(counted) if judged else None  # None: not counted
+                    right.append(np.nan if counts is None else counts[0] - counts[1])
                     agree.append(tally.replicability(counted if counted in self.alpha
                                                      else None))
         frame = pd.DataFrame(rows)
@@ -235,9 +245,11 @@ class StudyResult:
         judged = bradley(frame["ci_low"], frame["ci_high"], frame["alpha"])
         judged[((frame["truth"] != "null") | frame["alpha"].isna()).to_numpy()] = None
         frame["bradley"] = judged
+        power_sign = pd.DataFrame(dict(zip(POWER_SIGN, rate_mcse(right, valid), strict=True)),
+                                  index=frame.index)
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
-        for extra in (signs, agree):  # only when some row has them
+        for extra in (power_sign, signs, agree):  # only when some row has them
             columns = pd.DataFrame(extra, index=frame.index)
             if columns.notna().any().any():
                 frame = frame.join(columns)
@@ -470,7 +482,10 @@ class _CriterionRun(Analysis):
             self.criterion(other, rng) for other in batch.rerun_batches()))
 
     def tallies(self, result, starts, scenario):
-        effect = scenario.effect if scenario.estimand == "mean difference" else None
+        # what the criterion's estimate estimates (a user's criterion gives none)
+        estimand = getattr(self.criterion, "estimand", None)
+        effect = scenario.effect if estimand is not None and scenario.estimand == estimand \
+            else None
         return list(zip(RejectionTally.of_blocks(result, starts, self.off_grid, self.levels,
                                                  effect),
                         self.split_errors(result.errors, starts), strict=True))
