@@ -92,7 +92,6 @@ def run(args) -> int:
 
     from evalmc.sims import get_scenario
     from evalmc.study.calibration import calibrate
-    from evalmc.study.rates import POWER_SIGN
 
     scenario = get_scenario(args.scenario)
     alphas = []
@@ -113,6 +112,8 @@ def run(args) -> int:
                        seed=args.seed, n_jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
                        task_seconds=args.task_seconds, progress=False if args.quiet else None)
+    from evalmc.study.rates import POWER_SIGN  # loaded with the study: after the validation
+
     summary = result.summary
     table = summary.drop(columns=list(POWER_SIGN), errors="ignore")  # in CSV and JSON only
     emit(table if args.format == "table" else summary, args.format, args.out)
