@@ -43,9 +43,10 @@ _LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+\u2212]?\d+,\d+\s*$")
 _NUMBER = re.compile(r"^[-+\u2212]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # no name, or pandas' stand-in for none
-#: Last words of column names that key the runs rather than score them.
+#: Words that, last in a column's name, mark it as a key of the runs rather than scores.
 KEY_WORDS = frozenset({"id", "idx", "index", "seed", "run", "fold", "split", "rep", "repeat",
-                       "trial", "iter", "iteration", "epoch", "step", "dataset", "task"})
+                       "replicate", "trial", "iter", "iteration", "epoch", "step", "round",
+                       "dataset", "task", "item", "example", "question", "sample", "instance"})
 _CAUSES = (  # (pattern, decimal mark of the file or None for either, cause and fix)
     (r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", ".",
      "a ',' grouping thousands; write 1234.5, not 1,234.5"),
@@ -272,8 +273,8 @@ def score_columns(frame: pd.DataFrame, exclude=()) -> tuple[list, list[str], dic
 
     An id is the row index (a first column without a name), a first column of integers
     numbering the rows (``1, 2, ..., n`` or ``0, 1, ..., n-1``, n >= 3), or a column of
-    integers whose name ends with a word of :data:`KEY_WORDS` (``seed``, ``dataset_id``,
-    ...). The columns of a table made by :func:`wide` are all scores but its pairing column.
+    integers whose name is a key's (:func:`key_word`: ``seed``, ``dataset_id``, ...). The
+    columns of a table made by :func:`wide` are all scores but its pairing column.
 
     Parameters
     ----------
@@ -333,9 +334,33 @@ def _id(name: str, raw: pd.Series, decimal: str, first: bool) -> str | None:
         return None
     if first and values.size >= 3 and values[0] in (0, 1) and (np.diff(values) == 1).all():
         return f"integers {values[0]:.0f}..{values[-1]:.0f} numbering the rows"
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", name)
-    if words and words[-1].lower() in KEY_WORDS:
-        return f"integers, named as a key ({words[-1].lower()})"
+    word = key_word(name)
+    return f"integers, named as a key ({word})" if word else None
+
+
+def key_word(name) -> str | None:
+    """The word of :data:`KEY_WORDS` that marks a column called `name` as a key of the runs:
+    its last word, or its words run together; None for a name of anything else.
+
+    Parameters
+    ----------
+    name : str
+        A column's name (words split at case changes, digits and other characters).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> from evalmc.sims.tables import key_word
+    >>> [key_word(n) for n in ("seed", "Random Seed", "cv_fold", "data_set", "datasetId", "acc")]
+    ['seed', 'seed', 'fold', 'dataset', 'id', None]
+    """
+    words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", str(name))]
+    for word in (words[-1:] + ["".join(words)]) if words else ():
+        if word in KEY_WORDS:
+            return word
     return None
 
 

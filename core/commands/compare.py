@@ -18,7 +18,6 @@ that is not a number is an error.
 from __future__ import annotations
 
 import math
-import re
 import sys
 
 from evalmc.commands import (
@@ -34,12 +33,6 @@ from evalmc.commands import (
 from evalmc.criteria.registry import DELTA_PAPER, GAMMA
 from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 from evalmc.estimators.registry import BEST
-
-#: Words of a column's name that mark it as a key of the runs (a long file is not paired by
-#: its order when it has one).
-KEY_WORDS = frozenset({"seed", "run", "split", "fold", "item", "id", "idx", "index", "rep",
-                       "repeat", "replicate", "trial", "dataset", "task", "example", "question",
-                       "sample", "instance", "iteration", "round"})
 
 
 def register(sub) -> None:
@@ -258,37 +251,14 @@ def _compare_models(frame, args) -> int:
 def _refuse_order_pairing(args) -> None:
     """Raise UsageError when the long file has a column that may key its runs: pairing each
     model's i-th run would trust the file's order."""
-    from evalmc.sims.tables import read_table
+    from evalmc.sims.tables import key_word, read_table
 
     keys = [str(c) for c in read_table(args.file).columns
-            if c not in (args.model, args.score) and is_key_name(str(c))]
+            if c not in (args.model, args.score) and key_word(c)]
     if keys:
         raise UsageError(f"`--pair-by` is needed: runs of a long file are otherwise paired by "
                          f"their order, and its column {keys[0]!r} may key them; give "
                          f"`--pair-by {keys[0]}` (or `--unpaired` for independent runs).")
-
-
-def is_key_name(name: str) -> bool:
-    """Whether a column called `name` may key runs: a word of it (or the whole, run together)
-    is one of :data:`KEY_WORDS`.
-
-    Parameters
-    ----------
-    name : str
-        A column's name.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> from evalmc.commands.compare import is_key_name
-    >>> [is_key_name(n) for n in ("seed", "Random Seed", "cv_fold", "data_set", "accuracy")]
-    [True, True, True, True, False]
-    """
-    words = re.split(r"[^a-z0-9]+", name.lower())
-    return not KEY_WORDS.isdisjoint([*words, "".join(words)])
 
 
 def _independent_runs(frame, args):
