@@ -25,6 +25,7 @@ from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLASSIFIER_BOOT as DEFAULT_N_BOOT
 from evalmc.sims.classifiers import A_WRONG, B_WRONG
 from evalmc.sims.validation import check_float, check_int
+from evalmc.stats.exact import mcnemar_binomial, mcnemar_chi2
 
 #: Bootstrap replicates by default: 50 / alpha for the smallest alpha of Keller et al. (0.01).
 
@@ -255,9 +256,7 @@ def mcnemar_test(n01, n10, correction=True) -> CriterionResult:
     >>> result.statistic.tolist(), result.pvalue.round(4).tolist()
     ([5.5, 0.0], [0.019, 1.0])
     """
-    m = (n01 + n10).astype(float)
-    chi2 = np.divide((np.abs(n01 - n10) - float(correction)) ** 2, m, out=np.zeros_like(m),
-                     where=m > 0)
+    chi2 = mcnemar_chi2(n01, n10, correction)
     return CriterionResult.from_pvalues(scipy.stats.chi2.sf(chi2, 1), chi2)
 
 
@@ -288,9 +287,8 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
     array([0.0169, 1.    ])
     """
     n01, n10 = discordant(counts)
-    m = n01 + n10
-    p = np.minimum(1.0, 2 * scipy.stats.binom.cdf(np.minimum(n01, n10), m, 0.5))
-    return CriterionResult.from_pvalues(p, n01.astype(float), accuracy_difference(counts))
+    return CriterionResult.from_pvalues(mcnemar_binomial(n01, n10), n01.astype(float),
+                                        accuracy_difference(counts))
 
 
 def mcnemar_midp(counts, rng=None) -> CriterionResult:
@@ -320,11 +318,8 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
     array([0.0106, 1.    ])
     """
     n01, n10 = discordant(counts)
-    m = n01 + n10
-    k = np.minimum(n01, n10)
-    p = 2 * scipy.stats.binom.cdf(k, m, 0.5) - scipy.stats.binom.pmf(k, m, 0.5)
-    return CriterionResult.from_pvalues(np.minimum(1.0, p), n01.astype(float),
-                                        accuracy_difference(counts))
+    return CriterionResult.from_pvalues(mcnemar_binomial(n01, n10, mid=True),
+                                        n01.astype(float), accuracy_difference(counts))
 
 
 #: Binomial tail mass left out of the exact dCerr replicate law (per side).

@@ -106,19 +106,69 @@ def _counts(name, x) -> np.ndarray:
 
 
 def _mcnemar(n01, n10) -> dict:
-    """The four McNemar p-values of int64 arrays `n01`, `n10` (the criteria's formulas)."""
-    m = n01 + n10
-    mf = m.astype(float)
-    d = np.abs(n01 - n10)
-    chi2 = np.divide(d.astype(float) ** 2, mf, out=np.zeros_like(mf), where=m > 0)
-    corrected = np.divide((d - 1.0) ** 2, mf, out=np.zeros_like(mf), where=m > 0)
-    k = np.minimum(n01, n10)
-    binom = scipy.stats.binom
-    cdf, pmf = binom.cdf(k, m, 0.5), binom.pmf(k, m, 0.5)
+    """The four McNemar p-values of int64 arrays `n01`, `n10`."""
     chi2_sf = scipy.stats.chi2.sf
-    return {"mcnemar-uncorrected": chi2_sf(chi2, 1), "mcnemar": chi2_sf(corrected, 1),
-            "mcnemar-exact": np.minimum(1.0, 2 * cdf),
-            "mcnemar-midp": np.minimum(1.0, 2 * cdf - pmf)}
+    return {"mcnemar-uncorrected": chi2_sf(mcnemar_chi2(n01, n10, correction=False), 1),
+            "mcnemar": chi2_sf(mcnemar_chi2(n01, n10), 1),
+            "mcnemar-exact": mcnemar_binomial(n01, n10),
+            "mcnemar-midp": mcnemar_binomial(n01, n10, mid=True)}
+
+
+def mcnemar_chi2(n01, n10, correction: bool = True) -> np.ndarray:
+    """McNemar's chi-square statistic, ``(|n01 - n10| - c)^2 / (n01 + n10)``, c = 1 with the
+    continuity correction, else 0; 0 without discordant pairs.
+
+    Parameters
+    ----------
+    n01, n10 : array_like of int
+        The discordant counts.
+    correction : bool
+        Subtract 1 from ``|n01 - n10|`` (Edwards' continuity correction).
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> from evalmc.stats.exact import mcnemar_chi2
+    >>> mcnemar_chi2([5, 0], [17, 0]).tolist(), mcnemar_chi2(5, 17, correction=False).tolist()
+    ([5.5, 0.0], 6.545454545454546)
+    """
+    n01, n10 = np.asarray(n01), np.asarray(n10)
+    m = (n01 + n10).astype(float)
+    return np.divide((np.abs(n01 - n10) - float(correction)) ** 2, m, out=np.zeros_like(m),
+                     where=m > 0)
+
+
+def mcnemar_binomial(n01, n10, mid: bool = False) -> np.ndarray:
+    """The exact McNemar p-value, ``min(1, 2 P(X <= k))``, or its mid-p version,
+    ``min(1, 2 P(X <= k) - P(X = k))``, with k = min(n01, n10) and X ~ Binomial(n01 + n10, 1/2).
+
+    Parameters
+    ----------
+    n01, n10 : array_like of int
+        The discordant counts.
+    mid : bool
+        The mid-p value (Fagerland et al. 2013).
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> from evalmc.stats.exact import mcnemar_binomial
+    >>> mcnemar_binomial([5, 6], [17, 6]).round(4).tolist(), round(float(mcnemar_binomial(5, 17,
+    ...     mid=True)), 4)
+    ([0.0169, 1.0], 0.0106)
+    """
+    n01, n10 = np.asarray(n01), np.asarray(n10)
+    m, k = n01 + n10, np.minimum(n01, n10)
+    p = 2 * scipy.stats.binom.cdf(k, m, 0.5)
+    if mid:
+        p = p - scipy.stats.binom.pmf(k, m, 0.5)
+    return np.minimum(1.0, p)
 
 
 def rejection_rates(pvalues, probabilities, alpha=0.05):
