@@ -124,7 +124,8 @@ SCENARIOS = Registry("scenario", [
               Param("tau", 0.0, float, "sd of a cluster's advantage of A over B (>= 0)"),
               Param("rho", 0.5, float, "correlation of the two models' item-level noise, in "
                                        "(-1, 1)"),
-              Param("shift", 0.0, float, "added to A's skill"), yields=("scores", "clusters")),
+              Param("shift", 0.0, float, "added to A's skill"),
+              yields=("scores", "clusters", "samples")),
     _scenario("multi-dataset", "multidataset:MultiDataset",
               "k models on d data sets: data set, model, interaction, noise",
               Param("k", 5, int, "models"), Param("n_datasets", 20, int, "data sets"),

@@ -13,7 +13,7 @@ clusters move both models together; only `tau` makes the per-item differences of
 alike, which is what a paired test that ignores clusters gets wrong.
 
 The scores are 0/1 per item (``Batch.a``, ``Batch.b``, paired by item), items ordered by cluster,
-clusters of equal size ``Batch.cluster_size`` (`n_items` / `n_clusters`).
+clusters of equal size (`n_items` / `n_clusters`, in ``Batch.cluster_sizes``).
 """
 
 from __future__ import annotations
@@ -28,39 +28,63 @@ from evalmc.sims.validation import check_float, check_int, check_sd, population_
 
 
 class ClusteredBatch(Batch):
-    """Paired scores whose columns come in consecutive clusters of `cluster_size` (the items
-    of one passage, say).
+    """Paired item scores: items in consecutive clusters (the questions of one passage), each
+    item scored `n_samples` times in consecutive columns (repeated generations).
 
     Parameters
     ----------
-    a, b : ndarray, shape (n_reps, n)
-        Scores, clusters in consecutive columns; and the keywords of
+    a, b : ndarray, shape (n_reps, n_items * n_samples)
+        Scores, item by item, and within an item sample by sample; and the keywords of
         :class:`~evalmc.sims.base.Batch`.
-    cluster_size : int
-        Columns per cluster; it divides n.
+    cluster_size : int, optional
+        Items per cluster, when all clusters have as many; it divides the items.
+    cluster_sizes : sequence of int, optional
+        Items of each cluster, in order (instead of `cluster_size`); they sum to the items.
+    n_samples : int
+        Scores per item (1: one answer per item).
 
     Examples
     --------
     >>> import numpy as np
     >>> from evalmc.sims.items import ClusteredBatch
     >>> batch = ClusteredBatch(np.ones((2, 6)), np.zeros((2, 6)), paired=True, cluster_size=3)
-    >>> sorted(batch.holds), batch.take(1).cluster_size
-    (['clusters', 'scores'], 3)
+    >>> sorted(batch.holds), batch.take(1).cluster_sizes
+    (['clusters', 'samples', 'scores'], (3, 3))
+    >>> ClusteredBatch(np.ones((1, 6)), np.zeros((1, 6)), paired=True, cluster_sizes=(1, 2),
+    ...                n_samples=2).cluster_sizes
+    (1, 2)
     """
 
-    holds = Batch.holds | {"clusters"}
-    shared = ("cluster_size",)
+    holds = Batch.holds | {"clusters", "samples"}
+    shared = ("cluster_sizes", "n_samples")
 
-    def __init__(self, a=None, b=None, *, cluster_size: int, **kwargs):
+    def __init__(self, a=None, b=None, *, cluster_size: int | None = None,
+                 cluster_sizes=None, n_samples: int = 1, **kwargs):
         super().__init__(a, b, **kwargs)
-        if self.sizes[0] % cluster_size or self.sizes[1] % cluster_size:
-            raise ValueError(f"`cluster_size` must divide the number of columns, "
-                             f"{self.sizes}; got {cluster_size}.")
-        self.cluster_size = cluster_size
+        if n_samples < 1 or self.sizes[0] % n_samples or self.sizes[1] % n_samples:
+            raise ValueError(f"`n_samples` must be at least 1 and divide the number of columns, "
+                             f"{self.sizes}; got {n_samples}.")
+        items = self.sizes[0] // n_samples
+        if (cluster_size is None) == (cluster_sizes is None):
+            raise ValueError("give one of `cluster_size` and `cluster_sizes`.")
+        if cluster_sizes is None:
+            if cluster_size < 1 or self.sizes[0] % (cluster_size * n_samples) \
+                    or self.sizes[1] % (cluster_size * n_samples):
+                raise ValueError(f"`cluster_size` must divide the number of items, {items}; "
+                                 f"got {cluster_size}.")
+            cluster_sizes = (cluster_size,) * (items // cluster_size)
+        cluster_sizes = tuple(int(k) for k in cluster_sizes)
+        if min(cluster_sizes, default=0) < 1 or sum(cluster_sizes) != items \
+                or self.sizes[0] != self.sizes[1]:
+            raise ValueError(f"`cluster_sizes` must be positive and sum to the items of A and "
+                             f"of B, {self.sizes[0] // n_samples}; got {sum(cluster_sizes)}.")
+        self.cluster_sizes = cluster_sizes
+        self.n_samples = int(n_samples)
 
 
-def cluster_size(batch: Batch) -> int:
-    """Columns per cluster of `batch`: its ``cluster_size``, 1 when its columns are independent.
+def cluster_sizes(batch: Batch) -> np.ndarray:
+    """Items per cluster of `batch`, in order: its ``cluster_sizes``, all 1 when its columns
+    are independent items.
 
     Parameters
     ----------
@@ -68,19 +92,51 @@ def cluster_size(batch: Batch) -> int:
 
     Returns
     -------
-    int
+    ndarray of int64
 
     Examples
     --------
     >>> import numpy as np
     >>> from evalmc.sims.base import Batch
-    >>> from evalmc.sims.items import ClusteredBatch, cluster_size
+    >>> from evalmc.sims.items import ClusteredBatch, cluster_sizes
     >>> plain = Batch(np.ones((1, 4)), np.zeros((1, 4)), paired=True)
-    >>> cluster_size(plain), cluster_size(ClusteredBatch(plain.a, plain.b, paired=True,
-    ...                                                  cluster_size=2))
-    (1, 2)
+    >>> cluster_sizes(plain).tolist(), cluster_sizes(ClusteredBatch(
+    ...     plain.a, plain.b, paired=True, cluster_size=2)).tolist()
+    ([1, 1, 1, 1], [2, 2])
     """
-    return batch.cluster_size if isinstance(batch, ClusteredBatch) else 1
+    if isinstance(batch, ClusteredBatch):
+        return np.array(batch.cluster_sizes, dtype=np.int64)
+    return np.ones(batch.sizes[0], dtype=np.int64)
+
+
+def item_means(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's mean score over its samples, for A and B.
+
+    Parameters
+    ----------
+    batch : Batch
+        A :class:`ClusteredBatch`, or plain scores (one per item).
+
+    Returns
+    -------
+    a, b : ndarray of float, shape (n_reps, n_items)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch, item_means
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)), paired=True,
+    ...                        cluster_size=1, n_samples=2)
+    >>> item_means(batch)[0].tolist()
+    [[0.5, 1.0]]
+    """
+    a = np.asarray(batch.a, dtype=float)
+    b = np.asarray(batch.b, dtype=float)
+    s = getattr(batch, "n_samples", 1)
+    if s == 1:
+        return a, b
+    return (a.reshape(a.shape[0], -1, s).mean(axis=2),
+            b.reshape(b.shape[0], -1, s).mean(axis=2))
 
 
 @dataclass(frozen=True)
@@ -97,7 +153,7 @@ class Items(Scenario, registered="llm-items"):
     >>> from evalmc.sims.items import Items
     >>> scenario = Items(n_items=100, n_clusters=10)
     >>> batch = scenario.draw(np.random.default_rng(0), 2)
-    >>> batch.a.shape, batch.cluster_size, scenario.truth
+    >>> batch.a.shape, batch.cluster_sizes[0], scenario.truth
     ((2, 100), 10, 'null')
     >>> batch.a.mean(axis=1).tolist()
     [0.57, 0.68]
@@ -213,15 +269,15 @@ class Items(Scenario, registered="llm-items"):
         -------
         Batch
             Paired 0/1 scores ``a``, ``b`` (n_reps, n_items), items ordered by cluster;
-            ``cluster_size`` set.
+            ``cluster_sizes`` set.
 
         Examples
         --------
         >>> import numpy as np
         >>> from evalmc.sims.items import Items
         >>> batch = Items(n_items=6, n_clusters=2).draw(np.random.default_rng(0), 2)
-        >>> batch.a.tolist(), batch.cluster_size
-        ([[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]], 3)
+        >>> batch.a.tolist(), batch.cluster_sizes
+        ([[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]], (3, 3))
         """
         n, k = self.n_items, self.cluster_size
         clusters = rng.standard_normal((n_reps, n // k)) * (np.sqrt(self.icc) * self.sd)

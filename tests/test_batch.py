@@ -98,7 +98,7 @@ def _cut(values, rows):
 @pytest.mark.parametrize(("scenario", "criterion", "message"), [
     ("normal", "friedman", "criterion 'friedman' needs table; scenario 'normal' yields scores."),
     ("llm-items", "5x2cv-t", "criterion '5x2cv-t' needs splits; scenario 'llm-items' yields "
-                            "clusters, scores."),
+                            "clusters, samples, scores."),
     ("paired-classifiers", "welch-t", "criterion 'welch-t' needs scores; scenario "
                                       "'paired-classifiers' yields counts."),
 ])

@@ -29,7 +29,7 @@ def test_list(capsys):
     code, out, _ = _run(capsys, "list", "--format", "json")
     spec = json.loads(out)
     assert spec["scenarios"]["normal"]["parameters"]["n_a"]["default"] == 10
-    assert spec["scenarios"]["llm-items"]["yields"] == ["scores", "clusters"]
+    assert spec["scenarios"]["llm-items"]["yields"] == ["scores", "clusters", "samples"]
     assert spec["criteria"]["sign"]["paired"] is True
     assert spec["criteria"]["friedman"]["data"] == "table"
 

@@ -37,7 +37,7 @@ def test_accuracy_and_agreement_are_the_models():
     both = (a * b).mean(axis=1)
     assert abs(both.mean() - naive.item_cells(0.3, 1.2, 0.4)[0]) <= \
         4 * both.std(ddof=1) / np.sqrt(400)
-    assert batch.cluster_size == 20 and scen.truth == "null" and scen.effect == 0
+    assert batch.cluster_sizes == (20,) * 50 and scen.truth == "null" and scen.effect == 0
 
 
 def test_the_interaction_makes_cluster_differences_alike():
@@ -98,12 +98,12 @@ def test_cluster_resamples_follow_the_exact_bootstrap_law():
     """Six clusters: the law of the resampled mean over all 6^6 index tuples (plain
     enumeration) against 30,000 multinomial resamples, by a chi-square test."""
     sums = np.array([[3, -1, 0, 2, 0, -2]])
-    k, n = 4, 24
+    k = 4
     values = np.arange(-k, k + 1)
     counts = np.stack([(sums == v).sum(axis=1) for v in values], axis=1)
     out = np.empty((1, 30_000))
-    kernels.multinomial_means(np.random.default_rng(5), values.astype(float), counts, float(n),
-                              out)
+    kernels.multinomial_ratios(np.random.default_rng(5), values[None, :].astype(float),
+                               np.full((1, values.size), float(k)), counts, out)
     law = naive.bootstrap_distribution_enumerated(list(sums[0] / k))
     support = np.array(sorted(law))
     observed = np.array([np.sum(np.isclose(out[0], m)) for m in support])
@@ -215,3 +215,28 @@ def test_clustered_sizes_match_a_plain_simulation_with_statsmodels():
     for rate, hits in zip(res.summary["rate"], (z_hits, boot_hits), strict=True):
         ref = hits / reps
         assert abs(rate - ref) <= 4 * np.sqrt(rate * (1 - rate) / reps + ref * (1 - ref) / reps)
+
+
+def test_unequal_clusters_and_samples():
+    """Clusters of unequal size: CR0 as statsmodels' cluster-robust fit; an item scored several
+    times counts by its mean; equal clusters resample as before, bit for bit."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(7)
+    sizes = (3, 1, 5, 2, 4, 5)
+    a = (rng.random((4, 40)) < 0.6).astype(float)
+    b = (rng.random((4, 40)) < 0.5).astype(float)
+    batch = ClusteredBatch(a, b, paired=True, cluster_sizes=sizes, n_samples=2)
+    means_a, means_b = a.reshape(4, 20, 2).mean(axis=2), b.reshape(4, 20, 2).mean(axis=2)
+    ours = get_criterion("clustered-z")(batch, None).pvalues()
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    for i in range(4):
+        fit = sm.OLS(means_a[i] - means_b[i], np.ones(20)).fit(
+            cov_type="cluster", use_t=False, cov_kwds={"groups": groups,
+                                                        "use_correction": False})
+        assert ours[i] == pytest.approx(fit.pvalues[0], rel=1e-10)
+    boot = get_criterion("cluster-bootstrap")(batch, np.random.default_rng(0))
+    assert boot.estimate == pytest.approx((means_a - means_b).mean(axis=1), rel=1e-12)
+    equal = _batch(np.random.default_rng(8), reps=3, n=40, cluster_size=4)
+    first = get_criterion("cluster-bootstrap")(equal, np.random.default_rng(1)).pvalue
+    assert first.round(4).tolist() == [0.2024, 0.1964, 0.9359]  # before unequal clusters

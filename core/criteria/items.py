@@ -11,10 +11,12 @@
 - ``cluster-bootstrap``: the percentile bootstrap interval of ``mean(d)`` resampling whole
   clusters (:data:`N_RESAMPLES`), as a test (p-value as :mod:`evalmc.criteria.bootstrap`).
 
-Items come in consecutive clusters of ``batch.cluster_size``
-(:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores).
-Every criterion reads per-cluster sums only: a cluster resample needs the clusters' counts per
-distinct sum, a multinomial, so its cost grows with the distinct sums, not with the items.
+Items come in consecutive clusters of ``batch.cluster_sizes`` items
+(:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores), and an item scored
+several times (``batch.n_samples``) counts by its mean score over its samples.
+The clustered criteria read per-cluster sums only: a cluster resample needs the clusters'
+counts per distinct (sum, size), a multinomial, so its cost grows with the distinct clusters,
+not with the items.
 """
 
 from __future__ import annotations
@@ -24,13 +26,12 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLUSTER_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
-from evalmc.sims.items import cluster_size
+from evalmc.sims.items import cluster_sizes, item_means
 
 
 def _scores(batch: Batch):
-    a = np.asarray(batch.a, dtype=float)
-    b = np.asarray(batch.b, dtype=float)
-    return a, b, cluster_size(batch)
+    a, b = item_means(batch)
+    return a, b, cluster_sizes(batch)
 
 
 def _z_pvalues(z):
@@ -138,10 +139,12 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
 
 
 def _cluster_sums(batch: Batch):
-    """Per replication, each cluster's sum of ``a - b``; and the items per cluster."""
-    a, b, k = _scores(batch)
+    """Per replication, each cluster's sum of ``a - b``; and the items of each cluster."""
+    a, b, sizes = _scores(batch)
     d = a - b
-    return d.reshape(d.shape[0], -1, k).sum(axis=2), k
+    if np.all(sizes == sizes[0]):
+        return d.reshape(d.shape[0], -1, sizes[0]).sum(axis=2), sizes
+    return np.add.reduceat(d, np.cumsum(sizes) - sizes, axis=1), sizes
 
 
 def clustered_z(batch: Batch) -> CriterionResult:
@@ -151,7 +154,7 @@ def clustered_z(batch: Batch) -> CriterionResult:
     ----------
     batch : Batch
         0/1 scores of A and B on the same items, one row per replication, in clusters of
-        ``batch.cluster_size``.
+        ``batch.cluster_sizes``.
 
     Returns
     -------
@@ -168,10 +171,10 @@ def clustered_z(batch: Batch) -> CriterionResult:
     >>> clustered_z(batch).pvalue.round(4)
     array([0.0016, 0.2148])
     """
-    sums, k = _cluster_sums(batch)
-    n = sums.shape[1] * k
+    sums, sizes = _cluster_sums(batch)
+    n = sizes.sum()
     mean = sums.sum(axis=1) / n
-    se = np.sqrt(((sums - k * mean[:, None]) ** 2).sum(axis=1)) / n
+    se = np.sqrt(((sums - sizes * mean[:, None]) ** 2).sum(axis=1)) / n
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mean / se
     return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=mean)
@@ -180,13 +183,14 @@ def clustered_z(batch: Batch) -> CriterionResult:
 def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
                       n_resamples: int = N_RESAMPLES) -> CriterionResult:
     """Percentile cluster-bootstrap test of ``mean(d)``: each resample draws the clusters' counts
-    per distinct cluster sum from their multinomial law.
+    per distinct (sum, size) from their multinomial law; its mean is the resampled sum over
+    the resampled items.
 
     Parameters
     ----------
     batch : Batch
         0/1 scores of A and B on the same items, one row per replication, in clusters of
-        ``batch.cluster_size``.
+        ``batch.cluster_sizes``.
     rng : numpy.random.Generator
         Draws the resamples.
     n_resamples : int
@@ -210,12 +214,49 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     from evalmc.criteria import kernels
     from evalmc.criteria.bootstrap import interval_pvalues
 
-    sums, k = _cluster_sums(batch)
-    n = sums.shape[1] * k
-    values = np.arange(-k, k + 1)
-    counts = np.stack([(sums == v).sum(axis=1) for v in values], axis=1).astype(np.int64)
+    sums, sizes = _cluster_sums(batch)
+    values, weights, counts = distinct_clusters(sums, sizes)
     replicates = np.empty((sums.shape[0], n_resamples))
-    kernels.multinomial_means(rng, values.astype(float), counts, float(n), replicates)
-    estimate = sums.sum(axis=1) / n
+    kernels.multinomial_ratios(rng, values, weights, counts, replicates)
+    estimate = sums.sum(axis=1) / sizes.sum()
     p = interval_pvalues(estimate, replicates, "percentile")
     return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
+
+
+def distinct_clusters(sums, sizes):
+    """The distinct clusters of each replication, as categories of a multinomial resample.
+
+    Parameters
+    ----------
+    sums : ndarray, shape (n_reps, n_clusters)
+        Each cluster's sum of scores.
+    sizes : ndarray of int, shape (n_clusters,)
+        Each cluster's items.
+
+    Returns
+    -------
+    values, weights : ndarray of float, shape (n_reps, m)
+        The sum and the size of each distinct (sum, size) of a replication, padded with
+        (0, 1) after its own.
+    counts : ndarray of int64, shape (n_reps, m)
+        The clusters of each category (0 for padding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values, weights, counts = distinct_clusters(np.array([[1.0, 1.0, 2.0]]),
+    ...                                             np.array([2, 2, 3]))
+    >>> values.tolist(), weights.tolist(), counts.tolist()
+    ([[1.0, 2.0]], [[2.0, 3.0]], [[2, 1]])
+    """
+    rows = []
+    for row in sums:
+        keys, counts = np.unique(np.column_stack([row, sizes]), axis=0, return_counts=True)
+        rows.append((keys, counts))
+    m = max(len(counts) for _, counts in rows)
+    values = np.zeros((len(rows), m))
+    weights = np.ones((len(rows), m))
+    counts = np.zeros((len(rows), m), dtype=np.int64)
+    for i, (keys, c) in enumerate(rows):
+        values[i, :len(c)], weights[i, :len(c)], counts[i, :len(c)] = keys[:, 0], keys[:, 1], c
+    return values, weights, counts

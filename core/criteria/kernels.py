@@ -970,30 +970,29 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
 
 
 @njit(cache=True, nogil=True)
-def multinomial_means(rng, values, counts, total, out):
-    """``out[i, r]``: ``sum_j c*_j values[j] / total`` for a resample of the ``sum_j counts[i, j]``
-    units of row i, ``c* ~ Multinomial(sum(counts[i]), counts[i] / sum(counts[i]))`` drawn by
-    sequential binomials as numpy draws a multinomial; the last category takes the rest.
+def multinomial_ratios(rng, values, weights, counts, out):
+    """``out[i, r]``: ``sum_j c*_j values[i, j] / sum_j c*_j weights[i, j]`` for a resample of the
+    ``sum_j counts[i, j]`` units of row i, ``c* ~ Multinomial(sum(counts[i]), counts[i] /
+    sum(counts[i]))`` drawn by sequential binomials as numpy draws a multinomial; the last
+    category takes the rest.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         Draws the binomials.
-    values : ndarray of float, shape (m,)
-        The value of each category.
+    values, weights : ndarray of float, shape (n_reps, m)
+        The value (a cluster's sum) and the weight (its items) of each category.
     counts : ndarray of int64, shape (n_reps, m)
         Units of each category, per row.
-    total : float
-        The divisor (the units of a row, or its items when a unit is a cluster).
     out : ndarray of float, shape (n_reps, n_resamples)
-        Filled with the resampled means.
+        Filled with the resampled ratios.
 
     Examples
     --------
     >>> import numpy as np
     >>> out = np.empty((1, 4))
-    >>> values, counts = np.array([-1.0, 0.0, 1.0]), np.array([[2, 5, 3]])
-    >>> multinomial_means(np.random.default_rng(0), values, counts, 10.0, out)
+    >>> values, counts = np.array([[-1.0, 0.0, 1.0]]), np.array([[2, 5, 3]])
+    >>> multinomial_ratios(np.random.default_rng(0), values, np.ones((1, 3)), counts, out)
     >>> out.round(4).tolist()
     [[0.0, 0.1, 0.1, 0.2]]
     """
@@ -1006,15 +1005,17 @@ def multinomial_means(rng, values, counts, total, out):
             left = units
             rest = units  # units of the categories not yet drawn
             s = 0.0
+            w = 0.0
             for j in range(last):
                 c = counts[i, j]
                 if c == 0:
                     continue
                 draw = rng.binomial(left, c / rest) if left > 0 else 0
-                s += draw * values[j]
+                s += draw * values[i, j]
+                w += draw * weights[i, j]
                 left -= draw
                 rest -= c
-            out[i, r] = (s + left * values[last]) / total
+            out[i, r] = (s + left * values[i, last]) / (w + left * weights[i, last])
 
 
 @njit(cache=True, nogil=True)
