@@ -1,4 +1,4 @@
-"""``evalmc list``: scenarios and criteria, with their parameters and defaults."""
+"""``evalmc list``: scenarios, criteria and estimators, with their parameters and defaults."""
 
 from __future__ import annotations
 
@@ -25,13 +25,14 @@ def register(sub) -> None:
     >>> args.format, args.run is listing.run
     ('json', True)
     """
-    parser = sub.add_parser("list", help="scenarios and criteria, with parameters and defaults")
+    parser = sub.add_parser("list", help="scenarios, criteria and estimators, with parameters "
+                                         "and defaults")
     add_output_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
-    """The scenarios and criteria, with their parameters and defaults.
+    """The scenarios, criteria and estimators, with their parameters and defaults.
 
     Parameters
     ----------
@@ -55,12 +56,15 @@ def run(args) -> int:
     0
     >>> spec = json.loads(out.read_text())
     >>> list(spec), spec["scenarios"]["normal"]["parameters"]["n_a"]
-    (['scenarios', 'criteria'], {'default': 10, 'doc': 'runs of model A'})
+    (['scenarios', 'criteria', 'estimators'], {'default': 10, 'doc': 'runs of model A'})
+    >>> spec["estimators"]["t-interval"]["estimand"]
+    'mean-a'
     >>> tmp.cleanup()
     """
     if args.out:
         check_writable(args.out)
     from evalmc.criteria.registry import CRITERIA
+    from evalmc.estimators.registry import ESTIMATORS
     from evalmc.sims import SCENARIOS
 
     scenarios = {
@@ -74,27 +78,35 @@ def run(args) -> int:
                        "parameters": {p.name: {"default": p.default, "doc": p.doc}
                                       for p in c.params}}
                 for name, c in CRITERIA.items()}
+    estimators = {name: {"description": e.description, "estimand": e.facts.get("estimand"),
+                         "paired": e.facts.get("paired", False),
+                         "data": e.facts.get("needs", "scores"),
+                         "parameters": {p.name: {"default": p.default, "doc": p.doc}
+                                        for p in e.params}}
+                  for name, e in ESTIMATORS.items()}
     if args.format == "json":
-        write(json_text({"scenarios": scenarios, "criteria": criteria}), args.out)
+        write(json_text({"scenarios": scenarios, "criteria": criteria,
+                         "estimators": estimators}), args.out)
     elif args.format == "csv":
         import pandas as pd
 
         rows = [{"kind": "scenario", "name": name, "parameter": key, "default": p["default"],
                  "description": p["doc"]}
                 for name, spec in scenarios.items() for key, p in spec["parameters"].items()]
-        for name, spec in criteria.items():
-            rows.append({"kind": "criterion", "name": name, "parameter": "", "default": "",
-                         "description": spec["description"]})
-            rows += [{"kind": "criterion", "name": name, "parameter": key,
-                      "default": p["default"], "description": p["doc"]}
-                     for key, p in spec["parameters"].items()]
+        for kind, specs in (("criterion", criteria), ("estimator", estimators)):
+            for name, spec in specs.items():
+                rows.append({"kind": kind, "name": name, "parameter": "", "default": "",
+                             "description": spec["description"]})
+                rows += [{"kind": kind, "name": name, "parameter": key,
+                          "default": p["default"], "description": p["doc"]}
+                         for key, p in spec["parameters"].items()]
         write(pd.DataFrame(rows).to_csv(index=False), args.out)
     else:
-        write("\n".join(_table_lines(scenarios, criteria)), args.out)
+        write("\n".join(_table_lines(scenarios, criteria, estimators)), args.out)
     return 0
 
 
-def _table_lines(scenarios, criteria):
+def _table_lines(scenarios, criteria, estimators):
     yield "Scenarios (--scenario NAME --param KEY=VALUE):"
     for name, spec in scenarios.items():
         yield f"\n  {name}: {spec['description']}"
@@ -109,5 +121,16 @@ def _table_lines(scenarios, criteria):
             label = "scenarios" if len(where) > 1 else "scenario"
             needs += f" [works on {spec['data']}: {label} {', '.join(where)}]"
         yield f"  {name:<16} {spec['description']}{needs}"
+        for key, p in spec["parameters"].items():
+            yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"
+    yield ("\nEstimators (evalmc coverage --estimator NAME, NAME(KEY=VALUE,...), or "
+           "path/to/file.py:function; --target what they estimate):")
+    for name, spec in estimators.items():
+        facts = f" [estimates {spec['estimand']}]" if spec["estimand"] else ""
+        if spec["paired"]:
+            facts += " [needs paired samples]"
+        if spec["data"] != "scores":
+            facts += f" [works on {spec['data']}]"
+        yield f"  {name:<16} {spec['description']}{facts}"
         for key, p in spec["parameters"].items():
             yield f"    {key:<10} {p['default']!r:<10} {p['doc']}"
