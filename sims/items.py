@@ -23,25 +23,32 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.base import Batch, Scenario, read_only
 from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 
 class ClusteredBatch(Batch):
-    """Paired item scores: items in consecutive clusters (the questions of one passage), each
-    item scored `n_samples` times in consecutive columns (repeated generations).
+    """Paired item scores, items in consecutive clusters (the questions of one passage), each
+    item answered `n_samples` times (repeated generations).
+
+    ``a`` and ``b`` hold each item's mean score over its samples, so every criterion reads one
+    score per item; ``samples`` holds the samples themselves, for those that read them
+    (:func:`sample_scores`).
 
     Parameters
     ----------
     a, b : ndarray, shape (n_reps, n_items * n_samples)
-        Scores, item by item, and within an item sample by sample; and the keywords of
-        :class:`~evalmc.sims.base.Batch`.
+        Scores, item by item, and within an item sample by sample (or, with `samples`, the
+        items' means); and the keywords of :class:`~evalmc.sims.base.Batch`.
     cluster_size : int, optional
         Items per cluster, when all clusters have as many; it divides the items.
     cluster_sizes : sequence of int, optional
         Items of each cluster, in order (instead of `cluster_size`); they sum to the items.
     n_samples : int
         Scores per item (1: one answer per item).
+    samples : tuple of ndarray, optional
+        With `n_samples` above 1: A's and B's scores sample by sample, when `a` and `b` are
+        already the items' means (as rows and joins of a batch pass them).
 
     Examples
     --------
@@ -50,36 +57,45 @@ class ClusteredBatch(Batch):
     >>> batch = ClusteredBatch(np.ones((2, 6)), np.zeros((2, 6)), paired=True, cluster_size=3)
     >>> sorted(batch.holds), batch.take(1).cluster_sizes
     (['clusters', 'samples', 'scores'], (3, 3))
-    >>> ClusteredBatch(np.ones((1, 6)), np.zeros((1, 6)), paired=True, cluster_sizes=(1, 2),
-    ...                n_samples=2).cluster_sizes
-    (1, 2)
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0, 0.0, 0.0]]), np.zeros((1, 6)),
+    ...                        paired=True, cluster_sizes=(1, 2), n_samples=2)
+    >>> batch.a.tolist(), batch.cluster_sizes, batch.samples[0].shape
+    ([[0.5, 1.0, 0.0]], (1, 2), (1, 6))
     """
 
     holds = Batch.holds | {"clusters", "samples"}
+    per_rep = ("samples",)
     shared = ("cluster_sizes", "n_samples")
 
     def __init__(self, a=None, b=None, *, cluster_size: int | None = None,
-                 cluster_sizes=None, n_samples: int = 1, **kwargs):
+                 cluster_sizes=None, n_samples: int = 1, samples=None, **kwargs):
+        if n_samples < 1:
+            raise ValueError(f"`n_samples` must be at least 1; got {n_samples}.")
+        if samples is None and n_samples > 1:
+            a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+            if a.shape != b.shape or a.shape[1] % n_samples:
+                raise ValueError(f"`n_samples` must divide the columns of A and of B, "
+                                 f"{a.shape[1]} and {b.shape[1]}; got {n_samples}.")
+            samples = (a, b)
+            a = a.reshape(a.shape[0], -1, n_samples).mean(axis=2)
+            b = b.reshape(b.shape[0], -1, n_samples).mean(axis=2)
         super().__init__(a, b, **kwargs)
-        if n_samples < 1 or self.sizes[0] % n_samples or self.sizes[1] % n_samples:
-            raise ValueError(f"`n_samples` must be at least 1 and divide the number of columns, "
-                             f"{self.sizes}; got {n_samples}.")
-        items = self.sizes[0] // n_samples
+        items = self.sizes[0]
         if (cluster_size is None) == (cluster_sizes is None):
             raise ValueError("give one of `cluster_size` and `cluster_sizes`.")
         if cluster_sizes is None:
-            if cluster_size < 1 or self.sizes[0] % (cluster_size * n_samples) \
-                    or self.sizes[1] % (cluster_size * n_samples):
+            if cluster_size < 1 or items % cluster_size:
                 raise ValueError(f"`cluster_size` must divide the number of items, {items}; "
                                  f"got {cluster_size}.")
             cluster_sizes = (cluster_size,) * (items // cluster_size)
         cluster_sizes = tuple(int(k) for k in cluster_sizes)
         if min(cluster_sizes, default=0) < 1 or sum(cluster_sizes) != items \
-                or self.sizes[0] != self.sizes[1]:
+                or self.sizes[1] != items:
             raise ValueError(f"`cluster_sizes` must be positive and sum to the items of A and "
-                             f"of B, {self.sizes[0] // n_samples}; got {sum(cluster_sizes)}.")
+                             f"of B, {self.sizes}; got {sum(cluster_sizes)}.")
         self.cluster_sizes = cluster_sizes
         self.n_samples = int(n_samples)
+        self.samples = read_only(samples)
 
 
 def cluster_sizes(batch: Batch) -> np.ndarray:
@@ -109,34 +125,33 @@ def cluster_sizes(batch: Batch) -> np.ndarray:
     return np.ones(batch.sizes[0], dtype=np.int64)
 
 
-def item_means(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's mean score over its samples, for A and B.
+def sample_scores(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """A's and B's scores sample by sample: ``(n_reps, n_items, n_samples)`` each.
 
     Parameters
     ----------
     batch : Batch
-        A :class:`ClusteredBatch`, or plain scores (one per item).
+        A :class:`ClusteredBatch`, or plain scores (one sample per item).
 
     Returns
     -------
-    a, b : ndarray of float, shape (n_reps, n_items)
+    a, b : ndarray of float, shape (n_reps, n_items, n_samples)
 
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch, item_means
+    >>> from evalmc.sims.items import ClusteredBatch, sample_scores
     >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)), paired=True,
     ...                        cluster_size=1, n_samples=2)
-    >>> item_means(batch)[0].tolist()
-    [[0.5, 1.0]]
+    >>> sample_scores(batch)[0].tolist()
+    [[[1.0, 0.0], [1.0, 1.0]]]
     """
-    a = np.asarray(batch.a, dtype=float)
-    b = np.asarray(batch.b, dtype=float)
-    s = getattr(batch, "n_samples", 1)
-    if s == 1:
-        return a, b
-    return (a.reshape(a.shape[0], -1, s).mean(axis=2),
-            b.reshape(b.shape[0], -1, s).mean(axis=2))
+    samples = getattr(batch, "samples", None)
+    if samples is None:
+        return (np.asarray(batch.a, dtype=float)[:, :, None],
+                np.asarray(batch.b, dtype=float)[:, :, None])
+    s = batch.n_samples
+    return tuple(np.asarray(x).reshape(x.shape[0], -1, s) for x in samples)
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,8 @@ def test_a_scenario_yields_its_declared_batch_type_and_cuts_keep_it(name, tmp_pa
 
 
 def _cut(values, rows):
+    if values is None:
+        return None
     if isinstance(values, tuple):
         return tuple(_cut(v, rows) for v in values)
     return values[rows]

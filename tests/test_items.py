@@ -240,3 +240,19 @@ def test_unequal_clusters_and_samples():
     equal = _batch(np.random.default_rng(8), reps=3, n=40, cluster_size=4)
     first = get_criterion("cluster-bootstrap")(equal, np.random.default_rng(1)).pvalue
     assert first.round(4).tolist() == [0.2024, 0.1964, 0.9359]  # before unequal clusters
+
+
+def test_samples_are_kept_by_rows_and_joins():
+    """A batch of items answered several times holds the items' means in ``a``, ``b`` and the
+    samples beside them; a cut or a join keeps both in step."""
+    from evalmc.sims.items import sample_scores
+
+    rng = np.random.default_rng(9)
+    a, b = (rng.random((3, 12)) < 0.5) * 1.0, (rng.random((3, 12)) < 0.5) * 1.0
+    batch = ClusteredBatch(a, b, paired=True, cluster_sizes=(2, 2), n_samples=3)
+    assert np.array_equal(batch.a, a.reshape(3, 4, 3).mean(axis=2))
+    joined = Batch.concat([batch.rows(0, 1), batch.take(1), batch.rows(2, 3)])
+    for cut, rows in ((batch.take(2), slice(2, 3)), (joined, slice(0, 3))):
+        assert cut.n_samples == 3 and cut.cluster_sizes == (2, 2)
+        assert np.array_equal(cut.a, batch.a[rows])
+        assert np.array_equal(sample_scores(cut)[1], b[rows].reshape(-1, 4, 3))

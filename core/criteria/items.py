@@ -13,7 +13,7 @@
 
 Items come in consecutive clusters of ``batch.cluster_sizes`` items
 (:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores), and an item scored
-several times (``batch.n_samples``) counts by its mean score over its samples.
+several times (``batch.n_samples``) counts by its mean score over its samples (``batch.a``).
 The clustered criteria read per-cluster sums only: a cluster resample needs the clusters'
 counts per distinct (sum, size), a multinomial, so its cost grows with the distinct clusters,
 not with the items.
@@ -26,12 +26,12 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLUSTER_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
-from evalmc.sims.items import cluster_sizes, item_means
+from evalmc.sims.items import cluster_sizes
 
 
 def _scores(batch: Batch):
-    a, b = item_means(batch)
-    return a, b, cluster_sizes(batch)
+    return np.asarray(batch.a, dtype=float), np.asarray(batch.b, dtype=float), \
+        cluster_sizes(batch)
 
 
 def _z_pvalues(z):
