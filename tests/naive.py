@@ -564,3 +564,95 @@ def cv_tests(d, n_test, n_train):
         f = sum(x * x for x in d) / (2 * sum(s2))
         out["5x2f"] = stats.f.sf(f, 10, 5)
     return out
+
+
+def sacrebleu_paired_bs(bl, sys, n_samples, rng):
+    """sacrebleu's ``_paired_bs_test`` (sacrebleu/significance.py) for the mean score, as its
+    loop runs: one (n_samples, n) matrix of indices with replacement, the same for both
+    systems; ``stats = |sys* - bl*| - mean``; ``_compute_p_value``."""
+    n = len(bl)
+    idxs = rng.choice(n, size=(n_samples, n), replace=True)
+    bl, sys = np.asarray(bl, dtype=float), np.asarray(sys, dtype=float)
+    diff = abs(bl.mean() - sys.mean())
+    scores_bl = np.array([bl[i].sum() / n for i in idxs])
+    scores_sys = np.array([sys[i].sum() / n for i in idxs])
+    sample_diffs = np.abs(scores_sys - scores_bl)
+    stats_ = sample_diffs - sample_diffs.mean()
+    return (np.sum(stats_ > diff) + 1) / (len(stats_) + 1)
+
+
+def sacrebleu_paired_ar(bl, sys, n_samples, rng):
+    """sacrebleu's ``_paired_ar_test`` for the mean score: ``pos_sel`` picks, per trial and
+    item, which system's score goes to pseudo-system a; ``|mean(a) - mean(b)|`` against the
+    real ``|mean(bl) - mean(sys)|``; ``_compute_p_value``."""
+    n = len(bl)
+    bl, sys = np.asarray(bl, dtype=float), np.asarray(sys, dtype=float)
+    pos_sel = rng.integers(2, size=(n_samples, n), dtype=bool)
+    neg_sel = ~pos_sel
+    shuf_a = pos_sel @ bl + neg_sel @ sys
+    shuf_b = neg_sel @ bl + pos_sel @ sys
+    diff = abs(bl.mean() - sys.mean())
+    stats_ = np.abs(shuf_a / n - shuf_b / n)
+    return (np.sum(stats_ > diff) + 1) / (len(stats_) + 1)
+
+
+def sacrebleu_bs_exceedance(d):
+    """The bootstrap law of ``|mean(d*)|`` over all n^n index tuples, and the chance that a
+    resample's ``|m*| - E|m*|`` exceeds ``|mean(d)|`` (sacrebleu's count over B resamples,
+    its mean replaced by the exact one), in exact fractions."""
+    d = [Fraction(v) for v in d]
+    n = len(d)
+    law = {}
+    for idx in itertools.product(range(n), repeat=n):
+        m = abs(sum(d[i] for i in idx) / n)
+        law[m] = law.get(m, 0) + 1
+    total = n**n
+    mean_abs = sum(m * c for m, c in law.items()) / total
+    real = abs(sum(d) / n)
+    return Fraction(sum(c for m, c in law.items() if m - mean_abs > real), total)
+
+
+def sacrebleu_ar_exceedance(d):
+    """The chance over all 2^n sign patterns that ``|sum s_i d_i| > |sum d_i|``."""
+    d = [Fraction(v) for v in d]
+    real = abs(sum(d))
+    hits = sum(abs(sum(s * v for s, v in zip(signs, d, strict=True))) > real
+               for signs in itertools.product((-1, 1), repeat=len(d)))
+    return Fraction(hits, 2 ** len(d))
+
+
+def pass_at_k(n, c, k):
+    """Chen et al. (2021)'s numerically stable unbiased pass@k of one item."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1))
+
+
+def wilson_bounds(p, n, z):
+    """Wilson's score interval of a proportion p of n, textbook form."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def newcombe_paired(n11, n10, n01, n00, z):
+    """Newcombe (1998, Statistics in Medicine 17:2635-2650), method 10, for the 2 x 2 table of
+    pairs (a = n11 both right, b = n10, c = n01, d = n00): Wilson intervals of p1 = (a + b)/n
+    and p2 = (a + c)/n; phi = 0 if a margin e, f, g, h is 0, else with A = ad - bc:
+    (A - n/2) / sqrt(efgh) if A > n/2, 0 if 0 <= A <= n/2, A / sqrt(efgh) if A < 0;
+    L = p1 - p2 - sqrt(dl2^2 - 2 phi dl2 du3 + du3^2), U = p1 - p2 + sqrt(du2^2 - 2 phi du2
+    dl3 + dl3^2)."""
+    n = n11 + n10 + n01 + n00
+    p1, p2 = (n11 + n10) / n, (n11 + n01) / n
+    l2, u2 = wilson_bounds(p1, n, z)
+    l3, u3 = wilson_bounds(p2, n, z)
+    e, f, g, h = n11 + n10, n01 + n00, n11 + n01, n10 + n00
+    big_a = n11 * n00 - n10 * n01
+    if e * f * g * h == 0 or 0 <= big_a <= n / 2:
+        phi = 0.0
+    else:
+        phi = (big_a - n / 2 if big_a > n / 2 else big_a) / math.sqrt(e * f * g * h)
+    dl2, du2, dl3, du3 = p1 - l2, u2 - p1, p2 - l3, u3 - p2
+    delta = math.sqrt(dl2**2 - 2 * phi * dl2 * du3 + du3**2)
+    eps = math.sqrt(du2**2 - 2 * phi * du2 * dl3 + dl3**2)
+    return p1 - p2 - delta, p1 - p2 + eps

@@ -28,6 +28,9 @@ OUTPERFORM_RESAMPLES = 1000
 #: Resamples of the bootstrap tests of a mean difference, and of the cluster bootstrap.
 BOOTSTRAP_RESAMPLES = 9999
 CLUSTER_RESAMPLES = 999
+#: sacrebleu's defaults (PairedTest._DEFAULT_SAMPLES): bootstrap resamples, and AR trials.
+SACREBLEU_BS_RESAMPLES = 1000
+SACREBLEU_AR_TRIALS = 10000
 #: Replicates of the paired-classifier bootstrap tests (Keller et al.).
 CLASSIFIER_BOOT = 5000
 #: baycomp's defaults: decide when the posterior probability exceeds 0.95; the signed-rank
@@ -129,6 +132,18 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "standard error", paired=True),
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
          f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True),
+    _row("sacrebleu-paired-bs", "item_procedures:sacrebleu_paired_bs", "sacrebleu's paired "
+         "bootstrap test of the mean item score: (#{|m*| - mean|m*| > |m|} + 1) / (B + 1)",
+         (Param("n_resamples", SACREBLEU_BS_RESAMPLES, int, "bootstrap resamples"),),
+         paired=True, uses_rng=True),
+    _row("sacrebleu-paired-ar", "item_procedures:sacrebleu_paired_ar", "sacrebleu's "
+         "approximate randomization test of the mean item score (swaps, +1 smoothing)",
+         (Param("n_resamples", SACREBLEU_AR_TRIALS, int, "trials of random swaps"),),
+         paired=True, uses_rng=True),
+    _row("passk-paired", "item_procedures:passk_paired", "z-test on per-item differences of "
+         "unbiased pass@k (Chen et al. 2021), se = sd / sqrt(n_items)",
+         (Param("k", 1, int, "samples drawn per item (each item needs n_samples >= k)"),),
+         paired=True, needs="samples", estimand="pass@k difference"),
     _row("friedman", "ranks:friedman", "Friedman test: some model differs (several data sets)",
          paired=True, needs="table"),
     _row("nemenyi", "ranks:nemenyi_test", "Nemenyi test on mean ranks: some pair of models "

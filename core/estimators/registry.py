@@ -15,6 +15,15 @@ _LEVEL = Param("level", 0.95, float, "nominal coverage, in (0, 1)")
 _OF_MEAN_A = {"estimand": "mean-a"}
 _OF_EFFECT = {"estimand": "effect"}
 _N_BOOT = Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples")
+#: Cluster resamples of the cluster bootstrap interval, as the ``cluster-bootstrap`` test's.
+CLUSTER_BOOT = 999
+_PAIRED_EFFECT = {**_OF_EFFECT, "paired": True}
+_K = Param("k", 1, int, "samples drawn per item (each item needs n_samples >= k)")
+
+
+def _items(name: str, function: str, description: str, params, facts) -> Entry:
+    return Entry(name, f"evalmc.estimators.items:{function}", description, params, facts)
+
 
 ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     Entry("mean-a", "evalmc.estimators.intervals:mean_a", "mean of A's runs", (), _OF_MEAN_A),
@@ -32,6 +41,22 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     Entry("bootstrap-diff", "evalmc.estimators.intervals:bootstrap_diff",
           "percentile bootstrap interval of mean(A) - mean(B): pairs resampled together when "
           "the runs are paired, A and B independently otherwise", (_N_BOOT, _LEVEL), _OF_EFFECT),
+    _items("wilson", "wilson", "Wilson score interval of A's accuracy (0/1 item scores)",
+           (_LEVEL,), _OF_MEAN_A),
+    _items("newcombe-diff", "newcombe_diff", "Newcombe's hybrid score interval of A's accuracy "
+           "minus B's, independent samples", (_LEVEL,), _OF_EFFECT),
+    _items("newcombe-paired", "newcombe_paired", "Newcombe's (1998, method 10) score interval "
+           "of A's accuracy minus B's on the same items", (_LEVEL,), _PAIRED_EFFECT),
+    _items("paired-z-interval", "paired_z_interval", "mean(A - B) +- z sd / sqrt(n) over items "
+           "(Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
+    _items("clustered-interval", "clustered_interval", "mean(A - B) +- z cluster-robust (CR0) "
+           "standard error (Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
+    _items("cluster-bootstrap-interval", "cluster_bootstrap_interval", "percentile interval of "
+           "mean(A - B) resampling clusters",
+           (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _PAIRED_EFFECT),
+    _items("passk-interval", "passk_interval", "A's mean unbiased pass@k (Chen et al. 2021) +- "
+           "z sd / sqrt(n_items); its estimand is A's pass@k (A's mean for k=1)", (_K, _LEVEL),
+           {"needs": "samples"}),
 ])
 
 #: Named estimands: the scenario's attribute that holds each one's true value.

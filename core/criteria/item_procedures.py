@@ -1,0 +1,369 @@
+"""The tests people run on item-level evaluation results, vectorized over replications.
+
+- ``sacrebleu-paired-bs`` and ``sacrebleu-paired-ar``: sacrebleu's paired bootstrap and
+  approximate randomization tests (``sacrebleu/significance.py``, ``_paired_bs_test`` and
+  ``_paired_ar_test``; the p-value of both by ``_compute_p_value``) for a corpus metric that is
+  the mean of the item scores (accuracy).
+- ``passk-paired``: a z-test on the per-item differences of Chen et al.'s (2021) unbiased
+  pass@k estimates.
+
+An item scored several times (``batch.n_samples``) counts by its mean score
+(:func:`evalmc.sims.items.item_means`) in sacrebleu's tests; pass@k reads its samples.
+
+sacrebleu's rule, for the mean metric (``d = a - b`` per item, ``m = mean(d)``):
+
+- bootstrap (``_paired_bs_test``, 1000 resamples by default): each resample draws n item
+  indices with replacement and takes the same items for both systems; ``sample_diffs =
+  np.abs(scores_sys - scores_bl)`` is ``|m*|``; ``stats = sample_diffs - sample_diffs.mean()``;
+- approximate randomization (``_paired_ar_test``, 10000 trials by default): each trial swaps
+  each item's two scores with probability 1/2 (``pos_sel = rng.integers(2, ...)``); its
+  statistic is ``|mean(shuf_a) - mean(shuf_b)|``, ``|sum_i s_i d_i| / n`` with signs ``s_i``;
+- both then count ``c = np.sum(stats > real_difference)``, the real difference being
+  ``abs(bl_result.score - sys_score.score) = |m|``, and return ``p = (c + 1) / (len(stats) + 1)``.
+
+The bootstrap compares a centred statistic with the real difference: its p-value is about
+the one-sided normal tail of ``|m|``, so at level 0.05 it rejects about 11% of null
+comparisons (0.110 in the normal limit). A difference of exactly 0 gives
+``p = 1 / (B + 1)`` in both (nothing is strictly above 0), as sacrebleu computes it.
+
+Sufficient statistics: a bootstrap resample of the items is a multinomial count of each
+distinct difference, and a trial of sign flips a binomial count of the flipped items per
+distinct ``|d|``; the cost grows with the distinct values (one for 0/1 scores), not with the
+items. The strict ``>`` is taken in exact arithmetic: sums are compared on the scale of
+``sum(|d|)`` with a relative tolerance of 1e-10 (exact for 0/1 scores).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import SACREBLEU_AR_TRIALS, SACREBLEU_BS_RESAMPLES
+from evalmc.sims.base import Batch
+from evalmc.sims.items import item_means
+from evalmc.sims.validation import check_int
+
+#: Elements (replications x resamples x categories) drawn at once.
+CHUNK = 4_000_000
+#: Relative tolerance of the strict comparisons, on the scale of sum(|d|).
+TIES = 1e-10
+
+
+def _differences(batch: Batch) -> np.ndarray:
+    a, b = item_means(batch)
+    return a - b
+
+
+def categories(x: np.ndarray):
+    """The distinct values of each row of `x` and how often each occurs.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n_reps, n)
+
+    Returns
+    -------
+    values : ndarray of float, shape (n_reps, m)
+        Each row's distinct values, padded with 0 after its own.
+    counts : ndarray of int64, shape (n_reps, m)
+        Occurrences of each value (0 for padding).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values, counts = categories(np.array([[1.0, -1.0, 1.0], [0.0, 0.0, 0.0]]))
+    >>> values.tolist(), counts.tolist()
+    ([[-1.0, 1.0], [0.0, 0.0]], [[1, 2], [3, 0]])
+    """
+    rows = [np.unique(row, return_counts=True) for row in x]
+    m = max(len(c) for _, c in rows)
+    values = np.zeros((len(rows), m))
+    counts = np.zeros((len(rows), m), dtype=np.int64)
+    for i, (v, c) in enumerate(rows):
+        values[i, :len(c)], counts[i, :len(c)] = v, c
+    return values, counts
+
+
+def _chunks(n_reps: int, per_row: int):
+    step = max(1, CHUNK // max(per_row, 1))
+    for start in range(0, n_reps, step):
+        yield slice(start, min(start + step, n_reps))
+
+
+def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int) -> np.ndarray:
+    """Sums of `n_resamples` bootstrap resamples of each row of `d`, from the multinomial
+    counts of its distinct values: the law of ``d[i][idx].sum()`` for ``idx`` n indices drawn
+    with replacement.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_reps, n)
+    rng : numpy.random.Generator
+    n_resamples : int
+
+    Returns
+    -------
+    ndarray, shape (n_reps, n_resamples)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sums = bootstrap_sums(np.array([[1.0, 0.0, -1.0, 1.0]]), np.random.default_rng(0), 5)
+    >>> sums.shape, bool(np.all(np.abs(sums) <= 4))
+    ((1, 5), True)
+    """
+    values, counts = categories(d)
+    n = d.shape[1]
+    out = np.empty((d.shape[0], n_resamples))
+    for rows in _chunks(d.shape[0], n_resamples * values.shape[1]):
+        drawn = rng.multinomial(n, counts[rows] / n, size=(n_resamples, counts[rows].shape[0]))
+        out[rows] = np.einsum("brm,rm->rb", drawn, values[rows])
+    return out
+
+
+def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndarray:
+    """Sums ``sum_i s_i d_i`` of each row of `d` under `n_trials` sets of independent fair
+    signs ``s_i``: per distinct ``|d|`` value v with m items, ``v (2 K - m)``, K ~ Bin(m, 1/2).
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_reps, n)
+    rng : numpy.random.Generator
+    n_trials : int
+
+    Returns
+    -------
+    ndarray, shape (n_reps, n_trials)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sums = flip_sums(np.array([[1.0, 0.0, -1.0, 1.0]]), np.random.default_rng(0), 5)
+    >>> sorted(set(sums[0].tolist()) - {-3.0, -1.0, 1.0, 3.0})
+    []
+    """
+    values, counts = categories(np.abs(d))
+    counts = np.where(values > 0, counts, 0)
+    out = np.empty((d.shape[0], n_trials))
+    for rows in _chunks(d.shape[0], n_trials * values.shape[1]):
+        c = counts[rows]
+        k = rng.binomial(c[:, :, None], 0.5, size=(c.shape[0], c.shape[1], n_trials))
+        out[rows] = np.einsum("rmb,rm->rb", 2 * k - c[:, :, None], values[rows])
+    return out
+
+
+def sacrebleu_pvalues(stats: np.ndarray, real: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """sacrebleu's ``_compute_p_value`` per row: ``(sum(stats > real) + 1) / (len(stats) + 1)``,
+    the strict ``>`` up to rounding (:data:`TIES` x `scale`).
+
+    Parameters
+    ----------
+    stats : ndarray, shape (n_reps, n_resamples)
+    real : ndarray, shape (n_reps,)
+        The real statistic.
+    scale : ndarray, shape (n_reps,)
+        The size of the statistics' rounding errors, over :data:`TIES`.
+
+    Returns
+    -------
+    ndarray, shape (n_reps,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sacrebleu_pvalues(np.array([[0.0, 1.0, 2.0, 3.0]]), np.array([1.0]), np.ones(1))
+    array([0.6])
+    """
+    c = (stats > (real + TIES * scale)[:, None]).sum(axis=1)
+    return (c + 1) / (stats.shape[1] + 1)
+
+
+def _paired_bs(batch: Batch, rng: np.random.Generator, n_resamples: int) -> CriterionResult:
+    d = _differences(batch)
+    n = d.shape[1]
+    total = d.sum(axis=1)
+    sums = np.abs(bootstrap_sums(d, rng, n_resamples))
+    # |m*| - mean(|m*|) > |m|, times n B: exact in integers for 0/1 scores
+    stats = n_resamples * sums - sums.sum(axis=1, keepdims=True)
+    scale = n_resamples * np.abs(d).sum(axis=1)
+    p = sacrebleu_pvalues(stats, n_resamples * np.abs(total), scale)
+    return CriterionResult.from_pvalues(p, total / n, estimate=total / n)
+
+
+def _paired_ar(batch: Batch, rng: np.random.Generator, n_resamples: int) -> CriterionResult:
+    d = _differences(batch)
+    n = d.shape[1]
+    total = d.sum(axis=1)
+    stats = np.abs(flip_sums(d, rng, n_resamples))
+    p = sacrebleu_pvalues(stats, np.abs(total), np.abs(d).sum(axis=1))
+    return CriterionResult.from_pvalues(p, total / n, estimate=total / n)
+
+
+def sacrebleu_paired_bs(n_resamples: int = SACREBLEU_BS_RESAMPLES):
+    """The ``sacrebleu-paired-bs`` family: sacrebleu's paired bootstrap test of the mean
+    score (``_paired_bs_test``), ``p = (#{|m*| - mean(|m*|) > |m|} + 1) / (B + 1)``.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Bootstrap resamples B (sacrebleu's default 1000).
+
+    Returns
+    -------
+    callable
+        ``test(batch, rng) -> CriterionResult``: p-values, and ``mean(a - b)`` as statistic
+        and estimate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria import get_criterion
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=1)
+    >>> test = get_criterion("sacrebleu-paired-bs")
+    >>> test.name, test(batch, np.random.default_rng(1)).pvalue.round(4)
+    ('sacrebleu-paired-bs', array([0.006 , 0.0999]))
+    """
+    n_resamples = check_int("n_resamples", n_resamples, low=1)
+    return partial(_paired_bs, n_resamples=n_resamples)
+
+
+def sacrebleu_paired_ar(n_resamples: int = SACREBLEU_AR_TRIALS):
+    """The ``sacrebleu-paired-ar`` family: sacrebleu's approximate randomization test of the
+    mean score (``_paired_ar_test``), ``p = (#{|sum s_i d_i| > |sum d_i|} + 1) / (R + 1)``.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Trials R of random swaps (sacrebleu's default 10000).
+
+    Returns
+    -------
+    callable
+        ``test(batch, rng) -> CriterionResult``: p-values, and ``mean(a - b)`` as statistic
+        and estimate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria import get_criterion
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=1)
+    >>> test = get_criterion("sacrebleu-paired-ar", n_resamples=999)
+    >>> test.name, test(batch, np.random.default_rng(1)).pvalue.round(4)
+    ('sacrebleu-paired-ar(n_resamples=999)', array([0.016, 0.183]))
+    """
+    n_resamples = check_int("n_resamples", n_resamples, low=1)
+    return partial(_paired_ar, n_resamples=n_resamples)
+
+
+def passk_table(n: int, k: int) -> np.ndarray:
+    """Chen et al.'s unbiased pass@k of an item with `n` samples, for each count c = 0..n of
+    correct ones: ``1 - C(n - c, k) / C(n, k)`` (1 when ``n - c < k``).
+
+    Parameters
+    ----------
+    n : int
+        Samples per item.
+    k : int
+        At most `n`.
+
+    Returns
+    -------
+    ndarray, shape (n + 1,)
+
+    Examples
+    --------
+    >>> passk_table(4, 2).round(4).tolist()
+    [0.0, 0.5, 0.8333, 1.0, 1.0]
+    """
+    table = np.ones(n + 1)
+    for c in range(n - k + 1):
+        table[c] = 1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1))
+    return table
+
+
+def passk_scores(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's pass@k for A and B, from its ``batch.n_samples`` 0/1 scores.
+
+    Parameters
+    ----------
+    batch : ClusteredBatch
+        0/1 scores, ``n_samples >= k`` per item in consecutive columns.
+    k : int
+        Samples drawn per item.
+
+    Returns
+    -------
+    a, b : ndarray, shape (n_reps, n_items)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 0.0, 0.0]]), np.ones((1, 4)),
+    ...                        paired=True, cluster_size=1, n_samples=2)
+    >>> passk_scores(batch, 2)[0].tolist(), passk_scores(batch, 1)[0].tolist()
+    ([[1.0, 0.0]], [[0.5, 0.0]])
+    """
+    k = check_int("k", k, low=1)
+    n = getattr(batch, "n_samples", None)
+    if n is None or n < k:
+        raise ValueError(f"pass@k with `k` = {k} needs a ClusteredBatch with n_samples >= k "
+                         f"scores per item; got n_samples={n}.")
+    table = passk_table(n, k)
+    out = []
+    for x in (batch.a, batch.b):
+        x = np.asarray(x, dtype=float)
+        if not np.all((x == 0) | (x == 1)):
+            raise ValueError(f"pass@k (`k` = {k}) needs 0/1 scores.")
+        c = x.reshape(x.shape[0], -1, n).sum(axis=2).astype(np.int64)
+        out.append(table[c])
+    return out[0], out[1]
+
+
+def _passk_paired(batch: Batch, k: int) -> CriterionResult:
+    from evalmc.criteria.items import _z_pvalues
+
+    a, b = passk_scores(batch, k)
+    d = a - b
+    mean = d.mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = mean / (d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]))
+    return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=mean)
+
+
+def passk_paired(k: int = 1):
+    """The ``passk-paired`` family: z on the per-item differences of pass@k,
+    ``mean(d) / (sd(d) / sqrt(n_items))``, two-sided.
+
+    Parameters
+    ----------
+    k : int
+        Samples drawn per item; each item needs at least `k` scores (``n_samples``).
+
+    Returns
+    -------
+    callable
+        ``test(batch) -> CriterionResult``: p-values, z, and the estimate ``pass@k(A) -
+        pass@k(B)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria import get_criterion
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 120)) < 0.5) * 1.0, (rng.random((2, 120)) < 0.4) * 1.0
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=1, n_samples=3)
+    >>> get_criterion("passk-paired(k=2)")(batch, None).pvalue.round(4)
+    array([0.0987, 0.0299])
+    """
+    k = check_int("k", k, low=1)
+    return partial(_passk_paired, k=k)
