@@ -14,11 +14,17 @@ from evalmc.criteria import get_criterion
 from evalmc.criteria.item_procedures import passk_table
 from evalmc.estimators.intervals import get_estimator
 from evalmc.sims.base import Batch
-from evalmc.sims.items import ClusteredBatch, item_means
+from evalmc.sims.items import ClusteredBatch, sample_scores
 from evalmc.study.estimation import run_estimation
 from evalmc.study.rates import make_design
 
 Z95 = stats.norm.ppf(0.975)
+
+
+def item_means(batch):
+    """Each item's mean over its samples, from the samples."""
+    a, b = sample_scores(batch)
+    return a.mean(axis=2), b.mean(axis=2)
 
 
 def _mcse(p, n):

@@ -8,7 +8,8 @@
   pass@k estimates.
 
 An item scored several times (``batch.n_samples``) counts by its mean score
-(:func:`evalmc.sims.items.item_means`) in sacrebleu's tests; pass@k reads its samples.
+(``batch.a``, ``batch.b``) in sacrebleu's tests; pass@k reads its samples
+(:func:`evalmc.sims.items.sample_scores`).
 
 sacrebleu's rule, for the mean metric (``d = a - b`` per item, ``m = mean(d)``):
 
@@ -42,7 +43,7 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import SACREBLEU_AR_TRIALS, SACREBLEU_BS_RESAMPLES
 from evalmc.sims.base import Batch
-from evalmc.sims.items import item_means
+from evalmc.sims.items import sample_scores
 from evalmc.sims.validation import check_int
 
 #: Elements (replications x resamples x categories) drawn at once.
@@ -52,8 +53,7 @@ TIES = 1e-10
 
 
 def _differences(batch: Batch) -> np.ndarray:
-    a, b = item_means(batch)
-    return a - b
+    return np.asarray(batch.a, dtype=float) - np.asarray(batch.b, dtype=float)
 
 
 def categories(x: np.ndarray):
@@ -295,7 +295,7 @@ def passk_scores(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     batch : ClusteredBatch
-        0/1 scores, ``n_samples >= k`` per item in consecutive columns.
+        0/1 scores, ``n_samples >= k`` per item.
     k : int
         Samples drawn per item.
 
@@ -319,12 +319,10 @@ def passk_scores(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
                          f"scores per item; got n_samples={n}.")
     table = passk_table(n, k)
     out = []
-    for x in (batch.a, batch.b):
-        x = np.asarray(x, dtype=float)
+    for x in sample_scores(batch):
         if not np.all((x == 0) | (x == 1)):
             raise ValueError(f"pass@k (`k` = {k}) needs 0/1 scores.")
-        c = x.reshape(x.shape[0], -1, n).sum(axis=2).astype(np.int64)
-        out.append(table[c])
+        out.append(table[x.sum(axis=2).astype(np.int64)])
     return out[0], out[1]
 
 

@@ -19,7 +19,7 @@
 - ``cluster-bootstrap-interval``: the percentile interval of ``cluster-bootstrap``.
 - ``passk-interval``: A's mean unbiased pass@k (Chen et al. 2021) ``+- z sd / sqrt(n_items)``.
 
-Items count by their mean over their samples (:func:`evalmc.sims.items.item_means`); the
+Items count by their mean over their samples (``batch.a``, ``batch.b``); the
 proportions' counts are then sums of item means (the 2 x 2 table of the paired interval:
 ``n11 = sum(a b)``, ``n10 = sum(a (1 - b))``, ...), the usual counts for 0/1 scores. ``z`` is
 the normal quantile of ``(1 + level) / 2``.
@@ -42,9 +42,7 @@ def _level(level):
 
 
 def _proportions(batch):
-    from evalmc.sims.items import item_means
-
-    a, b = item_means(batch)
+    a, b = np.asarray(batch.a, dtype=float), np.asarray(batch.b, dtype=float)
     if np.any((a < 0) | (a > 1)) or np.any((b < 0) | (b > 1)):
         raise ValueError("a proportion's interval needs scores in [0, 1] (0/1 correctness).")
     return a, b
@@ -208,10 +206,7 @@ def paired_z_interval(level: float = 0.95) -> Estimator:
     level, z = _level(level)
 
     def func(batch, rng):
-        from evalmc.sims.items import item_means
-
-        a, b = item_means(batch)
-        d = a - b
+        d = np.asarray(batch.a, dtype=float) - np.asarray(batch.b, dtype=float)
         return _z_interval(d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]), z)
 
     return Estimator("", "", func, level)

@@ -1,0 +1,579 @@
+"""Audit the tests and error bars of one evaluation, on data like its own.
+
+:func:`audit` reads two models' item-level results (:func:`~evalmc.sims.itemlogs.read_items`),
+fits the generative model of :mod:`evalmc.sims.itemmodel` to them, and runs, on data drawn
+from the fit:
+
+- each procedure (a criterion) under the null, both models at the same expected score with
+  everything else of the data kept: its size, with its Monte Carlo error and Bradley's
+  verdict;
+- each procedure under alternatives, A ahead of B by ``delta`` score points: its power
+  (rejections of either sign, and of the right sign only), at the user's deltas and at a grid
+  of multiples of the observed standard error, from which the minimum detectable difference
+  at 80% power is read;
+- each interval estimator of the difference: its coverage and mean width under the null;
+
+then applies every procedure and interval to the data as observed, and judges each
+procedure in one line.
+
+Decisions of this module:
+
+- **Replications**: :data:`NULL_REPS` under the null, so that a size near 5% has a Monte Carlo
+  standard error of at most 0.003, and :data:`ALT_REPS` under each alternative (power's MCSE
+  at most 0.011).
+- **The grid of differences**: :data:`GRID` times the observed standard error of the mean
+  difference, clustered when the data have clusters (the standard error a calibrated paired
+  test works with); 2.8 of them is where a calibrated z-test reaches 80% power.
+- **The minimum detectable difference** is interpolated linearly between the two
+  differences of the power curve around 80%; its interval comes from the curve's pointwise 95%
+  Wilson bounds (the interpolation's own error is not in it). Past the largest difference it is
+  unknown (NaN), and the verdict says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
+from evalmc.engine.options import AUDIT_REPS as NULL_REPS
+from evalmc.sims.validation import check_float, check_int
+
+#: Differences of the power curve, in multiples of the observed standard error.
+GRID = (1.0, 2.0, 2.8, 4.0, 5.6)
+#: The power at which the minimum detectable difference is read.
+POWER = 0.8
+#: The verdict of each of Bradley's labels of a size.
+VERDICTS = {"robust": "calibrated", "liberal": "liberal", "conservative": "conservative",
+            "undetermined": "undetermined"}
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """What :func:`audit` found. Each table is a DataFrame; :meth:`report` says it in words.
+
+    Attributes
+    ----------
+    data : dict
+        The data audited: file, models, metric, items, samples, clusters, scores' kind, the
+        observed means and their difference.
+    fit : DataFrame
+        The fitted model's parameters (one row each).
+    faithfulness : DataFrame
+        Each statistic of the data beside its value on data simulated from the fit.
+    sizes : DataFrame
+        Per procedure: size, MCSE, Wilson interval, Bradley's label.
+    power : DataFrame
+        Per procedure and difference: power, correct-sign power, their MCSEs.
+    detectable : DataFrame
+        Per procedure: the minimum detectable difference at 80% power and its interval.
+    coverage : DataFrame
+        Per interval estimator: coverage, MCSE, mean width, under the null.
+    observed : DataFrame
+        Each procedure's and interval's result on the data as observed.
+    verdicts : DataFrame
+        Per procedure: its verdict and the line that explains it.
+    settings : dict
+        Replications, seed, alpha, differences.
+
+    Examples
+    --------
+    See :func:`audit`.
+    """
+
+    data: dict
+    fit: pd.DataFrame
+    faithfulness: pd.DataFrame
+    sizes: pd.DataFrame
+    power: pd.DataFrame
+    detectable: pd.DataFrame
+    coverage: pd.DataFrame
+    observed: pd.DataFrame
+    verdicts: pd.DataFrame
+    settings: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """Every table as a list of records, with the data and settings (for ``--format json``).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        See :func:`audit`.
+        """
+        tables = ("fit", "faithfulness", "sizes", "power", "detectable", "coverage",
+                  "observed", "verdicts")
+        out = {"data": self.data, "settings": self.settings}
+        for name in tables:
+            frame = getattr(self, name)
+            out[name] = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        return out
+
+    def report(self) -> str:
+        """The audit in words and tables, as ``evalmc audit`` prints it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        See :func:`audit`.
+        """
+        d, s = self.data, self.settings
+        clusters = (f"in {d['n_clusters']} clusters ({d['cluster']})" if d["cluster"]
+                    else "each its own cluster")
+        lines = [
+            f"evalmc audit {d['file']}: {d['a']} (A) against {d['b']} (B), metric "
+            f"{d['metric']} ({d['kind']} scores)",
+            f"{d['n_items']} items {clusters}, {d['n_samples']} sample(s) per item; observed "
+            f"A {d['mean_a']:.4f}, B {d['mean_b']:.4f}, A - B {d['difference']:+.4f} "
+            f"(standard error {d['se']:.4f}).",
+            "",
+            "The fitted model (latent scale, one score's variance 1):",
+            _table(self.fit),
+            "",
+            "Is the fit faithful? Each statistic of the data beside data simulated from the fit "
+            "(sd: its spread over simulated data sets):",
+            _table(self.faithfulness),
+            "",
+            f"Procedures at alpha = {s['alpha']}: size under the null ({s['n_reps']} "
+            f"replications), power when A leads by delta ({s['n_reps_alt']} each; correct "
+            "sign in brackets), minimum detectable difference (MDD) at 80% power:",
+            _table(self._procedure_table()),
+            "",
+            f"Intervals of A - B at their nominal level, under the null ({s['n_reps']} "
+            "replications), and on your data:",
+            _table(self._interval_table()),
+            "",
+            "Verdicts:",
+            *(f"- {line}" for line in self.verdicts["line"]),
+        ]
+        return "\n".join(lines)
+
+    def _procedure_table(self) -> pd.DataFrame:
+        rows = []
+        for _, size in self.sizes.iterrows():
+            name = size["procedure"]
+            row = {"procedure": name,
+                   "size": f"{size['rate']:.4f} ({size['mcse']:.4f})",
+                   "Bradley": size["bradley"]}
+            power = self.power[self.power["procedure"] == name]
+            for _, p in power[power["asked"]].iterrows():
+                row[f"power {p['delta']:+g}"] = f"{p['power']:.3f} [{p['power_sign']:.3f}]"
+            mdd = self.detectable[self.detectable["procedure"] == name].iloc[0]
+            row["MDD"] = ("-" if np.isnan(mdd["mdd"]) else
+                          f"{mdd['mdd']:.4f} [{mdd['mdd_low']:.4f}, {mdd['mdd_high']:.4f}]")
+            obs = self.observed[self.observed["name"] == name].iloc[0]
+            row["p on your data"] = _number(obs["pvalue"])
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def _interval_table(self) -> pd.DataFrame:
+        rows = []
+        for _, c in self.coverage.iterrows():
+            obs = self.observed[self.observed["name"] == c["estimator"]].iloc[0]
+            rows.append({"interval": c["estimator"], "level": c["level"],
+                         "coverage": f"{c['coverage']:.4f} ({c['coverage_mcse']:.4f})",
+                         "mean width": f"{c['width']:.4f}",
+                         "on your data": f"[{_number(obs['low'])}, {_number(obs['high'])}]"})
+        return pd.DataFrame(rows)
+
+    def plot(self):
+        """Size, power and coverage in three panels.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        See :func:`audit`.
+        """
+        from evalmc.plots import audit_figure
+
+        return audit_figure(self)
+
+
+def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | None = None,
+          sample: str | None = None, item: str = "item", model: str | None = None,
+          fmt: str | None = None, deltas=(), criteria=None,
+          estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
+          n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
+          backend: str | None = None, cache=None, progress: bool | None = None) -> AuditResult:
+    """Check procedures and intervals on data simulated like the item-level results in `path`.
+
+    Parameters
+    ----------
+    path : path
+        Item-level results (:func:`~evalmc.sims.itemlogs.read_items` reads it: a CSV or JSONL
+        table, an lm-evaluation-harness samples log, an inspect_ai log).
+    a, b : str
+        The two models compared, A - B.
+    metric, cluster, sample, item, model, fmt : str, optional
+        What to read, passed to :func:`~evalmc.sims.itemlogs.read_items`.
+    deltas : sequence of float
+        Differences A - B, in score points, at which to report power (besides the grid); a
+        negative one counts as its absolute value, since the fitted model treats A and B
+        alike.
+    criteria, estimators : sequence of str, optional
+        The procedures (criteria) and the intervals of the difference; default:
+        :func:`default_procedures` and :func:`default_intervals` for the data.
+    alpha : float
+        The level of every procedure.
+    n_reps, n_reps_alt : int
+        Replications under the null and under each alternative.
+    seed, n_jobs, backend, cache, progress
+        As :func:`~evalmc.study.rates.run_study` takes them; results do not depend on
+        `n_jobs` or `backend`.
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> import evalmc
+    >>> rng = np.random.default_rng(1)
+    >>> skill = rng.normal(0, 1, 200)
+    >>> rows = ["model,item,score"] + [
+    ...     f"{m},{i},{int(skill[i] + rng.normal(0, 1) > (0.1 if m == 'x' else 0))}"
+    ...     for m in "xy" for i in range(200)]
+    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+    >>> _ = path.write_text("\\n".join(rows) + "\\n")
+    >>> result = evalmc.audit(path, "x", "y", criteria=["paired-items", "unpaired-z"],
+    ...                       estimators=["paired-z-interval"], n_reps=400, n_reps_alt=200,
+    ...                       progress=False)
+    >>> result.sizes[["procedure", "rate", "bradley"]]
+        procedure    rate       bradley
+    0  paired-items  0.0475  undetermined
+    1    unpaired-z  0.0050  conservative
+    >>> result.verdicts["verdict"].tolist()
+    ['undetermined', 'conservative']
+    """
+    from evalmc.criteria import get_criterion
+    from evalmc.estimators.intervals import get_estimator
+    from evalmc.sims import get_scenario
+    from evalmc.sims.itemlogs import paired_items, read_items
+    from evalmc.sims.itemmodel import faithfulness
+    from evalmc.study.estimation import run_estimation
+    from evalmc.study.rates import run_study
+
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    n_reps = check_int("n_reps", n_reps, low=2)
+    n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
+    deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
+    table = read_items(path, fmt=fmt, metric=metric, sample=sample, cluster=cluster, item=item,
+                       model=model)
+    pair = paired_items(table, a, b)
+    batch = observed_batch(pair)
+    kind = "binary" if set(np.unique(np.concatenate([pair.a.ravel(), pair.b.ravel()]))) \
+        <= {0.0, 1.0} else "continuous"
+    criteria = list(criteria) if criteria is not None else default_procedures(batch, kind)
+    estimators = list(estimators) if estimators is not None else default_intervals(batch)
+    crits = [get_criterion(c) for c in criteria]
+    ests = [get_estimator(e) for e in estimators]
+
+    scenario = get_scenario("item-model")
+    base = {"file": str(path), "a": a, "b": b, "metric": metric or "",
+            "cluster": cluster or "", "sample": sample or ""}
+    model = scenario(**base)
+    se = observed_se(batch)
+    grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
+    asked = tuple(d for d in deltas if d != 0)
+    differences = sorted({abs(d) for d in asked} | set(grid))
+    differences = [d for d in differences if _feasible(scenario, base, d)]
+    run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
+           "progress": progress}
+    null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
+                     **run)
+    alt = (run_study({**base, "delta": differences}, scenario, crits, n_reps=n_reps_alt,
+                     alpha=alpha, **run) if differences else None)
+    cover = (run_estimation({**base, "delta": [0.0]}, scenario, ests, n_reps=n_reps,
+                            target="effect", **run) if ests else None)
+
+    sizes = _sizes(null.summary, alpha)
+    power = _power(null.summary, alt.summary if alt is not None else None, alpha,
+                   {abs(d) for d in asked})
+    detectable = _detectable(power)
+    coverage = (cover.summary[["estimator", "level", "coverage", "coverage_mcse", "width",
+                               "width_mcse"]].reset_index(drop=True)
+                if cover is not None else pd.DataFrame(columns=["estimator", "level",
+                                                                "coverage", "coverage_mcse",
+                                                                "width", "width_mcse"]))
+    observed = _observed(batch, crits, ests, alpha, seed)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
+    faithful = faithfulness(model, rng)
+    verdicts = _verdicts(sizes, power, detectable, asked)
+    d = batch.a.mean() - batch.b.mean()
+    data = {"file": str(path), "a": a, "b": b, "metric": table.attrs.get("metric", metric),
+            "kind": kind, "n_items": len(pair.items), "n_samples": batch.n_samples,
+            "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
+            "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
+            "difference": float(d), "se": float(se)}
+    settings = {"alpha": alpha, "n_reps": n_reps, "n_reps_alt": n_reps_alt, "seed": seed,
+                "deltas": list(asked), "grid": list(differences)}
+    return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
+                       observed, verdicts, settings)
+
+
+def observed_batch(pair):
+    """The two models' scores on the observed items as a batch of one replication.
+
+    Items are grouped by cluster (clusters in the order they first appear, items in their
+    order within); each model must have as many samples per item as the other.
+
+    Parameters
+    ----------
+    pair : PairedItems
+        From :func:`~evalmc.sims.itemlogs.paired_items`.
+
+    Returns
+    -------
+    ClusteredBatch
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.itemlogs import PairedItems
+    >>> pair = PairedItems(["1", "2", "3"], ["p", "q", "p"], np.array([[1.0], [0.0], [1.0]]),
+    ...                    np.array([[0.0], [0.0], [1.0]]), {})
+    >>> batch = observed_batch(pair)
+    >>> batch.a.tolist(), batch.cluster_sizes
+    ([[1.0, 1.0, 0.0]], (2, 1))
+    """
+    from evalmc.sims.items import ClusteredBatch
+
+    if pair.a.shape[1] != pair.b.shape[1]:
+        raise ValueError(f"the two models must have as many samples per item to be audited; "
+                         f"A has {pair.a.shape[1]}, B {pair.b.shape[1]}.")
+    keys = pd.Series(pair.clusters).astype(str)
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    order = np.argsort([first[key] for key in keys], kind="stable")
+    sizes = keys.iloc[order].value_counts(sort=False).reindex(
+        dict.fromkeys(keys.iloc[order])).to_numpy()
+    return ClusteredBatch(pair.a[order].reshape(1, -1), pair.b[order].reshape(1, -1),
+                          paired=True, cluster_sizes=sizes, n_samples=pair.a.shape[1])
+
+
+def observed_se(batch) -> float:
+    """The standard error of mean(A - B) on one replication: cluster-robust (CR0) over its
+    clusters, which is the paired standard error when each item is its own cluster.
+
+    Parameters
+    ----------
+    batch : ClusteredBatch
+        One replication.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)), paired=True,
+    ...                        cluster_size=1)
+    >>> round(observed_se(batch), 4)
+    0.2165
+    """
+    from evalmc.sims.items import cluster_sizes
+
+    d = (batch.a - batch.b)[0]
+    sizes = cluster_sizes(batch)
+    sums = np.add.reduceat(d, np.cumsum(sizes) - sizes)
+    return float(np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / d.size)
+
+
+def default_procedures(batch, kind: str) -> list[str]:
+    """The procedures audited by default, for data like `batch`.
+
+    The comparisons harnesses and papers use: lm-evaluation-harness' unpaired z, the paired z
+    (Miller 2024), sacrebleu's paired bootstrap and approximate randomisation, the sign and
+    signed-rank tests, with clusters the clustered z and the cluster bootstrap, with one
+    binary answer per item the exact McNemar test, with several samples of binary answers the
+    paired pass@1 test.
+
+    Parameters
+    ----------
+    batch : ClusteredBatch
+        The observed data.
+    kind : {'binary', 'continuous'}
+        Its scores.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.ones((1, 4)), np.zeros((1, 4)), paired=True, cluster_size=2)
+    >>> default_procedures(batch, "binary")[:3]
+    ['unpaired-z', 'paired-items', 'sacrebleu-paired-bs']
+    """
+    names = ["unpaired-z", "paired-items", "sacrebleu-paired-bs", "sacrebleu-paired-ar",
+             "sign", "wilcoxon"]
+    if max(batch.cluster_sizes) > 1:
+        names += ["clustered-z", "cluster-bootstrap"]
+    if kind == "binary" and batch.n_samples == 1:
+        names.append("mcnemar-items")
+    return names
+
+
+def default_intervals(batch) -> list[str]:
+    """The intervals of the difference audited by default, for data like `batch`.
+
+    Parameters
+    ----------
+    batch : ClusteredBatch
+        The observed data.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.ones((1, 4)), np.zeros((1, 4)), paired=True, cluster_size=1)
+    >>> default_intervals(batch)
+    ['welch-interval', 'paired-z-interval']
+    """
+    names = ["welch-interval", "paired-z-interval"]
+    if max(batch.cluster_sizes) > 1:
+        names += ["clustered-interval", "cluster-bootstrap-interval"]
+    return names
+
+
+def fit_table(model) -> pd.DataFrame:
+    """The fitted parameters of an ``item-model`` scenario, one row each.
+
+    Parameters
+    ----------
+    model : Scenario
+        An ``item-model`` scenario.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``parameter``, ``value``, ``meaning``.
+
+    Examples
+    --------
+    See :func:`audit`.
+    """
+    return model.fit.table()
+
+
+def _feasible(scenario, base, delta) -> bool:
+    try:
+        scenario(**base, delta=delta)
+    except ValueError:
+        return False
+    return True
+
+
+def _sizes(summary, alpha) -> pd.DataFrame:
+    rows = summary[np.isclose(summary["alpha"], alpha)]
+    return pd.DataFrame({"procedure": rows["criterion"], "rate": rows["rate"],
+                         "mcse": rows["mcse"], "ci_low": rows["ci_low"],
+                         "ci_high": rows["ci_high"],
+                         "bradley": rows["bradley"]}).reset_index(drop=True)
+
+
+def _power(null, alt, alpha, asked) -> pd.DataFrame:
+    frames = [null.assign(delta=0.0)]
+    if alt is not None:
+        frames.append(alt)
+    rows = pd.concat(frames, ignore_index=True)
+    rows = rows[np.isclose(rows["alpha"], alpha)]
+    out = pd.DataFrame({"procedure": rows["criterion"], "delta": rows["delta"].astype(float),
+                        "power": rows["rate"], "power_mcse": rows["mcse"],
+                        "power_low": rows["ci_low"], "power_high": rows["ci_high"],
+                        "power_sign": rows["power_sign"],
+                        "power_sign_mcse": rows["power_sign_mcse"]})
+    out["asked"] = out["delta"].isin(asked)
+    return out.sort_values(["procedure", "delta"], kind="stable").reset_index(drop=True)
+
+
+def _crossing(delta, power) -> float:
+    """The first delta where the piecewise-linear `power` curve reaches :data:`POWER`."""
+    above = np.flatnonzero(power >= POWER)
+    if not above.size:
+        return np.nan
+    k = above[0]
+    if k == 0:
+        return float(delta[0])
+    d0, d1, p0, p1 = delta[k - 1], delta[k], power[k - 1], power[k]
+    return float(d0 + (POWER - p0) * (d1 - d0) / (p1 - p0))
+
+
+def _detectable(power) -> pd.DataFrame:
+    rows = []
+    for name, curve in power.groupby("procedure", sort=False):
+        delta = curve["delta"].to_numpy()
+        rows.append({"procedure": name,
+                     "mdd": _crossing(delta, curve["power"].to_numpy()),
+                     "mdd_low": _crossing(delta, curve["power_high"].to_numpy()),
+                     "mdd_high": _crossing(delta, curve["power_low"].to_numpy()),
+                     "largest_delta": float(delta.max())})
+    return pd.DataFrame(rows)
+
+
+def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
+    rows = []
+    for k, crit in enumerate(crits):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 2, k]))
+        result = crit(batch, rng)
+        p = result.pvalues()[0] if result.pvalue is not None else np.nan
+        estimate = result.estimate[0] if result.estimate is not None else np.nan
+        rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
+                     "pvalue": float(p), "reject": bool(result.rejections(alpha)[0]),
+                     "low": np.nan, "high": np.nan})
+    for k, est in enumerate(ests):
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 3, k]))
+        result = est(batch, rng)
+        rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
+                     "pvalue": np.nan, "reject": None,
+                     "low": float(result.low[0]) if result.low is not None else np.nan,
+                     "high": float(result.high[0]) if result.high is not None else np.nan})
+    return pd.DataFrame(rows)
+
+
+def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
+    rows = []
+    for _, size in sizes.iterrows():
+        name = size["procedure"]
+        verdict = VERDICTS.get(size["bradley"], "undetermined")
+        mdd = detectable[detectable["procedure"] == name].iloc[0]
+        reach = (f"detects {mdd['mdd']:.4f} with 80% power" if not np.isnan(mdd["mdd"]) else
+                 f"does not reach 80% power up to {mdd['largest_delta']:.4f}")
+        what = {"calibrated": "holds its level",
+                "liberal": "rejects too often under the null: its p-values are too small on "
+                           "data like yours",
+                "conservative": "rejects too rarely under the null: it wastes power",
+                "undetermined": "its size is not distinguishable from the edge of Bradley's "
+                                "band at this many replications"}[verdict]
+        line = (f"{name}: {verdict}, size {size['rate']:.4f} (MCSE {size['mcse']:.4f}); "
+                f"{what}; {reach}.")
+        rows.append({"procedure": name, "verdict": verdict, "line": line})
+    return pd.DataFrame(rows)
+
+
+def _number(value) -> str:
+    return "-" if value is None or np.isnan(value) else f"{value:.4g}"
+
+
+def _table(frame: pd.DataFrame) -> str:
+    return frame.mask(frame.isna()).to_string(index=False, na_rep="-")

@@ -1,0 +1,120 @@
+"""``evalmc audit``: the observed data as a batch, the standard error, the minimum detectable
+difference, the study on the fitted model, the command line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalmc.cli import main
+from evalmc.sims.itemlogs import PairedItems, paired_items, read_items
+from evalmc.study.audit import _crossing, audit, observed_batch, observed_se
+
+EXAMPLES = Path(__file__).parent / "examples"
+ITEMS = EXAMPLES / "items.csv"
+READ = {"metric": "correct", "item": "question", "sample": "generation", "cluster": "subject"}
+
+
+def _small_file(tmp_path, n=120, clusters=True, seed=3):
+    """Two models' 0/1 answers on n items, 2 samples each, in clusters of 6 (or none)."""
+    rng = np.random.default_rng(seed)
+    skill = rng.normal(0, 1, n)
+    rows = ["model,item,sample,group,score"]
+    for m, bonus in (("x", 0.1), ("y", 0.0)):
+        for i in range(n):
+            for s in range(2):
+                group = f"g{i // 6}" if clusters else f"i{i}"
+                rows.append(f"{m},{i},{s},{group},{int(skill[i] + bonus + rng.normal() > 0)}")
+    path = tmp_path / "items.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_make_writes_the_shipped_example(tmp_path):
+    subprocess.run([sys.executable, str(EXAMPLES / "make_items.py"), str(tmp_path)], check=True)
+    assert (tmp_path / "items.csv").read_bytes() == ITEMS.read_bytes()
+
+
+def test_observed_batch_groups_items_by_cluster():
+    pair = PairedItems(["1", "2", "3", "4"], ["p", "q", "p", "r"],
+                       np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
+                       np.zeros((4, 2)), {})
+    batch = observed_batch(pair)
+    assert batch.cluster_sizes == (2, 1, 1) and batch.n_samples == 2
+    assert batch.a.tolist() == [[0.5, 1.0, 0.0, 0.5]]
+    assert batch.samples[0].tolist() == [[1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]]
+    with pytest.raises(ValueError, match="as many samples per item"):
+        observed_batch(pair._replace(b=np.zeros((4, 1))))
+
+
+def test_observed_se_is_statsmodels_cluster_robust():
+    import statsmodels.api as sm
+
+    table = read_items(ITEMS, **READ)
+    pair = paired_items(table, "candidate", "baseline")
+    batch = observed_batch(pair)
+    d = pair.a.mean(axis=1) - pair.b.mean(axis=1)
+    groups = pd.factorize(pd.Series(pair.clusters))[0]
+    fit = sm.OLS(d, np.ones(d.size)).fit(cov_type="cluster", use_t=False,
+                                         cov_kwds={"groups": groups, "use_correction": False})
+    assert observed_se(batch) == pytest.approx(fit.bse[0], rel=1e-10)
+
+
+def test_crossing_interpolates_the_power_curve():
+    delta = np.array([0.0, 0.01, 0.02, 0.04])
+    assert _crossing(delta, np.array([0.05, 0.5, 0.9, 1.0])) == pytest.approx(0.0175)
+    assert _crossing(delta, np.array([0.05, 0.85, 0.9, 1.0])) == pytest.approx(
+        0.01 * 0.75 / 0.8)
+    assert np.isnan(_crossing(delta, np.array([0.05, 0.2, 0.3, 0.5])))
+
+
+def test_audit_is_the_same_for_any_workers_and_fixed_for_a_seed(tmp_path):
+    path = _small_file(tmp_path)
+    kwargs = {"cluster": "group", "sample": "sample", "criteria": ["paired-items",
+                                                                   "clustered-z"],
+              "estimators": ["paired-z-interval"], "deltas": [0.05], "n_reps": 300,
+              "n_reps_alt": 200, "seed": 4, "progress": False}
+    one = audit(path, "x", "y", **kwargs)
+    two = audit(path, "x", "y", n_jobs=2, **kwargs)
+    for name in ("sizes", "power", "coverage", "observed", "detectable"):
+        pd.testing.assert_frame_equal(getattr(one, name), getattr(two, name))
+    assert one.sizes["rate"].tolist() == FIXED_SIZES
+    assert one.data["n_clusters"] == 20 and one.data["n_samples"] == 2
+    assert set(one.verdicts["verdict"]) <= {"calibrated", "liberal", "conservative",
+                                            "undetermined"}
+    text = one.report()
+    for heading in ("The fitted model", "Is the fit faithful?", "Procedures at alpha",
+                    "Intervals of A - B", "Verdicts:"):
+        assert heading in text
+    assert json.loads(json.dumps(one.to_dict()))["sizes"][0]["procedure"] == "paired-items"
+
+
+def test_paired_test_holds_its_level_on_independent_items(tmp_path):
+    """Without clusters and with one sample per item, the fitted model's items are independent
+    and the paired z-test's size is 0.05 within 4 MCSE."""
+    path = _small_file(tmp_path, n=300, clusters=False)
+    result = audit(path, "x", "y", sample="sample", criteria=["paired-items"], estimators=[],
+                   n_reps=3000, n_reps_alt=50, progress=False)
+    size = result.sizes.iloc[0]
+    assert abs(size["rate"] - 0.05) <= 4 * np.sqrt(0.05 * 0.95 / 3000)
+
+
+def test_cli_writes_json_and_refuses_bad_input(tmp_path, capsys):
+    path = _small_file(tmp_path, n=60)
+    out = tmp_path / "audit.json"
+    argv = ["audit", str(path), "--a", "x", "--b", "y", "--cluster", "group", "--sample",
+            "sample", "--criterion", "paired-items", "--estimator", "paired-z-interval",
+            "--reps", "200", "--reps-alt", "50", "--quiet", "--format", "json", "--out",
+            str(out)]
+    assert main(argv) == 0
+    spec = json.loads(out.read_text())
+    assert spec["data"]["n_items"] == 60 and spec["sizes"][0]["procedure"] == "paired-items"
+    capsys.readouterr()
+    assert main(argv[:-4] + ["--delta", "0.1,x"]) == 2
+    assert "`--delta` must be numbers" in capsys.readouterr().err
+    assert main(["audit", str(path), "--a", "x", "--b", "z"]) == 2
+    assert "`b` 'z' is not a model" in capsys.readouterr().err
