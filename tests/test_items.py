@@ -256,3 +256,17 @@ def test_samples_are_kept_by_rows_and_joins():
         assert cut.n_samples == 3 and cut.cluster_sizes == (2, 2)
         assert np.array_equal(cut.a, batch.a[rows])
         assert np.array_equal(sample_scores(cut)[1], b[rows].reshape(-1, 4, 3))
+
+
+def test_paired_samples_z_counts_every_sample_as_an_item():
+    """statsmodels' one-sample z-test on the flattened per-sample differences; with one sample
+    per item it is the paired z-test."""
+    rng = np.random.default_rng(11)
+    a, b = (rng.random((3, 60)) < 0.6) * 1.0, (rng.random((3, 60)) < 0.5) * 1.0
+    sampled = ClusteredBatch(a, b, paired=True, cluster_size=4, n_samples=3)
+    ours = get_criterion("paired-samples-z")(sampled, None).pvalues()
+    for i in range(3):
+        assert ours[i] == pytest.approx(ztest(a[i] - b[i])[1], rel=1e-10)
+    single = ClusteredBatch(a, b, paired=True, cluster_size=4)
+    np.testing.assert_allclose(get_criterion("paired-samples-z")(single, None).pvalues(),
+                               get_criterion("paired-items")(single, None).pvalues(), rtol=1e-12)

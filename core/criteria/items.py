@@ -4,6 +4,9 @@
   ``z = (acc_a - acc_b) / sqrt(se_a^2 + se_b^2)`` with ``se = sd(ddof=1) / sqrt(n)`` of each
   model's scores, as if the two had answered different questions.
 - ``paired-items``: z on the per-item differences ``d = a - b``, ``mean(d) / (sd(d) / sqrt(n))``.
+- ``paired-samples-z``: the same z on the per-sample differences, as if each of an item's
+  ``n_samples`` answers were an item of its own (the standard error of every generation pooled,
+  which repeated samples of one item make too small).
 - ``mcnemar-items``: the exact McNemar test, a two-sided binomial test at 1/2 of the items only
   A got right among the n01 + n10 discordant items (statsmodels' ``mcnemar(exact=True)``).
 - ``clustered-z``: ``mean(d)`` over its cluster-robust standard error (Miller 2024, CR0):
@@ -26,7 +29,7 @@ import numpy as np
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLUSTER_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
-from evalmc.sims.items import cluster_sizes
+from evalmc.sims.items import cluster_sizes, sample_scores
 
 
 def _scores(batch: Batch):
@@ -98,6 +101,36 @@ def paired_items(batch: Batch) -> CriterionResult:
     """
     a, b, _ = _scores(batch)
     d = a - b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]))
+    return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=d.mean(axis=1))
+
+
+def paired_samples_z(batch: Batch) -> CriterionResult:
+    """z on the per-sample differences, each sample counted as an item (sample sd).
+
+    Parameters
+    ----------
+    batch : ClusteredBatch
+        Scores of A and B on the same items, ``n_samples`` per item, one row per replication.
+
+    Returns
+    -------
+    CriterionResult
+        Two-sided p-values, z, and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = (rng.random((2, 40)) < 0.7) * 1.0, (rng.random((2, 40)) < 0.6) * 1.0
+    >>> batch = ClusteredBatch(a, b, paired=True, cluster_size=1, n_samples=4)  # 10 questions
+    >>> paired_samples_z(batch).pvalue.round(4)
+    array([0.0253, 0.2842])
+    """
+    a, b = sample_scores(batch)
+    d = (a - b).reshape(a.shape[0], -1)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = d.mean(axis=1) / (d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]))
     return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=d.mean(axis=1))

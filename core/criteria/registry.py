@@ -126,6 +126,9 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "(unpaired standard errors)", paired=True),
     _row("paired-items", "items:paired_items", "z-test on per-item differences A - B",
          paired=True),
+    _row("paired-samples-z", "items:paired_samples_z", "z-test on per-sample differences, every "
+         "sample counted as an item of its own (ignores that an item's samples go together)",
+         paired=True, needs="samples"),
     _row("mcnemar-items", "items:mcnemar_items", "exact McNemar test on the items only one "
          "model got right", paired=True),
     _row("clustered-z", "items:clustered_z", "z-test of mean(A - B) with cluster-robust (CR0) "
