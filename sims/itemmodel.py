@@ -51,7 +51,11 @@ and :func:`scipy.optimize.brentq`), ``p_x``, ``p_y`` the models' accuracies. Oth
 replaced by their normal scores, ``Phi^-1((rank - 0.5) / N)`` over the pooled scores (ties at
 their mid-rank), centred per model, and the correlations are product moments (the mean
 cross product over the pairs over the models' variances). The same-model correlations are the
-average of A's and B's. Without samples (one per item) ``sample`` is not identifiable: it is
+average of A's and B's. Centring each model at its own mean (or estimating its accuracy)
+lowers every such correlation by about the variance of that mean, ``v`` (``v_ab`` across
+models), which clusters make of order ``1 / clusters``: the estimates are corrected to first
+order, ``r = r_hat (1 - v) + v``, ``v`` computed from the correlations themselves (a few
+fixed-point steps). Without samples (one per item) ``sample`` is not identifiable: it is
 set to 0 and ``model_item`` takes it (``r_samp = 1``). Without clusters (each item its own,
 ``attrs['cluster']`` None, or all clusters of one item) ``cluster = interaction = 0``
 (``r_clu = r_clu_ab = 0``). A negative estimate is set to 0, named in ``ItemFit.clipped``, and
