@@ -564,3 +564,24 @@ def cv_tests(d, n_test, n_train):
         f = sum(x * x for x in d) / (2 * sum(s2))
         out["5x2f"] = stats.f.sf(f, 10, 5)
     return out
+
+
+def item_pair_sums(x, y, cluster_of, same):
+    """Sums of ``x * y`` over every pair of scores, by explicit loops over pairs: the same item
+    (two different samples when `same`, any two samples across models) and the same cluster
+    but different items; with the number of pairs of each. `x`, `y` are items x samples,
+    `cluster_of[i]` item i's cluster."""
+    n, s = len(x), len(x[0])
+    item = [0.0, 0]
+    cluster = [0.0, 0]
+    for i in range(n):
+        for j in range(n):
+            for u in range(s):
+                for v in range(s):
+                    if i == j and (u != v or not same):
+                        item[0] += x[i][u] * y[j][v]
+                        item[1] += 1
+                    elif i != j and cluster_of[i] == cluster_of[j]:
+                        cluster[0] += x[i][u] * y[j][v]
+                        cluster[1] += 1
+    return {"item": tuple(item), "cluster": tuple(cluster)}

@@ -214,3 +214,47 @@ def test_a_study_runs_on_it_and_jobs_do_not_change_it(tmp_path):
     rate = runs[0]["rate"].to_numpy()
     assert np.isfinite(rate).all() and ((rate >= 0) & (rate <= 1)).all()
     pd.testing.assert_frame_equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("same", [True, False])
+def test_pair_sums_from_totals_are_the_sums_over_pairs(same):
+    """Per-item and per-cluster totals give the sums over pairs that loops over every pair
+    give (naive.item_pair_sums), clusters of unequal size, 3 samples."""
+    import naive
+
+    from evalmc.sims.itemmodel import _pair_sums
+
+    rng = np.random.default_rng(8)
+    sizes = np.array([3, 1, 4, 2])
+    x, y = rng.standard_normal((10, 3)), rng.standard_normal((10, 3))
+    y = x if same else y
+    ours = _pair_sums(x, y, sizes, same)
+    ref = naive.item_pair_sums(x.tolist(), y.tolist(), np.repeat(np.arange(4), sizes), same)
+    for key in ("item", "cluster"):
+        assert ours[key][0] == pytest.approx(ref[key][0], rel=1e-12)
+        assert ours[key][1] == ref[key][1]
+
+
+def test_clusters_are_grouped_and_missing_structure_is_zero(tmp_path):
+    """Items of a cluster need not be adjacent in the file; without a cluster column, or with
+    one score per item, the variances that cannot be identified are 0."""
+    path = tmp_path / "mixed.csv"
+    rng = np.random.default_rng(9)
+    path.write_text("model,item,topic,score\n" + "".join(
+        f"{m},q{i},t{i % 3 if i < 9 else 3},{int(rng.random() < 0.6)}\n"
+        for m in ("A", "B") for i in range(11)))
+    fit = ItemModel(file=str(path), a="A", b="B", cluster="topic").fit
+    assert fit.cluster_sizes == (3, 3, 3, 2) and fit.n_samples == 1 and fit.sample == 0.0
+    plain = ItemModel(file=str(path), a="A", b="B").fit
+    assert plain.cluster_sizes == (1,) * 11
+    assert plain.cluster == 0.0 and plain.interaction == 0.0 and plain.sample == 0.0
+    assert sum(plain.variances.values()) == pytest.approx(1.0)
+
+
+def test_models_with_different_samples_are_refused(tmp_path):
+    path = tmp_path / "samples.csv"
+    path.write_text("model,item,sample,score\n" + "".join(
+        f"{m},{i},{s},{(i + s) % 2}\n" for m, n_s in (("A", 2), ("B", 1)) for i in range(4)
+        for s in range(n_s)))
+    with pytest.raises(ValueError, match="`sample`: models 'A' and 'B' must have as many"):
+        ItemModel(file=str(path), a="A", b="B", sample="sample")
