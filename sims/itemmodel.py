@@ -293,8 +293,8 @@ class ItemFit:
         """Scores of `n_reps` fresh sets of items, all replications at once.
 
         Draws, in order, the clusters' difficulties and interactions (n_reps, clusters), the
-        items' difficulties (n_reps, items), both models' item effects (2, n_reps, items) and
-        sample noise (2, n_reps, items, samples), all from `rng`.
+        items' difficulties (n_reps, items), both models' item effects (2, n_reps, items), then
+        A's and B's sample noise (n_reps, items, samples) each, all from `rng`.
 
         Parameters
         ----------
@@ -332,10 +332,13 @@ class ItemFit:
             * np.sqrt(self.item)
         favour = np.repeat(favour, sizes, axis=1)
         own = rng.standard_normal((2, n_reps, n)) * np.sqrt(self.model_item)
-        noise = rng.standard_normal((2, n_reps, n, s)) * np.sqrt(self.sample)
-        za = ((mu_a + shared + favour + own[0])[:, :, None] + noise[0]).reshape(n_reps, n * s)
-        zb = ((mu_b + shared - favour + own[1])[:, :, None] + noise[1]).reshape(n_reps, n * s)
-        return self.score(za), self.score(zb)
+        scores = []
+        for mu, sign, effect in ((mu_a, 1.0, own[0]), (mu_b, -1.0, own[1])):
+            z = rng.standard_normal((n_reps, n, s))  # one model at a time: less memory
+            z *= np.sqrt(self.sample)
+            z += (mu + shared + sign * favour + effect)[:, :, None]
+            scores.append(self.score(z.reshape(n_reps, n * s)))
+        return scores[0], scores[1]
 
     def score(self, z) -> np.ndarray:
         """The observed scores of latent values `z`: ``levels[j]`` for `z` in
