@@ -232,7 +232,8 @@ class Items(Scenario, registered="llm-items"):
 
     def variances(self) -> dict[str, float]:
         """The five latent variances of the standardised model (:mod:`evalmc.sims.itemmodel`):
-        see the module docstring; they sum to 1.
+        see the module docstring; they sum to 1. A negative `rho` can make ``item``
+        negative, which that model (variances only) cannot represent.
 
         Returns
         -------
