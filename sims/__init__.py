@@ -113,7 +113,7 @@ SCENARIOS = Registry("scenario", [
               Param("p_b_only", None, float, "P(only B right) on an example (paired table)"),
               yields=("counts",)),
     _scenario("llm-items", "items:Items",
-              "two models' 0/1 correctness on the same n items, in clusters",
+              "two models' 0/1 correctness (or latent scores) on the same n items, in clusters",
               Param("n_items", 1000, int, "items (questions) per replication"),
               Param("n_clusters", 0, int, "clusters of equal size; 0 = every item its own"),
               Param("icc", 0.0, float, "share of difficulty variance between clusters, in "
@@ -125,6 +125,26 @@ SCENARIOS = Registry("scenario", [
               Param("rho", 0.5, float, "correlation of the two models' item-level noise, in "
                                        "(-1, 1)"),
               Param("shift", 0.0, float, "added to A's skill"),
+              Param("n_samples", 1, int, "scores per item (repeated generations)"),
+              Param("persistence", 1.0, float, "share of the item-level noise fixed per item, "
+                                               "the rest redrawn per sample, in [0, 1]"),
+              Param("scores", "correct", str, "'correct' (0/1) or 'latent' (the latent value, "
+                                              "like a log-probability)"),
+              yields=("scores", "clusters", "samples")),
+    _scenario("item-model", "itemmodel:ItemModel",
+              "your own two models' item scores: a latent Gaussian model fitted to them, fresh "
+              "items each replication",
+              Param("file", "", str, "item-level results of both models (required; "
+                                     "read_items: CSV, JSON Lines, lm-eval, inspect)"),
+              Param("a", "", str, "model A's name in the file (required)"),
+              Param("b", "", str, "model B's name in the file (required)"),
+              Param("metric", "", str, "the scores' column or metric; default: read_items'"),
+              Param("cluster", "", str, "column or field of the items' clusters; default none"),
+              Param("sample", "", str, "column of sample indices; default none (one score "
+                                       "per item)"),
+              Param("delta", 0.0, float, "A's expected score minus B's; 0 = the null"),
+              Param("n_items", 0, int, "items per replication (>= 2); 0 = the file's items "
+                                       "in the file's clusters"),
               yields=("scores", "clusters", "samples")),
     _scenario("multi-dataset", "multidataset:MultiDataset",
               "k models on d data sets: data set, model, interaction, noise",

@@ -12,8 +12,28 @@ skills are the null (u is symmetric, so it favours neither model on average). Di
 clusters move both models together; only `tau` makes the per-item differences of one cluster
 alike, which is what a paired test that ignores clusters gets wrong.
 
-The scores are 0/1 per item (``Batch.a``, ``Batch.b``, paired by item), items ordered by cluster,
-clusters of equal size (`n_items` / `n_clusters`, in ``Batch.cluster_sizes``).
+Repeated samples (`n_samples` scores per item, generations at a temperature above 0): the
+item-level noise is ``eps_mis = sqrt(persistence) eta_mi + sqrt(1 - persistence) xi_mis``,
+where ``(eta_ai, eta_bi)`` is fixed per item (standard normal, correlation `rho`) and
+``xi_mis`` is standard normal, redrawn for every sample and independent across models (sample
+``s`` of A and sample ``s`` of B share nothing but their item). One score then still has
+unit-variance noise; with ``persistence = 1`` the samples of an item repeat its score, and
+with one sample and ``persistence = 1`` the draws are those of the one-sample scenario. The
+correlation of the two models' noise on one sample is ``rho * persistence``.
+
+The scores are 0/1 per item and sample (``scores='correct'``), or the latent value
+``skill_m +- u_g / 2 - d_i + eps_mis`` itself (``scores='latent'``, a continuous score like a
+log-probability); for latent scores the population mean of A minus B (:attr:`Items.effect`) is
+the latent mean difference ``skill_a + shift - skill_b``. The batch holds them
+(``Batch.a``, ``Batch.b``, paired by item) item by item, samples of an item in consecutive
+columns, items ordered by cluster, clusters of equal size (`n_items` / `n_clusters`, in
+``Batch.cluster_sizes``).
+
+On the standardised latent scale (one score's latent variance 1, ``T = sd^2 + tau^2 / 4 + 1``)
+the scenario is the model of :mod:`evalmc.sims.itemmodel` with the variances
+``cluster = icc sd^2 / T``, ``interaction = tau^2 / 4 / T``,
+``item = ((1 - icc) sd^2 + rho persistence) / T``, ``model_item = persistence (1 - rho) / T``
+and ``sample = (1 - persistence) / T`` (:meth:`Items.variances`).
 """
 
 from __future__ import annotations
@@ -24,7 +44,10 @@ from typing import ClassVar
 import numpy as np
 
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
+from evalmc.sims.validation import check_choice, check_float, check_int, check_sd, population_sum
+
+#: What `llm-items` scores: correctness (0/1) or the latent value itself.
+SCORES = ("correct", "latent")
 
 
 class ClusteredBatch(Batch):
@@ -159,8 +182,9 @@ class Items(Scenario, registered="llm-items"):
     """Two models' correctness on the same items, clustered (LLM evaluation).
 
     Each replication draws `n_items` fresh items, in `n_clusters` clusters of correlated
-    difficulty and model advantage (see the module docstring); the scores are 0/1, paired by
-    item. Parameters: the ``'llm-items'`` row of :data:`evalmc.sims.SCENARIOS`.
+    difficulty and model advantage (see the module docstring), each scored `n_samples` times;
+    the scores are 0/1 (or latent values: `scores`), paired by item. Parameters: the
+    ``'llm-items'`` row of :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -192,6 +216,9 @@ class Items(Scenario, registered="llm-items"):
             check_float(name, getattr(self, name))
         check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
         population_sum("A's skill", {"skill_a": self.skill_a, "shift": self.shift})
+        object.__setattr__(self, "n_samples", check_int("n_samples", self.n_samples, low=1))
+        check_float("persistence", self.persistence, low=0, high=1)
+        check_choice("scores", self.scores, SCORES)
         _ = self.truth  # A's skill minus B's: finite, or refused
 
     @property
@@ -208,15 +235,41 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(n_items, n_items)``.
+        """``(n_items * n_samples, n_items * n_samples)``: the scores of a replication.
 
         Examples
         --------
         >>> from evalmc.sims.items import Items
-        >>> Items(n_items=50).sizes
-        (50, 50)
+        >>> Items(n_items=50).sizes, Items(n_items=50, n_samples=3).sizes
+        ((50, 50), (150, 150))
         """
-        return (self.n_items, self.n_items)
+        return (self.n_items * self.n_samples, self.n_items * self.n_samples)
+
+    def variances(self) -> dict[str, float]:
+        """The five latent variances of the standardised model (:mod:`evalmc.sims.itemmodel`):
+        see the module docstring; they sum to 1. A negative `rho` can make ``item``
+        negative, which that model (variances only) cannot represent.
+
+        Returns
+        -------
+        dict
+            ``cluster``, ``interaction``, ``item``, ``model_item``, ``sample``.
+
+        Examples
+        --------
+        >>> from evalmc.sims.items import Items
+        >>> parts = Items(n_clusters=10, icc=0.5, tau=1.0, persistence=0.5).variances()
+        >>> {k: round(v, 4) for k, v in parts.items()}
+        {'cluster': 0.2222, 'interaction': 0.1111, 'item': 0.3333, 'model_item': 0.1111, \
+'sample': 0.2222}
+        """
+        total = self.sd**2 + self.tau**2 / 4 + 1
+        p = self.persistence
+        return {"cluster": self.icc * self.sd**2 / total,
+                "interaction": self.tau**2 / 4 / total,
+                "item": ((1 - self.icc) * self.sd**2 + self.rho * p) / total,
+                "model_item": p * (1 - self.rho) / total,
+                "sample": (1 - p) / total}
 
     @property
     def truth(self) -> str:
@@ -260,16 +313,22 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def effect(self) -> float:
-        """A's population accuracy minus B's; 0 under the null (:attr:`truth`).
+        """A's population mean score minus B's; 0 under the null (:attr:`truth`): the accuracy
+        difference for 0/1 scores, the latent mean difference ``skill_a + shift - skill_b``
+        for ``scores='latent'``.
 
         Examples
         --------
         >>> from evalmc.sims.items import Items
         >>> round(Items(shift=0.5).effect, 4), Items(skill_a=0.7, skill_b=0.8, shift=0.1).effect
         (0.1221, 0.0)
+        >>> Items(shift=0.5, scores="latent").effect
+        0.5
         """
         if self.truth == "null":
             return 0.0
+        if self.scores == "latent":
+            return float(self.skill_a + self.shift - self.skill_b)
         return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
 
     def draw(self, rng, n_reps):
@@ -282,9 +341,10 @@ class Items(Scenario, registered="llm-items"):
 
         Returns
         -------
-        Batch
-            Paired 0/1 scores ``a``, ``b`` (n_reps, n_items), items ordered by cluster;
-            ``cluster_sizes`` set.
+        ClusteredBatch
+            Paired scores ``a``, ``b`` (n_reps, n_items * n_samples), 0/1 or latent, items
+            ordered by cluster, an item's samples consecutive; ``cluster_sizes`` and
+            ``n_samples`` set.
 
         Examples
         --------
@@ -301,9 +361,21 @@ class Items(Scenario, registered="llm-items"):
                       + rng.standard_normal((n_reps, n)) * (np.sqrt(1 - self.icc) * self.sd))
         eps_a = rng.standard_normal((n_reps, n))
         eps_b = self.rho * eps_a + np.sqrt(1 - self.rho**2) * rng.standard_normal((n_reps, n))
-        a = (self.skill_a + self.shift + favour - difficulty + eps_a > 0).astype(float)
-        b = (self.skill_b - favour - difficulty + eps_b > 0).astype(float)
-        return ClusteredBatch(a, b, paired=True, cluster_size=k)
+        a = self.skill_a + self.shift + favour - difficulty
+        b = self.skill_b - favour - difficulty
+        s, p = self.n_samples, self.persistence
+        if p == 1:
+            a = np.repeat(a + eps_a, s, axis=1)
+            b = np.repeat(b + eps_b, s, axis=1)
+        else:  # the persistent share, then fresh noise per sample, A's and B's apart
+            a = ((a + np.sqrt(p) * eps_a)[:, :, None]
+                 + np.sqrt(1 - p) * rng.standard_normal((n_reps, n, s))).reshape(n_reps, n * s)
+            b = ((b + np.sqrt(p) * eps_b)[:, :, None]
+                 + np.sqrt(1 - p) * rng.standard_normal((n_reps, n, s))).reshape(n_reps, n * s)
+        if self.scores == "correct":
+            a = (a > 0).astype(float)
+            b = (b > 0).astype(float)
+        return ClusteredBatch(a, b, paired=True, cluster_size=k, n_samples=s)
 
 
 ITEM_SCENARIOS = (Items,)

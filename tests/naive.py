@@ -656,3 +656,24 @@ def newcombe_paired(n11, n10, n01, n00, z):
     delta = math.sqrt(dl2**2 - 2 * phi * dl2 * du3 + du3**2)
     eps = math.sqrt(du2**2 - 2 * phi * du2 * dl3 + dl3**2)
     return p1 - p2 - delta, p1 - p2 + eps
+
+
+def item_pair_sums(x, y, cluster_of, same):
+    """Sums of ``x * y`` over every pair of scores, by explicit loops over pairs: the same item
+    (two different samples when `same`, any two samples across models) and the same cluster
+    but different items; with the number of pairs of each. `x`, `y` are items x samples,
+    `cluster_of[i]` item i's cluster."""
+    n, s = len(x), len(x[0])
+    item = [0.0, 0]
+    cluster = [0.0, 0]
+    for i in range(n):
+        for j in range(n):
+            for u in range(s):
+                for v in range(s):
+                    if i == j and (u != v or not same):
+                        item[0] += x[i][u] * y[j][v]
+                        item[1] += 1
+                    elif i != j and cluster_of[i] == cluster_of[j]:
+                        cluster[0] += x[i][u] * y[j][v]
+                        cluster[1] += 1
+    return {"item": tuple(item), "cluster": tuple(cluster)}

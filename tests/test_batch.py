@@ -64,7 +64,7 @@ def test_criteria_refuse_a_batch_without_the_data_they_need(name):
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_a_scenario_yields_its_declared_batch_type_and_cuts_keep_it(name, tmp_path):
     args = {}
-    if name == "empirical":  # the two scenarios without a default population
+    if name == "empirical":  # the three scenarios without a default population
         args["file"] = tmp_path / "runs.csv"
         args["file"].write_text("acc\n0.9\n0.8\n0.85\n")
         args["file"] = str(args["file"])
@@ -72,6 +72,11 @@ def test_a_scenario_yields_its_declared_batch_type_and_cuts_keep_it(name, tmp_pa
         args["file"] = tmp_path / "pairs.csv"
         args["file"].write_text("a,b\n0.9,0.8\n0.8,0.85\n0.85,0.7\n")
         args.update(file=str(args["file"]), a="a", b="b")
+    if name == "item-model":
+        args["file"] = tmp_path / "items.csv"
+        args["file"].write_text("model,item,score\nA,1,1\nA,2,0\nA,3,1\nB,1,0\nB,2,1\n"
+                                "B,3,1\n")
+        args.update(file=str(args["file"]), a="A", b="B")
     scenario = get_scenario(name)(**args)
     kind = scenario.batch
     assert kind.holds == set(SCENARIOS[name].facts["yields"])

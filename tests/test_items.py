@@ -270,3 +270,45 @@ def test_paired_samples_z_counts_every_sample_as_an_item():
     single = ClusteredBatch(a, b, paired=True, cluster_size=4)
     np.testing.assert_allclose(get_criterion("paired-samples-z")(single, None).pvalues(),
                                get_criterion("paired-items")(single, None).pvalues(), rtol=1e-12)
+
+
+def test_persistent_samples_repeat_the_one_sample_draw():
+    """persistence = 1 draws nothing more: each of the 3 samples of an item is the score of
+    the one-sample scenario from the same stream."""
+    one = get_scenario("llm-items")(n_items=60, n_clusters=6, tau=0.5)
+    three = get_scenario("llm-items")(n_items=60, n_clusters=6, tau=0.5, n_samples=3)
+    a1 = one.draw(np.random.default_rng(3), 4).a
+    batch = three.draw(np.random.default_rng(3), 4)
+    assert batch.a.shape == (4, 180) and batch.n_samples == 3 and three.sizes == (180, 180)
+    assert (batch.a.reshape(4, 60, 3) == a1[:, :, None]).all()
+
+
+def test_latent_scores_have_the_documented_covariances():
+    """scores='latent': over 200 x 400 items, the correlations (products about the population
+    means, over the variance T) of two samples of one item (same model), of A and B on one
+    sample, and the mean difference are the module's:
+    (sd^2 + tau^2/4 + persistence) / T, (sd^2 - tau^2/4 + rho persistence) / T and
+    skill_a + shift - skill_b (the effect)."""
+    scen = get_scenario("llm-items")(n_items=400, n_clusters=20, icc=0.4, sd=1.2, tau=0.8,
+                                     rho=0.3, persistence=0.5, n_samples=2, scores="latent",
+                                     shift=0.25)
+    batch = scen.draw(np.random.default_rng(4), 200)
+    a, b = batch.a.reshape(200, 400, 2), batch.b.reshape(200, 400, 2)
+    total = 1.2**2 + 0.8**2 / 4 + 1
+    a, b = a - 0.75, b - 0.5  # the population means, skill_a + shift and skill_b
+    within = (a[:, :, 0] * a[:, :, 1]).mean(axis=1) / total  # one value per replication
+    across = (a[:, :, 0] * b[:, :, 0]).mean(axis=1) / total
+    for values, truth in ((within, (1.44 + 0.16 + 0.5) / total),
+                          (across, (1.44 - 0.16 + 0.3 * 0.5) / total)):
+        assert abs(values.mean() - truth) <= 4 * values.std(ddof=1) / np.sqrt(200)
+    diff = batch.a.mean(axis=1) - batch.b.mean(axis=1)
+    assert abs(diff.mean() - 0.25) <= 4 * diff.std(ddof=1) / np.sqrt(200)
+    assert scen.effect == 0.25 and scen.truth == "alternative"
+    assert sum(scen.variances().values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bad", [{"n_samples": 0}, {"persistence": 1.5}, {"scores": "logit"}])
+def test_bad_sample_parameters_are_named(bad):
+    name = next(iter(bad))
+    with pytest.raises(ValueError, match=f"`{name}`"):
+        get_scenario("llm-items")(**bad)

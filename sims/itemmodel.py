@@ -1,0 +1,982 @@
+"""A generative model of two models' item-level scores, fitted to a user's own results.
+
+On data like yours, does a test hold its level, and what power does it have? The scenario
+``item-model`` fits the latent Gaussian model below to two models' item scores (a file
+:func:`~evalmc.sims.itemlogs.read_items` reads) and draws fresh items from it: under the null
+(equal expected scores, all the structure kept) or at a difference `delta` in score points.
+
+**Model.** On a latent scale standardised so that one score's latent variance is 1, model
+``m`` (A or B) on item ``i`` of cluster ``g``, sample ``s``, has
+
+    z = mu_m + c_g + (+/-) u_g / 2 + e_i + v_mi + w_mis
+
+with independent normal parts: ``c_g`` the cluster's difficulty (variance ``cluster``),
+``u_g / 2`` the model x cluster interaction (A gets ``+u_g / 2``, B ``-u_g / 2``;
+``interaction = Var(u_g / 2)``), ``e_i`` the item's difficulty shared by both models
+(``item``), ``v_mi`` the model x item effect, independent across models (``model_item``),
+``w_mis`` the noise of one sample (``sample``); the five variances sum to 1.
+
+**Scores.** Binary scores (the file's scores are all 0 or 1) are ``1{z > 0}``, so a model's
+expected score is ``Phi(mu_m)``. Any other scores go through a Gaussian copula: the score is
+``Q(Phi(z))``, with ``Q`` the pooled empirical quantile function of all the scores read (both
+models, every item and sample), ``Q(u) = y_(ceil(u N))`` over the ``N`` sorted scores
+``y_(1) <= ... <= y_(N)``. Equivalently, with ``v_0 < ... < v_K`` the distinct scores and
+``c_j`` the number of scores below ``v_j``, the score is ``v_j`` when ``z`` lies in
+``(t_j, t_(j+1)]``, ``t_j = Phi^-1(c_j / N)`` (``t_0 = -inf``, ``t_(K+1) = inf``): only scores
+that were observed are drawn (a judge's 1..10 stay integers), and at ``mu = 0`` the draws
+have exactly the pooled marginal. A model's expected score is then, exactly,
+
+    E(mu) = v_0 + sum_(j >= 1) (v_j - v_(j-1)) Phi(mu - t_j)
+
+(binary scores are the case ``v = (0, 1)``, ``t_1 = 0``). ``Q`` is a step function, so this sum
+replaces Gauss-Hermite quadrature, which would be inexact for it.
+
+**Fit (moments).** Four correlations on the latent scale identify the variances:
+
+    r_samp   (same model, same item, two different samples) = cluster + interaction + item
+                                                               + model_item
+    r_ab     (A vs B, same item, any samples)              = cluster - interaction + item
+    r_clu    (same model, same cluster, different items)    = cluster + interaction
+    r_clu_ab (A vs B, same cluster, different items)        = cluster - interaction
+
+so ``cluster = (r_clu + r_clu_ab) / 2``, ``interaction = (r_clu - r_clu_ab) / 2``,
+``item = r_ab - r_clu_ab``, ``model_item = r_samp - r_clu - item``, ``sample = 1 - r_samp``.
+Each correlation is estimated from pair sums built from per-item and per-cluster totals
+(``k_i`` an item's total over its samples, ``K_g`` a cluster's): same-item sample pairs sum
+``k_i^2 - sum_s x_is^2``, same-cluster item pairs ``K_g^2 - sum_(i in g) k_i^2`` (and the
+cross-model products likewise), each divided by its number of pairs. For binary scores the
+shares of pairs both 1, ``p11``, give tetrachoric correlations: ``r`` solves
+``Phi2(Phi^-1(p_x), Phi^-1(p_y); r) = p11`` (Owen's T function, :func:`scipy.special.owens_t`,
+and :func:`scipy.optimize.brentq`), ``p_x``, ``p_y`` the models' accuracies. Other scores are
+replaced by their normal scores, ``Phi^-1((rank - 0.5) / N)`` over the pooled scores (ties at
+their mid-rank), centred per model, and the correlations are product moments (the mean
+cross product over the pairs over the models' variances). The same-model correlations are the
+average of A's and B's. Centring each model at its own mean (or estimating its accuracy)
+lowers every such correlation by about the variance of that mean, ``v`` (``v_ab`` across
+models), which clusters make of order ``1 / clusters``: the estimates are corrected to first
+order, ``r = r_hat (1 - v) + v``, ``v`` computed from the correlations themselves (a few
+fixed-point steps). Without samples (one per item) ``sample`` is not identifiable: it is
+set to 0 and ``model_item`` takes it (``r_samp = 1``). Without clusters (each item its own,
+``attrs['cluster']`` None, or all clusters of one item) ``cluster = interaction = 0``
+(``r_clu = r_clu_ab = 0``). A negative estimate is set to 0, named in ``ItemFit.clipped``, and
+the five are then divided by their sum. ``mu_m`` reproduces model m's mean score:
+``E(mu_m) = mean_m`` (binary: ``mu_m = Phi^-1(accuracy)``).
+
+**Null and alternatives.** For a difference `delta` the two models' latent means solve
+``E(mu_A) = m + delta / 2`` and ``E(mu_B) = m - delta / 2``, ``m`` the pooled mean score of the
+file: at ``delta = 0`` both models share ``mu_0`` with ``E(mu_0) = m``, and the expected scores
+differ by `delta` exactly (to rounding) while their average stays at ``m``. ``m +- delta / 2``
+must lie strictly inside the range of the scores. ``delta`` = the file's mean difference gives
+the fit itself (``mu_A``, ``mu_B`` as fitted).
+
+Each replication draws fresh clusters, items and samples: the estimand is the difference of
+expected scores over the population of items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from evalmc.sims.base import Scenario
+from evalmc.sims.items import ClusteredBatch
+from evalmc.sims.validation import check_float, check_int
+
+#: The five latent variances, in order.
+PARTS = ("cluster", "interaction", "item", "model_item", "sample")
+#: The quantities of :func:`item_statistics`, in order.
+STATISTICS = ("mean_a", "mean_b", "discordance", "icc_diff", "within_var", "item_corr")
+#: Correlations are kept inside (-1, 1) by this margin.
+_EDGE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class ItemFit:
+    """The latent Gaussian model fitted to two models' item scores (:func:`fit_items`).
+
+    Attributes
+    ----------
+    kind : {'binary', 'continuous'}
+        0/1 scores, or any others (through the Gaussian copula).
+    mu_a, mu_b : float
+        The models' latent means, reproducing their mean scores.
+    cluster, interaction, item, model_item, sample : float
+        The five latent variances (sum 1).
+    clipped : tuple of str
+        The variances whose estimate was negative and set to 0.
+    n_items : int
+        Items read.
+    cluster_sizes : tuple of int
+        Items per cluster, clusters in order of first appearance (all 1 without clusters).
+    n_samples : int
+        Scores per item.
+    levels : ndarray
+        The distinct scores (the marginal's values), ascending.
+    cuts : ndarray
+        The latent thresholds between consecutive levels: a latent value in
+        ``(cuts[j - 1], cuts[j]]`` scores ``levels[j]``.
+    mean_a, mean_b, mean : float
+        A's, B's and the pooled mean score read.
+    correlations : dict
+        The latent correlations ``r_samp``, ``r_ab``, ``r_clu``, ``r_clu_ab`` (NaN where not
+        identifiable).
+    observed : dict
+        :func:`item_statistics` of the scores read.
+    digest : str
+        A digest of the scores read (and of their clusters).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.itemmodel import fit_items
+    >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+    ...                       "sample": 0, "cluster": list("1234") * 2,
+    ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+    >>> fit = fit_items(table, "A", "B")
+    >>> fit.kind, round(fit.mu_a, 4), fit.sample, fit.cluster
+    ('binary', 0.6745, 0.0, 0.0)
+    """
+
+    kind: str
+    mu_a: float
+    mu_b: float
+    cluster: float
+    interaction: float
+    item: float
+    model_item: float
+    sample: float
+    clipped: tuple
+    n_items: int
+    cluster_sizes: tuple
+    n_samples: int
+    levels: np.ndarray = field(repr=False)
+    cuts: np.ndarray = field(repr=False)
+    mean_a: float = 0.0
+    mean_b: float = 0.0
+    mean: float = 0.0
+    correlations: dict = field(default_factory=dict, repr=False)
+    observed: dict = field(default_factory=dict, repr=False)
+    digest: str = ""
+
+    @property
+    def variances(self) -> dict[str, float]:
+        """The five latent variances by name.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> round(sum(fit_items(table, "A", "B").variances.values()), 12)
+        1.0
+        """
+        return {name: getattr(self, name) for name in PARTS}
+
+    def expected(self, mu) -> np.ndarray:
+        """Expected score of a model of latent mean `mu`: ``v_0 + sum_j (v_j - v_(j-1))
+        Phi(mu - t_j)`` (the module docstring), exact.
+
+        Parameters
+        ----------
+        mu : float or array_like
+
+        Returns
+        -------
+        ndarray
+            Of the shape of `mu`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> fit = fit_items(table, "A", "B")
+        >>> float(fit.expected(fit.mu_a)), float(fit.expected(0.0))
+        (0.75, 0.5)
+        """
+        from scipy.special import ndtr
+
+        mu = np.asarray(mu, dtype=float)
+        steps = np.diff(self.levels)
+        return self.levels[0] + (steps * ndtr(mu[..., None] - self.cuts)).sum(axis=-1)
+
+    def latent_mean(self, score: float, *, name: str = "delta") -> float:
+        """The latent mean whose expected score is `score` (strictly inside the scores'
+        range, else ValueError naming `name`).
+
+        Parameters
+        ----------
+        score : float
+            The expected score wanted.
+        name : str
+            The parameter a message names.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> round(fit_items(table, "A", "B").latent_mean(0.8), 4)
+        0.8416
+        """
+        from scipy.optimize import brentq
+        from scipy.special import ndtri
+
+        low, high = float(self.levels[0]), float(self.levels[-1])
+        if not low < score < high:
+            raise ValueError(f"`{name}` asks for an expected score of {score:g}, outside the "
+                             f"scores' range ({low:g}, {high:g}).")
+        if self.kind == "binary":
+            return float(ndtri(score))
+        span = 10.0
+        while self.expected(-span) > score or self.expected(span) < score:
+            span *= 2
+            if span > 80:  # pragma: no cover - Phi is 0 or 1 there in floats
+                raise ValueError(f"`{name}` asks for an expected score of {score:g}, too "
+                                 f"close to the edge of the scores' range ({low:g}, {high:g}).")
+        return float(brentq(lambda mu: float(self.expected(mu)) - score, -span, span,
+                            xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=200))
+
+    def latent_means(self, delta: float) -> tuple[float, float]:
+        """``(mu_A, mu_B)`` whose expected scores are ``mean +- delta / 2``.
+
+        Parameters
+        ----------
+        delta : float
+            A's expected score minus B's.
+
+        Returns
+        -------
+        tuple of float
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> fit = fit_items(table, "A", "B")
+        >>> [round(float(fit.expected(mu)), 12) for mu in fit.latent_means(0.2)]
+        [0.725, 0.525]
+        >>> fit.latent_means(2.0)
+        Traceback (most recent call last):
+        ...
+        ValueError: `delta` asks for an expected score of 1.625, outside the scores' range \
+(0, 1).
+        """
+        if delta == 0:
+            mu = self.latent_mean(self.mean)
+            return mu, mu
+        return (self.latent_mean(self.mean + delta / 2),
+                self.latent_mean(self.mean - delta / 2))
+
+    def draw_scores(self, rng, n_reps: int, mu_a: float, mu_b: float,
+                    cluster_sizes=None) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of `n_reps` fresh sets of items, all replications at once.
+
+        Draws, in order, the clusters' difficulties and interactions (n_reps, clusters), the
+        items' difficulties (n_reps, items), both models' item effects (2, n_reps, items), then
+        A's and B's sample noise (n_reps, items, samples) each, all from `rng`.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+        mu_a, mu_b : float
+            The models' latent means.
+        cluster_sizes : sequence of int, optional
+            Items per cluster; default the file's.
+
+        Returns
+        -------
+        a, b : ndarray, shape (n_reps, items * n_samples)
+            Item by item, an item's samples consecutive.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> fit = fit_items(table, "A", "B")
+        >>> a, b = fit.draw_scores(np.random.default_rng(0), 2, fit.mu_a, fit.mu_b)
+        >>> a.tolist()
+        [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]]
+        """
+        sizes = np.asarray(self.cluster_sizes if cluster_sizes is None else cluster_sizes,
+                           dtype=np.int64)
+        n, g, s = int(sizes.sum()), len(sizes), self.n_samples
+        clusters = rng.standard_normal((n_reps, g)) * np.sqrt(self.cluster)
+        favour = rng.standard_normal((n_reps, g)) * np.sqrt(self.interaction)
+        shared = np.repeat(clusters, sizes, axis=1) + rng.standard_normal((n_reps, n)) \
+            * np.sqrt(self.item)
+        favour = np.repeat(favour, sizes, axis=1)
+        own = rng.standard_normal((2, n_reps, n)) * np.sqrt(self.model_item)
+        scores = []
+        for mu, sign, effect in ((mu_a, 1.0, own[0]), (mu_b, -1.0, own[1])):
+            z = rng.standard_normal((n_reps, n, s))  # one model at a time: less memory
+            z *= np.sqrt(self.sample)
+            z += (mu + shared + sign * favour + effect)[:, :, None]
+            scores.append(self.score(z.reshape(n_reps, n * s)))
+        return scores[0], scores[1]
+
+    def score(self, z) -> np.ndarray:
+        """The observed scores of latent values `z`: ``levels[j]`` for `z` in
+        ``(cuts[j - 1], cuts[j]]`` (binary: ``1{z > 0}``).
+
+        Parameters
+        ----------
+        z : array_like
+
+        Returns
+        -------
+        ndarray of float
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from evalmc.sims.itemmodel import fit_items
+        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+        ...                       "sample": 0, "cluster": list("1234") * 2,
+        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+        >>> fit_items(table, "A", "B").score([-0.5, 0.0, 0.5]).tolist()
+        [0.0, 0.0, 1.0]
+        """
+        return self.levels[np.searchsorted(self.cuts, np.asarray(z, dtype=float), side="left")]
+
+
+def _item_grid(table, a: str, b: str):
+    """A's and B's scores (items x samples) with items grouped by cluster (clusters in order
+    of first appearance, items in the table's order within), and the cluster sizes."""
+    from evalmc.sims.itemlogs import paired_items
+
+    pair = paired_items(table, a, b)
+    if pair.a.shape[1] != pair.b.shape[1]:
+        raise ValueError(f"`sample`: models {a!r} and {b!r} must have as many samples per "
+                         f"item to be paired; they have {pair.a.shape[1]} and "
+                         f"{pair.b.shape[1]}.")
+    n = len(pair.items)
+    if n < 2:
+        raise ValueError(f"models {a!r} and {b!r} need at least 2 items in common; they have "
+                         f"{n}.")
+    has_clusters = table.attrs.get("cluster", "") is not None
+    if has_clusters:
+        index: dict = {}
+        codes = np.array([index.setdefault(c, len(index)) for c in pair.clusters])
+        order = np.argsort(codes, kind="stable")
+        sizes = np.bincount(codes)
+    else:
+        order, sizes = np.arange(n), np.ones(n, dtype=np.int64)
+    if sizes.max() == 1:
+        sizes = np.ones(n, dtype=np.int64)
+    return pair.a[order], pair.b[order], tuple(int(k) for k in sizes)
+
+
+def _phi2(h: float, k: float, r: float) -> float:
+    """``P(X < h, Y < k)`` for standard normals of correlation `r` (Owen 1956, with Owen's T
+    function)."""
+    from scipy.special import ndtr, owens_t
+
+    h = h if abs(h) > 1e-12 else 1e-12
+    k = k if abs(k) > 1e-12 else 1e-12
+    root = np.sqrt((1 - r) * (1 + r))
+    beta = 0.0 if h * k > 0 else 0.5
+    return float(0.5 * ndtr(h) + 0.5 * ndtr(k) - owens_t(h, (k - r * h) / (h * root))
+                 - owens_t(k, (h - r * k) / (k * root)) - beta)
+
+
+def tetrachoric(p_x: float, p_y: float, p11: float) -> float:
+    """The tetrachoric correlation: ``r`` with ``Phi2(Phi^-1(p_x), Phi^-1(p_y); r) = p11``.
+
+    A share `p11` beyond what correlations of (-1, 1) allow gives the nearest edge.
+
+    Parameters
+    ----------
+    p_x, p_y : float
+        The shares of 1 of the two binary variables, in (0, 1).
+    p11 : float
+        The share of pairs where both are 1.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.itemmodel import tetrachoric
+    >>> abs(tetrachoric(0.5, 0.5, 0.25)) < 1e-9, round(tetrachoric(0.5, 0.5, 1 / 3), 6)
+    (True, 0.5)
+    """
+    from scipy.optimize import brentq
+    from scipy.special import ndtri
+
+    h, k = float(ndtri(p_x)), float(ndtri(p_y))
+    low, high = -1 + _EDGE, 1 - _EDGE
+    f_low, f_high = _phi2(h, k, low) - p11, _phi2(h, k, high) - p11
+    if f_low >= 0:
+        return low
+    if f_high <= 0:
+        return high
+    return float(brentq(lambda r: _phi2(h, k, r) - p11, low, high, xtol=1e-12))
+
+
+def _normal_scores(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Normal scores over the pooled scores (mid-ranks for ties), centred per model."""
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    pooled = np.concatenate([a.ravel(), b.ravel()])
+    z = ndtri((rankdata(pooled) - 0.5) / pooled.size)
+    za, zb = z[:a.size].reshape(a.shape), z[a.size:].reshape(b.shape)
+    return za - za.mean(), zb - zb.mean()
+
+
+def _pair_sums(x: np.ndarray, y: np.ndarray, sizes: np.ndarray, same: bool) -> dict:
+    """Sums of cross products over pairs, and the pairs' counts, from totals: same item
+    (different samples when `same`, any samples across models), same cluster different
+    items. `x`, `y` are items x samples."""
+    n, s = x.shape
+    kx, ky = x.sum(axis=1), y.sum(axis=1)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    cx, cy = np.add.reduceat(kx, starts), np.add.reduceat(ky, starts)
+    item = float((kx * ky).sum())
+    if same:
+        item_sum, item_count = item - float((x * y).sum()), n * s * (s - 1)
+    else:
+        item_sum, item_count = item, n * s * s
+    cluster_sum = float((cx * cy).sum()) - item
+    cluster_count = s * s * int((sizes * (sizes - 1)).sum())
+    return {"item": (item_sum, item_count), "cluster": (cluster_sum, cluster_count)}
+
+
+def _correlations(a: np.ndarray, b: np.ndarray, sizes: np.ndarray, binary: bool) -> dict:
+    """The four latent correlations (NaN where there are no pairs)."""
+    if binary:
+        x, y = a, b
+        scale = {"a": a.mean(), "b": b.mean()}
+    else:
+        x, y = _normal_scores(a, b)
+        scale = {"a": (x**2).mean(), "b": (y**2).mean()}
+
+    def corr(total, count, sx, sy):
+        if count == 0:
+            return np.nan
+        if binary:
+            return tetrachoric(sx, sy, total / count)
+        return total / count / np.sqrt(sx * sy)
+
+    sums = {"a": _pair_sums(x, x, sizes, True), "b": _pair_sums(y, y, sizes, True),
+            "ab": _pair_sums(x, y, sizes, False)}
+    out = {}
+    for key, where in (("samp", "item"), ("clu", "cluster")):
+        values = [corr(*sums[m][where], scale[m], scale[m]) for m in ("a", "b")]
+        out[f"r_{key}"] = float(np.mean(values))
+    out["r_ab"] = float(corr(*sums["ab"]["item"], scale["a"], scale["b"]))
+    out["r_clu_ab"] = float(corr(*sums["ab"]["cluster"], scale["a"], scale["b"]))
+    return out
+
+
+def _centring_correction(r: dict, sizes: np.ndarray, s: int, clustered: bool) -> dict:
+    """The correlations corrected for centring each model at its own mean: to first order
+    every centred product is low by the variance of the mean, ``v`` (same model) or
+    ``v_ab`` (across models), and the variance by ``v``, so ``r = r_hat (1 - v) + v``;
+    ``v`` depends on the correlations, hence a few fixed-point steps. Correlations that are
+    not identifiable are fixed: ``r_samp = 1`` with one sample, ``r_clu = r_clu_ab = 0``
+    without clusters."""
+    n = int(sizes.sum())
+    pairs = float((sizes.astype(float) ** 2).sum()) * s * s  # same-cluster (item, sample) pairs
+    total = float(n * s) ** 2
+    fixed = {"r_samp": 1.0} if s == 1 else {}
+    if not clustered:
+        fixed.update(r_clu=0.0, r_clu_ab=0.0)
+    hat = {**r, **fixed}
+    cur = dict(hat)
+    for _ in range(5):
+        v = (pairs * cur["r_clu"] + s * s * n * (cur["r_samp"] - cur["r_clu"])
+             + n * s * (1 - cur["r_samp"])) / total
+        v_ab = (pairs * cur["r_clu_ab"] + s * s * n * (cur["r_ab"] - cur["r_clu_ab"])) / total
+        cur = {"r_samp": hat["r_samp"] * (1 - v) + v, "r_clu": hat["r_clu"] * (1 - v) + v,
+               "r_ab": hat["r_ab"] * (1 - v) + v_ab,
+               "r_clu_ab": hat["r_clu_ab"] * (1 - v) + v_ab, **fixed}
+    return cur
+
+
+def fit_items(table, a: str, b: str) -> ItemFit:
+    """Fit the latent Gaussian model (module docstring) to models `a` and `b` of `table`.
+
+    Parameters
+    ----------
+    table : DataFrame
+        From :func:`~evalmc.sims.itemlogs.read_items` (columns ``model, item, sample, cluster,
+        score``); ``attrs['cluster']`` None means no clusters.
+    a, b : str
+        The two models; each needs the same samples on every item, as many as the other.
+
+    Returns
+    -------
+    ItemFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from evalmc.sims.itemmodel import fit_items
+    >>> rng = np.random.default_rng(1)
+    >>> skill = rng.standard_normal(40)
+    >>> table = pd.DataFrame({
+    ...     "model": ["A"] * 40 + ["B"] * 40, "item": [str(i) for i in range(40)] * 2,
+    ...     "sample": 0, "cluster": [str(i // 4) for i in range(40)] * 2,
+    ...     "score": np.concatenate([skill + rng.standard_normal(40),
+    ...                              skill + rng.standard_normal(40)])})
+    >>> fit = fit_items(table, "A", "B")
+    >>> fit.kind, fit.cluster_sizes[:3], fit.n_samples
+    ('continuous', (4, 4, 4), 1)
+    >>> {k: round(v, 3) for k, v in fit.variances.items()}
+    {'cluster': 0.184, 'interaction': 0.0, 'item': 0.359, 'model_item': 0.457, 'sample': 0.0}
+    >>> fit.clipped
+    ('interaction',)
+    """
+    from evalmc.sims.itemlogs import COLUMNS
+
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"`table` has no column {', '.join(missing)}; an item table has "
+                         f"{', '.join(COLUMNS)}.")
+    xa, xb, sizes = _item_grid(table, a, b)
+    n, s = xa.shape
+    for option, name, x in (("a", a, xa), ("b", b, xb)):
+        if np.ptp(x) == 0:
+            raise ValueError(f"`{option}`: model {name!r} has the same score, {x.flat[0]:g}, "
+                             f"on every item and sample; its scores carry no information on "
+                             f"the model's structure.")
+    pooled = np.sort(np.concatenate([xa.ravel(), xb.ravel()]))
+    binary = bool(np.isin(pooled, (0.0, 1.0)).all())
+    if binary:
+        levels, cuts = np.array([0.0, 1.0]), np.array([0.0])
+    else:
+        from scipy.special import ndtri
+
+        levels, first = np.unique(pooled, return_index=True)
+        cuts = ndtri(first[1:] / pooled.size)
+    sizes_arr = np.asarray(sizes, dtype=np.int64)
+    clustered = bool(sizes_arr.max() > 1)
+    r = _centring_correction(_correlations(xa, xb, sizes_arr, binary), sizes_arr, s,
+                             clustered)
+    raw = {"cluster": (r["r_clu"] + r["r_clu_ab"]) / 2,
+           "interaction": (r["r_clu"] - r["r_clu_ab"]) / 2, "item": r["r_ab"] - r["r_clu_ab"]}
+    raw["model_item"] = r["r_samp"] - r["r_clu"] - raw["item"]
+    raw["sample"] = 1 - r["r_samp"]
+    clipped = tuple(name for name in PARTS if raw[name] < 0)
+    kept = {name: max(value, 0.0) for name, value in raw.items()}
+    total = sum(kept.values())
+    parts = {name: value / total for name, value in kept.items()}
+    digest = hashlib.blake2b(np.ascontiguousarray(xa).tobytes()
+                             + np.ascontiguousarray(xb).tobytes()
+                             + np.asarray(sizes, dtype=np.int64).tobytes(),
+                             digest_size=8).hexdigest()
+    mean_a, mean_b = float(xa.mean()), float(xb.mean())
+    fit = ItemFit(kind="binary" if binary else "continuous", mu_a=0.0, mu_b=0.0, **parts,
+                  clipped=clipped, n_items=n, cluster_sizes=sizes, n_samples=s, levels=levels,
+                  cuts=cuts, mean_a=mean_a, mean_b=mean_b, mean=float(pooled.mean()),
+                  correlations={"r_samp": r["r_samp"] if s > 1 else np.nan,
+                                "r_ab": r["r_ab"],
+                                "r_clu": r["r_clu"] if clustered else np.nan,
+                                "r_clu_ab": r["r_clu_ab"] if clustered else np.nan},
+                  digest=digest)
+    stats = item_statistics(xa.reshape(1, -1), xb.reshape(1, -1), sizes, s)
+    object.__setattr__(fit, "observed", {k: float(v[0]) for k, v in stats.items()})
+    object.__setattr__(fit, "mu_a", fit.latent_mean(mean_a, name="a"))
+    object.__setattr__(fit, "mu_b", fit.latent_mean(mean_b, name="b"))
+    return fit
+
+
+def item_statistics(a, b, cluster_sizes, n_samples: int = 1) -> dict[str, np.ndarray]:
+    """Per replication, the quantities that decide a paired test's error rates on item scores.
+
+    ``mean_a``, ``mean_b``: the models' mean scores; ``discordance``: the mean of
+    ``|A - B|`` over (item, sample) pairs (for 0/1 scores the share where they differ);
+    ``icc_diff``: the intraclass correlation (one-way ANOVA estimator, unequal clusters) of
+    the per-item differences of the means over samples within clusters, NaN without clusters
+    (all of one item, or a single cluster); ``within_var``: the variance of an item's scores
+    over its samples (ddof 1), averaged over items and both models, NaN with one sample;
+    ``item_corr``: the correlation of A's and B's item means.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n_reps, n_items * n_samples)
+        Scores, item by item, an item's samples consecutive.
+    cluster_sizes : sequence of int
+        Items per cluster, in order.
+    n_samples : int
+        Scores per item.
+
+    Returns
+    -------
+    dict of str to ndarray, shape (n_reps,)
+        Keyed by :data:`STATISTICS`.
+
+    Examples
+    --------
+    >>> from evalmc.sims.itemmodel import item_statistics
+    >>> stats = item_statistics([[1, 1, 0, 1, 0, 0, 1, 1]], [[1, 0, 0, 0, 0, 0, 1, 0]],
+    ...                         (2, 2), n_samples=2)
+    >>> {k: round(float(v[0]), 4) for k, v in stats.items()}
+    {'mean_a': 0.625, 'mean_b': 0.25, 'discordance': 0.375, 'icc_diff': 0.0, \
+'within_var': 0.1875, 'item_corr': 0.9045}
+    """
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    b = np.atleast_2d(np.asarray(b, dtype=float))
+    sizes = np.asarray(cluster_sizes, dtype=np.int64)
+    reps, columns = a.shape
+    s = check_int("n_samples", n_samples, low=1)
+    if b.shape != a.shape or columns % s or columns // s != sizes.sum():
+        raise ValueError(f"`a` and `b` must have the same shape, n_samples={s} scores for each "
+                         f"of the {int(sizes.sum())} items of `cluster_sizes`; got {a.shape} "
+                         f"and {b.shape}.")
+    n, g = columns // s, len(sizes)
+    ia, ib = a.reshape(reps, n, s), b.reshape(reps, n, s)
+    ma, mb = ia.mean(axis=2), ib.mean(axis=2)
+    out = {"mean_a": a.mean(axis=1), "mean_b": b.mean(axis=1),
+           "discordance": np.abs(a - b).mean(axis=1)}
+    nan = np.full(reps, np.nan)
+    if g >= 2 and n > g:
+        d = ma - mb
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        means = np.add.reduceat(d, starts, axis=1) / sizes
+        grand = d.mean(axis=1, keepdims=True)
+        msb = (sizes * (means - grand) ** 2).sum(axis=1) / (g - 1)
+        msw = ((d - np.repeat(means, sizes, axis=1)) ** 2).sum(axis=1) / (n - g)
+        n0 = (n - (sizes**2).sum() / n) / (g - 1)
+        denom = msb + (n0 - 1) * msw
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["icc_diff"] = np.where(denom > 0, (msb - msw) / denom, np.nan)
+    else:
+        out["icc_diff"] = nan
+    if s > 1:
+        out["within_var"] = (ia.var(axis=2, ddof=1).mean(axis=1)
+                             + ib.var(axis=2, ddof=1).mean(axis=1)) / 2
+    else:
+        out["within_var"] = nan.copy()
+    ca, cb = ma - ma.mean(axis=1, keepdims=True), mb - mb.mean(axis=1, keepdims=True)
+    den = np.sqrt((ca**2).sum(axis=1) * (cb**2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["item_corr"] = np.where(den > 0, (ca * cb).sum(axis=1) / den, np.nan)
+    return {name: out[name] for name in STATISTICS}
+
+
+def layout(fit: ItemFit, n_items: int) -> tuple[int, ...]:
+    """Cluster sizes of `n_items` items like the file's: the file's own for 0, else clusters
+    of the file's mean cluster size (rounded half up), the last one holding the rest.
+
+    Parameters
+    ----------
+    fit : ItemFit
+    n_items : int
+        0, or at least 2.
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from evalmc.sims.itemmodel import fit_items, layout
+    >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
+    ...                       "sample": 0, "cluster": list("1122") * 2,
+    ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
+    >>> fit = fit_items(table, "A", "B")
+    >>> layout(fit, 0), layout(fit, 5)
+    ((2, 2), (2, 2, 1))
+    """
+    if n_items == 0:
+        return fit.cluster_sizes
+    k = max(1, int(np.floor(fit.n_items / len(fit.cluster_sizes) + 0.5)))
+    sizes = [k] * (n_items // k)
+    if n_items % k:
+        sizes.append(n_items % k)
+    return tuple(sizes)
+
+
+@dataclass(frozen=True)
+class ItemModel(Scenario, registered="item-model"):
+    """Two models' item scores drawn from the latent model fitted to your own file.
+
+    The file (read by :func:`~evalmc.sims.itemlogs.read_items` with `metric`, `cluster` and
+    `sample`) is fitted once (:func:`fit_items`, stored in :attr:`fit`); each replication
+    draws fresh clusters, items and samples whose expected scores differ by `delta`, their
+    average the file's pooled mean (module docstring). Parameters: the ``'item-model'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
+
+    Attributes
+    ----------
+    fit : ItemFit
+        The fitted model.
+    mu : tuple of float
+        The latent means ``(mu_A, mu_B)`` at `delta`.
+    cluster_sizes : tuple of int
+        Items per cluster of a replication (:func:`layout`).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from evalmc.sims.itemmodel import ItemModel
+    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+    >>> rows = [f"{m},q{i},{i % 3},{int((i * 7 + len(m) * i) % 5 < 3)}"
+    ...         for m in ("base", "tuned") for i in range(12)]
+    >>> _ = path.write_text("model,item,topic,score\\n" + "\\n".join(rows) + "\\n")
+    >>> scenario = ItemModel(file=str(path), a="tuned", b="base", cluster="topic", delta=0.1)
+    >>> scenario.truth, scenario.effect, scenario.cluster_sizes
+    ('alternative', 0.1, (4, 4, 4))
+    >>> batch = scenario.draw(np.random.default_rng(0), 3)
+    >>> batch.a.shape, batch.cluster_sizes, batch.n_samples
+    ((3, 12), (4, 4, 4), 1)
+    """
+
+    estimand: ClassVar[str] = "mean difference"
+    batch: ClassVar[type] = ClusteredBatch
+    fit: ItemFit = field(init=False, repr=False, compare=False)
+    mu: tuple = field(init=False, repr=False, compare=False)
+    cluster_sizes: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        from pathlib import Path
+
+        from evalmc.sims.itemlogs import read_items
+
+        check_float("delta", self.delta)
+        n_items = check_int("n_items", self.n_items, low=0)
+        if n_items == 1:
+            raise ValueError("`n_items` must be 0 (the file's items) or at least 2; got 1.")
+        object.__setattr__(self, "n_items", n_items)
+        if not self.file:
+            raise ValueError("`file` is required: item-level results of both models "
+                             "(a CSV or JSON Lines table, an lm-evaluation-harness or inspect_ai "
+                             "log).")
+        if not Path(self.file).is_file():
+            raise ValueError(f"`file` {self.file!r} is not a file.")
+        table = read_items(self.file, metric=self.metric or None,
+                           cluster=self.cluster or None, sample=self.sample or None)
+        models = list(dict.fromkeys(table["model"]))
+        for name in ("a", "b"):
+            if not getattr(self, name):
+                raise ValueError(f"`{name}` is required: model {name.upper()}'s name; models of "
+                                 f"{self.file!r}: {', '.join(map(str, models))}.")
+        fit = fit_items(table, self.a, self.b)
+        object.__setattr__(self, "fit", fit)
+        object.__setattr__(self, "mu", fit.latent_means(float(self.delta)))
+        object.__setattr__(self, "cluster_sizes", layout(fit, n_items))
+
+    @property
+    def truth(self) -> str:
+        """``'null'`` when `delta` is 0, else ``'alternative'``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
+        ...                     "B,3,1\\n")
+        >>> [ItemModel(file=str(path), a="A", b="B", delta=d).truth for d in (0, 0.1)]
+        ['null', 'alternative']
+        """
+        return "null" if self.delta == 0 else "alternative"
+
+    @property
+    def effect(self) -> float:
+        """A's expected score minus B's: `delta`.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
+        ...                     "B,3,1\\n")
+        >>> ItemModel(file=str(path), a="A", b="B", delta=0.1).effect
+        0.1
+        """
+        return float(self.delta)
+
+    @property
+    def a_mean(self) -> float:
+        """A's expected score: the file's pooled mean plus ``delta / 2``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
+        ...                     "B,3,1\\n")
+        >>> ItemModel(file=str(path), a="A", b="B", delta=0.1).a_mean
+        0.55
+        """
+        return float(self.fit.mean + self.delta / 2)
+
+    @property
+    def sizes(self) -> tuple[int, int]:
+        """Scores per replication of each model: items times samples.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
+        ...                     "B,3,1\\n")
+        >>> ItemModel(file=str(path), a="A", b="B").sizes, ItemModel(
+        ...     file=str(path), a="A", b="B", n_items=50).sizes
+        ((3, 3), (50, 50))
+        """
+        n = sum(self.cluster_sizes) * self.fit.n_samples
+        return (n, n)
+
+    def draw(self, rng, n_reps):
+        """Draw `n_reps` fresh sets of items (:meth:`ItemFit.draw_scores`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+
+        Returns
+        -------
+        ClusteredBatch
+            Paired scores (n_reps, items * samples), ``cluster_sizes`` and ``n_samples`` set.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> import numpy as np
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,0.2\\nA,2,0.9\\nA,3,0.5\\nB,1,0.1\\n"
+        ...                     "B,2,0.7\\nB,3,0.6\\n")
+        >>> batch = ItemModel(file=str(path), a="A", b="B").draw(np.random.default_rng(0), 2)
+        >>> batch.a.tolist()
+        [[0.1, 0.6, 0.1], [0.5, 0.2, 0.5]]
+        """
+        a, b = self.fit.draw_scores(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes)
+        return ClusteredBatch(a, b, paired=True, cluster_sizes=self.cluster_sizes,
+                              n_samples=self.fit.n_samples)
+
+    def fingerprint(self) -> str:
+        """The parameters' fingerprint and a digest of the scores read: editing the file
+        changes it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from evalmc.sims.itemmodel import ItemModel
+        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
+        ...                     "B,3,1\\n")
+        >>> before = ItemModel(file=str(path), a="A", b="B").fingerprint()
+        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,1\\nB,2,0\\n"
+        ...                     "B,3,0\\n")
+        >>> ItemModel(file=str(path), a="A", b="B").fingerprint() == before
+        False
+        """
+        return f"{super().fingerprint()}|scores={self.fit.digest}"
+
+
+def faithfulness(scenario: ItemModel, rng, n_reps: int = 200):
+    """Does data simulated from the fit look like the file? Each :func:`item_statistics`
+    quantity of the file against `n_reps` data sets drawn from the fit itself (``mu_A``,
+    ``mu_B`` as fitted, i.e. `delta` the file's mean difference) in the file's own clusters.
+
+    The file's value is one draw, not a mean: it is compared with the spread of the
+    simulated values, ``|observed - simulated mean| <= 4 sd`` (sd over the simulated data
+    sets), not with the MCSE of their mean. A quantity undefined on the file (ICC without
+    clusters, within-item variance with one sample) is NaN on both sides and counts as
+    faithful.
+
+    Parameters
+    ----------
+    scenario : ItemModel
+        Its fit is used; its `delta` and `n_items` are not.
+    rng : numpy.random.Generator
+    n_reps : int
+        Simulated data sets (at least 2).
+
+    Returns
+    -------
+    DataFrame
+        One row per quantity: ``quantity``, ``observed``, ``simulated`` (mean), ``mcse``
+        (sd / sqrt(n_reps)), ``sd``, ``faithful``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from evalmc.sims.itemmodel import ItemModel, faithfulness
+    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+    >>> rows = [f"{m},q{i},{i % 3},{int((i * 7 + len(m) * i) % 5 < 3)}"
+    ...         for m in ("base", "tuned") for i in range(12)]
+    >>> _ = path.write_text("model,item,topic,score\\n" + "\\n".join(rows) + "\\n")
+    >>> scenario = ItemModel(file=str(path), a="tuned", b="base", cluster="topic")
+    >>> table = faithfulness(scenario, np.random.default_rng(0), n_reps=100)
+    >>> table["quantity"].tolist()
+    ['mean_a', 'mean_b', 'discordance', 'icc_diff', 'within_var', 'item_corr']
+    >>> bool(table["faithful"].all())
+    True
+    """
+    import pandas as pd
+
+    n_reps = check_int("n_reps", n_reps, low=2)
+    fit = scenario.fit
+    a, b = fit.draw_scores(rng, n_reps, fit.mu_a, fit.mu_b)
+    simulated = item_statistics(a, b, fit.cluster_sizes, fit.n_samples)
+    rows = []
+    for name in STATISTICS:
+        values = simulated[name]
+        finite = values[np.isfinite(values)]
+        mean = float(finite.mean()) if finite.size else np.nan
+        sd = float(finite.std(ddof=1)) if finite.size > 1 else np.nan
+        observed = fit.observed[name]
+        if np.isnan(observed) and np.isnan(mean):
+            faithful = True
+        else:
+            faithful = bool(abs(observed - mean) <= 4 * sd)
+        rows.append({"quantity": name, "observed": observed, "simulated": mean,
+                     "mcse": sd / np.sqrt(finite.size) if finite.size else np.nan, "sd": sd,
+                     "faithful": faithful})
+    return pd.DataFrame(rows)
+
+
+ITEM_MODEL_SCENARIOS = (ItemModel,)
