@@ -27,11 +27,17 @@ the one-sided normal tail of ``|m|``, so at level 0.05 it rejects about 11% of n
 comparisons (0.110 in the normal limit). A difference of exactly 0 gives
 ``p = 1 / (B + 1)`` in both (nothing is strictly above 0), as sacrebleu computes it.
 
-Sufficient statistics: a bootstrap resample of the items is a multinomial count of each
-distinct difference, and a trial of sign flips a binomial count of the flipped items per
-distinct ``|d|``; the cost grows with the distinct values (one for 0/1 scores), not with the
-items. The strict ``>`` is taken in exact arithmetic: sums are compared on the scale of
-``sum(|d|)`` with a relative tolerance of 1e-10 (exact for 0/1 scores).
+Sufficient statistics. Where the differences lie on a lattice (means of 0/1 or integer
+scores), each test's law given the data is computed exactly, by one discrete Fourier
+transform: a bootstrap resample's sum is a draw of the n-fold convolution of the row's
+empirical law (:func:`sum_law`), drawn by inversion; the randomisation's trials are
+independent, so the number of them above the real difference is binomial with the exact chance
+that one trial is above it (:func:`ar_exceedance`), drawn at once. Elsewhere a resample is the
+multinomial count of each distinct difference, and a trial of sign flips the binomial count of
+the flipped items per distinct ``|d|``. The cost grows with the lattice's span or the distinct
+values, not with the items times the resamples. The strict ``>`` is taken in exact
+arithmetic: sums are compared on the scale of ``sum(|d|)`` with a relative tolerance of 1e-10
+(exact for 0/1 scores).
 """
 
 from __future__ import annotations
@@ -50,6 +56,8 @@ from evalmc.sims.validation import check_int
 CHUNK = 4_000_000
 #: Relative tolerance of the strict comparisons, on the scale of sum(|d|).
 TIES = 1e-10
+#: Widest lattice span of the randomisation statistic whose law is computed exactly.
+EXACT_SPAN = 2**16
 
 
 def _differences(batch: Batch) -> np.ndarray:
@@ -92,16 +100,24 @@ def _chunks(n_reps: int, per_row: int):
         yield slice(start, min(start + step, n_reps))
 
 
-def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int) -> np.ndarray:
-    """Sums of `n_resamples` bootstrap resamples of each row of `d`, from the multinomial
-    counts of its distinct values: the law of ``d[i][idx].sum()`` for ``idx`` n indices drawn
-    with replacement.
+def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
+                   scale: int = 1) -> np.ndarray:
+    """Sums of `n_resamples` bootstrap resamples of each row of `d`: draws of the law of
+    ``d[i][idx].sum()`` for ``idx`` n indices drawn with replacement.
+
+    The resamples are independent draws of that law. Where ``d * scale`` is integral (means
+    of 0/1 or integer scores) and its span at most :data:`EXACT_SPAN`, the law is computed
+    exactly, the n-fold convolution of the row's empirical law by one discrete Fourier
+    transform, and the sums drawn from it by inversion; elsewhere each resample's multinomial
+    counts of the row's distinct values are drawn.
 
     Parameters
     ----------
     d : ndarray, shape (n_reps, n)
     rng : numpy.random.Generator
     n_resamples : int
+    scale : int
+        The lattice of `d` (see above).
 
     Returns
     -------
@@ -111,16 +127,66 @@ def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int) ->
     --------
     >>> import numpy as np
     >>> sums = bootstrap_sums(np.array([[1.0, 0.0, -1.0, 1.0]]), np.random.default_rng(0), 5)
-    >>> sums.shape, bool(np.all(np.abs(sums) <= 4))
-    ((1, 5), True)
+    >>> sums.tolist()
+    [[1.0, 0.0, 2.0, -1.0, 1.0]]
     """
-    values, counts = categories(d)
+    law = sum_law(d, scale)
+    if law is None:
+        from evalmc.criteria import kernels
+
+        values, counts = categories(d)
+        out = np.empty((d.shape[0], n_resamples))
+        kernels.multinomial_ratios(rng, values, np.ones_like(values), counts, out)
+        return out * d.shape[1]
+    lowest, cdf = law
+    u = rng.random((d.shape[0], n_resamples))
+    picks = np.stack([np.searchsorted(cdf[i], u[i], side="right") for i in range(len(u))])
+    return (np.minimum(picks, cdf.shape[1] - 1) + lowest) / scale
+
+
+def sum_law(d: np.ndarray, scale: int = 1):
+    """The law of the sum of n draws with replacement from each row of `d`, on the lattice
+    ``1 / scale``; None off a lattice or past :data:`EXACT_SPAN`.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_reps, n)
+    scale : int
+
+    Returns
+    -------
+    lowest : int
+        The smallest sum, in lattice units (``-n * max|d| * scale``).
+    cdf : ndarray, shape (n_reps, m)
+        The sum's distribution function at ``lowest, lowest + 1, ...`` (lattice units).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lowest, cdf = sum_law(np.array([[1.0, -1.0]]))  # the sum of two fair +-1 draws
+    >>> lowest, cdf.round(6).tolist()
+    (-2, [[0.25, 0.25, 0.75, 0.75, 1.0]])
+    """
+    from scipy import fft
+
+    k = d * scale
+    lattice = np.rint(k)
+    if d.size == 0 or np.max(np.abs(k - lattice)) > TIES * max(1.0, np.max(np.abs(k))):
+        return None
+    k = lattice.astype(np.int64)
+    top = int(np.abs(k).max())
     n = d.shape[1]
-    out = np.empty((d.shape[0], n_resamples))
-    for rows in _chunks(d.shape[0], n_resamples * values.shape[1]):
-        drawn = rng.multinomial(n, counts[rows] / n, size=(n_resamples, counts[rows].shape[0]))
-        out[rows] = np.einsum("brm,rm->rb", drawn, values[rows])
-    return out
+    if 2 * n * top > EXACT_SPAN:
+        return None
+    size = fft.next_fast_len(2 * n * top + 1)
+    cdf = np.empty((d.shape[0], 2 * n * top + 1))
+    for rows in _chunks(d.shape[0], 8 * size):
+        one = np.zeros((len(k[rows]), size))
+        np.add.at(one, (np.arange(len(k[rows]))[:, None], k[rows] + top), 1.0 / n)
+        law = fft.irfft(fft.rfft(one, axis=1) ** n, size, axis=1)[:, :cdf.shape[1]]
+        law = np.cumsum(np.maximum(law, 0.0), axis=1)
+        cdf[rows] = law / law[:, -1:]
+    return -n * top, cdf
 
 
 def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndarray:
@@ -154,6 +220,63 @@ def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndar
     return out
 
 
+def ar_exceedance(d: np.ndarray, scale: int = 1):
+    """The chance that one trial of random swaps beats the real difference, ``P(|sum_i s_i d_i| >
+    |sum_i d_i|)`` for independent fair signs ``s_i``, exactly, per row of `d`; None when `d`
+    times `scale` is not integral or its span passes :data:`EXACT_SPAN`.
+
+    On the lattice ``k_i = |d_i| scale`` the signed sum ``S = sum_i s_i k_i`` has the
+    characteristic function ``prod_j cos(t j)^(c_j)`` (``c_j`` items with ``k_i = j``); its law
+    on ``-K..K`` (``K = sum_i k_i``) is one discrete Fourier transform of it.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_reps, n)
+        Per-item differences.
+    scale : int
+        Their lattice: ``d * scale`` integral (the samples per item, for means of 0/1 scores).
+
+    Returns
+    -------
+    ndarray, shape (n_reps,), or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ar_exceedance(np.array([[1.0, 1.0, -1.0, 0.0]])).round(6)  # |S| = 3 of 8 patterns
+    array([0.25])
+    >>> ar_exceedance(np.array([[0.3, 1.0]])) is None
+    True
+    """
+    from scipy import fft
+
+    k = np.abs(d) * scale
+    lattice = np.rint(k)
+    if d.size == 0 or np.max(np.abs(k - lattice)) > TIES * max(1.0, np.max(k)):
+        return None
+    k = lattice.astype(np.int64)
+    span = int(k.sum(axis=1).max())
+    if span > EXACT_SPAN:
+        return None
+    observed = np.abs(np.rint(d.sum(axis=1) * scale)).astype(np.int64)
+    steps = np.arange(1, max(int(k.max()), 1) + 1)
+    counts = np.stack([(k == j).sum(axis=1) for j in steps], axis=1).astype(float)
+    size = fft.next_fast_len(2 * span + 1)
+    cosines = np.cos(np.outer(steps, 2 * np.pi * np.arange(size) / size))
+    log_abs = np.log(np.maximum(np.abs(cosines), 1e-300))
+    negative = (cosines < 0).astype(float)
+    out = np.empty(d.shape[0])
+    for rows in _chunks(d.shape[0], 8 * size):
+        c = counts[rows]
+        phi = np.exp(c @ log_abs) * (1 - 2 * ((c @ negative) % 2))
+        law = fft.fft(phi, axis=1).real / size  # P(S = j) at j mod size
+        up = np.cumsum(law[:, :span + 1], axis=1)  # P(0 <= S <= j)
+        down = np.cumsum(np.pad(law[:, ::-1][:, :span], ((0, 0), (1, 0))), axis=1)  # P(-j<=S<0)
+        at = (np.arange(len(c)), observed[rows])
+        out[rows] = np.clip(1 - up[at] - down[at], 0.0, 1.0)
+    return out
+
+
 def sacrebleu_pvalues(stats: np.ndarray, real: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """sacrebleu's ``_compute_p_value`` per row: ``(sum(stats > real) + 1) / (len(stats) + 1)``,
     the strict ``>`` up to rounding (:data:`TIES` x `scale`).
@@ -184,7 +307,7 @@ def _paired_bs(batch: Batch, rng: np.random.Generator, n_resamples: int) -> Crit
     d = _differences(batch)
     n = d.shape[1]
     total = d.sum(axis=1)
-    sums = np.abs(bootstrap_sums(d, rng, n_resamples))
+    sums = np.abs(bootstrap_sums(d, rng, n_resamples, getattr(batch, "n_samples", 1)))
     # |m*| - mean(|m*|) > |m|, times n B: exact in integers for 0/1 scores
     stats = n_resamples * sums - sums.sum(axis=1, keepdims=True)
     scale = n_resamples * np.abs(d).sum(axis=1)
@@ -196,8 +319,12 @@ def _paired_ar(batch: Batch, rng: np.random.Generator, n_resamples: int) -> Crit
     d = _differences(batch)
     n = d.shape[1]
     total = d.sum(axis=1)
-    stats = np.abs(flip_sums(d, rng, n_resamples))
-    p = sacrebleu_pvalues(stats, np.abs(total), np.abs(d).sum(axis=1))
+    q = ar_exceedance(d, getattr(batch, "n_samples", 1))
+    if q is not None:  # the trials are independent: the count above is Bin(trials, q)
+        p = (rng.binomial(n_resamples, q) + 1) / (n_resamples + 1)
+    else:
+        stats = np.abs(flip_sums(d, rng, n_resamples))
+        p = sacrebleu_pvalues(stats, np.abs(total), np.abs(d).sum(axis=1))
     return CriterionResult.from_pvalues(p, total / n, estimate=total / n)
 
 

@@ -1,0 +1,209 @@
+"""The audit of an item-level evaluation, timed against a plain loop over the same procedures.
+
+The workload: 1,000 items in 40 clusters, 2 models, 5 samples per item (0/1 scores), the ten
+default procedures of :func:`evalmc.study.audit.default_procedures` and the four default
+intervals, the null and three differences besides the audit's grid, at the audit's default
+replications. The peer draws the same fitted model one replication at a time and runs each
+procedure as one writes it plainly: numpy and scipy.stats per replication, a bootstrap by
+resampling indices, a randomisation by drawing every item's swap; it runs 1% of the
+replications, its time scaled by 100.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+#: The example's shape: items, clusters, samples per item; and the differences asked for.
+N_ITEMS, N_CLUSTERS, N_SAMPLES = 1000, 40, 5
+DELTAS = (0.01, 0.02, 0.03)
+#: The share of the replications the plain loop runs.
+PEER_SHARE = 0.01
+
+
+def write_items(folder) -> Path:
+    """Write a simulated item-level file of two models (``items.csv``) into `folder`.
+
+    Parameters
+    ----------
+    folder : path
+
+    Returns
+    -------
+    Path
+        The file: ``model,item,sample,cluster,score``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import pandas as pd
+    >>> path = write_items(tempfile.mkdtemp())
+    >>> pd.read_csv(path).shape
+    (10000, 5)
+    """
+    rng = np.random.default_rng(27)
+    cluster = np.repeat(np.arange(N_CLUSTERS), N_ITEMS // N_CLUSTERS)
+    difficulty = rng.normal(0, 0.5, N_CLUSTERS)[cluster] + rng.normal(0, 1, N_ITEMS)
+    favour = rng.normal(0, 0.15, N_CLUSTERS)[cluster]
+    rows = ["model,item,sample,cluster,score"]
+    for sign, model in ((1, "a"), (-1, "b")):
+        latent = (sign * favour - difficulty + rng.normal(0, 0.6, N_ITEMS))[:, None] \
+            + rng.normal(0, 1, (N_ITEMS, N_SAMPLES))
+        rows += [f"{model},{i},{s},{cluster[i]},{int(latent[i, s] > 0)}"
+                 for i in range(N_ITEMS) for s in range(N_SAMPLES)]
+    path = Path(folder) / "items.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def audit_items():
+    """``evalmc.audit`` of 1,000 items x 2 models x 5 samples (10 procedures, 4 intervals, 3
+    differences and the grid) on one core, against a plain per-replication loop.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns the sizes of three procedures as text.
+    peer_scale : float
+        The replications over those the plain loop runs.
+
+    Examples
+    --------
+    Building the workload writes the file; the example only finds it in the registry.
+
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("audit-items").load() is audit_items
+    True
+    """
+    from evalmc.engine.options import AUDIT_ALT_REPS, AUDIT_REPS
+    from evalmc.study.audit import audit
+
+    path = write_items(tempfile.mkdtemp(prefix="evalmc-bench-"))
+    read = {"cluster": "cluster", "sample": "sample"}
+
+    def ours(small=False):
+        result = audit(path, "a", "b", **read, deltas=DELTAS,
+                       n_reps=50 if small else AUDIT_REPS,
+                       n_reps_alt=20 if small else AUDIT_ALT_REPS, progress=False)
+        return _sizes(dict(zip(result.sizes["procedure"], result.sizes["rate"], strict=True)),
+                      result.settings["grid"])
+
+    def peer(small=False):
+        first = audit(path, "a", "b", **read, deltas=DELTAS, n_reps=2, n_reps_alt=2,
+                      progress=False)  # the same grid of differences as ours
+        grid = first.settings["grid"]
+        n_null = 5 if small else round(PEER_SHARE * AUDIT_REPS)
+        n_alt = 2 if small else round(PEER_SHARE * AUDIT_ALT_REPS)
+        return _sizes(plain_loop(path, read, grid, n_null, n_alt), grid)
+
+    return ours, peer, 1 / PEER_SHARE
+
+
+def plain_loop(path, read, grid, n_null, n_alt) -> dict:
+    """Each default procedure and interval, one replication at a time, as one writes them
+    plainly; their sizes under the null.
+
+    Parameters
+    ----------
+    path : path
+        The item-level file.
+    read : dict
+        Its cluster and sample columns.
+    grid : sequence of float
+        The differences at which to run the procedures too.
+    n_null, n_alt : int
+        Replications under the null and under each difference.
+
+    Returns
+    -------
+    dict
+        Procedure name to its rejection rate under the null.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = write_items(tempfile.mkdtemp())
+    >>> sizes = plain_loop(path, {"cluster": "cluster", "sample": "sample"}, [], 2, 0)
+    >>> sorted(sizes)[:3]
+    ['cluster-bootstrap', 'clustered-z', 'paired-items']
+    """
+    from evalmc.sims import get_scenario
+
+    scenario = get_scenario("item-model")
+    base = {"file": str(path), "a": "a", "b": "b", **read}
+    rng = np.random.default_rng(1)
+    sizes = {}
+    for delta, reps in ((0.0, n_null), *((d, n_alt) for d in grid)):
+        model = scenario(**base, delta=delta)
+        for _ in range(reps):
+            batch = model.draw(rng, 1)
+            p = _procedures(batch, rng)
+            _intervals(batch, rng)
+            if delta == 0.0:
+                for name, value in p.items():
+                    sizes[name] = sizes.get(name, 0.0) + (value < 0.05) / reps
+    return sizes
+
+
+def _procedures(batch, rng) -> dict:
+    """The ten procedures' p-values on one replication, plainly."""
+    from evalmc.criteria.bootstrap import interval_pvalues
+
+    samples_a = batch.samples[0][0].reshape(-1, N_SAMPLES)
+    samples_b = batch.samples[1][0].reshape(-1, N_SAMPLES)
+    a, b = samples_a.mean(axis=1), samples_b.mean(axis=1)
+    d, n = a - b, a.size
+    sizes = np.array(batch.cluster_sizes)
+    starts = np.cumsum(sizes) - sizes
+    p = {}
+    se = np.sqrt(a.var(ddof=1) / n + b.var(ddof=1) / n)
+    p["unpaired-z"] = 2 * stats.norm.sf(abs(d.mean() / se))
+    p["paired-items"] = 2 * stats.norm.sf(abs(d.mean() / (d.std(ddof=1) / np.sqrt(n))))
+    flat = (samples_a - samples_b).ravel()
+    p["paired-samples-z"] = 2 * stats.norm.sf(abs(flat.mean() / (flat.std(ddof=1)
+                                                              / np.sqrt(flat.size))))
+    passk = (samples_a.max(axis=1) - samples_b.max(axis=1)).astype(float)  # pass@5 of 5
+    p["passk-paired(k=5)"] = 2 * stats.norm.sf(abs(passk.mean() / (passk.std(ddof=1)
+                                                                   / np.sqrt(n))))
+    sums = np.add.reduceat(d, starts)
+    cse = np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / n
+    p["clustered-z"] = 2 * stats.norm.sf(abs(d.mean() / cse))
+    pick = rng.integers(0, sizes.size, (999, sizes.size))
+    boot = sums[pick].sum(axis=1) / sizes[pick].sum(axis=1)
+    p["cluster-bootstrap"] = interval_pvalues(np.array([d.mean()]), boot[None, :],
+                                              "percentile")[0]
+    real = abs(d.mean())
+    means = np.abs(d[rng.integers(0, n, (1000, n))].mean(axis=1))
+    p["sacrebleu-paired-bs"] = (np.sum(means - means.mean() > real) + 1) / 1001
+    swaps = rng.integers(0, 2, (10_000, n)).astype(bool)
+    flips = np.abs(np.where(swaps, -d, d).mean(axis=1))
+    p["sacrebleu-paired-ar"] = (np.sum(flips > real) + 1) / 10_001
+    nonzero = d[d != 0]
+    p["sign"] = stats.binomtest(int((nonzero > 0).sum()), nonzero.size).pvalue
+    p["wilcoxon"] = stats.wilcoxon(d).pvalue
+    return p
+
+
+def _intervals(batch, rng) -> list:
+    """The four intervals of A - B on one replication, plainly."""
+    a, b = batch.a[0], batch.b[0]
+    d, n = a - b, a.size
+    z = stats.norm.ppf(0.975)
+    sizes = np.array(batch.cluster_sizes)
+    sums = np.add.reduceat(d, np.cumsum(sizes) - sizes)
+    cse = np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / n
+    pick = rng.integers(0, sizes.size, (999, sizes.size))
+    boot = sums[pick].sum(axis=1) / sizes[pick].sum(axis=1)
+    welch = stats.ttest_ind(a, b, equal_var=False).confidence_interval()
+    return [(welch.low, welch.high),
+            (d.mean() - z * d.std(ddof=1) / np.sqrt(n), d.mean() + z * d.std(ddof=1) / np.sqrt(n)),
+            (d.mean() - z * cse, d.mean() + z * cse),
+            tuple(np.quantile(boot, [0.025, 0.975]))]
+
+
+def _sizes(rates: dict, grid) -> str:
+    shown = ("paired-items", "clustered-z", "sacrebleu-paired-bs")
+    return ", ".join(f"{name} {rates[name]:.3f}" for name in shown) + f"; grid {len(grid)}"
