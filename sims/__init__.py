@@ -142,6 +142,8 @@ SCENARIOS = Registry("scenario", [
               Param("cluster", "", str, "column or field of the items' clusters; default none"),
               Param("sample", "", str, "column of sample indices; default none (one score "
                                        "per item)"),
+              Param("item", "item", str, "a table's column of item ids"),
+              Param("model", "", str, "a table's column of model names; default model"),
               Param("delta", 0.0, float, "A's expected score minus B's; 0 = the null"),
               Param("n_items", 0, int, "items per replication (>= 2); 0 = the file's items "
                                        "in the file's clusters"),

@@ -777,8 +777,9 @@ class ItemModel(Scenario, registered="item-model"):
                              "log).")
         if not Path(self.file).is_file():
             raise ValueError(f"`file` {self.file!r} is not a file.")
-        table = read_items(self.file, metric=self.metric or None,
-                           cluster=self.cluster or None, sample=self.sample or None)
+        table = read_items(self.file, metric=self.metric or None, item=self.item or "item",
+                           model=self.model or None, cluster=self.cluster or None,
+                           sample=self.sample or None)
         models = list(dict.fromkeys(table["model"]))
         for name in ("a", "b"):
             if not getattr(self, name):

@@ -41,12 +41,18 @@ def _write(tmp_path, a, b, cluster_size, n_samples, name="items.csv"):
     return str(path)
 
 
+def _samples(batch):
+    """A's and B's scores sample by sample, (n_reps, n_items * n_samples)."""
+    return batch.samples if batch.samples is not None else (batch.a, batch.b)
+
+
 def _file(tmp_path, scores="correct", seed=0, name="items.csv", **params):
     scen = get_scenario("llm-items")(**{**TRUTH, "n_items": 300, "n_clusters": 15,
                                         "skill_a": 0.4, "skill_b": 0.2, "scores": scores,
                                         **params})
     batch = scen.draw(np.random.default_rng(seed), 1)
-    return _write(tmp_path, batch.a[0], batch.b[0], scen.cluster_size, scen.n_samples, name)
+    a, b = _samples(batch)
+    return _write(tmp_path, a[0], b[0], scen.cluster_size, scen.n_samples, name)
 
 
 def _model(path, **kwargs):
@@ -61,7 +67,8 @@ def test_recovery_of_the_llm_items_variances(scores):
     scen = get_scenario("llm-items")(**TRUTH, scores=scores)
     reps = 40
     batch = scen.draw(np.random.default_rng(1), reps)
-    fits = [fit_items(_table(batch.a[r], batch.b[r], 20, 3), "A", "B") for r in range(reps)]
+    a, b = _samples(batch)
+    fits = [fit_items(_table(a[r], b[r], 20, 3), "A", "B") for r in range(reps)]
     truth = scen.variances()
     assert sum(truth.values()) == pytest.approx(1.0)
     for name in PARTS:
@@ -90,7 +97,7 @@ def _judge(tmp_path):
     scen = get_scenario("llm-items")(**{**TRUTH, "n_items": 200, "n_clusters": 20,
                                         "scores": "latent"})
     batch = scen.draw(np.random.default_rng(3), 1)
-    marks = [np.clip(np.round(2 * x + 6), 1, 10) for x in (batch.a[0], batch.b[0])]
+    marks = [np.clip(np.round(2 * x[0] + 6), 1, 10) for x in _samples(batch)]
     return _write(tmp_path, *marks, 10, 3, "judge.csv")
 
 
@@ -113,7 +120,7 @@ def test_null_and_delta_hold_the_expected_difference(tmp_path, kind, delta):
     diff = batch.a.mean(axis=1) - batch.b.mean(axis=1)
     assert abs(diff.mean() - delta) <= 4 * diff.std(ddof=1) / np.sqrt(reps)
     if kind == "judge":
-        assert set(np.unique(batch.a)) <= set(range(1, 11))
+        assert set(np.unique(_samples(batch)[0])) <= set(range(1, 11))
 
 
 def test_the_fit_itself_is_delta_at_the_observed_difference(tmp_path):
@@ -136,14 +143,14 @@ def test_fixed_seed_regression(tmp_path):
         0.459558, 0.430727, ("interaction",))
     assert [round(x, 6) for x in scenario.mu] == [0.515434, 0.376897]
     batch = scenario.draw(np.random.default_rng(5), 2)
-    assert batch.a[:, :12].tolist() == [
+    assert _samples(batch)[0][:, :12].tolist() == [
         [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]]
     continuous = _model(_file(tmp_path, "latent", seed=11, n_items=48, n_clusters=8,
                               n_samples=2, name="latent.csv"))
     assert [round(getattr(continuous.fit, p), 6) for p in PARTS] == [
         0.107722, 0.00484, 0.461192, 0.181229, 0.245017]
-    assert continuous.draw(np.random.default_rng(5), 1).a[0, :4].round(6).tolist() == [
+    assert _samples(continuous.draw(np.random.default_rng(5), 1))[0][0, :4].round(6).tolist() == [
         0.856099, 1.333346, -0.486031, -1.704575]
 
 
@@ -195,7 +202,8 @@ def test_n_items_sets_clusters_of_the_files_mean_size(tmp_path):
     scenario = _model(_file(tmp_path), n_items=45)
     assert scenario.cluster_sizes == (20, 20, 5) and scenario.sizes == (135, 135)
     batch = scenario.draw(np.random.default_rng(6), 4)
-    assert batch.a.shape == (4, 135) and batch.cluster_sizes == (20, 20, 5)
+    assert batch.a.shape == (4, 45) and _samples(batch)[0].shape == (4, 135)
+    assert batch.cluster_sizes == (20, 20, 5)
 
 
 def test_fingerprint_holds_the_scores(tmp_path):

@@ -124,6 +124,10 @@ def _is_list(value) -> bool:
 def condition_id(params: dict, scenario: type[Scenario] | None = None) -> int:
     """64-bit digest of a condition's parameter values (integral floats count as integers).
 
+    A scenario's ``file`` parameter (your own scores) counts by the file's content, not by its
+    path: the same file gives the same condition, and so the same random streams, wherever it
+    lies and however its path is spelled.
+
     Parameters
     ----------
     params : dict
@@ -158,11 +162,25 @@ def condition_id(params: dict, scenario: type[Scenario] | None = None) -> int:
     canon = {}
     for key, value in params.items():
         value = _py(value)
+        if key == "file" and scenario is not None and value:
+            value = _content(value)
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         canon[key] = value
     text = json.dumps(canon, sort_keys=True, default=str)
     return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _content(path) -> str:
+    """A file's content digest (its path as it is when it is not a readable file: the
+    scenario then refuses it)."""
+    from pathlib import Path
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return str(path)
+    return "content:" + hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def check_names(names) -> None:
