@@ -29,6 +29,8 @@ _LAZY = {
     "RanksResult": "evalmc.analysis.ranks",
     "CompareResult": "evalmc.analysis.comparison",
     "reproduce": "evalmc.reproductions.runner",
+    "audit": "evalmc.study.audit",
+    "AuditResult": "evalmc.study.audit",
     "SCENARIOS": "evalmc.sims",
     "get_scenario": "evalmc.sims",
     "CRITERIA": "evalmc.criteria",
@@ -39,6 +41,7 @@ __all__ = [
     "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
+    "audit", "AuditResult",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
 ]
 

@@ -590,3 +590,82 @@ def critical_difference(mean_ranks: dict, cd: float, *, title: str = "") -> Figu
     if title:
         ax.set_title(title, fontsize=9)
     return fig
+
+
+def audit_figure(result) -> Figure:
+    """The figure of an audit: size, power against the difference, coverage.
+
+    Left, each procedure's size with its 95% Wilson interval, against the nominal level and
+    Bradley's band, coloured by its verdict; middle, its power (either sign) against the
+    difference A - B, with the 80% line and the differences asked for (a liberal procedure's
+    line dashed: its power counts false alarms too); right, each interval's coverage with its
+    95% interval (+- 1.96 MCSE) against its nominal level.
+
+    Parameters
+    ----------
+    result : AuditResult
+        From :func:`evalmc.study.audit.audit`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Not saved: call its ``savefig``.
+
+    Examples
+    --------
+    See :func:`evalmc.study.audit.audit`; ``result.plot()`` calls it.
+    """
+    from evalmc.stats.mcse import BRADLEY_BAND
+
+    d, s = result.data, result.settings
+    alpha = s["alpha"]
+    fig = Figure(figsize=(15, 4.8), layout="constrained")
+    ax_size, ax_power, ax_cover = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1.3, 1]})
+    sizes = result.sizes.iloc[::-1].reset_index(drop=True)
+    y = np.arange(len(sizes))
+    ax_size.axvspan(BRADLEY_BAND[0] * alpha, BRADLEY_BAND[1] * alpha, color="0.9",
+                    label="Bradley's band")
+    ax_size.axvline(alpha, color="0.4", lw=1, ls="--", label=f"alpha = {alpha:g}")
+    verdict = dict(zip(result.verdicts["procedure"], result.verdicts["verdict"], strict=True))
+    colours = {"calibrated": "tab:green", "liberal": "tab:red", "conservative": "tab:orange",
+               "undetermined": "0.45"}
+    for k, row in sizes.iterrows():
+        kind = verdict[row["procedure"]]
+        ax_size.errorbar(row["rate"], k, xerr=[[row["rate"] - row["ci_low"]],
+                                               [row["ci_high"] - row["rate"]]],
+                         fmt="o", color=colours[kind], capsize=3)
+    for kind in dict.fromkeys(verdict.values()):
+        ax_size.plot([], [], "o", color=colours[kind], label=kind)
+    ax_size.set_yticks(y, sizes["procedure"])
+    ax_size.set_xlabel("size: rejection rate under the null")
+    ax_size.set_title("Does it hold its level?", fontsize=10)
+    ax_size.legend(fontsize=8, loc="lower right")
+    for k, name in enumerate(result.sizes["procedure"]):
+        curve = result.power[result.power["procedure"] == name]
+        ax_power.plot(curve["delta"], curve["power"], marker="o", ms=3, color=f"C{k % 10}",
+                      ls="--" if verdict[name] == "liberal" else "-", label=name)
+    ax_power.axhline(0.8, color="0.4", lw=1, ls="--")
+    for delta in s["deltas"]:
+        ax_power.axvline(abs(delta), color="0.6", lw=0.8, ls=":")
+    ax_power.set_ylim(0, 1.02)
+    ax_power.set_xlabel("true difference A - B (score points)")
+    ax_power.set_ylabel("power (either sign)")
+    ax_power.set_title("How much can it detect? (dashed: 80%)", fontsize=10)
+    ax_power.legend(fontsize=7, loc="lower right")
+    cover = result.coverage.iloc[::-1].reset_index(drop=True)
+    y = np.arange(len(cover))
+    if len(cover):
+        ax_cover.axvline(cover["level"].iloc[0], color="0.4", lw=1, ls="--",
+                         label=f"nominal {cover['level'].iloc[0]:g}")
+        ax_cover.errorbar(cover["coverage"], y, xerr=1.96 * cover["coverage_mcse"], fmt="s",
+                          color="C2", capsize=3)
+        ax_cover.set_yticks(y, cover["estimator"])
+        ax_cover.legend(fontsize=8, loc="lower left")
+    ax_cover.set_xlabel("coverage of A - B under the null")
+    ax_cover.set_title("Does its interval cover?", fontsize=10)
+    name = str(d["file"]).replace("\\", "/").rsplit("/", 1)[-1]
+    clusters = f"{d['n_clusters']} clusters" if d["cluster"] else "no clusters"
+    fig.suptitle(f"Audit of {name}: {d['a']} vs {d['b']}, {d['n_items']} items x "
+                 f"{d['n_samples']} samples, {clusters}, on data simulated from its fit",
+                 fontsize=11)
+    return fig

@@ -38,6 +38,8 @@ WORKLOADS = Registry("workload", [
               "scipy.stats.bootstrap, 10^6 pairs"),
     _workload("bootstrap-df1-size", "classifiers:bootstrap_df1_size",
               "scipy.stats.bootstrap, paired"),
+    _workload("audit-items", "items:audit_items", "the same procedures, one replication at "
+              "a time (numpy, scipy.stats)"),
     _workload("ranks-300-models", "workloads:ranks_300_models",
               "scipy.stats.wilcoxon per pair"),
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",

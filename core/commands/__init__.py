@@ -25,6 +25,7 @@ COMMANDS = (
     "evalmc.commands.describe",
     "evalmc.commands.compare",
     "evalmc.commands.ranks",
+    "evalmc.commands.audit",
 )
 
 

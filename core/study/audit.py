@@ -80,7 +80,18 @@ class AuditResult:
 
     Examples
     --------
-    See :func:`audit`.
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import evalmc
+    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+    >>> _ = path.write_text("model,item,score\\n" + "".join(
+    ...     f"{m},{i},{int((i * 7 + (m == 'x')) % 3 > 0)}\\n" for m in "xy" for i in range(60)))
+    >>> result = evalmc.audit(path, "x", "y", criteria=["paired-items"], estimators=[],
+    ...                       n_reps=200, n_reps_alt=100, progress=False)
+    >>> print(result.report().splitlines()[0])  # doctest: +ELLIPSIS
+    evalmc audit ...items.csv: x (A) against y (B), metric score (binary scores)
+    >>> sorted(result.to_dict())[:4]
+    ['coverage', 'data', 'detectable', 'faithfulness']
     """
 
     data: dict
@@ -164,7 +175,8 @@ class AuditResult:
                    "Bradley": size["bradley"]}
             power = self.power[self.power["procedure"] == name]
             for _, p in power[power["asked"]].iterrows():
-                row[f"power {p['delta']:+g}"] = f"{p['power']:.3f} [{p['power_sign']:.3f}]"
+                row[f"power {p['delta']:+g}"] = (f"{p['power']:.3f} "
+                                                 f"[{_number(p['power_sign'], '.3f')}]")
             mdd = self.detectable[self.detectable["procedure"] == name].iloc[0]
             row["MDD"] = ("-" if np.isnan(mdd["mdd"]) else
                           f"{mdd['mdd']:.4f} [{mdd['mdd_low']:.4f}, {mdd['mdd_high']:.4f}]")
@@ -252,11 +264,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       estimators=["paired-z-interval"], n_reps=400, n_reps_alt=200,
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
-        procedure    rate       bradley
-    0  paired-items  0.0475  undetermined
-    1    unpaired-z  0.0050  conservative
+          procedure   rate       bradley
+    0  paired-items  0.045        robust
+    1    unpaired-z  0.020  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['undetermined', 'conservative']
+    ['calibrated', 'undetermined']
     """
     from evalmc.criteria import get_criterion
     from evalmc.estimators.intervals import get_estimator
@@ -277,13 +289,15 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     kind = "binary" if set(np.unique(np.concatenate([pair.a.ravel(), pair.b.ravel()]))) \
         <= {0.0, 1.0} else "continuous"
     criteria = list(criteria) if criteria is not None else default_procedures(batch, kind)
-    estimators = list(estimators) if estimators is not None else default_intervals(batch)
+    estimators = (list(estimators) if estimators is not None
+                  else default_intervals(batch, kind))
     crits = [get_criterion(c) for c in criteria]
     ests = [get_estimator(e) for e in estimators]
 
     scenario = get_scenario("item-model")
     base = {"file": str(path), "a": a, "b": b, "metric": metric or "",
-            "cluster": cluster or "", "sample": sample or ""}
+            "cluster": cluster or "", "sample": sample or "", "item": item,
+            "model": model or ""}
     model = scenario(**base)
     se = observed_se(batch)
     grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
@@ -397,10 +411,11 @@ def default_procedures(batch, kind: str) -> list[str]:
     """The procedures audited by default, for data like `batch`.
 
     The comparisons harnesses and papers use: lm-evaluation-harness' unpaired z, the paired z
-    (Miller 2024), sacrebleu's paired bootstrap and approximate randomisation, the sign and
-    signed-rank tests, with clusters the clustered z and the cluster bootstrap, with one
-    binary answer per item the exact McNemar test, with several samples of binary answers the
-    paired pass@1 test.
+    on items (Miller 2024), sacrebleu's paired bootstrap and approximate randomisation, the
+    sign and signed-rank tests on the items' differences; with several samples per item the z
+    that pools them as items and, for 0/1 scores, the paired pass@k test at k = the samples;
+    with clusters the clustered z and the cluster bootstrap; with one 0/1 answer per item the
+    exact McNemar test.
 
     Parameters
     ----------
@@ -417,12 +432,18 @@ def default_procedures(batch, kind: str) -> list[str]:
     --------
     >>> import numpy as np
     >>> from evalmc.sims.items import ClusteredBatch
-    >>> batch = ClusteredBatch(np.ones((1, 4)), np.zeros((1, 4)), paired=True, cluster_size=2)
-    >>> default_procedures(batch, "binary")[:3]
-    ['unpaired-z', 'paired-items', 'sacrebleu-paired-bs']
+    >>> batch = ClusteredBatch(np.ones((1, 8)), np.zeros((1, 8)), paired=True, cluster_size=2,
+    ...                        n_samples=2)
+    >>> default_procedures(batch, "binary")
+    ['unpaired-z', 'paired-items', 'sacrebleu-paired-bs', 'sacrebleu-paired-ar', 'sign',
+     'wilcoxon', 'paired-samples-z', 'passk-paired(k=2)', 'clustered-z', 'cluster-bootstrap']
     """
     names = ["unpaired-z", "paired-items", "sacrebleu-paired-bs", "sacrebleu-paired-ar",
              "sign", "wilcoxon"]
+    if batch.n_samples > 1:
+        names.append("paired-samples-z")
+        if kind == "binary":
+            names.append(f"passk-paired(k={batch.n_samples})")
     if max(batch.cluster_sizes) > 1:
         names += ["clustered-z", "cluster-bootstrap"]
     if kind == "binary" and batch.n_samples == 1:
@@ -430,13 +451,19 @@ def default_procedures(batch, kind: str) -> list[str]:
     return names
 
 
-def default_intervals(batch) -> list[str]:
+def default_intervals(batch, kind: str) -> list[str]:
     """The intervals of the difference audited by default, for data like `batch`.
+
+    Welch's (unpaired, as a harness's two standard errors make it), the paired z interval
+    (Miller 2024), for 0/1 scores Newcombe's paired score interval, with clusters the
+    clustered and the cluster-bootstrap intervals.
 
     Parameters
     ----------
     batch : ClusteredBatch
         The observed data.
+    kind : {'binary', 'continuous'}
+        Its scores.
 
     Returns
     -------
@@ -447,13 +474,27 @@ def default_intervals(batch) -> list[str]:
     >>> import numpy as np
     >>> from evalmc.sims.items import ClusteredBatch
     >>> batch = ClusteredBatch(np.ones((1, 4)), np.zeros((1, 4)), paired=True, cluster_size=1)
-    >>> default_intervals(batch)
-    ['welch-interval', 'paired-z-interval']
+    >>> default_intervals(batch, "binary")
+    ['welch-interval', 'paired-z-interval', 'newcombe-paired']
     """
     names = ["welch-interval", "paired-z-interval"]
+    if kind == "binary" and batch.n_samples == 1:
+        names.append("newcombe-paired")
     if max(batch.cluster_sizes) > 1:
         names += ["clustered-interval", "cluster-bootstrap-interval"]
     return names
+
+
+#: The fitted model's parameters, as the audit shows them.
+FIT_ROWS = {
+    "mu_a": "A's latent mean (its expected score through the score map)",
+    "mu_b": "B's latent mean",
+    "cluster": "variance of a cluster's difficulty, shared by both models",
+    "interaction": "variance of a cluster's advantage of one model (model x cluster)",
+    "item": "variance of an item's difficulty, shared by both models",
+    "model_item": "variance of a model's own luck on an item (what makes A and B discordant)",
+    "sample": "variance of one sample's noise (repeated answers to one item)",
+}
 
 
 def fit_table(model) -> pd.DataFrame:
@@ -461,19 +502,34 @@ def fit_table(model) -> pd.DataFrame:
 
     Parameters
     ----------
-    model : Scenario
+    model : ItemModel
         An ``item-model`` scenario.
 
     Returns
     -------
     DataFrame
-        Columns ``parameter``, ``value``, ``meaning``.
+        Columns ``parameter``, ``value``, ``meaning``; a variance clipped at 0 (its moment
+        estimate was negative) says so.
 
     Examples
     --------
-    See :func:`audit`.
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from evalmc.sims import get_scenario
+    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
+    >>> _ = path.write_text("model,item,score\\n" + "".join(
+    ...     f"{m},{i},{int((i * 7 + (m == 'x')) % 3 > 0)}\\n" for m in "xy" for i in range(30)))
+    >>> fit_table(get_scenario("item-model")(file=str(path), a="x", b="y"))["parameter"].tolist()
+    ['mu_a', 'mu_b', 'cluster', 'interaction', 'item', 'model_item', 'sample']
     """
-    return model.fit.table()
+    fit = model.fit
+    rows = []
+    for name, meaning in FIT_ROWS.items():
+        if name in fit.clipped:
+            meaning += " (clipped at 0: its estimate was negative)"
+        rows.append({"parameter": name, "value": float(getattr(fit, name)),
+                     "meaning": meaning})
+    return pd.DataFrame(rows)
 
 
 def _feasible(scenario, base, delta) -> bool:
@@ -536,10 +592,10 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
     for k, crit in enumerate(crits):
         rng = np.random.default_rng(np.random.SeedSequence([seed, 2, k]))
         result = crit(batch, rng)
-        p = result.pvalues()[0] if result.pvalue is not None else np.nan
+        p = result.pvalues()[0]
         estimate = result.estimate[0] if result.estimate is not None else np.nan
         rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
-                     "pvalue": float(p), "reject": bool(result.rejections(alpha)[0]),
+                     "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
                      "low": np.nan, "high": np.nan})
     for k, est in enumerate(ests):
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, k]))
@@ -557,22 +613,26 @@ def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
         name = size["procedure"]
         verdict = VERDICTS.get(size["bradley"], "undetermined")
         mdd = detectable[detectable["procedure"] == name].iloc[0]
-        reach = (f"detects {mdd['mdd']:.4f} with 80% power" if not np.isnan(mdd["mdd"]) else
-                 f"does not reach 80% power up to {mdd['largest_delta']:.4f}")
-        what = {"calibrated": "holds its level",
-                "liberal": "rejects too often under the null: its p-values are too small on "
-                           "data like yours",
-                "conservative": "rejects too rarely under the null: it wastes power",
-                "undetermined": "its size is not distinguishable from the edge of Bradley's "
-                                "band at this many replications"}[verdict]
+        if verdict == "liberal":
+            reach = ("its power is not comparable, since it also rejects equal models; do not "
+                     "report its p-values on data like yours")
+        elif np.isnan(mdd["mdd"]):
+            reach = f"it does not reach 80% power up to a difference of {mdd['largest_delta']:.4f}"
+        else:
+            reach = f"it detects a difference of {mdd['mdd']:.4f} with 80% power"
+        what = {"calibrated": "it holds its level",
+                "liberal": "it rejects equal models too often",
+                "conservative": "it rejects equal models too rarely, which costs power",
+                "undetermined": "its size is not told apart from an edge of Bradley's band "
+                                "at this many replications"}[verdict]
         line = (f"{name}: {verdict}, size {size['rate']:.4f} (MCSE {size['mcse']:.4f}); "
                 f"{what}; {reach}.")
         rows.append({"procedure": name, "verdict": verdict, "line": line})
     return pd.DataFrame(rows)
 
 
-def _number(value) -> str:
-    return "-" if value is None or np.isnan(value) else f"{value:.4g}"
+def _number(value, spec: str = ".4g") -> str:
+    return "-" if value is None or np.isnan(value) else format(value, spec)
 
 
 def _table(frame: pd.DataFrame) -> str:
