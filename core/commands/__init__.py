@@ -429,6 +429,33 @@ def check_cache(path: str | None) -> None:
         raise UsageError(f"`--cache` must be a directory (or not exist yet); got {path!r}.")
 
 
+def add_target_options(parser) -> None:
+    """``--target-mcse`` and ``--max-reps``: stop each condition at a precision, with a cap.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser (``calibrate``, ``coverage``).
+
+    Examples
+    --------
+    >>> import argparse
+    >>> from evalmc.commands import add_target_options
+    >>> parser = argparse.ArgumentParser(prog="evalmc demo")
+    >>> add_target_options(parser)
+    >>> vars(parser.parse_args(["--target-mcse", "0.002"]))
+    {'target_mcse': 0.002, 'max_reps': None}
+    """
+    parser.add_argument("--target-mcse", type=float_arg("target-mcse"), metavar="SE",
+                        help="run each condition block by block until the Monte Carlo error "
+                             "of every rate is at most SE (checked after each block from the "
+                             "second, at the least favourable rate of its 95%% Wilson "
+                             "interval); --reps is then the cap")
+    parser.add_argument("--max-reps", type=int_arg("max-reps"), metavar="N",
+                        help="with --target-mcse: the cap of replications per condition "
+                             "(default --reps)")
+
+
 def add_run_options(parser) -> None:
     """The options every Monte Carlo command shares: seed, workers, cache, output.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from evalmc.commands import (
     UsageError,
     add_run_options,
+    add_target_options,
     check_cache,
     check_writable,
     emit,
@@ -49,6 +50,7 @@ def register(sub) -> None:
                           "describes each)")
     cal.add_argument("--reps", type=int_arg("reps"), default=REPS,
                      help="replications per condition")
+    add_target_options(cal)
     cal.add_argument("--alpha", default="0.05", help="level(s), comma-separated")
     cal.add_argument("--plot", metavar="FILE", help="also draw the rates (PNG, PDF or SVG): "
                      "against the first parameter with several values, a panel per value of "
@@ -86,6 +88,17 @@ def run(args) -> int:
        n_a criterion   rate  ci_low  ci_high
     0    5   welch-t  0.030  0.0138   0.0639
     1   10   welch-t  0.055  0.0310   0.0958
+
+    Until every size is known within 0.006, 5,000 replications at most:
+
+    >>> main(["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param",
+    ...       "n_a=5,10", "--target-mcse", "0.006", "--max-reps", "5000", "--block-size",
+    ...       "500", "--seed", "1", "--quiet", "--format", "csv", "--out", out])
+    0
+    >>> pd.read_csv(out)[["n_a", "rate", "n_reps", "target_met"]]
+       n_a    rate  n_reps  target_met
+    0    5  0.0485    2000        True
+    1   10  0.0515    2000        True
     >>> tmp.cleanup()
     """
     grid = parse_grid(args.scenario, args.param)  # names and types, from the registry
@@ -111,8 +124,10 @@ def run(args) -> int:
     result = calibrate(scenario, args.criterion, params=grid, n_reps=args.reps, alpha=alphas,
                        seed=args.seed, n_jobs=args.jobs, backend=args.backend,
                        scheduler=args.scheduler, cache=args.cache, block_size=args.block_size,
-                       task_seconds=args.task_seconds, progress=False if args.quiet else None)
-    from evalmc.study.rates import POWER_SIGN  # loaded with the study: after the validation
+                       task_seconds=args.task_seconds, progress=False if args.quiet else None,
+                       target_mcse=args.target_mcse, max_reps=args.max_reps)
+    # loaded with the study: after the validation
+    from evalmc.study.rates import POWER_SIGN, reps_title
 
     summary = result.summary
     table = summary.drop(columns=list(POWER_SIGN), errors="ignore")  # in CSV and JSON only
@@ -124,7 +139,7 @@ def run(args) -> int:
                           for k, v in grid.items() if len(v) == 1)
         fig = rate_panels(summary, x=varying[0],
                           panel=varying[1] if len(varying) > 1 else None, series=varying[2:],
-                          title=f"{args.scenario}: {args.reps} replications per condition"
+                          title=f"{args.scenario}: {reps_title(result)}"
                                 + (f"; {fixed}" if fixed else ""))
         fig.savefig(args.plot, dpi=150)
     return 0

@@ -36,6 +36,9 @@ MAX_FAILURE_RATE = 0.5
 #: estimates are then over the replications that did not fail, fewer than asked for, and a
 #: failure that depends on the data (a test that fails where it would reject) biases them.
 WARN_FAILURE_RATE = 0.01
+#: Blocks a condition of a study with a ``target_mcse`` runs at least before the target may
+#: stop it: a first block's rates alone never do (at a rate of 0, say).
+MIN_BLOCKS = 2
 
 
 def block_rows(scenario, rows: int) -> int:
@@ -134,6 +137,60 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
         raise ValueError(f"`scheduler` needs backend 'dask'; got {got}.")
     check_float("task_seconds", task_seconds, low=0, open_low=True)
     return n_reps, seed, block_size, n_jobs
+
+
+def check_target(target_mcse, max_reps, n_reps: int, *, high: float | None = 0.5):
+    """Check ``target_mcse`` and ``max_reps``; returns the target (or None) and the cap.
+
+    A study with a target runs each condition block by block until its rule holds
+    (:attr:`evalmc.engine.scheduler.Plan.stop`), at most the cap.
+
+    Parameters
+    ----------
+    target_mcse : float or None
+        The precision to stop at, in (0, `high`]; None: every condition runs `n_reps`.
+    max_reps : int or None
+        The cap of replications per condition with a target; default `n_reps`. Only with a
+        target.
+    n_reps : int
+        The study's (checked) replications per condition.
+    high : float or None
+        The largest target (0.5, the largest error of a rate); None: no bound (a target in
+        an estimate's units).
+
+    Returns
+    -------
+    tuple
+        ``(target_mcse, cap)``: a float or None, and the replications per condition at most.
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter that breaks its rule.
+
+    Examples
+    --------
+    >>> from evalmc.engine.options import check_target
+    >>> check_target(0.002, None, 10_000), check_target(None, None, 500)
+    ((0.002, 10000), (None, 500))
+    >>> check_target(0.002, 50_000, 10_000)
+    (0.002, 50000)
+    >>> check_target(0.7, None, 10_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: `target_mcse` must be in (0, 0.5]; got 0.7.
+    """
+    from evalmc.sims.validation import check_float, check_int
+
+    if target_mcse is None:
+        if max_reps is not None:
+            raise ValueError("`max_reps` caps a study that stops at `target_mcse`; give "
+                             "`target_mcse` too, or set `n_reps` alone.")
+        return None, n_reps
+    target_mcse = check_float("target_mcse", target_mcse, low=0, high=high, open_low=True,
+                              open_high=high is None)
+    cap = n_reps if max_reps is None else check_int("max_reps", max_reps, low=1)
+    return target_mcse, cap
 
 
 #: In a pool's worker thread: the pool's event, set once the pool closes on Ctrl-C or an error.

@@ -15,6 +15,15 @@ that workers finish together. A task returns each block's summary
 per worker in flight, takes cached blocks from the :mod:`~evalmc.engine.blockstore` instead of
 computing them, stores the new ones, and adds the summaries as they come.
 
+Stopping at a precision: a plan with a stopping rule (:attr:`Plan.stop`) runs each condition
+block by block until the rule holds, `n_reps` being the cap. The rule is asked after each
+block, of the summed tallies of the condition's blocks ``0..k`` (a complete prefix, in block
+order), never of a partial block or of blocks in the order they finished. Workers may compute
+blocks past the stopping point (tasks go out ahead of the decision); those blocks are stored in
+the cache but neither counted nor reported, so the outcome is the same bits for any number of
+workers, any backend, and a run resumed from the cache (which re-decides from the cached
+prefix).
+
 What runs on each block is an :class:`~evalmc.engine.analysis.Analysis`.
 """
 
@@ -27,6 +36,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
@@ -143,16 +153,21 @@ class Plan:
     analyses : list of Analysis
         What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
     n_reps, seed, block_size : int
-        Replications per condition, root seed, replications per block (fewer for a condition
-        too wide for them: :meth:`block_size_of`).
+        Replications per condition (the cap, with a stopping rule), root seed, replications
+        per block (fewer for a condition too wide for them: :meth:`block_size_of`).
+    stop : callable, optional
+        The stopping rule: ``stop(tallies, blocks) -> bool``, given the summed tallies of a
+        condition's first `blocks` blocks by analysis key, says whether the condition has
+        reached its target; it then runs no further block. None (the default): every
+        condition runs `n_reps` replications.
 
     Examples
     --------
     >>> from evalmc.engine.scheduler import Plan
     >>> from evalmc.sims.scores import Normal
     >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-    >>> plan.n_blocks(0), plan.sizes(0, 1, 3)
-    (3, [1000, 500])
+    >>> plan.n_blocks(0), plan.sizes(0, 1, 3), plan.stop is None
+    (3, [1000, 500], True)
     """
 
     conditions: dict[int, Scenario]
@@ -160,6 +175,7 @@ class Plan:
     n_reps: int
     seed: int
     block_size: int
+    stop: Callable[[dict, int], bool] | None = None
 
     def __post_init__(self):
         for a in self.analyses:
@@ -253,7 +269,14 @@ class Outcome:
     failures : list of Failure
         The first failures of each analysis and condition, in (block, replication) order.
     blocks_computed, blocks_reused : int
-        Blocks run, and blocks read back from the cache.
+        Blocks run, and blocks read back from the cache (with a stopping rule, those past a
+        condition's stopping point included: work done, not replications used).
+    reps : dict
+        Condition id to the replications its tallies hold: `n_reps`, or fewer when the
+        plan's stopping rule stopped it early.
+    met : dict or None
+        Condition id to whether the stopping rule held when it stopped (False: the cap
+        `n_reps` stopped it); None without a rule.
 
     Examples
     --------
@@ -274,8 +297,15 @@ class Outcome:
     >>> out = run(plan, progress=False)
     >>> sorted(out.tallies), out.tallies[(1, "count")].n, out.values, out.failures
     ([(0, 'count'), (1, 'count')], 40, None, [])
-    >>> out.blocks_computed, out.blocks_reused
-    (8, 0)
+    >>> out.blocks_computed, out.blocks_reused, out.reps, out.met
+    (8, 0, {0: 40, 1: 40}, None)
+
+    A rule that stops a condition once its tallies hold 20 replications:
+
+    >>> plan.stop = lambda tallies, blocks: tallies["count"].n >= 20
+    >>> out = run(plan, progress=False)
+    >>> out.reps, out.met, out.tallies[(0, "count")].n
+    ({0: 20, 1: 20}, {0: True, 1: True}, 20)
     """
 
     tallies: dict[tuple[int, str], object]
@@ -283,6 +313,8 @@ class Outcome:
     failures: list[Failure]
     blocks_computed: int = 0
     blocks_reused: int = 0
+    reps: dict[int, int] = field(default_factory=dict)
+    met: dict[int, bool] | None = None
 
 
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
@@ -360,7 +392,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
         Where finished blocks are stored, and read back instead of computed.
     progress : bool, optional
         Progress bar on stderr; default: when stderr is a terminal. False also silences the
-        estimate of a long study's remaining time.
+        estimate of a long study's remaining time. With a stopping rule, whose total is
+        unknown, the bar counts the blocks used and no estimate is given.
     task_seconds : float
         Target duration of a task.
     keep_values : bool
@@ -397,8 +430,9 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
     (300, 0.0115, 3)
     """
     backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
-    with _Progress(plan.n_reps * len(plan.conditions), progress, cache is not None,
-                   desc) as shown, open_pool(backend, n_jobs, scheduler) as (workers, pool):
+    total = None if plan.stop is not None else plan.n_reps * len(plan.conditions)
+    with _Progress(total, progress, cache is not None, desc) as shown, \
+            open_pool(backend, n_jobs, scheduler) as (workers, pool):
         state = Scheduler(plan, workers, shown, cache=cache, keep_values=keep_values,
                           max_failure_rate=max_failure_rate, task_seconds=task_seconds)
         in_flight = 0
@@ -419,11 +453,17 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
 
 
 class _Condition:
-    """Scheduling state of one condition: next block, speed, cache."""
+    """Scheduling state of one condition: next block, speed, cache; with a stopping rule, the
+    blocks taken in so far (a prefix), those waiting for an earlier one, and the decision."""
 
     def __init__(self, cid, n_blocks, store):
         self.cid, self.n_blocks, self.store = cid, n_blocks, store
         self.next = 0
+        self.prefix = 0  # blocks 0..prefix-1 are added up (with a stopping rule)
+        self.used = 0  # their replications
+        self.pending = {}  # block -> {key: (tally, errors, values)}, past the prefix
+        self.closed = False  # the rule held, or the cap was reached: no more blocks
+        self.met = None
         self.seconds_per_block = math.inf
         self.probing = False  # its first task is out and its speed unknown
         self.peeked = None  # (block, records) read from the cache ahead of a task
@@ -470,7 +510,9 @@ class Scheduler:
     workers : int
         Workers of the pool: tasks shrink so that the last ones spread over them.
     progress : object
-        Told of blocks taken from the cache: ``progress.reused(replications)``.
+        Told of blocks taken from the cache: ``progress.reused(replications)``; with a
+        stopping rule, of blocks added up too, when it has the method:
+        ``progress.used(blocks)``.
     cache : path, optional
     keep_values : bool
     max_failure_rate : float
@@ -511,7 +553,7 @@ class Scheduler:
         self.kept = {ck: [] for ck in pairs}  # failures, in (block, rep) order
         self.failed, self.done = collections.Counter(), collections.Counter()
         self.warned = collections.Counter()
-        self.per_block = (cache is not None or keep_values
+        self.per_block = (cache is not None or keep_values or plan.stop is not None
                           or not all(a.tally_type.associative for a in plan.analyses))
         self.remaining = sum(c.n_blocks for c in self.conditions.values())  # not yet sent
         self.blocks_computed = self.blocks_reused = 0
@@ -558,18 +600,32 @@ class Scheduler:
 
     def _ready(self) -> _Condition | None:
         return next((c for c in self.conditions.values()
-                     if c.next < c.n_blocks and not c.probing), None)
+                     if c.next < c.n_blocks and not c.probing and not c.closed
+                     and self._ahead(c) > 0), None)
+
+    def _ahead(self, cond: _Condition) -> int | float:
+        """Blocks `cond` may still send past those added up: without a stopping rule, any;
+        with one, up to half its prefix (at least one per worker) in all, so that the blocks
+        computed past its stopping point stay a fraction of those it uses. This bounds work,
+        never results: those depend on the prefix alone."""
+        if self.plan.stop is None:
+            return math.inf
+        return max(self.workers, cond.prefix // 2) - (cond.next - cond.prefix)
 
     def _chunk(self, cond: _Condition) -> int:
         """Blocks for `cond`'s next task: a task's target duration at the condition's speed,
-        fewer near the end of the study."""
+        fewer near the end of the study, and with a stopping rule, a share of what the
+        condition may send ahead (:meth:`_ahead`) per worker."""
         target = 1 if math.isinf(cond.seconds_per_block) else max(
             1, int(self.task_seconds / cond.seconds_per_block))
-        return max(1, min(target, math.ceil(self.remaining / (2 * self.workers))))
+        chunk = max(1, min(target, math.ceil(self.remaining / (2 * self.workers))))
+        if self.plan.stop is not None:
+            chunk = min(chunk, max(1, math.ceil(self._ahead(cond) / self.workers)))
+        return chunk
 
     def _task(self, cond: _Condition, chunk: int) -> Task | None:
         """The next task of `cond`, after taking its cached blocks; None when it has none."""
-        while cond.next < cond.n_blocks:
+        while cond.next < cond.n_blocks and not cond.closed:
             first = cond.next
             records = cond.load(first, self._size(cond.cid, first))
             absent = self._missing(records)
@@ -608,8 +664,8 @@ class Scheduler:
     def _take_cached(self, cond: _Condition, block: int, records: dict, absent: list[str]):
         for key, a in self.by_key.items():
             if key not in absent:
-                self.record(cond.cid, key, block, *a.from_records(records, block,
-                                                                   self.keep_values))
+                self._take(cond, key, block, *a.from_records(records, block,
+                                                              self.keep_values))
 
     # -- taking in results ---------------------------------------------------------------
 
@@ -668,9 +724,44 @@ class Scheduler:
                     name: record for key, entry in by_block[block]
                     for name, record in self.by_key[key].to_records(*entry).items()})
             for key, entry in by_block[block]:
-                self.record(result.cid, key, block, *entry)
+                self._take(cond, key, block, *entry)
         self.blocks_computed += len(result.sizes)
         return sum(result.sizes)
+
+    def _take(self, cond: _Condition, key: str, block: int, tally, errors, values) -> None:
+        """Add a block's entry of analysis `key`: at once without a stopping rule; with one,
+        once every analysis's entry of it and of every earlier block is in (in block order),
+        asking the rule after each block; nothing of a closed condition."""
+        if self.plan.stop is None:
+            self.record(cond.cid, key, block, tally, errors, values)
+            return
+        if cond.closed:  # computed ahead of the decision: not counted
+            return
+        cond.pending.setdefault(block, {})[key] = (tally, errors, values)
+        while (self.by_key and not cond.closed
+               and len(cond.pending.get(cond.prefix, ())) == len(self.by_key)):
+            entries = cond.pending.pop(cond.prefix)
+            for k in self.by_key:
+                self.record(cond.cid, k, cond.prefix, *entries[k])
+            cond.used += self._size(cond.cid, cond.prefix)
+            cond.prefix += 1
+            if hasattr(self.progress, "used"):
+                self.progress.used(1)
+            met = bool(self.plan.stop({k: self.sums[(cond.cid, k)].total for k in self.by_key},
+                                      cond.prefix))
+            if met or cond.prefix == cond.n_blocks:
+                self._close(cond, met)
+
+    def _close(self, cond: _Condition, met: bool) -> None:
+        """Stop `cond` at its prefix: no more tasks, waiting blocks dropped; the share of
+        failures is judged over the replications it used."""
+        cond.closed, cond.met = True, met
+        self.remaining -= max(0, cond.n_blocks - cond.next)  # its blocks not sent
+        cond.pending.clear()
+        for key in self.by_key:
+            ck = (cond.cid, key)
+            if self.failed[ck] > self.max_failure_rate * self.done[ck]:
+                self._fail(ck)
 
     def record(self, cid: int, key: str, block: int, tally, errors: dict, values) -> None:
         """Add a block's (or a task's) tally of analysis `key`, its failures and values.
@@ -723,13 +814,19 @@ class Scheduler:
                 bisect.insort(items, (where, msg))
                 del items[self.max_failures:]
         if self.failed[ck] > self.max_failure_rate * self.plan.n_reps:
-            cond = self.plan.conditions[cid]
-            first = items[0][1] if items else "?"
-            raise StudyError(
-                f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
-                f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
-                f"{self.done[ck]} replications; first error: {first}. Finished blocks "
-                "are kept in the cache, if one was given.")
+            self._fail(ck)
+
+    def _fail(self, ck: tuple[int, str]):
+        """Raise the StudyError of analysis ``ck[1]`` on condition ``ck[0]``."""
+        cid, key = ck
+        items = self.kept[ck]
+        cond = self.plan.conditions[cid]
+        first = items[0][1] if items else "?"
+        raise StudyError(
+            f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
+            f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
+            f"{self.done[ck]} replications; first error: {first}. Finished blocks "
+            "are kept in the cache, if one was given.")
 
     def failure_warnings(self) -> list[str]:
         """What to say of each analysis and condition that failed on more than
@@ -816,8 +913,11 @@ rates and estimates are over the 980 that did not fail (first error: degenerate)
             values = {ck: [v[b] for b in sorted(v)] for ck, v in self.values.items()}
         failures = [Failure(cid, b, rep, self.by_key[key].name, msg)
                     for (cid, key), items in self.kept.items() for (b, rep), msg in items]
+        stop = self.plan.stop is not None
+        reps = {cid: c.used if stop else self.plan.n_reps for cid, c in self.conditions.items()}
+        met = {cid: bool(c.met) for cid, c in self.conditions.items()} if stop else None
         return Outcome({ck: s.total for ck, s in self.sums.items()}, values, failures,
-                       self.blocks_computed, self.blocks_reused)
+                       self.blocks_computed, self.blocks_reused, reps, met)
 
 
 class _Progress:
@@ -829,13 +929,15 @@ class _Progress:
     starts afresh after the first task too.
     """
 
-    def __init__(self, total: int, progress: bool | None, cached: bool, desc: str):
+    def __init__(self, total: int | None, progress: bool | None, cached: bool, desc: str):
         show = sys.stderr.isatty() if progress is None else progress
-        self.announce, self.cached = progress is not False, cached
+        # total None (a stopping rule): the bar counts the blocks used, with no estimate
+        self.announce, self.cached = progress is not False and total is not None, cached
         self.total, self.done, self.started = total, 0, time.perf_counter()
         self.steady = None  # seconds and replications of the tasks after the first
-        self.bar = tqdm(total=total, disable=not show, file=sys.stderr, unit="rep",
-                        unit_scale=True, desc=desc)
+        self.bar = tqdm(total=total, disable=not show, file=sys.stderr,
+                        unit="rep" if total is not None else "block",
+                        unit_scale=total is not None, desc=desc)
 
     def __enter__(self):
         self.bar.__enter__()
@@ -845,11 +947,18 @@ class _Progress:
         return self.bar.__exit__(*exc)
 
     def reused(self, reps: int) -> None:
-        self.bar.update(reps)
+        if self.total is not None:
+            self.bar.update(reps)
+
+    def used(self, blocks: int) -> None:
+        """`blocks` more blocks added up, with a stopping rule (the bar's count)."""
+        self.bar.update(blocks)
 
     def computed(self, reps: int, seconds: float) -> None:
         """`reps` replications more, computed by a task in `seconds` (a worker's time over
         the number of workers)."""
+        if self.total is None:
+            return
         self.bar.update(reps)
         self.done += reps
         if self.steady is None:

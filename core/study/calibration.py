@@ -42,7 +42,8 @@ def _renamed(**renames):
 def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int = REPS,
               alpha=0.05, seed: int = 0, n_jobs: int = 1, backend: str | None = None,
               scheduler: str | None = None, cache=None, block_size: int = BLOCK_SIZE,
-              task_seconds: float = TASK_SECONDS, progress: bool | None = None):
+              task_seconds: float = TASK_SECONDS, progress: bool | None = None,
+              target_mcse: float | None = None, max_reps: int | None = None):
     """Rejection rates of `criteria` on data drawn from `scenario`, over a grid of its parameters.
 
     Parameters
@@ -77,6 +78,11 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int 
         Target duration of a task (a run of blocks) sent to a worker.
     progress : bool, optional
         Show a progress bar; default: when stderr is a terminal.
+    target_mcse : float, optional
+        Stop each condition once every rate's Monte Carlo error is at most this, in (0, 0.5]
+        (:func:`~evalmc.study.rates.run_study`); `n_reps` is then the cap.
+    max_reps : int, optional
+        With `target_mcse`, the cap instead of `n_reps`.
 
     Returns
     -------
@@ -91,6 +97,15 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int 
        sd_a criterion    rate bradley
     0   1.0   welch-t  0.0500  robust
     1   3.0   welch-t  0.0575  robust
+
+    Each condition until its size is known within 0.004, at most 10,000 replications:
+
+    >>> res = evalmc.calibrate("normal", ["welch-t"], params={"n_a": 5, "sd_a": [1.0, 3.0]},
+    ...                        target_mcse=0.004, seed=1, progress=False)
+    >>> res.summary[["sd_a", "rate", "n_reps", "target_met"]]
+       sd_a     rate  n_reps  target_met
+    0   1.0  0.05075    4000        True
+    1   3.0  0.05900    4000        True
     """
     if isinstance(scenario, str):
         scenario = get_scenario(scenario)
@@ -118,7 +133,8 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int 
 
     return run_study(design, scenario, criteria, n_reps=n_reps, seed=seed, alpha=alphas,
                      block_size=block_size, n_jobs=n_jobs, backend=backend, cache=cache,
-                     progress=progress, scheduler=scheduler, task_seconds=task_seconds)
+                     progress=progress, scheduler=scheduler, task_seconds=task_seconds,
+                     target_mcse=target_mcse, max_reps=max_reps)
 
 
 def _values(value) -> list:

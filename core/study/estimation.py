@@ -1,6 +1,10 @@
 """Estimator studies: bias, empirical SE, RMSE, interval coverage and width, with their Monte
 Carlo errors (Morris, White and Crowther 2019), on the same engine as the rejection studies:
 the same seeding, caching, resumption, failure capture and workers.
+
+A study given ``target_mcse`` runs each condition block by block until every estimator's
+Monte Carlo error is at most the target, or until its cap (``max_reps``, default ``n_reps``):
+that of its coverage when it gives intervals, else that of its bias (:class:`EstimateTarget`).
 """
 
 from __future__ import annotations
@@ -9,13 +13,21 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
-from evalmc.engine.options import BLOCK_SIZE, MAX_FAILURE_RATE, TASK_SECONDS, check_run_options
+from evalmc.engine.options import (
+    BLOCK_SIZE,
+    MAX_FAILURE_RATE,
+    MIN_BLOCKS,
+    TASK_SECONDS,
+    check_run_options,
+    check_target,
+)
 from evalmc.engine.scheduler import Failure
-from evalmc.engine.tallies import EstimateTally
+from evalmc.engine.tallies import EstimateTally, precision_mcse
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.estimators.registry import TARGET_DOCS, TARGETS
 from evalmc.sims import Scenario
@@ -41,6 +53,15 @@ class EstimationResult:
         when the study kept them (as :attr:`StudyResult.outcomes`; ``values``, its old name,
         still works, with a DeprecationWarning).
     failures : list of Failure
+    n_reps : int
+        Replications per condition: with a `target_mcse`, the cap (each condition's own count
+        is in :attr:`reps_used` and the summary's ``n_reps``).
+    target_mcse : float or None
+        The precision the study stopped at (:class:`EstimateTarget`); None: none.
+    reps_used : dict or None
+        Condition id to the replications its measures are over (None: `n_reps` each).
+    target_met : dict or None
+        Condition id to whether it reached `target_mcse` (False: the cap stopped it).
 
     Examples
     --------
@@ -73,6 +94,9 @@ class EstimationResult:
     summarise_values: Callable | None = field(default=None, repr=False)
     blocks_computed: int = 0
     blocks_reused: int = 0
+    target_mcse: float | None = None
+    reps_used: dict[int, int] | None = None
+    target_met: dict[int, bool] | None = None
 
     @property
     def values(self) -> dict | None:
@@ -100,8 +124,10 @@ class EstimationResult:
 
     @property
     def summary(self) -> pd.DataFrame:
-        """One row per (condition, estimator): ``truth``, ``n_reps``, ``n_failed``, ``level``,
-        then ``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage``, ``width``, each but the
+        """One row per (condition, estimator): ``truth``, ``level``, ``n_reps`` (with a
+        `target_mcse`, the replications the condition used), ``n_failed``, ``target_met``
+        (only with a `target_mcse`: whether the condition reached it before its cap), then
+        ``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage``, ``width``, each but the
         mean with its ``_mcse``; NaN where it does not apply (coverage of a point estimator).
         A user's `summarise` adds its columns.
 
@@ -123,8 +149,12 @@ class EstimationResult:
                 tally = self.tallies[(cid, est.key)]
                 row = {"scenario": self.scenario.name, "condition_id": cid,
                        **{c: cond[c] for c in design_cols}, "estimator": est.name,
-                       "truth": self.truths[cid], "level": est.level, "n_reps": self.n_reps,
-                       "n_failed": tally.failed, **tally.summary(self.truths[cid])}
+                       "truth": self.truths[cid], "level": est.level,
+                       "n_reps": self.n_reps if self.reps_used is None
+                       else self.reps_used[cid], "n_failed": tally.failed,
+                       **({} if self.target_met is None
+                          else {"target_met": self.target_met[cid]}),
+                       **tally.summary(self.truths[cid])}
                 if self.summarise_values is not None:
                     row.update(self.summarise_values(self.outcomes[(cid, est.key)],
                                                      self.truths[cid]))
@@ -200,7 +230,10 @@ class EstimationResult:
         if measure == "bias":
             ax.axhline(0.0, color="k", ls="--", lw=0.8)
         ax.set(xlabel=x, ylabel=f"{measure} (95% Monte Carlo interval)",
-               title=f"{self.scenario.name}: {self.n_reps} replications per condition")
+               title=f"{self.scenario.name}: " + (
+                   f"{self.n_reps} replications per condition" if self.target_mcse is None
+                   else f"up to {self.n_reps} replications per condition (target MCSE "
+                        f"{self.target_mcse:g})"))
         ax.legend(fontsize=8)
         return ax.figure
 
@@ -210,7 +243,8 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
                    backend: str | None = None, cache=None, progress: bool | None = None,
                    scheduler: str | None = None, keep_values: bool = False,
                    summarise: Callable | None = None, task_seconds: float = TASK_SECONDS,
-                   max_failure_rate: float = MAX_FAILURE_RATE) -> EstimationResult:
+                   max_failure_rate: float = MAX_FAILURE_RATE, target_mcse: float | None = None,
+                   max_reps: int | None = None) -> EstimationResult:
     """Run a Monte Carlo study of estimators: bias, variance, RMSE, coverage and width.
 
     Parameters
@@ -236,6 +270,15 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
         ``summarise(values, truth) -> dict`` of extra summary columns, from a condition's
         :class:`EstimateResult` over all its replications (SimDesign's Summarise); implies
         `keep_values`.
+    target_mcse : float, optional
+        Stop each condition, block by block, once every estimator's Monte Carlo error is at
+        most this: that of its coverage when it gives intervals (the error at the least
+        favourable coverage of its 95% Wilson interval), else that of its bias, in the
+        estimate's units (so any positive number; :class:`EstimateTarget`). Checked
+        after each block from the second on; where a condition stops depends on the seed
+        only. Default: every condition runs `n_reps`.
+    max_reps : int, optional
+        With `target_mcse`, the cap of replications per condition; default `n_reps`.
 
     Returns
     -------
@@ -250,10 +293,20 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
        n_a  coverage  coverage_mcse
     0    3    0.9545         0.0047
     1   10    0.9485         0.0049
+
+    Until each coverage is within 0.01, 20,000 replications at most:
+
+    >>> res = evalmc.run_estimation({"n_a": [3, 10]}, "normal", ["t-interval"], n_reps=20_000,
+    ...                             target_mcse=0.01, seed=1, progress=False)
+    >>> res.summary[["n_a", "coverage", "n_reps", "target_met"]].round(4)
+       n_a  coverage  n_reps  target_met
+    0    3    0.9545    2000        True
+    1   10    0.9485    2000        True
     """
     n_reps, seed, block_size, n_jobs = check_run_options(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
+    target_mcse, n_reps = check_target(target_mcse, max_reps, n_reps, high=None)
     design = Design.build(design, scenario)
     scenario, conditions = design.scenario, design.conditions
     estimators = [get_estimator(e) for e in estimators]
@@ -269,8 +322,9 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     label = _target_label(target)
     by_scenario = {conditions[cid]: truth for cid, truth in truths.items()}
     runs = [_EstimatorRun(e, label, by_scenario) for e in estimators]
-    plan = engine.Plan(conditions, runs,
-                       n_reps, seed, block_size)
+    stop = None if target_mcse is None else EstimateTarget(target_mcse,
+                                                           [run.key for run in runs])
+    plan = engine.Plan(conditions, runs, n_reps, seed, block_size, stop)
     keep = keep_values or summarise is not None
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds, keep_values=keep,
@@ -283,7 +337,8 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     tallies = {(cid, name[key]): t for (cid, key), t in out.tallies.items()}
     return EstimationResult(design.frame, scenario, estimators, target, n_reps, seed, truths,
                             tallies, out.failures, outcomes, summarise, out.blocks_computed,
-                            out.blocks_reused)
+                            out.blocks_reused, target_mcse,
+                            None if target_mcse is None else out.reps, out.met)
 
 
 def _truth(target, cond: Scenario) -> float:
@@ -380,3 +435,73 @@ class _EstimatorRun(Analysis):
     def values_from_record(self, arrays, info, errors):
         return EstimateResult(arrays["estimate"], arrays.get("low"), arrays.get("high"),
                               arrays["failed"], errors)
+
+
+class EstimateTarget:
+    """The rule of a study of estimators: each one's coverage within `target`
+    (:func:`~evalmc.engine.tallies.precision_mcse`) when it gives intervals, else the Monte
+    Carlo error of its bias, ``sd / sqrt(k)``, in the estimate's units, after
+    :data:`~evalmc.engine.options.MIN_BLOCKS` blocks.
+
+    Parameters
+    ----------
+    target : float
+        The largest Monte Carlo error allowed.
+    keys : sequence of str
+        The estimators' analysis keys.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.engine.tallies import EstimateTally
+    >>> from evalmc.study.estimation import EstimateTarget
+    >>> est = np.random.default_rng(0).normal(0.0, 1.0, 2000)
+    >>> none = np.zeros(2000, bool)
+    >>> point = EstimateTally.of(est, None, None, none, 0.0)
+    >>> interval = EstimateTally.of(est, est - 1.96, est + 1.96, none, 0.0)
+    >>> rule = EstimateTarget(0.03, ["point", "interval"])
+    >>> rule.errors({"point": point, "interval": interval}).round(4).tolist()
+    [0.0224, 0.0051]
+    >>> rule({"point": point, "interval": interval}, blocks=2)
+    True
+    """
+
+    def __init__(self, target: float, keys):
+        self.target, self.keys = target, tuple(keys)
+
+    def errors(self, tallies: dict) -> np.ndarray:
+        """Each estimator's error: of its coverage, or of its bias (inf when undefined).
+
+        Parameters
+        ----------
+        tallies : dict
+            Key to :class:`~evalmc.engine.tallies.EstimateTally`.
+
+        Returns
+        -------
+        ndarray of float
+
+        Examples
+        --------
+        A point estimator on two replications, then on one (its bias's error undefined):
+
+        >>> import numpy as np
+        >>> from evalmc.engine.tallies import EstimateTally
+        >>> from evalmc.study.estimation import EstimateTarget
+        >>> two = EstimateTally.of(np.array([0.5, 1.5]), None, None, np.zeros(2, bool), 1.0)
+        >>> one = EstimateTally.of(np.array([0.5]), None, None, np.zeros(1, bool), 1.0)
+        >>> EstimateTarget(0.1, ["e"]).errors({"e": two}), EstimateTarget(0.1, ["e"]).errors(
+        ...     {"e": one})
+        (array([0.5]), array([inf]))
+        """
+        out = []
+        for key in self.keys:
+            t = tallies[key]
+            if t.k_int > 0:
+                out.append(float(precision_mcse(t.covered, t.k_int)))
+            else:
+                out.append(float(np.sqrt(t.m2 / (t.k - 1) / t.k)) if t.k > 1 else np.inf)
+        return np.array(out)
+
+    def __call__(self, tallies: dict, blocks: int) -> bool:
+        return blocks >= MIN_BLOCKS and bool((self.errors(tallies) <= self.target).all())

@@ -5,6 +5,12 @@ criteria (Analyse), block by block on :mod:`evalmc.engine` (seeding, scheduling,
 summarises each criterion's rejection rate with its Monte Carlo error (Summarise). It keeps a
 :class:`~evalmc.engine.tallies.RejectionTally` per criterion and condition, in memory that does not
 grow with the replications; every p-value is kept only on request (``keep_values``).
+
+A study given ``target_mcse`` runs each condition block by block until the Monte Carlo error
+of every criterion's rejection rate at every level of the study (one rate for a criterion that
+decides without p-values) is at most the target, or until its cap (``max_reps``, default
+``n_reps``): :class:`RateTarget`. The engine asks after each block, of the blocks ``0..k`` added
+up in block order, so where a condition stops depends on the seed alone.
 """
 
 from __future__ import annotations
@@ -21,19 +27,21 @@ from evalmc.engine.analysis import Analysis
 from evalmc.engine.options import (
     BLOCK_SIZE,
     MAX_FAILURE_RATE,
+    MIN_BLOCKS,
     TASK_SECONDS,
     block_rows,
     check_run_options,
+    check_target,
 )
 from evalmc.engine.scheduler import Failure, StudyError
-from evalmc.engine.tallies import RejectionTally, grid_index
+from evalmc.engine.tallies import RejectionTally, grid_index, precision_mcse
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.learning import SplitsBatch
 from evalmc.sims.validation import check_float
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.study.design import Design, make_design
 
-__all__ = ["Failure", "StudyError", "StudyResult", "make_design", "run_study"]
+__all__ = ["Failure", "RateTarget", "StudyError", "StudyResult", "make_design", "run_study"]
 
 #: The columns of correct-sign power: CSV, JSON and Python only, the console table leaves
 #: them out.
@@ -55,8 +63,18 @@ class StudyResult:
     failures : list of Failure
         The first :data:`~evalmc.engine.MAX_FAILURES_KEPT` failed replications of each
         criterion and condition, in order (``n_failed`` in the summary counts them all).
+    n_reps : int
+        Replications per condition: with a `target_mcse`, the cap (each condition's own count
+        is in :attr:`reps_used` and the summary's ``n_reps``).
     blocks_computed, blocks_reused : int
-        Blocks run in this call, and blocks read back from the cache.
+        Blocks run in this call, and blocks read back from the cache (with a target, those
+        computed past a condition's stopping point included).
+    target_mcse : float or None
+        The precision the study stopped at (:class:`RateTarget`); None: none.
+    reps_used : dict or None
+        Condition id to the replications its rates are over (None: `n_reps` each).
+    target_met : dict or None
+        Condition id to whether it reached `target_mcse` (False: the cap stopped it).
 
     Examples
     --------
@@ -89,6 +107,9 @@ class StudyResult:
     outcomes: dict[tuple[int, str], CriterionResult] | None = field(default=None, repr=False)
     blocks_computed: int = 0
     blocks_reused: int = 0
+    target_mcse: float | None = None
+    reps_used: dict[int, int] | None = None
+    target_met: dict[int, bool] | None = None
 
     def to_frame(self) -> pd.DataFrame:
         """The summary at the study's levels (:meth:`summarise`).
@@ -144,7 +165,7 @@ class StudyResult:
         from evalmc.plots import rate_plot
 
         return rate_plot(self.to_frame(), self.design, alpha=self.alpha, ax=ax, x=x,
-                         title=f"{self.scenario.name}: {self.n_reps} replications per condition")
+                         title=f"{self.scenario.name}: {reps_title(self)}")
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -177,7 +198,9 @@ class StudyResult:
             for a decision-only criterion: one row, whatever the levels), ``rate`` (rejections
             / valid replications), ``mcse``, ``ci_low``, ``ci_high`` (Wilson 95%), ``bradley``
             (size judged against [0.5a, 1.5a]; None under the alternative and without alpha),
-            ``n_reps`` (replications run), ``n_failed``, ``truth`` (the condition's, for the
+            ``n_reps`` (replications run: with a `target_mcse`, those the condition used),
+            ``n_failed``, ``target_met`` (only with a `target_mcse`: whether the condition
+            reached it before its cap), ``truth`` (the condition's, for the
             criterion's alternative: ``Scenario.truth_for`` where the scenario defines it).
             When a criterion estimates the scenario's effect (its ``estimand`` is the
             scenario's: a mean difference, or paired classifiers' F1 difference), alternative
@@ -223,8 +246,11 @@ class StudyResult:
                 tally = self.tallies[(cid, crit.key)]
                 row = {"scenario": self.scenario.name, "condition_id": cid,
                        **{c: cond[c] for c in design_cols}, "criterion": crit.name,
-                       "n_reps": self.n_reps, "n_failed": tally.failed,
+                       "n_reps": self.n_reps if self.reps_used is None
+                       else self.reps_used[cid], "n_failed": tally.failed,
                        "truth": self.conditions[cid].truth_for(crit.alternative)}
+                if self.target_met is not None:
+                    row["target_met"] = self.target_met[cid]
                 if decision_only[crit.key]:  # the same decisions at every level
                     levels = [(np.nan, tally.decided_reject, self.alpha[0])]
                 else:
@@ -248,7 +274,8 @@ class StudyResult:
         power_sign = pd.DataFrame(dict(zip(POWER_SIGN, rate_mcse(right, valid), strict=True)),
                                   index=frame.index)
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
-                 "ci_low", "ci_high", "bradley", "n_reps", "n_failed", "truth"]
+                 "ci_low", "ci_high", "bradley", "n_reps", "n_failed",
+                 *(["target_met"] if self.target_met is not None else []), "truth"]
         for extra in (power_sign, signs, agree):  # only when some row has them
             columns = pd.DataFrame(extra, index=frame.index)
             if columns.notna().any().any():
@@ -353,6 +380,8 @@ def run_study(
     max_failure_rate: float = MAX_FAILURE_RATE,
     keep_values: bool = False,
     task_seconds: float = TASK_SECONDS,
+    target_mcse: float | None = None,
+    max_reps: int | None = None,
 ) -> StudyResult:
     """Run a Monte Carlo study of criteria's rejection rates.
 
@@ -393,6 +422,15 @@ def run_study(
         `n_reps`. By default the study keeps the tallies only.
     task_seconds : float
         Target duration of a task, a run of blocks sent to a worker at once.
+    target_mcse : float, optional
+        Stop each condition, block by block, once the Monte Carlo error of every criterion's
+        rate at every level is at most this, in (0, 0.5]; checked after each block, from the
+        second on, with the error at the least favourable rate of the rate's 95% Wilson
+        interval, never 0 (:class:`RateTarget`). Where a condition stops depends
+        on the seed only (not on `n_jobs`, `backend` or a resumption from `cache`). Default:
+        every condition runs `n_reps`.
+    max_reps : int, optional
+        With `target_mcse`, the cap of replications per condition; default `n_reps`.
 
     Returns
     -------
@@ -410,10 +448,20 @@ def run_study(
     1   5      sign  0.0000  conservative
     2  10  paired-t  0.0485        robust
     3  10      sign  0.0200  undetermined
+
+    Stopping once every rate is within 0.005 of its own, 10,000 replications at most:
+
+    >>> res = evalmc.run_study(design, "paired-normal", ["paired-t"], n_reps=10_000,
+    ...                        target_mcse=0.005, seed=7, progress=False)
+    >>> res.summary[["n", "rate", "mcse", "n_reps", "target_met"]].round(4)
+        n    rate    mcse  n_reps  target_met
+    0   5  0.0503  0.0040    3000        True
+    1  10  0.0520  0.0041    3000        True
     """
     n_reps, seed, block_size, n_jobs = check_run_options(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
+    target_mcse, n_reps = check_target(target_mcse, max_reps, n_reps)
     alphas = _check_alphas(alpha)
     design = Design.build(design, scenario)
     scenario, conditions = design.scenario, design.conditions
@@ -434,8 +482,9 @@ def run_study(
                 )
 
     off_grid = tuple(a for a in alphas if grid_index(a) is None)
+    stop = None if target_mcse is None else RateTarget(target_mcse, keys, alphas)
     plan = engine.Plan(conditions, [_CriterionRun(c, off_grid, alphas) for c in criteria],
-                       n_reps, seed, block_size)
+                       n_reps, seed, block_size, stop)
     out = engine.run(plan, n_jobs=n_jobs, backend=backend, scheduler=scheduler, cache=cache,
                      progress=progress, task_seconds=task_seconds, keep_values=keep_values,
                      max_failure_rate=max_failure_rate, desc=f"evalmc {scenario.name}")
@@ -445,7 +494,8 @@ def run_study(
     return StudyResult(design.frame, scenario, conditions, criteria, n_reps, seed, alphas,
                        block_size,
                        out.tallies, out.failures, outcomes, out.blocks_computed,
-                       out.blocks_reused)
+                       out.blocks_reused, target_mcse,
+                       None if target_mcse is None else out.reps, out.met)
 
 
 @dataclass(frozen=True)
@@ -513,6 +563,103 @@ class _CriterionRun(Analysis):
 
 
 _VALUES = ("failed", "statistic", "pvalue", "reject", "estimate")
+
+
+def reps_title(result) -> str:
+    """The replications of a result's plot title.
+
+    Parameters
+    ----------
+    result : StudyResult
+        Read: ``n_reps`` and ``target_mcse``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from evalmc.study.rates import reps_title
+    >>> reps_title(SimpleNamespace(n_reps=2000, target_mcse=None))
+    '2000 replications per condition'
+    >>> reps_title(SimpleNamespace(n_reps=10000, target_mcse=0.002))
+    'up to 10000 replications per condition (target MCSE 0.002)'
+    """
+    if result.target_mcse is None:
+        return f"{result.n_reps} replications per condition"
+    return (f"up to {result.n_reps} replications per condition (target MCSE "
+            f"{result.target_mcse:g})")
+
+
+class RateTarget:
+    """The rule of a study of criteria: every criterion's rejection rate at every level of
+    the study within `target` (:func:`~evalmc.engine.tallies.precision_mcse`), after
+    :data:`~evalmc.engine.options.MIN_BLOCKS` blocks.
+
+    Parameters
+    ----------
+    target : float
+        The largest Monte Carlo error allowed.
+    keys : sequence of str
+        The criteria's keys (the engine's analysis keys).
+    alphas : tuple of float
+        The study's levels.
+
+    Examples
+    --------
+    4,000 replications of a criterion rejecting 5% of them:
+
+    >>> import numpy as np
+    >>> from evalmc.criteria.base import CriterionResult
+    >>> from evalmc.engine.tallies import RejectionTally
+    >>> from evalmc.study.rates import RateTarget
+    >>> pvalues = np.where(np.arange(4000) % 20 == 0, 0.01, 0.5)
+    >>> tally, = RejectionTally.of_blocks(CriterionResult.from_pvalues(pvalues),
+    ...                                   np.array([0, 4000]), ())
+    >>> rule = RateTarget(0.004, ["t"], (0.05,))
+    >>> round(rule.worst({"t": tally}), 5), rule({"t": tally}, blocks=4)
+    (0.00367, True)
+    >>> rule({"t": tally}, blocks=1)  # too few blocks, whatever the error
+    False
+    """
+
+    def __init__(self, target: float, keys, alphas):
+        self.target, self.keys, self.alphas = target, tuple(keys), tuple(alphas)
+
+    def worst(self, tallies: dict) -> float:
+        """The largest error over the criteria and levels (inf when one has no valid
+        replication).
+
+        Parameters
+        ----------
+        tallies : dict
+            Key to :class:`~evalmc.engine.tallies.RejectionTally`.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        1,000 replications without a rejection (a test that cannot reject at 0.05):
+
+        >>> import numpy as np
+        >>> from evalmc.criteria.base import CriterionResult
+        >>> from evalmc.engine.tallies import RejectionTally
+        >>> from evalmc.study.rates import RateTarget
+        >>> tally, = RejectionTally.of_blocks(CriterionResult.from_pvalues(np.ones(1000)),
+        ...                                   np.array([0, 1000]), ())
+        >>> round(RateTarget(0.002, ["sign"], (0.05,)).worst({"sign": tally}), 5)
+        0.00195
+        """
+        k = [tallies[key].rejections(a) for key in self.keys for a in self.alphas]
+        n = [tallies[key].valid for key in self.keys for a in self.alphas]
+        errors = precision_mcse(k, n)
+        return float(np.inf if np.isnan(errors).any() else errors.max())
+
+    def __call__(self, tallies: dict, blocks: int) -> bool:
+        return blocks >= MIN_BLOCKS and self.worst(tallies) <= self.target
 
 
 def _decision_only(crit, tallies) -> bool:
