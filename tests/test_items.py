@@ -279,8 +279,10 @@ def test_persistent_samples_repeat_the_one_sample_draw():
     three = get_scenario("llm-items")(n_items=60, n_clusters=6, tau=0.5, n_samples=3)
     a1 = one.draw(np.random.default_rng(3), 4).a
     batch = three.draw(np.random.default_rng(3), 4)
-    assert batch.a.shape == (4, 180) and batch.n_samples == 3 and three.sizes == (180, 180)
-    assert (batch.a.reshape(4, 60, 3) == a1[:, :, None]).all()
+    assert batch.samples[0].shape == (4, 180) and batch.n_samples == 3
+    assert three.sizes == (180, 180)
+    assert (batch.samples[0].reshape(4, 60, 3) == a1[:, :, None]).all()
+    assert (batch.a == a1).all()
 
 
 def test_latent_scores_have_the_documented_covariances():
@@ -293,7 +295,7 @@ def test_latent_scores_have_the_documented_covariances():
                                      rho=0.3, persistence=0.5, n_samples=2, scores="latent",
                                      shift=0.25)
     batch = scen.draw(np.random.default_rng(4), 200)
-    a, b = batch.a.reshape(200, 400, 2), batch.b.reshape(200, 400, 2)
+    a, b = (x.reshape(200, 400, 2) for x in batch.samples)
     total = 1.2**2 + 0.8**2 / 4 + 1
     a, b = a - 0.75, b - 0.5  # the population means, skill_a + shift and skill_b
     within = (a[:, :, 0] * a[:, :, 1]).mean(axis=1) / total  # one value per replication
