@@ -118,3 +118,47 @@ def test_cli_writes_json_and_refuses_bad_input(tmp_path, capsys):
     assert "`--delta` must be numbers" in capsys.readouterr().err
     assert main(["audit", str(path), "--a", "x", "--b", "z", "--sample", "sample"]) == 2
     assert "`b` 'z' is not a model" in capsys.readouterr().err
+
+
+def test_the_readme_excerpt_is_in_the_figures_report():
+    """Each line of the README's excerpt of the worked example is a line of
+    figures/audit/audit.txt (which the slow test below checks is current)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    start = readme.index("## Auditing your own evaluation")
+    excerpt = readme[readme.index("```text\n", start) + 8:readme.index("```\n\n![", start)]
+    report = (Path(__file__).parents[1] / "figures" / "audit" / "audit.txt").read_text()
+    lines = set(report.splitlines())
+    assert excerpt.strip() and all(line in lines for line in excerpt.splitlines())
+
+
+@pytest.mark.slow
+def test_the_worked_example_report_is_current(tmp_path):
+    """The worked example's command writes figures/audit/audit.txt as committed (47 s)."""
+    out = tmp_path / "audit.txt"
+    assert main(["audit", str(ITEMS), "--a", "candidate", "--b", "baseline", "--metric",
+                 "correct", "--item", "question", "--sample", "generation", "--cluster",
+                 "subject", "--delta", "0.01,0.02,0.03", "--jobs", "2", "--quiet", "--out",
+                 str(out)]) == 0
+    committed = (Path(__file__).parents[1] / "figures" / "audit" / "audit.txt").read_text()
+    assert out.read_text() == committed
+
+
+def test_sizes_under_the_process_that_wrote_the_example():
+    """The README's check of the audit: 2,000 benchmarks drawn from make_items.py's process
+    with equal skills (fresh subjects of fresh sizes each): the paired z-test's size 0.226 and
+    the clustered z-test's 0.075 at the 5% level."""
+    from scipy.special import ndtr
+
+    sys.path.insert(0, str(EXAMPLES))
+    import make_items
+
+    rng = np.random.default_rng(5)
+    reps, rejected = 2000, np.zeros(2)
+    for _ in range(reps):
+        sizes, _, answers = make_items.draw(rng, {"candidate": 0.275, "baseline": 0.275})
+        d = answers["candidate"].mean(axis=1) - answers["baseline"].mean(axis=1)
+        paired = d.std(ddof=1) / np.sqrt(d.size)
+        sums = np.add.reduceat(d, np.cumsum(sizes) - sizes)
+        clustered = np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / d.size
+        rejected += 2 * ndtr(-abs(d.mean() / np.array([paired, clustered]))) < 0.05
+    assert (rejected / reps).tolist() == [0.226, 0.075]

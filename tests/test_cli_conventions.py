@@ -13,7 +13,8 @@ import evalmc
 from evalmc.cli import build_parser, main
 
 #: Commands printing results; `reproduce` writes figures and a report into its --out folder.
-PRINTING = ("list", "calibrate", "coverage", "bench", "boon", "describe", "compare", "ranks", "audit")
+PRINTING = ("list", "calibrate", "coverage", "bench", "boon", "describe", "compare", "ranks",
+            "audit")
 
 
 def _subparsers():

@@ -24,22 +24,31 @@ N_ITEMS, N_SUBJECTS, N_SAMPLES = 1000, 40, 5
 SKILL = {"candidate": 0.30, "baseline": 0.25}
 
 
-def main(folder: Path) -> None:
-    rng = np.random.default_rng(20261131)
+def draw(rng, skill=SKILL):
+    """One benchmark: the subjects' sizes, each question's subject, and each model's 0/1
+    answers, questions x generations."""
     sizes = rng.multinomial(N_ITEMS - 5 * N_SUBJECTS, rng.dirichlet(np.full(N_SUBJECTS, 2.0)))
     sizes += 5  # at least 5 questions per subject
     subject = np.repeat(np.arange(N_SUBJECTS), sizes)
     difficulty = rng.normal(0, 0.5, N_SUBJECTS)[subject] + rng.normal(0, 1.0, N_ITEMS)
     favour = rng.normal(0, 0.3, N_SUBJECTS)[subject] / 2
-    lines = ["model,question,generation,subject,correct"]
-    for sign, (model, skill) in zip((1, -1), SKILL.items(), strict=True):
+    answers = {}
+    for sign, (model, value) in zip((1, -1), skill.items(), strict=True):
         luck = rng.normal(0, 0.6, N_ITEMS)
-        latent = (skill + sign * favour - difficulty + luck)[:, None] \
+        latent = (value + sign * favour - difficulty + luck)[:, None] \
             + rng.normal(0, 1.0, (N_ITEMS, N_SAMPLES))
+        answers[model] = (latent > 0).astype(int)
+    return sizes, subject, answers
+
+
+def main(folder: Path) -> None:
+    _, subject, answers = draw(np.random.default_rng(20261131))
+    lines = ["model,question,generation,subject,correct"]
+    for model, correct in answers.items():
         for i in range(N_ITEMS):
             for s in range(N_SAMPLES):
                 lines.append(f"{model},q{i + 1:04d},{s},subject_{subject[i] + 1:02d},"
-                             f"{int(latent[i, s] > 0)}")
+                             f"{correct[i, s]}")
     (folder / "items.csv").write_text("\n".join(lines) + "\n")
 
 
