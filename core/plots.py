@@ -663,7 +663,7 @@ def audit_figure(result) -> Figure:
         ax_cover.legend(fontsize=8, loc="lower left")
     ax_cover.set_xlabel("coverage of A - B under the null")
     ax_cover.set_title("Does its interval cover?", fontsize=10)
-    name = str(d["file"]).replace("\\", "/").rsplit("/", 1)[-1]
+    name = ", ".join(f.replace("\\", "/").rsplit("/", 1)[-1] for f in str(d["file"]).split(", "))
     clusters = f"{d['n_clusters']} clusters" if d["cluster"] else "no clusters"
     fig.suptitle(f"Audit of {name}: {d['a']} vs {d['b']}, {d['n_items']} items x "
                  f"{d['n_samples']} samples, {clusters}, on data simulated from its fit",

@@ -162,3 +162,20 @@ def test_sizes_under_the_process_that_wrote_the_example():
         clustered = np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / d.size
         rejected += 2 * ndtr(-abs(d.mean() / np.array([paired, clustered]))) < 0.05
     assert (rejected / reps).tolist() == [0.226, 0.075]
+
+
+def test_two_harness_logs_are_stacked(tmp_path):
+    """lm-evaluation-harness writes a log per model: the two arc_easy logs of the examples,
+    audited together, pair the models on the same 20 documents; the report names both files."""
+    logs = sorted(str(p) for p in (EXAMPLES / "lm_eval").glob("*/samples_arc_easy_*.jsonl"))
+    result = audit(logs, "EleutherAI/pythia-410m", "EleutherAI/pythia-160m", metric="acc",
+                   criteria=["paired-items", "mcnemar-items"], estimators=["newcombe-paired"],
+                   n_reps=200, n_reps_alt=50, progress=False)
+    assert result.data["n_items"] == 20 and result.data["difference"] == pytest.approx(0.3)
+    assert result.data["file"] == ", ".join(logs) and result.data["n_samples"] == 1
+    out = tmp_path / "audit.png"
+    assert main(["audit", *logs, "--a", "EleutherAI/pythia-410m", "--b",
+                 "EleutherAI/pythia-160m", "--metric", "acc", "--criterion", "paired-items",
+                 "--estimator", "newcombe-paired", "--reps", "100", "--reps-alt", "50",
+                 "--quiet", "--plot", str(out), "--out", str(tmp_path / "audit.txt")]) == 0
+    assert out.stat().st_size > 0

@@ -35,14 +35,15 @@ def register(sub) -> None:
     >>> audit.register(sub)
     >>> args = sub.choices["audit"].parse_args(["items.csv", "--a", "x", "--b", "y",
     ...                                         "--delta", "0.01,0.02"])
-    >>> args.delta, args.reps, args.run is audit.run
-    ('0.01,0.02', 5300, True)
+    >>> args.file, args.delta, args.reps, args.run is audit.run
+    (['items.csv'], '0.01,0.02', 5300, True)
     """
     parser = sub.add_parser("audit", help="size, power and coverage of the tests and error "
                                           "bars of your own evaluation, on data like it")
-    parser.add_argument("file", metavar="FILE",
+    parser.add_argument("file", metavar="FILE", nargs="+",
                         help="item-level results: CSV or JSONL table (model, item, score), "
-                             "lm-evaluation-harness samples_*.jsonl, inspect_ai .json or .eval")
+                             "lm-evaluation-harness samples_*.jsonl, inspect_ai .json or .eval; "
+                             "several files (a log per model) are stacked")
     parser.add_argument("--a", required=True, metavar="MODEL", help="model A")
     parser.add_argument("--b", required=True, metavar="MODEL", help="model B")
     parser.add_argument("--metric", help="the score: a table's column (default score), a "

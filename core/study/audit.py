@@ -32,6 +32,8 @@ Decisions of this module:
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -221,9 +223,12 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
 
     Parameters
     ----------
-    path : path
-        Item-level results (:func:`~evalmc.sims.itemlogs.read_items` reads it: a CSV or JSONL
-        table, an lm-evaluation-harness samples log, an inspect_ai log).
+    path : path or sequence of paths
+        Item-level results (:func:`~evalmc.sims.itemlogs.read_items` reads each: a CSV or
+        JSONL table, an lm-evaluation-harness samples log, an inspect_ai log); several files
+        (one log per model, as the harnesses write them) are stacked
+        (:func:`~evalmc.sims.itemlogs.stack_items`) and the model is fitted to the stacked
+        table.
     a, b : str
         The two models compared, A - B.
     metric, cluster, sample, item, model, fmt : str, optional
@@ -270,20 +275,45 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     >>> result.verdicts["verdict"].tolist()
     ['calibrated', 'undetermined']
     """
-    from evalmc.criteria import get_criterion
-    from evalmc.estimators.intervals import get_estimator
-    from evalmc.sims import get_scenario
-    from evalmc.sims.itemlogs import paired_items, read_items
-    from evalmc.sims.itemmodel import faithfulness
-    from evalmc.study.estimation import run_estimation
-    from evalmc.study.rates import run_study
+    from evalmc.sims.itemlogs import read_items, stack_items
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
-    table = read_items(path, fmt=fmt, metric=metric, sample=sample, cluster=cluster, item=item,
-                       model=model)
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    read = {"fmt": fmt, "metric": metric, "sample": sample, "cluster": cluster, "item": item,
+            "model": model}
+    with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
+        if len(paths) == 1:
+            table = read_items(paths[0], **read)
+            base = {"file": str(paths[0]), "metric": metric or "", "cluster": cluster or "",
+                    "sample": sample or "", "item": item, "model": model or ""}
+        else:  # the stacked table, written once for the scenario to read
+            table = stack_items([read_items(p, **read) for p in paths])
+            stacked = os.path.join(folder, "items.csv")
+            table.to_csv(stacked, index=False)
+            base = {"file": stacked, "metric": "score", "sample": "sample",
+                    "cluster": "cluster" if table.attrs.get("cluster") else "",
+                    "item": "item", "model": ""}
+        return _audit(paths, table, {**base, "a": a, "b": b}, deltas=deltas,
+                      criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
+                      n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
+                      cache=cache, progress=progress)
+
+
+def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
+           seed, n_jobs, backend, cache, progress) -> AuditResult:
+    """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
+    from evalmc.criteria import get_criterion
+    from evalmc.estimators.intervals import get_estimator
+    from evalmc.sims import get_scenario
+    from evalmc.sims.itemlogs import paired_items
+    from evalmc.sims.itemmodel import faithfulness
+    from evalmc.study.estimation import run_estimation
+    from evalmc.study.rates import run_study
+
+    a, b = base["a"], base["b"]
     pair = paired_items(table, a, b)
     batch = observed_batch(pair)
     kind = "binary" if set(np.unique(np.concatenate([pair.a.ravel(), pair.b.ravel()]))) \
@@ -295,9 +325,6 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ests = [get_estimator(e) for e in estimators]
 
     scenario = get_scenario("item-model")
-    base = {"file": str(path), "a": a, "b": b, "metric": metric or "",
-            "cluster": cluster or "", "sample": sample or "", "item": item,
-            "model": model or ""}
     model = scenario(**base)
     se = observed_se(batch)
     grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
@@ -327,7 +354,8 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     faithful = faithfulness(model, rng)
     verdicts = _verdicts(sizes, power, detectable, asked)
     d = batch.a.mean() - batch.b.mean()
-    data = {"file": str(path), "a": a, "b": b, "metric": table.attrs.get("metric", metric),
+    data = {"file": ", ".join(map(str, paths)), "a": a, "b": b,
+            "metric": table.attrs.get("metric"),
             "kind": kind, "n_items": len(pair.items), "n_samples": batch.n_samples,
             "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
             "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
