@@ -74,6 +74,13 @@ def test_the_cap_stops_the_plan_and_says_so():
     assert any("cap" in note for note in res.notes)
 
 
+def test_a_target_reached_at_low_says_so():
+    res = plan("paired-normal", "paired-t", solve="n", params={"shift": 3.0, "rho": 0.5},
+               low=10)
+    assert (res.value, res.ci_low, res.ci_high) == (10, 10, 10)
+    assert "at most that" in res.notes[0]
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"power": 1.2}, "`power` must be"),
     ({"power": 0.0}, "`power` must be"),

@@ -501,7 +501,11 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
 
         notes: list[str] = []
         _bracket(evaluate, seen, kind, low, high, power, solve, notes)
-        converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps, solve, notes)
+        if all(_rate(s) >= power for s in seen.values()):  # reached at `low` already
+            converged, fit, est = True, _fallback_fit(kind), (low, low, low)
+        else:
+            converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps, solve,
+                                          notes)
         value, ci_low, ci_high = est
         per_point = max(s[2] for s in seen.values())
         at = evaluate([value], max(per_point, START_REPS))[value]
@@ -552,16 +556,33 @@ def _bounds(kind, low, high):
 
 
 def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
-    """Double from `low` until the power reaches the target (an effect above it halves)."""
+    """Double from `low` until the power reaches the target (an effect above it halves).
+
+    An integer value at which the criterion fails too often (degenerate samples of a small
+    design) is passed over while doubling, and said in a note."""
+    from evalmc.engine.scheduler import StudyError
+
+    failed = []
+
+    def power_at(x):
+        if kind != "integer":
+            return _rate(evaluate([x], START_REPS)[x])
+        try:
+            return _rate(evaluate([x], START_REPS)[x])
+        except StudyError:
+            failed.append(x)
+            return -1.0
+
     x = low
-    power = _rate(evaluate([x], START_REPS)[x])
+    power = power_at(x)
     if power >= target:
         if kind == "integer":
-            notes.append(f"the target is reached at the lowest value tried, {solve}={low}.")
+            notes.append(f"the target is reached at the lowest value tried, {solve}={low}: "
+                         "the answer is at most that (give a smaller `low`).")
             return
         for _ in range(20):
             x = _round(x / 2, kind)
-            if _rate(evaluate([x], START_REPS)[x]) < target:
+            if power_at(x) < target:
                 return
         raise ValueError(f"the power reaches {target:g} even at {solve}={_fmt(x)}: give "
                          "`low`.")
@@ -570,7 +591,10 @@ def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
             raise ValueError(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, below "
                              f"the target {target:g}: raise `high`, or check the effect.")
         x = min(_round(x * 2, kind), high)
-        power = _rate(evaluate([x], START_REPS)[x])
+        power = power_at(x)
+    if failed:
+        notes.append(f"the criterion failed too often at {solve} = "
+                     f"{', '.join(map(str, failed))} (degenerate samples): passed over.")
 
 
 def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
@@ -582,7 +606,7 @@ def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
             below = max(x for x, s in seen.items() if _rate(s) < target)
             above = min(x for x, s in seen.items() if _rate(s) >= target and x > below)
             if kind == "integer" and above - below <= 1:
-                fit = _fallback_fit(seen, kind)
+                fit = _fallback_fit(kind)
                 return True, fit, (above, above, above)
             nxt = [_round((below + above) / 2, kind)]
         else:
@@ -703,7 +727,7 @@ def _probit(u, k, n):
     return (b0, beta[1]), T @ cov @ T.T
 
 
-def _fallback_fit(seen, kind):
+def _fallback_fit(kind):
     return {"b0": float("nan"), "b1": float("nan"),
             "scale": "log" if kind == "integer" else "linear", "cov": np.full((2, 2), np.nan),
             "u": float("nan"), "half": float("nan"), "fitted_on": [float("nan")] * 2}
