@@ -31,6 +31,8 @@ _LAZY = {
     "reproduce": "evalmc.reproductions.runner",
     "audit": "evalmc.study.audit",
     "AuditResult": "evalmc.study.audit",
+    "plan": "evalmc.study.plan",
+    "PlanResult": "evalmc.study.plan",
     "SCENARIOS": "evalmc.sims",
     "get_scenario": "evalmc.sims",
     "CRITERIA": "evalmc.criteria",
@@ -41,7 +43,7 @@ __all__ = [
     "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
-    "audit", "AuditResult",
+    "audit", "AuditResult", "plan", "PlanResult",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
 ]
 

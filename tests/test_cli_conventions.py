@@ -14,7 +14,7 @@ from evalmc.cli import build_parser, main
 
 #: Commands printing results; `reproduce` writes figures and a report into its --out folder.
 PRINTING = ("list", "calibrate", "coverage", "bench", "boon", "describe", "compare", "ranks",
-            "audit")
+            "audit", "plan")
 
 
 def _subparsers():

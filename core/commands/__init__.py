@@ -26,6 +26,7 @@ COMMANDS = (
     "evalmc.commands.compare",
     "evalmc.commands.ranks",
     "evalmc.commands.audit",
+    "evalmc.commands.plan",
 )
 
 

@@ -1,0 +1,773 @@
+"""Plan a study: the design size, or the minimum detectable effect, that gives a criterion a
+target power, solved by simulation (:func:`plan`, ``evalmc plan``).
+
+The power of a criterion at a design point is the rejection rate of a condition of the engine
+(:func:`~evalmc.study.rates.run_study`), so every number here is a Monte Carlo estimate, and the
+solved value comes with a 95% interval from that error.
+
+The algorithm
+-------------
+Two kinds of parameter are solved: an **integer** design parameter (runs ``n_a`` or ``n``,
+items, clusters, data sets: the smallest value whose power reaches the target) and a
+**continuous** effect (``shift``, ``delta``: the minimum detectable effect, the smallest
+effect with the target power, at the fixed size of `params`).
+
+1. **Bracket.** From `low` (default 2 for an integer, 0.1 for an effect) the parameter doubles
+   until the power, on :data:`START_REPS` replications, reaches the target (never past
+   `high`: then the plan stops with a message). An effect whose start already reaches the
+   target halves instead until it does not.
+2. **Fit.** A monotone curve of power against the parameter: a binomial GLM with probit link,
+   ``power = Phi(b0 + b1 u)``, with ``u = log(value)`` for an integer and ``u = value`` for an
+   effect, fitted by Fisher scoring on every evaluated point weighted by its replications
+   (then again on the points within a factor 2 of the crossing for an integer, or within
+   half the crossing for an effect, when at least three are: the probit is a local
+   description of the power curve, and points far from the target only bias it). The
+   crossing ``u* = (Phi^-1(power) - b0) / b1`` has a 95% interval by the delta method on the
+   fit's covariance.
+3. **Refine.** The crossing and the two ends of its interval (at least one unit, or the
+   tolerance, apart) get more replications, doubling each round (800, 1,600, 3,200, ...
+   per point, counted cumulatively: the random streams of a condition depend only on its
+   parameters and the seed, and the blocks already run are reused), then the curve is
+   refitted. Where the curve cannot be fitted (a jump from no rejection to all), the bracket
+   is bisected instead.
+4. **Stop**, after two rounds at least (:data:`MIN_REPS` per point), when the interval is
+   narrow enough -- an integer: at most three consecutive values, or within +-`tol` (default
+   10%) of the solved value; an effect: within +-`tol` (default 5%) -- or when the next
+   round would pass `max_reps` replications in all (the plan then says it stopped at the
+   cap).
+
+The solved integer is the smallest integer at or above the crossing, its interval the
+integers at or above the interval's ends; the solved effect is the crossing, rounded to four
+significant digits. Its power is then the rate at that point, with its MCSE, and its size the
+rate of the same condition under `null` (default: the scenario's effect parameter, ``shift`` or
+``delta``, at its default), with Bradley's verdict: a plan that reaches its power by being
+liberal says so. The cost is the number of replications simulated (each replication one
+evaluation of the criterion), which grows as the square of the precision asked, not with the
+width of the range searched. Every evaluated point is a condition of the engine, so a plan is
+the same for a seed whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalmc.sims.validation import check_float, check_int
+
+#: Replications of each point while bracketing (one block: the unit later rounds add to).
+START_REPS = 400
+#: Replications per point of the last round before the plan may stop, at least (two rounds
+#: of refinement).
+MIN_REPS = 4 * START_REPS
+#: Replications of the null condition for the size, at least.
+SIZE_REPS = 4000
+#: The cap of replications in all, by default.
+MAX_REPS = 400_000
+#: The parameters taken as a scenario's effect, in this order.
+EFFECTS = ("shift", "delta")
+#: Default relative tolerance of the interval: integer parameters, effects.
+TOL = {"integer": 0.1, "effect": 0.05}
+_Z = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What :func:`plan` solved, with the points it evaluated and the fitted power curve.
+
+    Attributes
+    ----------
+    scenario, criterion : str
+        Their names.
+    solve : str
+        The parameter solved.
+    kind : {'integer', 'effect'}
+        Whether the smallest integer value or a continuous effect was solved.
+    target, alpha : float
+        The power sought and the level.
+    value : int or float
+        The solved value: the smallest with the target power (by the fitted curve).
+    ci_low, ci_high : int or float
+        Its 95% interval from the Monte Carlo error.
+    power, power_mcse : float
+        The power observed at `value`, and its Monte Carlo standard error.
+    size, size_mcse : float
+        The rejection rate at `value` under `null`, and its MCSE.
+    bradley : str
+        Bradley's verdict on the size: robust, liberal, conservative or undetermined.
+    n_reps : int
+        Replications simulated in all (each an evaluation of the criterion), size included.
+    converged : bool
+        Whether the interval reached the tolerance (False: the cap stopped the plan).
+    points : DataFrame
+        Every evaluated point: value, rejections, replications, power, Wilson interval.
+    fit : dict
+        The probit curve: ``b0``, ``b1``, ``scale`` ('log' or 'linear'), ``cov``, and
+        ``fitted_on``, the range of the points it was fitted on.
+    params, null : dict
+        The other parameters of the alternative, and the null's overrides.
+    notes : list of str
+        What the numbers alone do not say (a liberal size, the cap reached...).
+    tie : list of str
+        The parameters kept equal to the solved one.
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> res = evalmc.plan("paired-normal", "paired-t", solve="n", power=0.8,
+    ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+    >>> res.value, res.ci_low <= 34 <= res.ci_high, res.bradley
+    (34, True, 'robust')
+    """
+
+    scenario: str
+    criterion: str
+    solve: str
+    kind: str
+    target: float
+    alpha: float
+    value: float
+    ci_low: float
+    ci_high: float
+    power: float
+    power_mcse: float
+    size: float
+    size_mcse: float
+    bradley: str
+    n_reps: int
+    converged: bool
+    points: pd.DataFrame
+    fit: dict
+    params: dict
+    null: dict
+    notes: list = field(default_factory=list)
+    tie: list = field(default_factory=list)
+
+    def summary(self) -> pd.DataFrame:
+        """The plan in one row: solved value, interval, power and size with their MCSEs.
+
+        Returns
+        -------
+        DataFrame
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan("paired-normal", "paired-t", solve="n",
+        ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+        >>> list(res.summary().columns)  # doctest: +NORMALIZE_WHITESPACE
+        ['solve', 'value', 'ci_low', 'ci_high', 'target', 'power', 'power_mcse', 'size',
+         'size_mcse', 'bradley', 'n_reps', 'points']
+        """
+        return pd.DataFrame([{
+            "solve": self.solve, "value": self.value, "ci_low": self.ci_low,
+            "ci_high": self.ci_high, "target": self.target, "power": self.power,
+            "power_mcse": self.power_mcse, "size": self.size, "size_mcse": self.size_mcse,
+            "bradley": self.bradley, "n_reps": self.n_reps, "points": len(self.points)}])
+
+    def to_dict(self) -> dict:
+        """Everything as plain values (for ``--format json``).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan("paired-normal", "paired-t", solve="n",
+        ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+        >>> sorted(res.to_dict())[:4]
+        ['alpha', 'bradley', 'ci_high', 'ci_low']
+        """
+        out = {k: getattr(self, k) for k in (
+            "scenario", "criterion", "solve", "kind", "target", "alpha", "value", "ci_low",
+            "ci_high", "power", "power_mcse", "size", "size_mcse", "bradley", "n_reps",
+            "converged", "params", "null", "notes", "tie")}
+        out["fit"] = {k: (np.asarray(v).tolist() if k == "cov" else v)
+                      for k, v in self.fit.items()}
+        out["points"] = self.points.to_dict(orient="records")
+        return _plain(out)
+
+    def curve(self, x):
+        """The fitted power at `x` (values of the solved parameter).
+
+        Parameters
+        ----------
+        x : array_like
+
+        Returns
+        -------
+        ndarray
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan("paired-normal", "paired-t", solve="n",
+        ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+        >>> bool(abs(res.curve([res.value])[0] - 0.8) < 0.02)
+        True
+        """
+        from scipy.stats import norm
+
+        x = np.asarray(x, dtype=float)
+        u = np.log(x) if self.fit["scale"] == "log" else x
+        return norm.cdf(self.fit["b0"] + self.fit["b1"] * u)
+
+    def report(self) -> str:
+        """The summary as a table, then the notes, one a line.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan("paired-normal", "paired-t", solve="n",
+        ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+        >>> print(res.report().splitlines()[0])  # doctest: +ELLIPSIS
+        paired-normal, paired-t at alpha 0.05: smallest n with power 0.8 (shift=0.5, rho=0.5)
+        """
+        given = self._given()
+        what = ("smallest " + self.solve if self.kind == "integer"
+                else "minimum detectable " + self.solve)
+        lines = [f"{self.scenario}, {self.criterion} at alpha {_fmt(self.alpha)}: {what} with "
+                 f"power {_fmt(self.target)}" + (f" ({given})" if given else "")]
+        table = self.summary().drop(columns=["target"])
+        for col in ("power", "power_mcse", "size", "size_mcse"):
+            table[col] = table[col].map(lambda v: f"{v:.4f}")
+        if self.kind == "effect":
+            for col in ("value", "ci_low", "ci_high"):
+                table[col] = table[col].map(lambda v: f"{v:.4g}")
+        lines.append(table.to_string(index=False))
+        lines.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(lines)
+
+    def _given(self) -> str:
+        return ", ".join([f"{k}={_fmt(v)}" for k, v in self.params.items()]
+                         + [f"{k}={self.solve}" for k in self.tie])
+
+    def plot(self, ax=None):
+        """The power curve: evaluated points with Wilson bars, the fitted curve, the target,
+        the solved value and its interval.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Default: a new figure's.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan("paired-normal", "paired-t", solve="n",
+        ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+        >>> res.plot().axes[0].get_xlabel()
+        'n'
+        """
+        from evalmc.plots import axes_or_new
+
+        ax = axes_or_new(ax, figsize=(7, 4.5))
+        pts = self.points
+        lo_x, hi_x = pts["value"].min(), pts["value"].max()
+        grid = (np.geomspace(lo_x, hi_x, 200) if self.fit["scale"] == "log"
+                else np.linspace(lo_x, hi_x, 200))
+        ax.axvspan(self.ci_low, self.ci_high, color="tab:orange", alpha=0.2,
+                   label=f"95% interval [{_fmt(self.ci_low)}, {_fmt(self.ci_high)}]")
+        on = self.fit["fitted_on"]
+        inside = (grid >= on[0]) & (grid <= on[1])
+        ax.plot(grid, self.curve(grid), color="tab:blue", lw=0.8, ls=":")
+        ax.plot(grid[inside], self.curve(grid[inside]), color="tab:blue",
+                label="probit fit (solid: the points it is fitted on)")
+        ax.errorbar(pts["value"], pts["power"],
+                    yerr=[pts["power"] - pts["ci_low"], pts["ci_high"] - pts["power"]],
+                    fmt="o", color="black", ms=3, capsize=2,
+                    label="evaluated points (95% Wilson)")
+        ax.axhline(self.target, color="gray", ls="--", lw=1, label=f"target {self.target:g}")
+        ax.plot([self.value], [self.power], "D", color="tab:red", ms=7,
+                label=f"solved {self.solve} = {_fmt(self.value)}")
+        if self.fit["scale"] == "log":
+            from matplotlib.ticker import ScalarFormatter
+
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(ScalarFormatter())
+            ax.xaxis.set_minor_formatter(ScalarFormatter())
+            ax.tick_params(axis="x", which="minor", labelsize=7)
+        ax.set_xlabel(self.solve)
+        ax.set_ylabel(f"power (rejection rate at alpha {self.alpha:g})")
+        ax.set_ylim(-0.02, 1.02)
+        given = self._given()
+        ax.set_title(f"{self.criterion} on {self.scenario}" + (f" ({given})" if given else "")
+                     + f": power against {self.solve}\n{self.n_reps:,} replications, size at "
+                     f"the solution {self.size:.3f} ({self.bradley})", fontsize=9)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.grid(alpha=0.3)
+        return ax.figure
+
+
+def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: float = 0.05,
+         params: Mapping | None = None, null: Mapping | None = None, tie: Sequence = (),
+         low=None, high=None, tol: float | None = None, max_reps: int = MAX_REPS,
+         seed: int = 0, n_jobs: int = 1, backend: str | None = None, cache=None,
+         progress: bool | None = False) -> PlanResult:
+    """The smallest design size, or the minimum detectable effect, at which `criterion`
+    reaches a target power on data drawn from `scenario`, with its 95% interval.
+
+    The algorithm is in the module's docstring (:mod:`evalmc.study.plan`).
+
+    Parameters
+    ----------
+    scenario : str or Scenario subclass
+        A name from ``evalmc.SCENARIOS`` or a scenario class.
+    criterion : str or callable
+        One criterion (``evalmc.CRITERIA``, a ``file.py:function`` spec, a callable).
+    solve : str
+        The parameter solved: an integer one (``n``, ``n_a``, ``n_items``...) for the
+        smallest size, a real one (``shift``, ``delta``) for the minimum detectable effect.
+    power : float
+        Target power, in (alpha, 1).
+    alpha : float
+        Level at which the criterion's p-values are judged, in (0, 1).
+    params : mapping, optional
+        The other parameters, one value each: the alternative (``{"shift": 0.5}``) and the
+        fixed design (``{"n": 20}`` when solving the effect).
+    null : mapping, optional
+        Parameters that make the null condition, on top of `params`, for the size. Default:
+        the scenario's effect parameter (``shift`` or ``delta``) at its default.
+    tie : sequence of str
+        Integer parameters set equal to the solved one (``tie=["n_b"]`` with ``solve="n_a"``:
+        equal groups).
+    low, high : number, optional
+        Where the bracket starts, and the largest value tried (defaults: 2 and 2**20 for an
+        integer, 0.1 and 0.1 * 2**20 for an effect).
+    tol : float, optional
+        Relative half-width of the interval at which to stop: default 0.1 for an integer
+        (or an interval of at most three consecutive values), 0.05 for an effect.
+    max_reps : int
+        The cap of replications in all.
+    seed : int
+        Root seed; the plan does not depend on `n_jobs` or `backend`.
+    n_jobs : int
+        Workers; -1 for all cores.
+    backend : {'threads', 'loky', 'dask'}, optional
+        As in :func:`~evalmc.study.rates.run_study`.
+    cache : path, optional
+        Directory of finished blocks (default: a temporary one, removed at the end).
+    progress : bool, optional
+        Show the engine's progress bars.
+
+    Returns
+    -------
+    PlanResult
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter: a `solve` that is not a numeric parameter of the scenario, a
+        `power` or `alpha` out of range, an alternative equal to the null, a target never
+        reached before `high`...
+
+    Examples
+    --------
+    How many seeds, paired, for an 80% chance that the paired t-test detects a shift of half
+    the differences' standard deviation (1 with unit sds and rho 0.5; statsmodels'
+    ``TTestPower`` says 34)?
+
+    >>> import evalmc
+    >>> res = evalmc.plan("paired-normal", "paired-t", solve="n", power=0.8,
+    ...                   params={"shift": 0.5, "rho": 0.5}, seed=1)
+    >>> print(res.report())
+    paired-normal, paired-t at alpha 0.05: smallest n with power 0.8 (shift=0.5, rho=0.5)
+    solve  value  ci_low  ci_high  power power_mcse   size size_mcse bradley  n_reps  points
+        n     34      33       35 0.8181     0.0096 0.0505    0.0035  robust   11200       9
+
+    The minimum detectable shift with 20 seeds (statsmodels: 0.6604):
+
+    >>> res = evalmc.plan("paired-normal", "paired-t", solve="shift",
+    ...                   params={"n": 20, "rho": 0.5}, seed=1)
+    >>> print(res.report())  # doctest: +NORMALIZE_WHITESPACE
+    paired-normal, paired-t at alpha 0.05: minimum detectable shift with power 0.8 (n=20, rho=0.5)
+    solve  value ci_low ci_high  power power_mcse   size size_mcse bradley  n_reps  points
+    shift 0.6643 0.6559  0.6727 0.8050     0.0099 0.0512    0.0035  robust   14400      11
+    """
+    from evalmc.criteria import get_criterion
+    from evalmc.sims import SCENARIOS, get_scenario
+    from evalmc.sims.base import Scenario
+    from evalmc.study.design import Design
+    from evalmc.study.rates import run_study
+
+    name = scenario if isinstance(scenario, str) else getattr(scenario, "name", None)
+    if isinstance(scenario, str):
+        scenario = get_scenario(scenario)
+    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+    name = name or scenario.__name__
+    crit = get_criterion(criterion)
+    check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    check_float("power", power, low=0, high=1, open_low=True, open_high=True)
+    if power <= alpha:
+        raise ValueError(f"`power` must exceed `alpha` ({alpha:g}); got {power:g}.")
+    max_reps = check_int("max_reps", max_reps, low=2 * START_REPS)
+    defaults = _defaults(scenario, name, SCENARIOS)
+    if solve not in defaults:
+        raise ValueError(f"`solve` must be a parameter of scenario {name!r}: "
+                         f"{', '.join(defaults)}; got {solve!r}.")
+    kinds = {k: type(v) for k, v in defaults.items()}
+    if kinds[solve] is int:
+        kind = "integer"
+    elif kinds[solve] is float:
+        kind = "effect"
+    else:
+        raise ValueError(f"`solve` must be a numeric parameter; {solve!r} of scenario "
+                         f"{name!r} is a {kinds[solve].__name__}.")
+    params = dict(params or {})
+    if not isinstance(params, Mapping):
+        raise ValueError(f"`params` must be a mapping of name to one value; got {params!r}.")
+    for key, value in params.items():
+        if key not in defaults:
+            raise ValueError(f"unknown parameter `{key}` for scenario {name!r}; valid "
+                             f"parameters: {', '.join(defaults)}.")
+        if isinstance(value, (list, tuple, np.ndarray)):
+            raise ValueError(f"`params` takes one value per parameter; got {key}={value!r}.")
+    if solve in params:
+        raise ValueError(f"`{solve}` is the parameter solved: leave it out of `params` (give "
+                         "`low` to start the search elsewhere).")
+    tie = [tie] if isinstance(tie, str) else list(tie)
+    for key in tie:
+        if key not in defaults or kinds[key] is not int or key == solve or key in params:
+            raise ValueError(f"`tie` must name integer parameters of scenario {name!r} other "
+                             f"than `{solve}` and those of `params`; got {key!r}.")
+    if kind == "effect" and tie:
+        raise ValueError("`tie` goes with an integer parameter solved, not an effect.")
+    if null is None:
+        effect = next((e for e in EFFECTS if e in defaults), None)
+        if effect is None:
+            raise ValueError(f"scenario {name!r} has no `shift` or `delta` parameter: give "
+                             "`null`, the parameters of its null condition (e.g. "
+                             "null={'mean_a': 0.0}).")
+        null = {effect: defaults[effect]}
+    null = dict(null)
+    for key in null:
+        if key not in defaults or key == solve and kind == "integer" or key in tie:
+            raise ValueError(f"`null` must name parameters of scenario {name!r} other than "
+                             f"`{solve}`; got {key!r}.")
+    if kind == "integer" and all(params.get(k, defaults[k]) == v for k, v in null.items()):
+        raise ValueError(f"the alternative is the null ({_pairs(null)}): give the effect to "
+                         f"detect in `params` (e.g. {next(iter(null))}=0.5).")
+    tol = TOL[kind] if tol is None else check_float("tol", tol, low=0, high=1,
+                                                    open_low=True, open_high=True)
+    low, high = _bounds(kind, low, high)
+
+    def cond(x, extra=None):
+        values = {**params, solve: x, **{k: x for k in tie}}
+        values.update(extra or {})  # the null of an effect sets the effect itself
+        return values
+
+    # validate the first condition before any replication: names and values, at once
+    Design.build({k: [v] for k, v in cond(low).items()}, scenario)
+    Design.build({k: [v] for k, v in cond(low, null).items()}, scenario)
+
+    with tempfile.TemporaryDirectory(prefix="evalmc-plan-") as tmp:
+        store = cache or tmp
+        seen: dict = {}  # value -> (rejections, valid reps, reps run)
+
+        def evaluate(xs, reps, extra=None, into=seen):
+            out = {}
+            for x in xs:
+                if extra is None and into.get(x, (0, 0, 0))[2] >= reps:
+                    out[x] = into[x]
+                    continue
+                design = Design.build({k: [v] for k, v in cond(x, extra).items()}, scenario)
+                res = run_study(design, scenario, [crit], n_reps=reps, seed=seed,
+                                alpha=(alpha,), block_size=START_REPS, n_jobs=n_jobs,
+                                backend=backend, cache=store, progress=progress)
+                row = res.summary.iloc[0]
+                valid = int(row["n_reps"] - row["n_failed"])
+                if valid == 0:
+                    raise ValueError(f"{crit.name} failed on every replication at "
+                                     f"{solve}={_fmt(x)}.")
+                out[x] = (int(round(row["rate"] * valid)), valid, reps, row)
+                if extra is None:
+                    into[x] = out[x]
+            return out
+
+        notes: list[str] = []
+        _bracket(evaluate, seen, kind, low, high, power, solve, notes)
+        if all(_rate(s) >= power for s in seen.values()):  # reached at `low` already
+            converged, fit, est = True, _fallback_fit(kind), (low, low, low)
+        else:
+            converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps, solve,
+                                          notes)
+        value, ci_low, ci_high = est
+        per_point = max(s[2] for s in seen.values())
+        at = evaluate([value], max(per_point, START_REPS))[value]
+        size_row = evaluate([value], max(per_point, SIZE_REPS), extra=null)[value][3]
+    spent = sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
+    from evalmc.stats.mcse import rate_mcse
+
+    pw, pw_se = (float(v) for v in rate_mcse(at[0], at[1]))
+    if size_row["truth"] != "null":
+        notes.append(f"the null condition ({_pairs(null)}) is not a null of the scenario "
+                     f"(truth: {size_row['truth']}); give `null`.")
+    bradley = str(size_row["bradley"])
+    if bradley == "liberal":
+        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
+                     "liberal): part of this power is false positives; the plan is not to be "
+                     "trusted with this criterion.")
+    elif bradley == "conservative":
+        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
+                     "conservative): a calibrated criterion would need less.")
+    points = _points_frame(seen, solve)
+    return PlanResult(name, crit.name, solve, kind, float(power), float(alpha), value, ci_low,
+                      ci_high, pw, pw_se, float(size_row["rate"]), float(size_row["mcse"]),
+                      bradley, int(spent), converged, points, fit, params, null, notes, tie)
+
+
+def _defaults(scenario, name, registry) -> dict:
+    if name in registry and registry[name].load() is scenario:
+        return {p.name: p.default for p in registry[name].params}
+    return {p.name: p.default for p in scenario.parameters()}
+
+
+def _bounds(kind, low, high):
+    if kind == "integer":
+        low = 2 if low is None else low
+        for label, v in (("low", low), ("high", high)):
+            if v is not None and (isinstance(v, bool) or not float(v).is_integer() or v < 1):
+                raise ValueError(f"`{label}` must be a positive integer for an integer "
+                                 f"parameter; got {v!r}.")
+        low = int(low)
+        high = 2 ** 20 if high is None else int(high)
+    else:
+        low = 0.1 if low is None else check_float("low", low, low=0, open_low=True)
+        high = low * 2 ** 20 if high is None else check_float("high", high, low=0,
+                                                              open_low=True)
+    if high <= low:
+        raise ValueError(f"`high` must exceed `low` ({_fmt(low)}); got {_fmt(high)}.")
+    return low, high
+
+
+def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
+    """Double from `low` until the power reaches the target (an effect above it halves).
+
+    An integer value at which the criterion fails too often (degenerate samples of a small
+    design) is passed over while doubling, and said in a note."""
+    from evalmc.engine.scheduler import StudyError
+
+    failed = []
+
+    def power_at(x):
+        if kind != "integer":
+            return _rate(evaluate([x], START_REPS)[x])
+        try:
+            return _rate(evaluate([x], START_REPS)[x])
+        except StudyError:
+            failed.append(x)
+            return -1.0
+
+    x = low
+    power = power_at(x)
+    if power >= target:
+        if kind == "integer":
+            notes.append(f"the target is reached at the lowest value tried, {solve}={low}: "
+                         "the answer is at most that (give a smaller `low`).")
+            return
+        for _ in range(20):
+            x = _round(x / 2, kind)
+            if power_at(x) < target:
+                return
+        raise ValueError(f"the power reaches {target:g} even at {solve}={_fmt(x)}: give "
+                         "`low`.")
+    while power < target:
+        if x >= high:
+            raise ValueError(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, below "
+                             f"the target {target:g}: raise `high`, or check the effect.")
+        x = min(_round(x * 2, kind), high)
+        power = power_at(x)
+    if failed:
+        notes.append(f"the criterion failed too often at {solve} = "
+                     f"{', '.join(map(str, failed))} (degenerate samples): passed over.")
+
+
+def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
+    """Fit, evaluate near the crossing with doubling replications, refit, until precise."""
+    reps = START_REPS
+    while True:
+        fit, est = _estimate(seen, kind, target)
+        if fit is None:  # no monotone fit: bisect the bracket
+            below = max(x for x, s in seen.items() if _rate(s) < target)
+            above = min(x for x, s in seen.items() if _rate(s) >= target and x > below)
+            if kind == "integer" and above - below <= 1:
+                fit = _fallback_fit(kind)
+                return True, fit, (above, above, above)
+            nxt = [_round((below + above) / 2, kind)]
+        else:
+            value, lo, hi = est
+            if _precise(kind, value, lo, hi, tol) and reps >= MIN_REPS:
+                return True, fit, est
+            nxt = _next_points(kind, fit, est, tol)
+        reps *= 2
+        spent = sum(s[2] for s in seen.values())
+        extra = sum(reps - seen.get(x, (0, 0, 0))[2] for x in set(nxt))
+        if spent + extra + max(reps, SIZE_REPS) > max_reps:
+            if fit is None:
+                raise ValueError(f"no power curve could be fitted within `max_reps` "
+                                 f"({max_reps}) replications.")
+            notes.append(f"stopped at the cap of {max_reps:,} replications before the "
+                         f"interval reached the tolerance (+-{tol:.0%}); raise `max_reps`.")
+            return False, fit, est
+        evaluate(sorted(set(nxt)), reps)
+
+
+def _precise(kind, value, lo, hi, tol) -> bool:
+    if kind == "integer":
+        return hi - lo <= 2 or (hi - lo) / 2 <= tol * value
+    return (hi - lo) / 2 <= tol * value
+
+
+def _next_points(kind, fit, est, tol):
+    value, lo, hi = est
+    u = fit["u"]
+    half = max(fit["half"], math.log1p(tol) if kind == "integer" else tol * abs(u))
+    if kind == "integer":
+        pts = {value, _round(math.exp(u - half), kind), _round(math.exp(u + half), kind)}
+        if len(pts) < 3:
+            pts |= {max(1, value - 1), value + 1}
+    else:
+        pts = {_round(u, kind), _round(u - half, kind), _round(u + half, kind)}
+    return [p for p in pts if p > 0]
+
+
+def _estimate(seen, kind, target):
+    """The probit fit, then the crossing and its 95% interval (None where it cannot)."""
+    from scipy.stats import norm
+
+    xs = np.array(sorted(seen), dtype=float)
+    k = np.array([seen[x][0] for x in sorted(seen)], dtype=float)
+    n = np.array([seen[x][1] for x in sorted(seen)], dtype=float)
+    u = np.log(xs) if kind == "integer" else xs
+    fit = _probit(u, k, n)
+    if fit is None:
+        return None, None
+    z = norm.ppf(target)
+    used = np.ones(len(u), dtype=bool)
+    for _ in range(2):  # refit locally, around the crossing
+        ustar = (z - fit[0][0]) / fit[0][1]
+        near = (np.abs(u - ustar) <= math.log(2)) if kind == "integer" \
+            else (np.abs(u - ustar) <= 0.5 * abs(ustar))
+        if near.sum() < 3:
+            break
+        local = _probit(u[near], k[near], n[near])
+        if local is None:
+            break
+        fit, used = local, near
+    (b0, b1), cov = fit
+    ustar = (z - b0) / b1
+    grad = np.array([-1 / b1, -(z - b0) / b1 ** 2])
+    half = _Z * math.sqrt(max(float(grad @ cov @ grad), 0.0))
+    info = {"b0": float(b0), "b1": float(b1), "scale": "log" if kind == "integer" else "linear",
+            "cov": cov, "u": float(ustar), "half": half,
+            "fitted_on": [float(xs[used].min()), float(xs[used].max())]}
+    if kind == "integer":
+        if not (ustar < 50 and ustar + half < 50):
+            return None, None
+        value = max(1, math.ceil(math.exp(ustar) - 1e-9))
+        return info, (value, max(1, math.ceil(math.exp(ustar - half) - 1e-9)),
+                      math.ceil(math.exp(ustar + half) - 1e-9))
+    value = _round(ustar, kind)
+    return info, (value, _round(ustar - half, kind), _round(ustar + half, kind))
+
+
+def _probit(u, k, n):
+    """Binomial probit GLM of `k` successes in `n` on `u`, by Fisher scoring: ``((b0, b1),
+    cov)``, or None when it does not converge to an increasing curve."""
+    from scipy.stats import norm
+
+    if len(np.unique(u)) < 2:
+        return None
+    centre = float(np.average(u, weights=n))
+    X = np.column_stack([np.ones_like(u), u - centre])
+    p = np.clip((k + 0.5) / (n + 1), 1e-4, 1 - 1e-4)
+    beta = np.linalg.lstsq(X * np.sqrt(n)[:, None], norm.ppf(p) * np.sqrt(n), rcond=None)[0]
+    for _ in range(100):
+        eta = X @ beta
+        mu = np.clip(norm.cdf(eta), 1e-12, 1 - 1e-12)
+        dens = np.maximum(norm.pdf(eta), 1e-300)
+        w = n * dens ** 2 / (mu * (1 - mu))
+        zwork = eta + (k / n - mu) / dens
+        info = X.T @ (w[:, None] * X)
+        try:
+            new = np.linalg.solve(info, X.T @ (w * zwork))
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(new)) or abs(new[1]) > 1e4:
+            return None
+        done = np.max(np.abs(new - beta)) < 1e-10
+        beta = new
+        if done:
+            break
+    else:
+        return None
+    try:
+        cov = np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        return None
+    if beta[1] <= 0:
+        return None
+    b0 = beta[0] - beta[1] * centre  # back to the scale of u
+    T = np.array([[1.0, -centre], [0.0, 1.0]])
+    return (b0, beta[1]), T @ cov @ T.T
+
+
+def _fallback_fit(kind):
+    return {"b0": float("nan"), "b1": float("nan"),
+            "scale": "log" if kind == "integer" else "linear", "cov": np.full((2, 2), np.nan),
+            "u": float("nan"), "half": float("nan"), "fitted_on": [float("nan")] * 2}
+
+
+def _points_frame(seen, solve):
+    from evalmc.stats.mcse import wilson_interval
+
+    rows = []
+    for x in sorted(seen):
+        k, n, reps = seen[x][:3]
+        lo, hi = wilson_interval(k, n)
+        rows.append({"value": x, "rejections": k, "n_reps": reps, "power": k / n,
+                     "ci_low": float(lo), "ci_high": float(hi)})
+    return pd.DataFrame(rows)
+
+
+def _rate(entry) -> float:
+    return entry[0] / entry[1]
+
+
+def _round(x, kind):
+    if kind == "integer":
+        return max(1, int(math.ceil(x - 1e-9)))
+    return float(f"{x:.4g}")
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _pairs(mapping) -> str:
+    return ", ".join(f"{k}={_fmt(v)}" for k, v in mapping.items())
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
