@@ -136,8 +136,8 @@ def test_the_worked_example_report_is_current(tmp_path, monkeypatch):
     """The worked example's command writes figures/audit/audit.txt as committed (47 s)."""
     out = tmp_path / "audit.txt"
     monkeypatch.chdir(Path(__file__).parents[1])
-    assert main(["audit", "tests/examples/items.csv", "--a", "candidate", "--b", "baseline", "--metric",
-                 "correct", "--item", "question", "--sample", "generation", "--cluster",
+    assert main(["audit", "tests/examples/items.csv", "--a", "candidate", "--b", "baseline",
+                 "--metric", "correct", "--item", "question", "--sample", "generation", "--cluster",
                  "subject", "--delta", "0.01,0.02,0.03", "--jobs", "2", "--quiet", "--out",
                  str(out)]) == 0
     committed = (Path(__file__).parents[1] / "figures" / "audit" / "audit.txt").read_text()
