@@ -822,6 +822,10 @@ mean_a, mean_b, sd_a, sd_b, shift.
     def fingerprint(self) -> str:
         """Text that changes whenever the distribution drawn from changes (for the block cache).
 
+        A ``file`` parameter (your own scores) counts by what was read from it, not by its
+        path: a scenario that reads a file adds a digest of the scores it read to its
+        fingerprint, so a moved or renamed copy of the file reuses the cache.
+
         Returns
         -------
         str
@@ -836,7 +840,9 @@ mean_a, mean_b, sd_a, sd_b, shift.
         >>> normal(n_a=5).fingerprint() == normal(n_a=6).fingerprint()
         False
         """
-        return repr((self.name, sorted(self.to_dict().items())))
+        params = {k: "<its scores' digest>" if k == "file" else v
+                  for k, v in self.to_dict().items()}
+        return repr((self.name, sorted(params.items())))
 
 
 class Records:

@@ -24,7 +24,7 @@ sacrebleu's rule, for the mean metric (``d = a - b`` per item, ``m = mean(d)``):
 
 The bootstrap compares a centred statistic with the real difference: its p-value is about
 the one-sided normal tail of ``|m|``, so at level 0.05 it rejects about 11% of null
-comparisons (0.110 in the normal limit). A difference of exactly 0 gives
+comparisons (0.110 in the normal limit). Equal scores on every item give
 ``p = 1 / (B + 1)`` in both (nothing is strictly above 0), as sacrebleu computes it.
 
 Sufficient statistics. Where the differences lie on a lattice (means of 0/1 or integer
@@ -58,6 +58,9 @@ CHUNK = 4_000_000
 TIES = 1e-10
 #: Widest lattice span of the randomisation statistic whose law is computed exactly.
 EXACT_SPAN = 2**16
+#: Off a lattice, rows with more than one distinct value in this many items draw each item
+#: (a random bit per swap, an index per resample) instead of counts per distinct value.
+MOSTLY_DISTINCT = 8
 
 
 def _differences(batch: Batch) -> np.ndarray:
@@ -109,7 +112,8 @@ def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
     of 0/1 or integer scores) and its span at most :data:`EXACT_SPAN`, the law is computed
     exactly, the n-fold convolution of the row's empirical law by one discrete Fourier
     transform, and the sums drawn from it by inversion; elsewhere each resample's multinomial
-    counts of the row's distinct values are drawn.
+    counts of the row's distinct values are drawn, or, when most values are distinct, its n
+    indices.
 
     Parameters
     ----------
@@ -135,6 +139,8 @@ def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
         from evalmc.criteria import kernels
 
         values, counts = categories(d)
+        if values.shape[1] * MOSTLY_DISTINCT > d.shape[1]:
+            return _resample_indices(d, rng, n_resamples)
         out = np.empty((d.shape[0], n_resamples))
         kernels.multinomial_ratios(rng, values, np.ones_like(values), counts, out)
         return out * d.shape[1]
@@ -211,12 +217,41 @@ def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndar
     []
     """
     values, counts = categories(np.abs(d))
+    if values.shape[1] * MOSTLY_DISTINCT > d.shape[1]:
+        return _flip_bits(d, rng, n_trials)
     counts = np.where(values > 0, counts, 0)
     out = np.empty((d.shape[0], n_trials))
     for rows in _chunks(d.shape[0], n_trials * values.shape[1]):
         c = counts[rows]
         k = rng.binomial(c[:, :, None], 0.5, size=(c.shape[0], c.shape[1], n_trials))
         out[rows] = np.einsum("rmb,rm->rb", 2 * k - c[:, :, None], values[rows])
+    return out
+
+
+def _flip_bits(d, rng, n_trials):
+    """`flip_sums` for rows of mostly distinct values: each item's swap drawn as one random
+    bit, ``sum_i s_i d_i = 2 sum_{swapped} d_i - sum_i d_i``."""
+    n = d.shape[1]
+    out = np.empty((d.shape[0], n_trials))
+    step = max(1, CHUNK // (8 * n))
+    for i, row in enumerate(d):
+        for start in range(0, n_trials, step):
+            stop = min(start + step, n_trials)
+            bits = rng.integers(0, 256, (stop - start, -(-n // 8)), dtype=np.uint8)
+            swapped = np.unpackbits(bits, axis=1, count=n).astype(float)
+            out[i, start:stop] = 2 * (swapped @ row) - row.sum()
+    return out
+
+
+def _resample_indices(d, rng, n_resamples):
+    """Bootstrap sums of rows of mostly distinct values: n indices drawn per resample."""
+    n = d.shape[1]
+    out = np.empty((d.shape[0], n_resamples))
+    step = max(1, CHUNK // (2 * n))
+    for i, row in enumerate(d):
+        for start in range(0, n_resamples, step):
+            stop = min(start + step, n_resamples)
+            out[i, start:stop] = row[rng.integers(0, n, (stop - start, n))].sum(axis=1)
     return out
 
 

@@ -27,7 +27,7 @@ MAX_BLOCK_BYTES = 2**28
 #: Replications per condition of ``calibrate`` and ``coverage`` when none are asked for.
 REPS = 10_000
 #: Replications of ``audit`` under the null (the MCSE of a 5% size is then at most 0.003), and
-#: under each alternative (the MCSE of a power at most 0.011).
+#: under each alternative (the MCSE of a power at most 0.0112).
 AUDIT_REPS = 5300
 AUDIT_ALT_REPS = 2000
 #: A study stops when a condition's failed share of replications exceeds this.

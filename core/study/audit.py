@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -181,7 +182,8 @@ class AuditResult:
                                                  f"[{_number(p['power_sign'], '.3f')}]")
             mdd = self.detectable[self.detectable["procedure"] == name].iloc[0]
             row["MDD"] = ("-" if np.isnan(mdd["mdd"]) else
-                          f"{mdd['mdd']:.4f} [{mdd['mdd_low']:.4f}, {mdd['mdd_high']:.4f}]")
+                          f"{mdd['mdd']:.4f} [{_number(mdd['mdd_low'], '.4f')}, "
+                          f"{_number(mdd['mdd_high'], '.4f')}]")
             obs = self.observed[self.observed["name"] == name].iloc[0]
             row["p on your data"] = _number(obs["pvalue"])
             rows.append(row)
@@ -306,7 +308,7 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
            seed, n_jobs, backend, cache, progress) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
     from evalmc.criteria import get_criterion
-    from evalmc.estimators.intervals import get_estimator
+    from evalmc.estimators.intervals import UserEstimator, get_estimator
     from evalmc.sims import get_scenario
     from evalmc.sims.itemlogs import paired_items
     from evalmc.sims.itemmodel import faithfulness
@@ -323,14 +325,21 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                   else default_intervals(batch, kind))
     crits = [get_criterion(c) for c in criteria]
     ests = [get_estimator(e) for e in estimators]
+    for est in ests:  # a user's own declares nothing: it is taken as an interval of A - B
+        if getattr(est, "estimand", None) != "effect" and not isinstance(est, UserEstimator):
+            raise ValueError(f"`estimators` must be intervals of A - B (the difference the "
+                             f"audit knows the truth of); {est.name!r} estimates "
+                             f"{est.estimand or 'something else'}.")
 
     scenario = get_scenario("item-model")
     model = scenario(**base)
     se = observed_se(batch)
     grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
     asked = tuple(d for d in deltas if d != 0)
-    differences = sorted({abs(d) for d in asked} | set(grid))
-    differences = [d for d in differences if _feasible(scenario, base, d)]
+    for d in asked:  # one asked for that the scores cannot reach is refused, naming it
+        scenario(**base, delta=abs(d))
+    differences = sorted({abs(d) for d in asked}
+                         | {d for d in grid if _feasible(scenario, base, d)})
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
     null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
@@ -483,8 +492,8 @@ def default_intervals(batch, kind: str) -> list[str]:
     """The intervals of the difference audited by default, for data like `batch`.
 
     Welch's (unpaired, as a harness's two standard errors make it), the paired z interval
-    (Miller 2024), for 0/1 scores Newcombe's paired score interval, with clusters the
-    clustered and the cluster-bootstrap intervals.
+    (Miller 2024), for one 0/1 answer per item Newcombe's paired score interval, with clusters
+    the clustered and the cluster-bootstrap intervals.
 
     Parameters
     ----------
@@ -617,16 +626,18 @@ def _detectable(power) -> pd.DataFrame:
 
 def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
     rows = []
-    for k, crit in enumerate(crits):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 2, k]))
+    for crit in crits:  # each its own stream, keyed by its name as the engine keys them
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 2, zlib.crc32(
+            crit.key.encode())]))
         result = crit(batch, rng)
         p = result.pvalues()[0]
         estimate = result.estimate[0] if result.estimate is not None else np.nan
         rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
                      "low": np.nan, "high": np.nan})
-    for k, est in enumerate(ests):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 3, k]))
+    for est in ests:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
+            est.key.encode())]))
         result = est(batch, rng)
         rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,

@@ -7,7 +7,8 @@ generation). The truth, which the audit is not told: a question's difficulty has
 part (sd 0.5) and its own (sd 1), each model has a question-level luck of its own (sd 0.6) and
 a generation's noise (sd 1), on a probit scale, and the subjects favour one model or the other
 (sd 0.3 of the model x subject interaction). The candidate's skill is 0.05 above the
-baseline's: about 1.5 points of accuracy over the population of questions.
+baseline's: 1.2 points of accuracy over the population of questions
+(``Phi(0.30 / s) - Phi(0.25 / s)``, ``s^2 = 0.5^2 + 1 + 0.15^2 + 0.6^2 + 1``).
 
 The script draws with numpy only (its own model, not evalmc's), seeded, so it writes the very
 file shipped. Its seed is the one of the 20 seeds 20261120 to 20261139 whose draw shows the case
