@@ -180,3 +180,28 @@ def test_two_harness_logs_are_stacked(tmp_path):
                  "--estimator", "newcombe-paired", "--reps", "100", "--reps-alt", "50",
                  "--quiet", "--plot", str(out), "--out", str(tmp_path / "audit.txt")]) == 0
     assert out.stat().st_size > 0
+
+
+def test_review_rules(tmp_path):
+    """Only intervals of A - B are audited, refused before any study; a difference the scores
+    cannot reach is refused, not dropped; a procedure's observed result does not depend on
+    the others audited beside it; a copy of the file elsewhere has the scenario's
+    fingerprint."""
+    from evalmc.sims import get_scenario
+
+    path = _small_file(tmp_path, n=60)
+    kwargs = {"sample": "sample", "n_reps": 50, "n_reps_alt": 20, "progress": False}
+    with pytest.raises(ValueError, match="`estimators` must be intervals of A - B"):
+        audit(path, "x", "y", criteria=["paired-items"], estimators=["wilson"], **kwargs)
+    with pytest.raises(ValueError, match="`delta`"):
+        audit(path, "x", "y", criteria=["paired-items"], estimators=[], deltas=[1.5], **kwargs)
+    alone = audit(path, "x", "y", criteria=["sacrebleu-paired-bs"], estimators=[], **kwargs)
+    beside = audit(path, "x", "y", criteria=["paired-items", "sacrebleu-paired-bs"],
+                   estimators=[], **kwargs)
+    assert alone.observed["pvalue"].iloc[0] == beside.observed["pvalue"].iloc[1]
+    copy = tmp_path / "elsewhere" / "copy.csv"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    model = get_scenario("item-model")
+    assert model(file=str(path), a="x", b="y", sample="sample").fingerprint() == model(
+        file=str(copy), a="x", b="y", sample="sample").fingerprint()
