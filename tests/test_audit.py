@@ -205,3 +205,28 @@ def test_review_rules(tmp_path):
     model = get_scenario("item-model")
     assert model(file=str(path), a="x", b="y", sample="sample").fingerprint() == model(
         file=str(copy), a="x", b="y", sample="sample").fingerprint()
+
+
+def test_the_readme_plan_excerpt_is_in_the_figures_table():
+    """The README's table of the questions a 2-point difference needs is figures/plan's."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    start = readme.index("How many questions for a 2-point difference")
+    excerpt = readme[readme.index("```text\n", start) + 8:readme.index("```\n\nabout", start)]
+    table = (Path(__file__).parents[1] / "figures" / "plan" / "items.txt").read_text()
+    assert excerpt.strip() and all(line in table.splitlines() for line in excerpt.splitlines())
+
+
+@pytest.mark.slow
+def test_the_items_plan_is_current(tmp_path, monkeypatch):
+    """figures/plan/items.txt is what its command writes (43 s)."""
+    monkeypatch.chdir(Path(__file__).parents[1])
+    out = tmp_path / "items.txt"
+    params = ["file=tests/examples/items.csv", "a=candidate", "b=baseline", "metric=correct",
+              "item=question", "sample=generation", "cluster=subject", "delta=0.02"]
+    argv = ["plan", "--scenario", "item-model", "--criterion", "clustered-z", "--solve",
+            "n_items", "--low", "500", "--jobs", "2", "--quiet", "--out", str(out)]
+    for p in params:
+        argv += ["--param", p]
+    assert main(argv) == 0
+    assert out.read_text() == (Path(__file__).parents[1] / "figures" / "plan"
+                               / "items.txt").read_text()

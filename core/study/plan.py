@@ -295,19 +295,23 @@ class PlanResult:
         ax.plot([self.value], [self.power], "D", color="tab:red", ms=7,
                 label=f"solved {self.solve} = {_fmt(self.value)}")
         if self.fit["scale"] == "log":
-            from matplotlib.ticker import ScalarFormatter
+            from matplotlib.ticker import LogLocator, ScalarFormatter
 
             ax.set_xscale("log")
+            ax.xaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # 1, 2, 5: no crowding
             ax.xaxis.set_major_formatter(ScalarFormatter())
             ax.xaxis.set_minor_formatter(ScalarFormatter())
-            ax.tick_params(axis="x", which="minor", labelsize=7)
+            ax.tick_params(axis="x", which="both", labelsize=8)
         ax.set_xlabel(self.solve)
         ax.set_ylabel(f"power (rejection rate at alpha {self.alpha:g})")
         ax.set_ylim(-0.02, 1.02)
+        import textwrap
+
         given = self._given()
-        ax.set_title(f"{self.criterion} on {self.scenario}" + (f" ({given})" if given else "")
-                     + f": power against {self.solve}\n{self.n_reps:,} replications, size at "
-                     f"the solution {self.size:.3f} ({self.bradley})", fontsize=9)
+        head = (f"{self.criterion} on {self.scenario}" + (f" ({given})" if given else "")
+                + f": power against {self.solve}")
+        ax.set_title("\n".join(textwrap.wrap(head, 90)) + f"\n{self.n_reps:,} replications, "
+                     f"size at the solution {self.size:.3f} ({self.bradley})", fontsize=9)
         ax.legend(fontsize=8, loc="lower right")
         ax.grid(alpha=0.3)
         return ax.figure
