@@ -252,3 +252,32 @@ def test_interval_coverage_over_seeds():
     effects = [plan("paired-normal", "paired-t", solve="shift", params={"n": 20, "rho": 0.5},
                     seed=s) for s in range(20)]
     assert sum(r.ci_low <= mde <= r.ci_high for r in effects) >= 16  # P(< 16) < 0.3%
+
+
+def test_cheapest_of_two_sizes_against_the_exact_costs():
+    """Two groups, a run of B costing four of A, shift 1: statsmodels' exact power of
+    Student's t gives, for n_a = 12, 16, 24, 32, 48, the smallest n_b 27, 18, 13, 12, 10, so
+    costs 120, 88, 76, 80, 88 (the cheapest at n_a = 24, about twice n_b: the optimal ratio
+    sqrt(c_b / c_a) = 2). Each solved n_b's interval holds the exact one, the cheapest
+    design's cost interval holds the exact cheapest cost, and a first size at which the
+    power cannot reach the target is reported as not reached."""
+    from evalmc.study.plan import plan_cost
+
+    values = [2, 12, 16, 24, 32, 48]
+    res = plan_cost("normal", "student-t", sizes=("n_a", "n_b"), values=values,
+                    unit_costs=(1, 4), params={"shift": 1.0}, high=256, seed=1)
+    exact = {}
+    for n_a in values[1:]:
+        ratio = TTestIndPower().solve_power(1.0, nobs1=n_a, alpha=0.05, power=0.8, ratio=None)
+        exact[n_a] = math.ceil(ratio * n_a - 1e-9)
+    rows = res.designs.set_index("n_a")
+    assert not rows.loc[2, "reached"] and rows.loc[2, "n_reps"] == 0
+    for n_a, n_b in exact.items():
+        assert rows.loc[n_a, "ci_low"] <= n_b <= rows.loc[n_a, "ci_high"]
+    cheapest = min(n_a + 4 * n_b for n_a, n_b in exact.items())
+    assert res.best["cost_low"] <= cheapest <= res.best["cost_high"]
+    assert res.best["n_a"] in (20, 24, 32) and res.best["reached"]
+    assert res.frontier["power"].is_monotonic_increasing
+    assert res.report().startswith("cheapest design with power 0.8: n_a=")
+    with pytest.raises(ValueError, match="`sizes` must name two different parameters"):
+        plan_cost("normal", "student-t", sizes=("n_a", "n_a"), values=[4])
