@@ -33,6 +33,8 @@ _LAZY = {
     "AuditResult": "evalmc.study.audit",
     "plan": "evalmc.study.plan",
     "PlanResult": "evalmc.study.plan",
+    "plan_cost": "evalmc.study.plan",
+    "CostPlan": "evalmc.study.plan",
     "SCENARIOS": "evalmc.sims",
     "get_scenario": "evalmc.sims",
     "CRITERIA": "evalmc.criteria",
@@ -43,7 +45,7 @@ __all__ = [
     "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
-    "audit", "AuditResult", "plan", "PlanResult",
+    "audit", "AuditResult", "plan", "PlanResult", "plan_cost", "CostPlan",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
 ]
 

@@ -74,3 +74,19 @@ def test_cv_workload_reports_a_size_on_both_sides():
     assert re.fullmatch(r"size 0\.\d{4} \(MCSE 0\.\d{4}\)", ours(small=True))
     assert re.fullmatch(r"size 0\.\d{3} \(200 data sets\)", peer(small=True))
     assert scale == 50
+
+
+def test_plan_workload_solves_the_same_n_for_fewer_replications():
+    """The plan and the grid at the plan's MCSE agree on n = 34 (statsmodels' answer) within
+    a unit, and the plan spends a fraction of the grid's replications."""
+    from evalmc.bench.planning import plan_t_test
+
+    ours, peer = plan_t_test()
+    mine, theirs = ours(), peer()
+    n, low, high, spent = re.match(r"n = (\d+) \[(\d+), (\d+)\].*?([\d,]+) replications",
+                                   mine).groups()
+    assert int(low) <= 34 <= int(high) and int(n) == 34
+    first, per_n, total = re.match(r"n = (\d+) .*?([\d,]+) replications per n, ([\d,]+) in "
+                                   r"all", theirs).groups()
+    assert abs(int(first) - 34) <= 1
+    assert int(spent.replace(",", "")) * 3 < int(total.replace(",", ""))

@@ -40,6 +40,8 @@ WORKLOADS = Registry("workload", [
               "scipy.stats.bootstrap, paired"),
     _workload("audit-items", "items:audit_items", "the same procedures, one replication at "
               "a time (numpy, scipy.stats)"),
+    _workload("plan-t-test", "planning:plan_t_test",
+              "grid search over n, run_study at each (the same MCSE)"),
     _workload("ranks-300-models", "workloads:ranks_300_models",
               "scipy.stats.wilcoxon per pair"),
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",

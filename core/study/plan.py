@@ -535,6 +535,205 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
                       bradley, int(spent), converged, points, fit, params, null, notes, tie)
 
 
+@dataclass(frozen=True)
+class CostPlan:
+    """What :func:`plan_cost` found: the cheapest design with two sizes, every design it
+    solved, and the frontier of power against cost.
+
+    Attributes
+    ----------
+    sizes : tuple of str
+        The two integer parameters: the one set to each of `values`, the one solved.
+    unit_costs : tuple of float
+        The cost of one unit of each.
+    target : float
+        The power sought.
+    designs : DataFrame
+        One row per value of the first size: the second solved (``value``, ``ci_low``,
+        ``ci_high``), the ``cost`` and its interval (``cost_low``, ``cost_high``), the
+        ``power`` observed there, ``n_reps``; a value whose power never reaches the target
+        (before `high`) has NaN and ``reached`` False.
+    best : dict
+        The cheapest row of `designs` (ties: the narrower cost interval, then the smaller
+        first size).
+    frontier : DataFrame
+        ``budget``, the highest fitted ``power`` of a design costing at most that, and the
+        design (both sizes). The power is read off each plan's fitted probit curve: close to
+        the target it is as good as the plan, far from it an extrapolation.
+    plans : list of PlanResult
+        The plans behind `designs` (None where the target was not reached).
+
+    Examples
+    --------
+    >>> import evalmc
+    >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+    ...                        values=[16, 24], unit_costs=(1, 4), params={"shift": 1.0},
+    ...                        seed=1)
+    >>> res.best["n_a"], res.best["value"], res.best["cost"]
+    (24, 14, 80.0)
+    """
+
+    sizes: tuple
+    unit_costs: tuple
+    target: float
+    designs: pd.DataFrame
+    best: dict
+    frontier: pd.DataFrame
+    plans: list
+
+    def report(self) -> str:
+        """The designs, the cheapest, then the frontier, as text.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> print(res.report().splitlines()[0])
+        cheapest design with power 0.8: n_a=24, n_b=14 [13, 14], cost 80 [76, 80]
+        """
+        a, b = self.sizes
+        best = self.best
+        lines = [f"cheapest design with power {self.target:g}: {a}={best[a]}, "
+                 f"{b}={best['value']:g} [{best['ci_low']:g}, {best['ci_high']:g}], cost "
+                 f"{best['cost']:g} [{best['cost_low']:g}, {best['cost_high']:g}]",
+                 self.designs.to_string(index=False), "",
+                 "frontier (power fitted):", self.frontier.to_string(index=False)]
+        return "\n".join(lines)
+
+
+def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
+              unit_costs: Sequence = (1.0, 1.0), power: float = 0.8, alpha: float = 0.05,
+              params: Mapping | None = None, null: Mapping | None = None, high: int = 4096,
+              budgets: Sequence | None = None, seed: int = 0, **options) -> CostPlan:
+    """The cheapest design with two integer sizes that reaches a target power, and the
+    frontier of power against cost.
+
+    The cost of a design is ``unit_costs[0] * a + unit_costs[1] * b`` for sizes ``(a, b)``
+    (groups of two samples, runs and data sets, clusters and items per cluster...). For each
+    `a` of `values`, :func:`plan` solves the smallest `b` with the target power, with its
+    interval; the cheapest of these designs is the answer, and the cost interval of each
+    (from the interval on `b`) says how sure the ranking is. The frontier: for each budget,
+    the highest power any of these designs reaches for that cost, read off the plans'
+    fitted curves. A minimal version: `a` is searched on the grid given, not solved.
+
+    Parameters
+    ----------
+    scenario : str or Scenario subclass
+        As in :func:`plan`.
+    criterion : str or callable
+        As in :func:`plan`.
+    sizes : pair of str
+        The two integer parameters: the first takes each of `values`, the second is solved.
+    values : sequence of int
+        Values of the first size.
+    unit_costs : pair of float
+        The cost of one unit of each size, both > 0.
+    power, alpha : float
+        As in :func:`plan`.
+    params, null : mapping, optional
+        As in :func:`plan` (the effect to detect, other fixed parameters).
+    high : int
+        The largest second size tried: a first size at which the power cannot reach the
+        target before it is reported as not reached.
+    budgets : sequence of float, optional
+        Costs at which to read the frontier (default: 12 from half the cheapest design's
+        cost to twice it).
+    seed : int
+        Root seed of every plan.
+    **options
+        Passed to :func:`plan` (``tol``, ``max_reps``, ``n_jobs``, ``backend``...).
+
+    Returns
+    -------
+    CostPlan
+
+    Raises
+    ------
+    ValueError
+        Sizes that are not two distinct parameters, an empty `values`, a cost not positive,
+        or no value of the first size at which the target is reached.
+
+    Examples
+    --------
+    Two groups where a run of B costs four of A: the cheapest design has about twice A's
+    runs (the optimal ratio ``n_a / n_b = sqrt(c_b / c_a)``).
+
+    >>> import evalmc
+    >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+    ...                        values=[12, 16, 24, 48], unit_costs=(1, 4),
+    ...                        params={"shift": 1.0}, seed=1)
+    >>> print(res.designs[["n_a", "value", "ci_low", "ci_high", "cost"]].to_string(index=False))
+     n_a  value  ci_low  ci_high  cost
+      12     26      24       29 116.0
+      16     18      17       19  88.0
+      24     14      13       14  80.0
+      48     10      10       10  88.0
+    """
+    sizes = tuple(sizes)
+    if len(sizes) != 2 or sizes[0] == sizes[1] or not all(isinstance(s, str) for s in sizes):
+        raise ValueError(f"`sizes` must name two different parameters; got {sizes!r}.")
+    values = [check_int("values", v, low=1) for v in values]
+    if not values:
+        raise ValueError("`values` must hold at least one value of the first size.")
+    costs = tuple(check_float("unit_costs", c, low=0, open_low=True) for c in unit_costs)
+    if len(costs) != 2:
+        raise ValueError(f"`unit_costs` must hold two costs; got {unit_costs!r}.")
+    a, b = sizes
+    rows, plans = [], []
+    for v in sorted(set(values)):
+        try:
+            res = plan(scenario, criterion, solve=b, power=power, alpha=alpha,
+                       params={**(params or {}), a: v}, null=null, high=high, seed=seed,
+                       **options)
+        except ValueError as err:
+            if "raise `high`" not in str(err):
+                raise
+            rows.append({a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                         "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
+                         "power": np.nan, "n_reps": 0, "reached": False})
+            plans.append(None)
+            continue
+        if res.kind != "integer":
+            raise ValueError(f"`sizes` must name integer parameters; `{b}` is an effect.")
+        rows.append({a: v, "value": res.value, "ci_low": res.ci_low, "ci_high": res.ci_high,
+                     "cost": costs[0] * v + costs[1] * res.value,
+                     "cost_low": costs[0] * v + costs[1] * res.ci_low,
+                     "cost_high": costs[0] * v + costs[1] * res.ci_high,
+                     "power": res.power, "n_reps": res.n_reps, "reached": True})
+        plans.append(res)
+    designs = pd.DataFrame(rows).astype({"value": "Int64", "ci_low": "Int64",
+                                         "ci_high": "Int64"})
+    reached = designs[designs["reached"]]
+    if reached.empty:
+        raise ValueError(f"the power reaches {power:g} at no value of `{a}` with `{b}` up to "
+                         f"{high} (`high`): raise `high` or give larger `values`.")
+    best_row = reached.sort_values(["cost", "cost_high", a], kind="stable").iloc[0]
+    best = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best_row.items()}
+    if budgets is None:
+        budgets = np.geomspace(best["cost"] / 2, best["cost"] * 2, 12)
+    frontier = []
+    for budget in budgets:
+        top = (np.nan, None, None)
+        for v, res in zip(designs[a], plans, strict=True):
+            if res is None:
+                continue
+            n_b = math.floor((budget - costs[0] * v) / costs[1] + 1e-9)
+            if n_b < 1:
+                continue
+            pw = (float(res.curve([n_b])[0]) if np.isfinite(res.fit["b0"])
+                  else float(n_b >= res.value))
+            if not pw <= top[0]:  # NaN-safe: the first feasible design counts
+                top = (pw, int(v), n_b)
+        frontier.append({"budget": float(budget), "power": top[0], a: top[1], b: top[2]})
+    return CostPlan(sizes, costs, float(power), designs, best, pd.DataFrame(frontier), plans)
+
+
 def _defaults(scenario, name, registry) -> dict:
     if name in registry and registry[name].load() is scenario:
         return {p.name: p.default for p in registry[name].params}
