@@ -122,9 +122,8 @@ def test_prob_outperform_against_its_exact_power_and_noether(target):
     29 and 38, close to the exact answer. So the test asserts the band, and that the plan asks
     for 1.4 to 2 times Noether's k, not that it holds Noether's k.
 
-    The planner assumes power tends to 1; this test's power tends to P(ci_high > gamma),
-    0.975 at P(A>B) = gamma, so a target of 0.95 (near that ceiling) is outside what the
-    planner solves: left out here."""
+    This test's power tends to P(ci_high > gamma), about 0.974 at P(A>B) = gamma, not to 1:
+    a target of 0.95 near that ceiling is :func:`test_a_power_that_levels_off`."""
     from scipy.stats import norm
 
     p_ab = 0.75
@@ -138,6 +137,38 @@ def test_prob_outperform_against_its_exact_power_and_noether(target):
     binomial = ((norm.ppf(0.975) * 0.5 + norm.ppf(target) * math.sqrt(p_ab * (1 - p_ab)))
                 / (p_ab - 0.5)) ** 2
     assert abs(res.value - math.ceil(binomial)) <= 0.1 * res.value
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_power_that_levels_off(seed):
+    """The P(A>B) test at P(A>B) = 0.75 = gamma: its exact power levels off near 0.974 (0.9704
+    at k = 64, 0.9736 at 512) and crosses 0.95 back and forth between k = 47 and 51. A probit
+    tending to 1 put the answer at 56 [52, 61] at seed 1 and 131 [119, 143] at seed 2; the
+    plan now measures the plateau (a point falls short of the curve, or the power at the
+    answer is well above the target), fits the curve with that ceiling, and says so (written:
+    48 [46, 50] and 49 [47, 52]; over seeds 1-8 every interval met [47, 51]). Above the
+    plateau it refuses, naming `power` and the plateau with its MCSE."""
+    p_ab = 0.75
+    band = exact_band(lambda k: outperform_power(p_ab, k=k)[0], 0.95, 20, 200)
+    assert band == (47, 51)
+    res = plan("pipelines", "prob-outperform", solve="k", power=0.95, params={"p_ab": p_ab},
+               null={"p_ab": 0.5}, seed=seed)
+    assert overlaps(res, band) and band[0] - 1 <= res.value <= band[1] + 1
+    assert any("levels off below 1" in note for note in res.notes)
+    assert 0.96 < res.fit["ceiling"] < 0.99 and res.fit["ceiling_mcse"] > 0
+    assert abs(res.curve([512])[0] - 0.9736) < 0.01  # the fitted curve levels off too
+    with pytest.raises(ValueError, match=r"levels off at 0\.9\d+ \(MCSE 0\.00\d+.*"
+                                         r"target `power` 0\.99"):
+        plan("pipelines", "prob-outperform", solve="k", power=0.99, params={"p_ab": p_ab},
+             null={"p_ab": 0.5}, seed=seed)
+
+
+def test_command_line_refuses_a_target_above_the_plateau(capsys):
+    args = ["plan", "--scenario", "pipelines", "--param", "p_ab=0.75", "--null", "p_ab=0.5",
+            "--criterion", "prob-outperform", "--solve", "k", "--power", "0.99", "--quiet"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "the power levels off at 0.9" in err and "target `power` 0.99" in err
 
 
 def test_same_plan_with_one_or_two_workers():
