@@ -312,3 +312,52 @@ def test_cheapest_of_two_sizes_against_the_exact_costs():
     assert res.report().startswith("cheapest design with power 0.8: n_a=")
     with pytest.raises(ValueError, match="`sizes` must name two different parameters"):
         plan_cost("normal", "student-t", sizes=("n_a", "n_a"), values=[4])
+
+
+COST = ["plan", "--scenario", "normal", "--param", "shift=1", "--criterion", "student-t",
+        "--solve", "n_b", "--seed", "1", "--quiet"]
+
+
+def test_command_line_cost_table_csv_json_and_frontier(tmp_path, capsys):
+    """``--cost n_a=8,16 --unit-costs 1,2`` at power 0.5: the cheapest design, every design
+    with its cost interval, as text, CSV (one row flagged cheapest) and JSON, and the frontier
+    figure."""
+    args = [*COST, "--cost", "n_a=8,16", "--unit-costs", "1,2", "--power", "0.5"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cheapest design with power 0.5: n_a=")
+    assert "cost_low" in out and "frontier (power fitted):" in out
+    assert main([*args, "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split(",")[:2] == ["n_a", "value"] and lines[0].endswith(",cheapest")
+    assert len(lines) == 3 and sum(line.endswith(",True") for line in lines[1:]) == 1
+    figure = tmp_path / "frontier.png"
+    assert main([*args, "--format", "json", "--out", str(tmp_path / "c.json"),
+                 "--plot", str(figure)]) == 0
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert data["sizes"] == ["n_a", "n_b"] and data["unit_costs"] == [1.0, 2.0]
+    best = data["best"]
+    assert best["cost"] == best["n_a"] + 2 * best["value"]
+    assert best["cost_low"] <= best["cost"] <= best["cost_high"]
+    assert [d["n_a"] for d in data["designs"]] == [8, 16]
+    assert figure.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--cost", "n_a=8,16", "--unit-costs", "0,1"], "`--unit-costs` must be two positive"),
+    (["--cost", "n_a=8,16", "--unit-costs", "1,-2"], "`--unit-costs` must be two positive"),
+    (["--cost", "n_a=8,16", "--unit-costs", "1"], "`--unit-costs` must be two positive"),
+    (["--cost", "n_a=8,16", "--unit-costs", "a,b"], "`--unit-costs` must be two numbers"),
+    (["--cost", "n_a"], "`--cost` must be FIRST=V1,V2,..."),
+    (["--cost", "n_a="], "`--cost` must be FIRST=V1,V2,..."),
+    (["--cost", "n_a=8,x"], "`--cost` values must be positive integers"),
+    (["--cost", "n_a=0,8"], "`--cost` values must be positive integers"),
+    (["--cost", "n_b=8,16"], "`--cost` must name a size other than `--solve`"),
+    (["--cost", "sd_a=1,2"], "`--cost` must name an integer parameter"),
+    (["--unit-costs", "1,2"], "`--unit-costs` goes with `--cost"),
+    (["--cost", "n_a=8", "--tie", "n_a"], "`--tie` does not go with `--cost`"),
+    (["--cost", "n_a=8", "--param", "n_a=4"], "`n_a` takes the values of `--cost`"),
+])
+def test_command_line_cost_bad_input_exits_2(extra, message, capsys):
+    assert main([*COST, *extra]) == 2
+    assert message in capsys.readouterr().err

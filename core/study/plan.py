@@ -579,7 +579,7 @@ class CostPlan:
         One row per value of the first size: the second solved (``value``, ``ci_low``,
         ``ci_high``), the ``cost`` and its interval (``cost_low``, ``cost_high``), the
         ``power`` observed there, ``n_reps``; a value whose power never reaches the target
-        (before `high`) has NaN and ``reached`` False.
+        (before `high`, or levelling off below it) has NaN and ``reached`` False.
     best : dict
         The cheapest row of `designs` (ties: the narrower cost interval, then the smaller
         first size).
@@ -632,6 +632,121 @@ class CostPlan:
                  self.designs.to_string(index=False), "",
                  "frontier (power fitted):", self.frontier.to_string(index=False)]
         return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """Everything but the plans as plain values (for ``--format json``): sizes, unit
+        costs, target, the cheapest design, every design and the frontier.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> out = res.to_dict()
+        >>> sorted(out), out["best"]["cost"]
+        (['best', 'designs', 'frontier', 'sizes', 'target', 'unit_costs'], 80.0)
+        """
+        def rows(frame):
+            return [{k: (None if v is pd.NA or (isinstance(v, float) and math.isnan(v))
+                         else v) for k, v in r.items()}
+                    for r in frame.astype(object).to_dict(orient="records")]
+
+        return _plain({"sizes": list(self.sizes), "unit_costs": list(self.unit_costs),
+                       "target": self.target, "best": rows(pd.DataFrame([self.best]))[0],
+                       "designs": rows(self.designs), "frontier": rows(self.frontier)})
+
+    def power_at(self, budgets) -> pd.DataFrame:
+        """The frontier at `budgets`: for each, the highest fitted power of a design (the
+        first size among those solved, the second as large as the budget allows) and it.
+
+        Parameters
+        ----------
+        budgets : sequence of float
+
+        Returns
+        -------
+        DataFrame
+            ``budget``, ``power`` (NaN where no design fits the budget) and both sizes.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> res.power_at([80])[["budget", "n_a", "n_b"]].to_dict(orient="records")
+        [{'budget': 80.0, 'n_a': 24, 'n_b': 14}]
+        """
+        return _frontier(self.designs, self.plans, self.sizes, self.unit_costs, budgets)
+
+    def plot(self, ax=None):
+        """The frontier of power against cost (fitted, a step per design change), each
+        design at the target with its cost interval, and the cheapest marked.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Default: a new figure's.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> res.plot().axes[0].get_xlabel()
+        'cost (1 per n_a, 4 per n_b)'
+        """
+        import textwrap
+
+        from evalmc.plots import axes_or_new
+
+        ax = axes_or_new(ax, figsize=(7, 4.5))
+        a, b = self.sizes
+        reached = self.designs[self.designs["reached"]]
+        lo = float(min(self.frontier["budget"].min(), reached["cost_low"].min()))
+        hi = float(max(self.frontier["budget"].max(), reached["cost_high"].max()))
+        curve = self.power_at(np.linspace(lo, hi, 300))
+        ax.plot(curve["budget"], curve["power"], color="tab:blue",
+                label="frontier: highest fitted power for the cost")
+        cost = reached["cost"].astype(float)
+        ax.errorbar(cost, np.full(len(reached), self.target),
+                    xerr=[cost - reached["cost_low"].astype(float),
+                          reached["cost_high"].astype(float) - cost],
+                    fmt="o", color="black", ms=4, capsize=3,
+                    label=f"designs ({a} x {b}) reaching {self.target:g} (95% cost interval)")
+        labels: dict = {}  # designs of the same cost share one label
+        for _, row in reached.iterrows():
+            labels.setdefault(float(row["cost"]), []).append(f"{row[a]}x{row['value']}")
+        for i, (at, names) in enumerate(sorted(labels.items())):  # above, below, above...
+            ax.annotate(", ".join(names), (at, self.target), textcoords="offset points",
+                        xytext=(0, 7 if i % 2 == 0 else -13), ha="center", fontsize=7)
+        best = self.best
+        ax.plot([best["cost"]], [self.target], "D", color="tab:red", ms=8,
+                label=f"cheapest: {a}={best[a]}, {b}={best['value']}, cost {best['cost']:g}")
+        ax.axhline(self.target, color="gray", ls="--", lw=1)
+        ax.set_xlabel(f"cost ({_fmt(self.unit_costs[0])} per {a}, "
+                      f"{_fmt(self.unit_costs[1])} per {b})")
+        ax.set_ylabel("power")
+        ax.set_ylim(-0.02, 1.02)
+        first = next(p for p in self.plans if p is not None)
+        given = ", ".join(f"{k}={_fmt(v)}" for k, v in first.params.items() if k != a)
+        head = (f"{first.criterion} on {first.scenario}" + (f" ({given})" if given else "")
+                + f": the most power a budget buys, {a} on a grid, {b} solved for power "
+                f"{self.target:g} at alpha {first.alpha:g}")
+        ax.set_title("\n".join(textwrap.wrap(head, 90)), fontsize=9)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.grid(alpha=0.3)
+        return ax.figure
 
 
 def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
@@ -719,8 +834,8 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
                        params={**(params or {}), a: v}, null=null, high=high, seed=seed,
                        **options)
         except ValueError as err:
-            if "raise `high`" not in str(err):
-                raise
+            if "raise `high`" not in str(err) and "levels off at" not in str(err):
+                raise  # not a size at which the target is out of reach
             rows.append({a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                          "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
                          "power": np.nan, "n_reps": 0, "reached": False})
@@ -744,6 +859,13 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
     best = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best_row.items()}
     if budgets is None:
         budgets = np.geomspace(best["cost"] / 2, best["cost"] * 2, 12)
+    frontier = _frontier(designs, plans, sizes, costs, budgets)
+    return CostPlan(sizes, costs, float(power), designs, best, frontier, plans)
+
+
+def _frontier(designs, plans, sizes, costs, budgets) -> pd.DataFrame:
+    """For each budget, the design of highest fitted power that costs at most that."""
+    a, b = sizes
     frontier = []
     for budget in budgets:
         top = (np.nan, None, None)
@@ -758,7 +880,7 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
             if not pw <= top[0]:  # NaN-safe: the first feasible design counts
                 top = (pw, int(v), n_b)
         frontier.append({"budget": float(budget), "power": top[0], a: top[1], b: top[2]})
-    return CostPlan(sizes, costs, float(power), designs, best, pd.DataFrame(frontier), plans)
+    return pd.DataFrame(frontier)
 
 
 def _defaults(scenario, name, registry) -> dict:
