@@ -1,5 +1,7 @@
 """``evalmc plan``: the design size, or the minimum detectable effect, that gives a criterion
-a target power, solved by simulation (:func:`evalmc.plan`)."""
+a target power, solved by simulation (:func:`evalmc.plan`); with ``--cost``, the cheapest
+design of two sizes with a cost per unit each and the frontier of power against cost
+(:func:`evalmc.plan_cost`)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ def register(sub) -> None:
     """Add ``evalmc plan`` to `sub`, with :func:`run` as its default.
 
     Its arguments: the scenario and its fixed parameters, the criterion, the parameter solved
-    and the power sought, the null, the search's bounds, and the run options.
+    and the power sought, the null, the search's bounds, two sizes with their unit costs
+    (``--cost``, ``--unit-costs``), and the run options.
 
     Parameters
     ----------
@@ -73,13 +76,22 @@ def register(sub) -> None:
                         "consecutive values; 0.05 for an effect)")
     parser.add_argument("--max-reps", type=int_arg("max-reps"), default=None,
                         help="cap of replications in all (default 400000)")
-    parser.add_argument("--plot", metavar="FILE.png", help="save the power curve")
+    parser.add_argument("--cost", metavar="FIRST=V1,V2,...",
+                        help="two sizes with a cost each: the first size takes each value "
+                             "listed, --solve the second is solved at each, and the cheapest "
+                             "design is reported with the frontier of power against cost")
+    parser.add_argument("--unit-costs", metavar="C1,C2",
+                        help="with --cost: the cost of one unit of the first size and of the "
+                             "second, both > 0 (default 1,1)")
+    parser.add_argument("--plot", metavar="FILE.png", help="save the power curve (with "
+                        "--cost: the frontier of power against cost)")
     add_run_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
-    """Solve the plan; write its table (or CSV, JSON) and the power curve.
+    """Solve the plan; write its table (or CSV, JSON) and the power curve (with ``--cost``:
+    the designs, the cheapest, and the frontier of power against cost).
 
     Parameters
     ----------
@@ -100,6 +112,15 @@ def run(args) -> int:
     solve,value,ci_low,ci_high,target,power,power_mcse,size,size_mcse,bradley,n_reps,points
     n,34,33,34,0.8,0.81125,...,robust,13200,11
     0
+
+    Two sizes, a run of B costing four of A's: the cheapest design of those listed.
+
+    >>> main(["plan", "--scenario", "normal", "--param", "shift=1", "--criterion",
+    ...       "student-t", "--solve", "n_b", "--cost", "n_a=16,24", "--unit-costs", "1,4",
+    ...       "--seed", "1", "--quiet"])  # doctest: +ELLIPSIS
+    cheapest design with power 0.8: n_a=24, n_b=14 [13, 14], cost 80 [76, 80]
+    ...
+    0
     """
     given = _single(parse_grid(args.scenario, args.param), "--param")
     null = _single(parse_grid(args.scenario, args.null), "--null")
@@ -110,6 +131,7 @@ def run(args) -> int:
     from evalmc.sims import get_scenario
     from evalmc.study.plan import MAX_REPS, plan
 
+    cost = _cost_options(args) if args.cost or args.unit_costs else None
     scenario = get_scenario(args.scenario)
     params = {p.name: p for p in SCENARIOS[args.scenario].params}
     kind = params[args.solve].kind if args.solve in params else None
@@ -122,6 +144,8 @@ def run(args) -> int:
                                  f"parameter; got {value:g}.")
             value = int(value)
         bounds[label] = value
+    if cost is not None:
+        return _run_cost(args, scenario, given, null, bounds, cost)
     result = plan(scenario, args.criterion, solve=args.solve, power=args.power,
                   alpha=args.alpha, params=given, null=null or None, tie=args.tie,
                   tol=args.tol, max_reps=args.max_reps or MAX_REPS, seed=args.seed,
@@ -144,3 +168,72 @@ def _single(grid: dict, option: str) -> dict:
             raise UsageError(f"`{option}` {key} takes one value; got {len(values)}.")
     return {key: values[0] for key, values in grid.items()}
 
+
+
+def _cost_options(args) -> tuple:
+    """``--cost FIRST=V1,...`` and ``--unit-costs C1,C2`` checked: ``(first, values, costs)``."""
+    if not args.cost:
+        raise UsageError("`--unit-costs` goes with `--cost FIRST=V1,V2,...`.")
+    first, sep, text = args.cost.partition("=")
+    if not sep or not first or not text.strip(","):
+        raise UsageError(f"`--cost` must be FIRST=V1,V2,... (a size and its values); got "
+                         f"{args.cost!r}.")
+    if first == args.solve:
+        raise UsageError(f"`--cost` must name a size other than `--solve` {args.solve}; got "
+                         f"{first!r}.")
+    params = {p.name: p for p in SCENARIOS[args.scenario].params}
+    if params.get(first) is None or params[first].kind is not int:
+        raise UsageError(f"`--cost` must name an integer parameter of scenario "
+                         f"{args.scenario!r}; got {first!r}.")
+    if params.get(args.solve) is None or params[args.solve].kind is not int:
+        raise UsageError(f"with `--cost`, `--solve` must be an integer parameter (the second "
+                         f"size); got {args.solve!r}.")
+    values = []
+    for v in text.split(","):
+        try:
+            values.append(int(v))
+        except ValueError:
+            raise UsageError(f"`--cost` values must be positive integers; got {v!r}.") from None
+        if values[-1] < 1:
+            raise UsageError(f"`--cost` values must be positive integers; got {v!r}.")
+    costs = (1.0, 1.0)
+    if args.unit_costs:
+        parts = args.unit_costs.split(",")
+        try:
+            costs = tuple(float(c) for c in parts)
+        except ValueError:
+            raise UsageError(f"`--unit-costs` must be two numbers C1,C2; got "
+                             f"{args.unit_costs!r}.") from None
+        if len(costs) != 2 or not all(c > 0 and c < float("inf") for c in costs):
+            raise UsageError(f"`--unit-costs` must be two positive numbers C1,C2; got "
+                             f"{args.unit_costs!r}.")
+    if args.tie:
+        raise UsageError("`--tie` does not go with `--cost`: the two sizes vary apart.")
+    return first, values, costs
+
+
+def _run_cost(args, scenario, given, null, bounds, cost) -> int:
+    """``--cost``: :func:`evalmc.plan_cost`, its table (or CSV, JSON) and frontier figure."""
+    from evalmc.study.plan import MAX_REPS, plan_cost
+
+    first, values, costs = cost
+    if first in given:
+        raise UsageError(f"`{first}` takes the values of `--cost`: leave it out of `--param`.")
+    high = {} if bounds["high"] is None else {"high": bounds["high"]}
+    result = plan_cost(scenario, args.criterion, sizes=(first, args.solve), values=values,
+                       unit_costs=costs, power=args.power, alpha=args.alpha, params=given,
+                       null=null or None, seed=args.seed, low=bounds["low"], tol=args.tol,
+                       max_reps=args.max_reps or MAX_REPS, n_jobs=args.jobs,
+                       backend=args.backend, cache=args.cache,
+                       progress=not args.quiet and None, **high)
+    if args.format == "json":
+        write(json_text(result.to_dict()), args.out)
+    elif args.format == "csv":
+        table = result.designs.copy()
+        table["cheapest"] = table[first] == result.best[first]
+        write(table.to_csv(index=False), args.out)
+    else:
+        write(result.report(), args.out)
+    if args.plot:
+        result.plot().savefig(args.plot, dpi=130)
+    return 0

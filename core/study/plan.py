@@ -30,6 +30,13 @@ effect with the target power, at the fixed size of `params`).
    parameters and the seed, and the blocks already run are reused), then the curve is
    refitted. Where the curve cannot be fitted (a jump from no rejection to all), the bracket
    is bisected instead.
+   **A power that levels off** below 1 (an integer parameter): when a point where the
+   curve is at or above the target falls clearly short of it, or the power observed at the
+   answer is above the target by more than three MCSEs, the power is measured far above the
+   bracket (four times its top, :data:`PLATEAU_REPS` replications, also when doubling finds
+   it flat above 0.5); a target not above that level by three MCSEs is refused, otherwise
+   the curve becomes ``c * Phi(b0 + b1 u)`` with that level ``c`` (its MCSE widens the
+   interval), and a note says so.
 4. **Stop**, after two rounds at least (:data:`MIN_REPS` per point), when the interval is
    narrow enough -- an integer: at most three consecutive values, or within +-`tol` (default
    10%) of the solved value; an effect: within +-`tol` (default 5%) -- or when the next
@@ -64,6 +71,8 @@ START_REPS = 400
 #: Replications per point of the last round before the plan may stop, at least (two rounds
 #: of refinement).
 MIN_REPS = 4 * START_REPS
+#: Replications of the point far above the bracket where a power that levels off is measured.
+PLATEAU_REPS = 8 * START_REPS
 #: Replications of the null condition for the size, at least.
 SIZE_REPS = 4000
 #: The cap of replications in all, by default.
@@ -216,7 +225,7 @@ class PlanResult:
 
         x = np.asarray(x, dtype=float)
         u = np.log(x) if self.fit["scale"] == "log" else x
-        return norm.cdf(self.fit["b0"] + self.fit["b1"] * u)
+        return self.fit.get("ceiling", 1.0) * norm.cdf(self.fit["b0"] + self.fit["b1"] * u)
 
     def report(self) -> str:
         """The summary as a table, then the notes, one a line.
@@ -513,8 +522,26 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
         value, ci_low, ci_high = est
         per_point = max(s[2] for s in seen.values())
         at = evaluate([value], max(per_point, START_REPS))[value]
+        if kind == "integer" and not fit.get("ceiling_reps") and _above(at, power):
+            # the crossing is not confirmed: the power at the answer is well above the target
+            ceiling = _plateau(evaluate, seen, kind, power, solve)
+            if ceiling[0] < 1:
+                notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE "
+                             f"{ceiling[1]:.4f}) at {solve}={_fmt(ceiling[2])}; the curve is "
+                             "fitted with that ceiling.")
+                converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps,
+                                              solve, notes, ceiling)
+                value, ci_low, ci_high = est
+                per_point = max(s[2] for s in seen.values())
+                at = evaluate([value], max(per_point, START_REPS))[value]
+            else:
+                fit["ceiling_reps"] = ceiling[3]
+                notes.append(f"the power at {solve}={_fmt(value)} is {_rate(at):.4f}, above "
+                             f"the target by more than three MCSEs: the fitted curve does not "
+                             "describe the points near it (see `points`).")
         size_row = evaluate([value], max(per_point, SIZE_REPS), extra=null)[value][3]
-    spent = sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
+    spent = (sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
+             + fit.pop("ceiling_reps", 0))
     from evalmc.stats.mcse import rate_mcse
 
     pw, pw_se = (float(v) for v in rate_mcse(at[0], at[1]))
@@ -552,7 +579,7 @@ class CostPlan:
         One row per value of the first size: the second solved (``value``, ``ci_low``,
         ``ci_high``), the ``cost`` and its interval (``cost_low``, ``cost_high``), the
         ``power`` observed there, ``n_reps``; a value whose power never reaches the target
-        (before `high`) has NaN and ``reached`` False.
+        (before `high`, or levelling off below it) has NaN and ``reached`` False.
     best : dict
         The cheapest row of `designs` (ties: the narrower cost interval, then the smaller
         first size).
@@ -605,6 +632,121 @@ class CostPlan:
                  self.designs.to_string(index=False), "",
                  "frontier (power fitted):", self.frontier.to_string(index=False)]
         return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """Everything but the plans as plain values (for ``--format json``): sizes, unit
+        costs, target, the cheapest design, every design and the frontier.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> out = res.to_dict()
+        >>> sorted(out), out["best"]["cost"]
+        (['best', 'designs', 'frontier', 'sizes', 'target', 'unit_costs'], 80.0)
+        """
+        def rows(frame):
+            return [{k: (None if v is pd.NA or (isinstance(v, float) and math.isnan(v))
+                         else v) for k, v in r.items()}
+                    for r in frame.astype(object).to_dict(orient="records")]
+
+        return _plain({"sizes": list(self.sizes), "unit_costs": list(self.unit_costs),
+                       "target": self.target, "best": rows(pd.DataFrame([self.best]))[0],
+                       "designs": rows(self.designs), "frontier": rows(self.frontier)})
+
+    def power_at(self, budgets) -> pd.DataFrame:
+        """The frontier at `budgets`: for each, the highest fitted power of a design (the
+        first size among those solved, the second as large as the budget allows) and it.
+
+        Parameters
+        ----------
+        budgets : sequence of float
+
+        Returns
+        -------
+        DataFrame
+            ``budget``, ``power`` (NaN where no design fits the budget) and both sizes.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> res.power_at([80])[["budget", "n_a", "n_b"]].to_dict(orient="records")
+        [{'budget': 80.0, 'n_a': 24, 'n_b': 14}]
+        """
+        return _frontier(self.designs, self.plans, self.sizes, self.unit_costs, budgets)
+
+    def plot(self, ax=None):
+        """The frontier of power against cost (fitted, a step per design change), each
+        design at the target with its cost interval, and the cheapest marked.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Default: a new figure's.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> res = evalmc.plan_cost("normal", "student-t", sizes=("n_a", "n_b"),
+        ...                        values=[16, 24], unit_costs=(1, 4),
+        ...                        params={"shift": 1.0}, seed=1)
+        >>> res.plot().axes[0].get_xlabel()
+        'cost (1 per n_a, 4 per n_b)'
+        """
+        import textwrap
+
+        from evalmc.plots import axes_or_new
+
+        ax = axes_or_new(ax, figsize=(7, 4.5))
+        a, b = self.sizes
+        reached = self.designs[self.designs["reached"]]
+        lo = float(min(self.frontier["budget"].min(), reached["cost_low"].min()))
+        hi = float(max(self.frontier["budget"].max(), reached["cost_high"].max()))
+        curve = self.power_at(np.linspace(lo, hi, 300))
+        ax.plot(curve["budget"], curve["power"], color="tab:blue",
+                label="frontier: highest fitted power for the cost")
+        cost = reached["cost"].astype(float)
+        ax.errorbar(cost, np.full(len(reached), self.target),
+                    xerr=[cost - reached["cost_low"].astype(float),
+                          reached["cost_high"].astype(float) - cost],
+                    fmt="o", color="black", ms=4, capsize=3,
+                    label=f"designs ({a} x {b}) reaching {self.target:g} (95% cost interval)")
+        labels: dict = {}  # designs of the same cost share one label
+        for _, row in reached.iterrows():
+            labels.setdefault(float(row["cost"]), []).append(f"{row[a]}x{row['value']}")
+        for i, (at, names) in enumerate(sorted(labels.items())):  # above, below, above...
+            ax.annotate(", ".join(names), (at, self.target), textcoords="offset points",
+                        xytext=(0, 7 if i % 2 == 0 else -13), ha="center", fontsize=7)
+        best = self.best
+        ax.plot([best["cost"]], [self.target], "D", color="tab:red", ms=8,
+                label=f"cheapest: {a}={best[a]}, {b}={best['value']}, cost {best['cost']:g}")
+        ax.axhline(self.target, color="gray", ls="--", lw=1)
+        ax.set_xlabel(f"cost ({_fmt(self.unit_costs[0])} per {a}, "
+                      f"{_fmt(self.unit_costs[1])} per {b})")
+        ax.set_ylabel("power")
+        ax.set_ylim(-0.02, 1.02)
+        first = next(p for p in self.plans if p is not None)
+        given = ", ".join(f"{k}={_fmt(v)}" for k, v in first.params.items() if k != a)
+        head = (f"{first.criterion} on {first.scenario}" + (f" ({given})" if given else "")
+                + f": the most power a budget buys, {a} on a grid, {b} solved for power "
+                f"{self.target:g} at alpha {first.alpha:g}")
+        ax.set_title("\n".join(textwrap.wrap(head, 90)), fontsize=9)
+        ax.legend(fontsize=8, loc="lower right")
+        ax.grid(alpha=0.3)
+        return ax.figure
 
 
 def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
@@ -692,8 +834,8 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
                        params={**(params or {}), a: v}, null=null, high=high, seed=seed,
                        **options)
         except ValueError as err:
-            if "raise `high`" not in str(err):
-                raise
+            if "raise `high`" not in str(err) and "levels off at" not in str(err):
+                raise  # not a size at which the target is out of reach
             rows.append({a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                          "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
                          "power": np.nan, "n_reps": 0, "reached": False})
@@ -717,6 +859,13 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
     best = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best_row.items()}
     if budgets is None:
         budgets = np.geomspace(best["cost"] / 2, best["cost"] * 2, 12)
+    frontier = _frontier(designs, plans, sizes, costs, budgets)
+    return CostPlan(sizes, costs, float(power), designs, best, frontier, plans)
+
+
+def _frontier(designs, plans, sizes, costs, budgets) -> pd.DataFrame:
+    """For each budget, the design of highest fitted power that costs at most that."""
+    a, b = sizes
     frontier = []
     for budget in budgets:
         top = (np.nan, None, None)
@@ -731,7 +880,7 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
             if not pw <= top[0]:  # NaN-safe: the first feasible design counts
                 top = (pw, int(v), n_b)
         frontier.append({"budget": float(budget), "power": top[0], a: top[1], b: top[2]})
-    return CostPlan(sizes, costs, float(power), designs, best, pd.DataFrame(frontier), plans)
+    return pd.DataFrame(frontier)
 
 
 def _defaults(scenario, name, registry) -> dict:
@@ -789,22 +938,40 @@ def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
                 return
         raise ValueError(f"the power reaches {target:g} even at {solve}={_fmt(x)}: give "
                          "`low`.")
+    history = [power]
+    checked = False
     while power < target:
         if x >= high:
             raise ValueError(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, below "
                              f"the target {target:g}: raise `high`, or check the effect.")
+        if (not checked and len(history) >= 3 and power > 0.5
+                and power - history[-3] < 0.02):  # flat over two doublings: a plateau?
+            _plateau(evaluate, seen, kind, target, solve)  # raises if below the target
+            checked = True
         x = min(_round(x * 2, kind), high)
         power = power_at(x)
+        history.append(power)
     if failed:
         notes.append(f"the criterion failed too often at {solve} = "
                      f"{', '.join(map(str, failed))} (degenerate samples): passed over.")
 
 
-def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
-    """Fit, evaluate near the crossing with doubling replications, refit, until precise."""
+def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes, ceiling=None):
+    """Fit, evaluate near the crossing with doubling replications, refit, until precise.
+
+    `ceiling`: ``(level, MCSE, where, replications)`` once the plateau check has run (by
+    :func:`_plateau`); it runs here when a point falls short of the fitted curve."""
     reps = START_REPS
     while True:
-        fit, est = _estimate(seen, kind, target)
+        fit, est = _estimate(seen, kind, target, ceiling[:2] if ceiling else (1.0, 0.0))
+        if fit is not None and ceiling is None and (_falls_short(seen, kind, fit, target)
+                                                    or _unconfirmed(seen, est, target)):
+            ceiling = _plateau(evaluate, seen, kind, target, solve)
+            if ceiling[0] < 1:
+                notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE "
+                             f"{ceiling[1]:.4f}) at {solve}={_fmt(ceiling[2])}; the curve is "
+                             "fitted with that ceiling.")
+            continue
         if fit is None:  # no monotone fit: bisect the bracket
             below = max(x for x, s in seen.items() if _rate(s) < target)
             above = min(x for x, s in seen.items() if _rate(s) >= target and x > below)
@@ -815,6 +982,7 @@ def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
         else:
             value, lo, hi = est
             if _precise(kind, value, lo, hi, tol) and reps >= MIN_REPS:
+                fit["ceiling_reps"] = ceiling[3] if ceiling else 0
                 return True, fit, est
             nxt = _next_points(kind, fit, est, tol)
         reps *= 2
@@ -826,8 +994,73 @@ def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes):
                                  f"({max_reps}) replications.")
             notes.append(f"stopped at the cap of {max_reps:,} replications before the "
                          f"interval reached the tolerance (+-{tol:.0%}); raise `max_reps`.")
+            fit["ceiling_reps"] = ceiling[3] if ceiling else 0
             return False, fit, est
         evaluate(sorted(set(nxt)), reps)
+
+
+def _falls_short(seen, kind, fit, target) -> bool:
+    """Whether a point where the fitted curve is at or above the target has clearly less power
+    than the curve (a binomial tail below 1e-3 and at least 0.01 short), by the local fit or
+    one on every point: the sign of a power that levels off below the ceiling the curve
+    assumes."""
+    from scipy.stats import binom, norm
+
+    xs = sorted(seen)
+    u = np.array([math.log(x) if kind == "integer" else x for x in xs])
+    k = np.array([seen[x][0] for x in xs], dtype=float)
+    n = np.array([seen[x][1] for x in xs], dtype=float)
+    curves = [(fit["b0"], fit["b1"])]
+    whole = _probit(u, k, n)  # on every point: the local fit may not reach the flat part
+    if whole is not None:
+        curves.append(whole[0])
+    for b0, b1 in curves:
+        p = fit["ceiling"] * norm.cdf(b0 + b1 * u)
+        above = p >= target
+        if np.any(above & (p - k / n > 0.01) & (binom.cdf(k, n, p) < 1e-3)):
+            return True
+    return False
+
+
+def _above(entry, target) -> bool:
+    """Whether the power of a point is above `target` by more than three of its MCSEs."""
+    k, n = entry[:2]
+    return k / n - target > 3 * math.sqrt(target * (1 - target) / n)
+
+
+def _unconfirmed(seen, est, target) -> bool:
+    """Whether the power observed at the solved value or the low end of its interval (after a
+    round of refinement) is above the target by more than three MCSEs, or at the high end
+    below it: the fitted crossing is not where the points cross."""
+    value, lo, hi = est
+    for x, sign in ((lo, 1), (value, 1), (hi, -1)):
+        if x in seen and seen[x][1] >= 2 * START_REPS:
+            k, n = seen[x][:2]
+            if sign * (k / n - target) > 3 * math.sqrt(target * (1 - target) / n):
+                return True
+    return False
+
+
+def _plateau(evaluate, seen, kind, target, solve):
+    """The power far above the bracket (four times its top for an integer, twice for an
+    effect) on :data:`PLATEAU_REPS` replications: ``(level, MCSE, where, replications)``,
+    the level 1 when it is within three MCSEs of 1. Raises when it does not exceed the target
+    by three MCSEs: then no size reaches the target for sure."""
+    from evalmc.stats.mcse import rate_mcse
+
+    top = max(seen)
+    where = _round(top * (4 if kind == "integer" else 2), kind)
+    k, n = evaluate([where], PLATEAU_REPS, into={})[where][:2]
+    level, se = (float(v) for v in rate_mcse(k, n))
+    se = max(se, 0.5 / n)  # never zero: all rejections still leave 1/n of doubt
+    if level - 3 * se <= target:
+        raise ValueError(f"the power levels off at {level:.4f} (MCSE {se:.4f}, at "
+                         f"{solve}={_fmt(where)}, {n:,} replications), not clearly above the "
+                         f"target `power` {target:g}: no {solve} is sure to reach it. Lower "
+                         "`power`, or give a larger effect.")
+    if level + 3 * se >= 1:
+        return 1.0, 0.0, where, n
+    return level, se, where, n
 
 
 def _precise(kind, value, lo, hi, tol) -> bool:
@@ -849,18 +1082,22 @@ def _next_points(kind, fit, est, tol):
     return [p for p in pts if p > 0]
 
 
-def _estimate(seen, kind, target):
-    """The probit fit, then the crossing and its 95% interval (None where it cannot)."""
+def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
+    """The probit fit, then the crossing and its 95% interval (None where it cannot).
+
+    `ceiling` is the level the power tends to and its MCSE: ``(1, 0)`` unless the plateau
+    check found one below 1; its error enters the crossing's interval."""
     from scipy.stats import norm
 
+    c, c_se = ceiling
     xs = np.array(sorted(seen), dtype=float)
     k = np.array([seen[x][0] for x in sorted(seen)], dtype=float)
     n = np.array([seen[x][1] for x in sorted(seen)], dtype=float)
     u = np.log(xs) if kind == "integer" else xs
-    fit = _probit(u, k, n)
+    fit = _probit(u, k, n, c)
     if fit is None:
         return None, None
-    z = norm.ppf(target)
+    z = norm.ppf(target / c)
     used = np.ones(len(u), dtype=bool)
     for _ in range(2):  # refit locally, around the crossing
         ustar = (z - fit[0][0]) / fit[0][1]
@@ -868,17 +1105,19 @@ def _estimate(seen, kind, target):
             else (np.abs(u - ustar) <= 0.5 * abs(ustar))
         if near.sum() < 3:
             break
-        local = _probit(u[near], k[near], n[near])
+        local = _probit(u[near], k[near], n[near], c)
         if local is None:
             break
         fit, used = local, near
     (b0, b1), cov = fit
     ustar = (z - b0) / b1
     grad = np.array([-1 / b1, -(z - b0) / b1 ** 2])
-    half = _Z * math.sqrt(max(float(grad @ cov @ grad), 0.0))
+    dc = -target / c ** 2 / norm.pdf(z) / b1  # d u* / d c
+    half = _Z * math.sqrt(max(float(grad @ cov @ grad) + (dc * c_se) ** 2, 0.0))
     info = {"b0": float(b0), "b1": float(b1), "scale": "log" if kind == "integer" else "linear",
             "cov": cov, "u": float(ustar), "half": half,
-            "fitted_on": [float(xs[used].min()), float(xs[used].max())]}
+            "fitted_on": [float(xs[used].min()), float(xs[used].max())], "ceiling": c,
+            "ceiling_mcse": c_se}
     if kind == "integer":
         if not (ustar < 50 and ustar + half < 50):
             return None, None
@@ -889,21 +1128,22 @@ def _estimate(seen, kind, target):
     return info, (value, _round(ustar - half, kind), _round(ustar + half, kind))
 
 
-def _probit(u, k, n):
+def _probit(u, k, n, ceiling=1.0):
     """Binomial probit GLM of `k` successes in `n` on `u`, by Fisher scoring: ``((b0, b1),
-    cov)``, or None when it does not converge to an increasing curve."""
+    cov)``, or None when it does not converge to an increasing curve. With a `ceiling` c < 1
+    the curve is ``c * Phi(b0 + b1 u)`` (c known: a power that levels off at c)."""
     from scipy.stats import norm
 
     if len(np.unique(u)) < 2:
         return None
     centre = float(np.average(u, weights=n))
     X = np.column_stack([np.ones_like(u), u - centre])
-    p = np.clip((k + 0.5) / (n + 1), 1e-4, 1 - 1e-4)
+    p = np.clip((k + 0.5) / (n + 1) / ceiling, 1e-4, 1 - 1e-4)
     beta = np.linalg.lstsq(X * np.sqrt(n)[:, None], norm.ppf(p) * np.sqrt(n), rcond=None)[0]
     for _ in range(100):
         eta = X @ beta
-        mu = np.clip(norm.cdf(eta), 1e-12, 1 - 1e-12)
-        dens = np.maximum(norm.pdf(eta), 1e-300)
+        mu = np.clip(ceiling * norm.cdf(eta), 1e-12, 1 - 1e-12)
+        dens = np.maximum(ceiling * norm.pdf(eta), 1e-300)
         w = n * dens ** 2 / (mu * (1 - mu))
         zwork = eta + (k / n - mu) / dens
         info = X.T @ (w[:, None] * X)
@@ -933,7 +1173,8 @@ def _probit(u, k, n):
 def _fallback_fit(kind):
     return {"b0": float("nan"), "b1": float("nan"),
             "scale": "log" if kind == "integer" else "linear", "cov": np.full((2, 2), np.nan),
-            "u": float("nan"), "half": float("nan"), "fitted_on": [float("nan")] * 2}
+            "u": float("nan"), "half": float("nan"), "fitted_on": [float("nan")] * 2,
+            "ceiling": 1.0, "ceiling_mcse": 0.0}
 
 
 def _points_frame(seen, solve):
