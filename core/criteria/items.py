@@ -180,6 +180,73 @@ def _cluster_sums(batch: Batch):
     return np.add.reduceat(d, np.cumsum(sizes) - sizes, axis=1), sizes
 
 
+def clustered_mean_se(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+    """``mean(a - b)`` and its cluster-robust (CR0) standard error,
+    ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2`` (Miller 2024); the paired
+    standard error when each item is its own cluster.
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B on the same items, in clusters of ``batch.cluster_sizes``.
+
+    Returns
+    -------
+    mean, se : ndarray, shape (n_reps,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)),
+    ...                        paired=True, cluster_size=2)
+    >>> [x.round(4).tolist() for x in clustered_mean_se(batch)]
+    [[0.75], [0.1768]]
+    """
+    sums, sizes = _cluster_sums(batch)
+    n = sizes.sum()
+    mean = sums.sum(axis=1) / n
+    return mean, np.sqrt(((sums - sizes * mean[:, None]) ** 2).sum(axis=1)) / n
+
+
+def cluster_replicates(batch: Batch, rng: np.random.Generator,
+                       n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """``mean(a - b)`` and `n_resamples` cluster-bootstrap replicates of it: each resample
+    draws the clusters' counts per distinct (sum, size) from their multinomial law, and its
+    mean is the resampled sum over the resampled items.
+
+    Parameters
+    ----------
+    batch : Batch
+        Scores of A and B on the same items, in clusters of ``batch.cluster_sizes``.
+    rng : numpy.random.Generator
+        Draws the resamples.
+    n_resamples : int
+
+    Returns
+    -------
+    estimate : ndarray, shape (n_reps,)
+    replicates : ndarray, shape (n_reps, n_resamples)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)),
+    ...                        paired=True, cluster_size=2)
+    >>> estimate, replicates = cluster_replicates(batch, np.random.default_rng(0), 4)
+    >>> estimate.tolist(), replicates.tolist()
+    ([0.75], [[0.75, 0.75, 1.0, 1.0]])
+    """
+    from evalmc.criteria import kernels
+
+    sums, sizes = _cluster_sums(batch)
+    values, weights, counts = distinct_clusters(sums, sizes)
+    replicates = np.empty((sums.shape[0], n_resamples))
+    kernels.multinomial_ratios(rng, values, weights, counts, replicates)
+    return sums.sum(axis=1) / sizes.sum(), replicates
+
+
 def clustered_z(batch: Batch) -> CriterionResult:
     """``mean(d)`` over its cluster-robust (CR0) standard error.
 
@@ -204,10 +271,7 @@ def clustered_z(batch: Batch) -> CriterionResult:
     >>> clustered_z(batch).pvalue.round(4)
     array([0.0016, 0.2148])
     """
-    sums, sizes = _cluster_sums(batch)
-    n = sizes.sum()
-    mean = sums.sum(axis=1) / n
-    se = np.sqrt(((sums - sizes * mean[:, None]) ** 2).sum(axis=1)) / n
+    mean, se = clustered_mean_se(batch)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = mean / se
     return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=mean)
@@ -244,14 +308,9 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
     >>> cluster_bootstrap(batch, np.random.default_rng(0), n_resamples=999).pvalue.round(4)
     array([0.    , 0.3267])
     """
-    from evalmc.criteria import kernels
     from evalmc.criteria.bootstrap import interval_pvalues
 
-    sums, sizes = _cluster_sums(batch)
-    values, weights, counts = distinct_clusters(sums, sizes)
-    replicates = np.empty((sums.shape[0], n_resamples))
-    kernels.multinomial_ratios(rng, values, weights, counts, replicates)
-    estimate = sums.sum(axis=1) / sizes.sum()
+    estimate, replicates = cluster_replicates(batch, rng, n_resamples)
     p = interval_pvalues(estimate, replicates, "percentile")
     return CriterionResult.from_pvalues(p, estimate, estimate=estimate)
 

@@ -240,13 +240,9 @@ def clustered_interval(level: float = 0.95) -> Estimator:
     level, z = _level(level)
 
     def func(batch, rng):
-        from evalmc.criteria.items import _cluster_sums
+        from evalmc.criteria.items import clustered_mean_se
 
-        sums, sizes = _cluster_sums(batch)
-        n = sizes.sum()
-        mean = sums.sum(axis=1) / n
-        se = np.sqrt(((sums - sizes * mean[:, None]) ** 2).sum(axis=1)) / n
-        return _z_interval(mean, se, z)
+        return _z_interval(*clustered_mean_se(batch), z)
 
     return Estimator("", "", func, level)
 
@@ -283,15 +279,11 @@ def cluster_bootstrap_interval(n_boot: int = CLUSTER_BOOT, level: float = 0.95) 
     level, _ = _level(level)
 
     def func(batch, rng):
-        from evalmc.criteria import kernels
-        from evalmc.criteria.items import _cluster_sums, distinct_clusters
+        from evalmc.criteria.items import cluster_replicates
 
-        sums, sizes = _cluster_sums(batch)
-        values, weights, counts = distinct_clusters(sums, sizes)
-        replicates = np.empty((sums.shape[0], n_boot))
-        kernels.multinomial_ratios(rng, values, weights, counts, replicates)
+        estimate, replicates = cluster_replicates(batch, rng, n_boot)
         low, high = np.quantile(replicates, [(1 - level) / 2, (1 + level) / 2], axis=1)
-        return EstimateResult(sums.sum(axis=1) / sizes.sum(), low, high)
+        return EstimateResult(estimate, low, high)
 
     return Estimator("", "", func, level, uses_rng=True)
 

@@ -436,12 +436,9 @@ def observed_se(batch) -> float:
     >>> round(observed_se(batch), 4)
     0.2165
     """
-    from evalmc.sims.items import cluster_sizes
+    from evalmc.criteria.items import clustered_mean_se
 
-    d = (batch.a - batch.b)[0]
-    sizes = cluster_sizes(batch)
-    sums = np.add.reduceat(d, np.cumsum(sizes) - sizes)
-    return float(np.sqrt(((sums - sizes * d.mean()) ** 2).sum()) / d.size)
+    return float(clustered_mean_se(batch)[1][0])
 
 
 def default_procedures(batch, kind: str) -> list[str]:
