@@ -163,6 +163,34 @@ def test_a_power_that_levels_off(seed):
              null={"p_ab": 0.5}, seed=seed)
 
 
+def welch_on_half(a, b, axis=1):
+    """Welch's p-values where the thousandths digit of A's first run is even, else 1 (a block
+    at once): its power levels off at one half, and is exactly half Welch's (the digit's
+    parity is independent of the test's outcome)."""
+    from scipy import stats
+
+    p = stats.ttest_ind(a, b, equal_var=False, axis=axis).pvalue
+    return np.where((np.abs(a[:, 0]) * 1000).astype(np.int64) % 2 == 0, p, 1.0)
+
+
+def test_a_minimum_detectable_effect_whose_power_levels_off():
+    """The effect at which the power is 0.45 is where Welch's alone is 0.9 (10 runs each: the
+    Student t's closed form, 1.5337, as Welch's is the same test for equal groups to within
+    its df); the plateau's error is most of the interval's, so it is measured again (with the
+    plateau measured once, the plan stopped at the cap of 400,000 replications). 0.8 is
+    refused."""
+    exact = TTestIndPower().solve_power(nobs1=10, alpha=0.05, power=0.9)
+    res = plan("normal", welch_on_half, solve="shift", power=0.45,
+               params={"n_a": 10, "n_b": 10}, seed=1)
+    assert res.ci_low <= exact <= res.ci_high and res.converged
+    assert (res.value, res.ci_low, res.ci_high) == (1.553, 1.478, 1.628)  # seed 1
+    assert 0.47 < res.fit["ceiling"] < 0.53 and res.n_reps < 60_000
+    assert any("levels off below 1" in note for note in res.notes)
+    with pytest.raises(ValueError, match=r"levels off at 0\.[45]\d+ .*target `power` 0\.8"):
+        plan("normal", welch_on_half, solve="shift", power=0.8,
+             params={"n_a": 10, "n_b": 10}, seed=1)
+
+
 def test_command_line_refuses_a_target_above_the_plateau(capsys):
     args = ["plan", "--scenario", "pipelines", "--param", "p_ab=0.75", "--null", "p_ab=0.5",
             "--criterion", "prob-outperform", "--solve", "k", "--power", "0.99", "--quiet"]

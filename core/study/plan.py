@@ -30,13 +30,15 @@ effect with the target power, at the fixed size of `params`).
    parameters and the seed, and the blocks already run are reused), then the curve is
    refitted. Where the curve cannot be fitted (a jump from no rejection to all), the bracket
    is bisected instead.
-   **A power that levels off** below 1 (an integer parameter): when a point where the
-   curve is at or above the target falls clearly short of it, or the power observed at the
-   answer is above the target by more than three MCSEs, the power is measured far above the
-   bracket (four times its top, :data:`PLATEAU_REPS` replications, also when doubling finds
-   it flat above 0.5); a target not above that level by three MCSEs is refused, otherwise
-   the curve becomes ``c * Phi(b0 + b1 u)`` with that level ``c`` (its MCSE widens the
-   interval), and a note says so.
+   **A power that levels off** below 1: when a point where the curve is at or above the
+   target falls clearly short of it, or the power observed at the answer is above the target
+   by more than three MCSEs, the power is measured far above the bracket (four times its top
+   for a size, twice for an effect, :data:`PLATEAU_REPS` replications, also when doubling
+   finds it flat above 0.5); a target not above that level by three MCSEs is refused,
+   otherwise the curve becomes ``c * Phi(b0 + b1 u)`` with that level ``c`` (its MCSE widens
+   the interval), and a note says so. For an effect, when the level's error is most of the
+   interval's, the level is measured again on twice the replications before the points are
+   (a size's power, often a sawtooth that overshoots its plateau, keeps the first measure).
 4. **Stop**, after two rounds at least (:data:`MIN_REPS` per point), when the interval is
    narrow enough -- an integer: at most three consecutive values, or within +-`tol` (default
    10%) of the solved value; an effect: within +-`tol` (default 5%) -- or when the next
@@ -522,13 +524,10 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
         value, ci_low, ci_high = est
         per_point = max(s[2] for s in seen.values())
         at = evaluate([value], max(per_point, START_REPS))[value]
-        if kind == "integer" and not fit.get("ceiling_reps") and _above(at, power):
+        if np.isfinite(fit["b0"]) and not fit["ceiling_reps"] and _above(at, power):
             # the crossing is not confirmed: the power at the answer is well above the target
             ceiling = _plateau(evaluate, seen, kind, power, solve)
             if ceiling[0] < 1:
-                notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE "
-                             f"{ceiling[1]:.4f}) at {solve}={_fmt(ceiling[2])}; the curve is "
-                             "fitted with that ceiling.")
                 converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps,
                                               solve, notes, ceiling)
                 value, ci_low, ci_high = est
@@ -541,7 +540,7 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
                              "describe the points near it (see `points`).")
         size_row = evaluate([value], max(per_point, SIZE_REPS), extra=null)[value][3]
     spent = (sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
-             + fit.pop("ceiling_reps", 0))
+             + fit.pop("ceiling_reps"))
     from evalmc.stats.mcse import rate_mcse
 
     pw, pw_se = (float(v) for v in rate_mcse(at[0], at[1]))
@@ -967,10 +966,14 @@ def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes, ceiling=N
         if fit is not None and ceiling is None and (_falls_short(seen, kind, fit, target)
                                                     or _unconfirmed(seen, est, target)):
             ceiling = _plateau(evaluate, seen, kind, target, solve)
-            if ceiling[0] < 1:
-                notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE "
-                             f"{ceiling[1]:.4f}) at {solve}={_fmt(ceiling[2])}; the curve is "
-                             "fitted with that ceiling.")
+            continue
+        if (kind == "effect" and fit is not None and ceiling is not None and ceiling[0] < 1
+                and not _precise(kind, *est, tol)
+                and fit["ceiling_half"] ** 2 > fit["half"] ** 2 / 2
+                and _spent(seen, ceiling) + ceiling[3] + SIZE_REPS <= max_reps):
+            # the plateau's error is most of the interval's: measure it better (an effect's;
+            # a size's power often overshoots its plateau, a sawtooth, where it would not help)
+            ceiling = _plateau(evaluate, seen, kind, target, solve, ceiling[2], 2 * ceiling[3])
             continue
         if fit is None:  # no monotone fit: bisect the bracket
             below = max(x for x, s in seen.items() if _rate(s) < target)
@@ -982,21 +985,36 @@ def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes, ceiling=N
         else:
             value, lo, hi = est
             if _precise(kind, value, lo, hi, tol) and reps >= MIN_REPS:
-                fit["ceiling_reps"] = ceiling[3] if ceiling else 0
+                _said(notes, fit, ceiling, solve)
                 return True, fit, est
             nxt = _next_points(kind, fit, est, tol)
         reps *= 2
-        spent = sum(s[2] for s in seen.values())
+        spent = _spent(seen, ceiling)
         extra = sum(reps - seen.get(x, (0, 0, 0))[2] for x in set(nxt))
         if spent + extra + max(reps, SIZE_REPS) > max_reps:
             if fit is None:
                 raise ValueError(f"no power curve could be fitted within `max_reps` "
                                  f"({max_reps}) replications.")
+            _said(notes, fit, ceiling, solve)
             notes.append(f"stopped at the cap of {max_reps:,} replications before the "
                          f"interval reached the tolerance (+-{tol:.0%}); raise `max_reps`.")
-            fit["ceiling_reps"] = ceiling[3] if ceiling else 0
             return False, fit, est
         evaluate(sorted(set(nxt)), reps)
+
+
+def _said(notes, fit, ceiling, solve) -> None:
+    """Record the plateau's replications in `fit`, and say in `notes` where the power levels
+    off, as last measured."""
+    fit["ceiling_reps"] = ceiling[3] if ceiling else 0
+    if ceiling and ceiling[0] < 1:
+        notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE {ceiling[1]:.4f}, "
+                     f"{ceiling[3]:,} replications) at {solve}={_fmt(ceiling[2])}; the curve "
+                     "is fitted with that ceiling.")
+
+
+def _spent(seen, ceiling) -> int:
+    """Replications run so far: the points', and the plateau's once measured."""
+    return sum(s[2] for s in seen.values()) + (ceiling[3] if ceiling else 0)
 
 
 def _falls_short(seen, kind, fit, target) -> bool:
@@ -1041,16 +1059,16 @@ def _unconfirmed(seen, est, target) -> bool:
     return False
 
 
-def _plateau(evaluate, seen, kind, target, solve):
-    """The power far above the bracket (four times its top for an integer, twice for an
-    effect) on :data:`PLATEAU_REPS` replications: ``(level, MCSE, where, replications)``,
-    the level 1 when it is within three MCSEs of 1. Raises when it does not exceed the target
-    by three MCSEs: then no size reaches the target for sure."""
+def _plateau(evaluate, seen, kind, target, solve, where=None, reps=PLATEAU_REPS):
+    """The power far above the bracket (`where`, by default four times its top for an integer,
+    twice for an effect) on `reps` replications: ``(level, MCSE, where, replications)``, the
+    level 1 when it is within three MCSEs of 1. Raises when it does not exceed the target by
+    three MCSEs: then no value reaches the target for sure."""
     from evalmc.stats.mcse import rate_mcse
 
-    top = max(seen)
-    where = _round(top * (4 if kind == "integer" else 2), kind)
-    k, n = evaluate([where], PLATEAU_REPS, into={})[where][:2]
+    if where is None:
+        where = _round(max(seen) * (4 if kind == "integer" else 2), kind)
+    k, n = evaluate([where], reps, into={})[where][:2]
     level, se = (float(v) for v in rate_mcse(k, n))
     se = max(se, 0.5 / n)  # never zero: all rejections still leave 1/n of doubt
     if level - 3 * se <= target:
@@ -1115,7 +1133,7 @@ def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
     dc = -target / c ** 2 / norm.pdf(z) / b1  # d u* / d c
     half = _Z * math.sqrt(max(float(grad @ cov @ grad) + (dc * c_se) ** 2, 0.0))
     info = {"b0": float(b0), "b1": float(b1), "scale": "log" if kind == "integer" else "linear",
-            "cov": cov, "u": float(ustar), "half": half,
+            "cov": cov, "u": float(ustar), "half": half, "ceiling_half": _Z * abs(dc * c_se),
             "fitted_on": [float(xs[used].min()), float(xs[used].max())], "ceiling": c,
             "ceiling_mcse": c_se}
     if kind == "integer":
@@ -1171,9 +1189,10 @@ def _probit(u, k, n, ceiling=1.0):
 
 
 def _fallback_fit(kind):
-    return {"b0": float("nan"), "b1": float("nan"),
+    return {"b0": float("nan"), "b1": float("nan"), "ceiling_reps": 0,
             "scale": "log" if kind == "integer" else "linear", "cov": np.full((2, 2), np.nan),
-            "u": float("nan"), "half": float("nan"), "fitted_on": [float("nan")] * 2,
+            "u": float("nan"), "half": float("nan"), "ceiling_half": float("nan"),
+            "fitted_on": [float("nan")] * 2,
             "ceiling": 1.0, "ceiling_mcse": 0.0}
 
 
