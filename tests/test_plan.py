@@ -342,6 +342,22 @@ def test_cheapest_of_two_sizes_against_the_exact_costs():
         plan_cost("normal", "student-t", sizes=("n_a", "n_a"), values=[4])
 
 
+def test_cheapest_of_two_sizes_with_the_first_searched():
+    """The same design with n_a searched too: statsmodels' exact cheapest over every n_a is
+    75 (n_a = 27, n_b = 12), with 76, 77 and 78 at eight other n_a between 21 and 34: the
+    cheapest solved design's cost interval holds 75, and a design flagged as cheap within its
+    interval lies in that flat stretch."""
+    from evalmc.study.plan import plan_cost
+
+    res = plan_cost("normal", "student-t", sizes=("n_a", "n_b"), unit_costs=(1, 4),
+                    params={"shift": 1.0}, seed=1)
+    assert res.searched and (res.best["n_a"], res.best["value"]) == (26, 13)  # seed 1
+    assert res.best["cost_low"] <= 75 <= res.best["cost_high"]
+    cheap = res.designs[res.designs["as_cheap"]]["n_a"]
+    assert cheap.between(19, 40).all() and len(res.designs) <= 20
+    assert "n_a searched" in res.plot().axes[0].get_title()
+
+
 COST = ["plan", "--scenario", "normal", "--param", "shift=1", "--criterion", "student-t",
         "--solve", "n_b", "--seed", "1", "--quiet"]
 
@@ -376,8 +392,8 @@ def test_command_line_cost_table_csv_json_and_frontier(tmp_path, capsys):
     (["--cost", "n_a=8,16", "--unit-costs", "1,-2"], "`--unit-costs` must be two positive"),
     (["--cost", "n_a=8,16", "--unit-costs", "1"], "`--unit-costs` must be two positive"),
     (["--cost", "n_a=8,16", "--unit-costs", "a,b"], "`--unit-costs` must be two numbers"),
-    (["--cost", "n_a"], "`--cost` must be FIRST=V1,V2,..."),
-    (["--cost", "n_a="], "`--cost` must be FIRST=V1,V2,..."),
+    (["--cost", "=8"], "`--cost` must be FIRST or FIRST=V1,V2,..."),
+    (["--cost", "n_a="], "`--cost` must be FIRST or FIRST=V1,V2,..."),
     (["--cost", "n_a=8,x"], "`--cost` values must be positive integers"),
     (["--cost", "n_a=0,8"], "`--cost` values must be positive integers"),
     (["--cost", "n_b=8,16"], "`--cost` must name a size other than `--solve`"),

@@ -76,10 +76,11 @@ def register(sub) -> None:
                         "consecutive values; 0.05 for an effect)")
     parser.add_argument("--max-reps", type=int_arg("max-reps"), default=None,
                         help="cap of replications in all (default 400000)")
-    parser.add_argument("--cost", metavar="FIRST=V1,V2,...",
-                        help="two sizes with a cost each: the first size takes each value "
-                             "listed, --solve the second is solved at each, and the cheapest "
-                             "design is reported with the frontier of power against cost")
+    parser.add_argument("--cost", metavar="FIRST[=V1,V2,...]",
+                        help="two sizes with a cost each: --solve the second is solved at "
+                             "each value of the first, listed or (without values) searched, "
+                             "and the cheapest design is reported with the frontier of power "
+                             "against cost")
     parser.add_argument("--unit-costs", metavar="C1,C2",
                         help="with --cost: the cost of one unit of the first size and of the "
                              "second, both > 0 (default 1,1)")
@@ -171,13 +172,14 @@ def _single(grid: dict, option: str) -> dict:
 
 
 def _cost_options(args) -> tuple:
-    """``--cost FIRST=V1,...`` and ``--unit-costs C1,C2`` checked: ``(first, values, costs)``."""
+    """``--cost FIRST[=V1,...]`` and ``--unit-costs C1,C2`` checked: ``(first, values,
+    costs)``, `values` None when the first size is to be searched."""
     if not args.cost:
-        raise UsageError("`--unit-costs` goes with `--cost FIRST=V1,V2,...`.")
+        raise UsageError("`--unit-costs` goes with `--cost FIRST[=V1,V2,...]`.")
     first, sep, text = args.cost.partition("=")
-    if not sep or not first or not text.strip(","):
-        raise UsageError(f"`--cost` must be FIRST=V1,V2,... (a size and its values); got "
-                         f"{args.cost!r}.")
+    if not first or sep and not text.strip(","):
+        raise UsageError(f"`--cost` must be FIRST or FIRST=V1,V2,... (a size, and its values "
+                         f"if not searched); got {args.cost!r}.")
     if first == args.solve:
         raise UsageError(f"`--cost` must name a size other than `--solve` {args.solve}; got "
                          f"{first!r}.")
@@ -188,8 +190,8 @@ def _cost_options(args) -> tuple:
     if params.get(args.solve) is None or params[args.solve].kind is not int:
         raise UsageError(f"with `--cost`, `--solve` must be an integer parameter (the second "
                          f"size); got {args.solve!r}.")
-    values = []
-    for v in text.split(","):
+    values = [] if sep else None
+    for v in text.split(",") if sep else ():
         try:
             values.append(int(v))
         except ValueError:

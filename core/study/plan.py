@@ -588,6 +588,8 @@ class CostPlan:
         the target it is as good as the plan, far from it an extrapolation.
     plans : list of PlanResult
         The plans behind `designs` (None where the target was not reached).
+    searched : bool
+        Whether the first size was searched (no `values` given) rather than listed.
 
     Examples
     --------
@@ -606,6 +608,7 @@ class CostPlan:
     best: dict
     frontier: pd.DataFrame
     plans: list
+    searched: bool = False
 
     def report(self) -> str:
         """The designs, the cheapest, then the frontier, as text.
@@ -634,7 +637,8 @@ class CostPlan:
 
     def to_dict(self) -> dict:
         """Everything but the plans as plain values (for ``--format json``): sizes, unit
-        costs, target, the cheapest design, every design and the frontier.
+        costs, target, whether the first size was searched, the cheapest design, every design
+        and the frontier.
 
         Returns
         -------
@@ -648,7 +652,7 @@ class CostPlan:
         ...                        params={"shift": 1.0}, seed=1)
         >>> out = res.to_dict()
         >>> sorted(out), out["best"]["cost"]
-        (['best', 'designs', 'frontier', 'sizes', 'target', 'unit_costs'], 80.0)
+        (['best', 'designs', 'frontier', 'searched', 'sizes', 'target', 'unit_costs'], 80.0)
         """
         def rows(frame):
             return [{k: (None if v is pd.NA or (isinstance(v, float) and math.isnan(v))
@@ -656,7 +660,8 @@ class CostPlan:
                     for r in frame.astype(object).to_dict(orient="records")]
 
         return _plain({"sizes": list(self.sizes), "unit_costs": list(self.unit_costs),
-                       "target": self.target, "best": rows(pd.DataFrame([self.best]))[0],
+                       "target": self.target, "searched": self.searched,
+                       "best": rows(pd.DataFrame([self.best]))[0],
                        "designs": rows(self.designs), "frontier": rows(self.frontier)})
 
     def power_at(self, budgets) -> pd.DataFrame:
@@ -726,9 +731,10 @@ class CostPlan:
         labels: dict = {}  # designs of the same cost share one label
         for _, row in reached.iterrows():
             labels.setdefault(float(row["cost"]), []).append(f"{row[a]}x{row['value']}")
-        for i, (at, names) in enumerate(sorted(labels.items())):  # above, below, above...
+        for i, (at, names) in enumerate(sorted(labels.items())):  # four rows, in turn
             ax.annotate(", ".join(names), (at, self.target), textcoords="offset points",
-                        xytext=(0, 7 if i % 2 == 0 else -13), ha="center", fontsize=7)
+                        xytext=(0, (8, -15, 20, -27)[i % 4]), ha="center", fontsize=7,
+                        arrowprops={"arrowstyle": "-", "color": "0.6", "lw": 0.5})
         best = self.best
         ax.plot([best["cost"]], [self.target], "D", color="tab:red", ms=8,
                 label=f"cheapest: {a}={best[a]}, {b}={best['value']}, cost {best['cost']:g}")
@@ -740,7 +746,8 @@ class CostPlan:
         first = next(p for p in self.plans if p is not None)
         given = ", ".join(f"{k}={_fmt(v)}" for k, v in first.params.items() if k != a)
         head = (f"{first.criterion} on {first.scenario}" + (f" ({given})" if given else "")
-                + f": the most power a budget buys, {a} on a grid, {b} solved for power "
+                + f": the most power a budget buys, {a} "
+                + ("searched" if self.searched else "on a grid") + f", {b} solved for power "
                 f"{self.target:g} at alpha {first.alpha:g}")
         ax.set_title("\n".join(textwrap.wrap(head, 90)), fontsize=9)
         ax.legend(fontsize=8, loc="lower right")
@@ -748,7 +755,7 @@ class CostPlan:
         return ax.figure
 
 
-def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
+def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence | None = None,
               unit_costs: Sequence = (1.0, 1.0), power: float = 0.8, alpha: float = 0.05,
               params: Mapping | None = None, null: Mapping | None = None, high: int = 4096,
               budgets: Sequence | None = None, seed: int = 0, **options) -> CostPlan:
@@ -761,7 +768,15 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
     interval; the cheapest of these designs is the answer, and the cost interval of each
     (from the interval on `b`) says how sure the ranking is. The frontier: for each budget,
     the highest power any of these designs reaches for that cost, read off the plans'
-    fitted curves. A minimal version: `a` is searched on the grid given, not solved.
+    fitted curves.
+
+    Without `values`, `a` is solved as well: it doubles from 2 until the cost has risen at two
+    values past the cheapest (or `b` has reached its lowest value, or `a` passes `high`), then
+    a ternary search over the integers between the cheapest's neighbours narrows it to three
+    consecutive values, or to +-`tol` (10%) of it, or until its two new designs are both as
+    cheap as the cheapest within their cost intervals. Near the optimum the cost is flat, so several
+    designs are as cheap within their cost intervals: `best` is the cheapest solved, and
+    ``as_cheap`` in `designs` marks those whose cost interval reaches the cheapest's cost.
 
     Parameters
     ----------
@@ -771,8 +786,8 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
         As in :func:`plan`.
     sizes : pair of str
         The two integer parameters: the first takes each of `values`, the second is solved.
-    values : sequence of int
-        Values of the first size.
+    values : sequence of int, optional
+        Values of the first size; default: the first size is solved too.
     unit_costs : pair of float
         The cost of one unit of each size, both > 0.
     power, alpha : float
@@ -780,8 +795,9 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
     params, null : mapping, optional
         As in :func:`plan` (the effect to detect, other fixed parameters).
     high : int
-        The largest second size tried: a first size at which the power cannot reach the
-        target before it is reported as not reached.
+        The largest size tried: a first size at which the power cannot reach the target
+        with the second up to `high` is reported as not reached; the first size's search
+        stops there too.
     budgets : sequence of float, optional
         Costs at which to read the frontier (default: 12 from half the cheapest design's
         cost to twice it).
@@ -819,15 +835,20 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
     sizes = tuple(sizes)
     if len(sizes) != 2 or sizes[0] == sizes[1] or not all(isinstance(s, str) for s in sizes):
         raise ValueError(f"`sizes` must name two different parameters; got {sizes!r}.")
-    values = [check_int("values", v, low=1) for v in values]
-    if not values:
-        raise ValueError("`values` must hold at least one value of the first size.")
+    if values is not None:
+        values = [check_int("values", v, low=1) for v in values]
+        if not values:
+            raise ValueError("`values` must hold at least one value of the first size.")
     costs = tuple(check_float("unit_costs", c, low=0, open_low=True) for c in unit_costs)
     if len(costs) != 2:
         raise ValueError(f"`unit_costs` must hold two costs; got {unit_costs!r}.")
+    high = check_int("high", high, low=2)
     a, b = sizes
-    rows, plans = [], []
-    for v in sorted(set(values)):
+    solved: dict = {}  # value of the first size -> (row of designs, plan or None)
+
+    def design(v):
+        if v in solved:
+            return solved[v][0]
         try:
             res = plan(scenario, criterion, solve=b, power=power, alpha=alpha,
                        params={**(params or {}), a: v}, null=null, high=high, seed=seed,
@@ -835,33 +856,76 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence,
         except ValueError as err:
             if "raise `high`" not in str(err) and "levels off at" not in str(err):
                 raise  # not a size at which the target is out of reach
-            rows.append({a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                         "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
-                         "power": np.nan, "n_reps": 0, "reached": False})
-            plans.append(None)
-            continue
+            row = {a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                   "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
+                   "power": np.nan, "n_reps": 0, "reached": False}
+            solved[v] = (row, None)
+            return row
         if res.kind != "integer":
             raise ValueError(f"`sizes` must name integer parameters; `{b}` is an effect.")
-        rows.append({a: v, "value": res.value, "ci_low": res.ci_low, "ci_high": res.ci_high,
-                     "cost": costs[0] * v + costs[1] * res.value,
-                     "cost_low": costs[0] * v + costs[1] * res.ci_low,
-                     "cost_high": costs[0] * v + costs[1] * res.ci_high,
-                     "power": res.power, "n_reps": res.n_reps, "reached": True})
-        plans.append(res)
-    designs = pd.DataFrame(rows).astype({"value": "Int64", "ci_low": "Int64",
-                                         "ci_high": "Int64"})
+        row = {a: v, "value": res.value, "ci_low": res.ci_low, "ci_high": res.ci_high,
+               "cost": costs[0] * v + costs[1] * res.value,
+               "cost_low": costs[0] * v + costs[1] * res.ci_low,
+               "cost_high": costs[0] * v + costs[1] * res.ci_high,
+               "power": res.power, "n_reps": res.n_reps, "reached": True}
+        solved[v] = (row, res)
+        return row
+
+    if values is not None:
+        for v in values:
+            design(v)
+    else:
+        _search_first(design, high, options.get("tol") or TOL["integer"])
+    order = sorted(solved)
+    designs = pd.DataFrame([solved[v][0] for v in order]).astype(
+        {"value": "Int64", "ci_low": "Int64", "ci_high": "Int64"})
+    plans = [solved[v][1] for v in order]
     reached = designs[designs["reached"]]
     if reached.empty:
         raise ValueError(f"the power reaches {power:g} at no value of `{a}` with `{b}` up to "
                          f"{high} (`high`): raise `high` or give larger `values`.")
     best_row = reached.sort_values(["cost", "cost_high", a], kind="stable").iloc[0]
     best = {k: (v.item() if isinstance(v, np.generic) else v) for k, v in best_row.items()}
+    designs["as_cheap"] = designs["reached"] & (designs["cost_low"] <= best["cost"])
+    best["as_cheap"] = True
     if budgets is None:
         budgets = np.geomspace(best["cost"] / 2, best["cost"] * 2, 12)
     frontier = _frontier(designs, plans, sizes, costs, budgets)
-    return CostPlan(sizes, costs, float(power), designs, best, frontier, plans)
+    return CostPlan(sizes, costs, float(power), designs, best, frontier, plans,
+                    values is None)
 
 
+def _search_first(design, high, tol) -> None:
+    """Solve the first size of :func:`plan_cost`: `design(v)` solves the second at ``a = v``
+    and returns its row. Doubling from 2 until the cost has risen at two values past the
+    cheapest (or the second size is at its lowest, 1, or `a` passes `high`), then a ternary
+    search between the cheapest's neighbours, until it cannot tell its two points apart."""
+    def cost(v):
+        row = design(v)
+        return row["cost"] if row["reached"] else math.inf
+
+    grid, v = [], 2
+    while v <= high:
+        grid.append(v)
+        row = design(v)
+        best = min(grid, key=cost)
+        if row["reached"] and (row["value"] <= 1 or sum(cost(g) > cost(best)
+                                                         for g in grid[grid.index(best):]) >= 2):
+            break
+        v *= 2
+    if math.isinf(cost(best)):
+        return
+    i = grid.index(best)
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    while hi - lo > 2 and (hi - lo) / 2 > tol * best:
+        m1, m2 = lo + (hi - lo) // 3, hi - (hi - lo) // 3
+        best = min([best, m1, m2], key=cost)
+        if all(design(m)["cost_low"] <= cost(best) for m in (m1, m2)):
+            break  # both as cheap as the cheapest within their intervals: no direction is sure
+        if cost(m1) <= cost(m2):
+            hi = m2
+        else:
+            lo = m1
 def _frontier(designs, plans, sizes, costs, budgets) -> pd.DataFrame:
     """For each budget, the design of highest fitted power that costs at most that."""
     a, b = sizes
