@@ -123,8 +123,25 @@ def _run(argv) -> int:
 
 
 def _summarise(seen) -> None:
-    """One line for the warnings in `seen`: each distinct text once, with its count."""
-    counts = collections.Counter(str(w.message) for w in seen)
+    """One line for the warnings in `seen`: each distinct text once, with its count; the
+    failures of one analysis with one first error in several conditions (an engine's
+    ``FailureWarning``), as one text with their range."""
+    counts = collections.Counter()
+    groups: dict = {}
+    for w in seen:
+        if hasattr(w.message, "failed"):
+            groups.setdefault((w.message.name, w.message.first), []).append(w.message)
+        else:
+            counts[str(w.message)] += 1
+    for (name, first), group in groups.items():
+        if len(group) == 1:
+            counts[str(group[0])] += 1
+            continue
+        rates = [g.failed / g.done for g in group]
+        counts[f"{name!r} failed in {min(rates):.1%} to {max(rates):.1%} of the replications "
+               f"of {len(group)} conditions (the most in condition "
+               f"{group[rates.index(max(rates))].condition}): their rates and estimates are "
+               f"over those that did not fail (first error: {first})"] += 1
     if counts:
         texts = [text + (f" (x{n})" if n > 1 else "") for text, n in counts.items()]
         print(f"evalmc: warning: {'; '.join(texts)}", file=sys.stderr)

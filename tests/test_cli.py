@@ -196,3 +196,26 @@ def test_ctrl_c_keeps_finished_blocks_and_resumes(tmp_path, capsys):
     assert code == 0 and all(p.stat().st_mtime_ns == t for p, t in kept.items())  # not redone
     code, fresh, _ = _run(capsys, *argv[:-4], "--format", "json")
     assert code == 0 and resumed == fresh
+
+
+def test_failures_in_many_conditions_are_said_in_one_line(capsys):
+    """The engine's failure warnings of one criterion with one first error, in several
+    conditions (a plan's points), become one text with their range; others stay apart."""
+    import warnings
+
+    from evalmc.cli import _summarise
+    from evalmc.engine.scheduler import FailureWarning
+
+    def seen(message):
+        return warnings.WarningMessage(message, UserWarning, "x.py", 1)
+
+    _summarise([seen(FailureWarning("t", 12, 1000, "1 (normal {})", "degenerate")),
+                seen(FailureWarning("t", 105, 1000, "2 (normal {})", "degenerate")),
+                seen(FailureWarning("u", 50, 1000, "2 (normal {})", "nan")),
+                seen(UserWarning("something else"))])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("evalmc: warning: ")
+    assert ("'t' failed in 1.2% to 10.5% of the replications of 2 conditions (the most in "
+            "condition 2 (normal {}))") in err
+    assert "'u' failed in 50 of 1000 replications (5.0%) of condition 2" in err
+    assert "something else" in err

@@ -94,6 +94,39 @@ class StudyError(RuntimeError):
     """
 
 
+class FailureWarning(UserWarning):
+    """An analysis failed on more than
+    :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of a condition's replications: its
+    results are over those that did not fail. The message says so in one line; the fields
+    let a caller group the warnings of many conditions.
+
+    Parameters
+    ----------
+    name : str
+        The analysis (criterion or estimator).
+    failed, done : int
+        Replications failed, and run.
+    condition : str
+        The condition: its id, scenario and parameters.
+    first : str
+        The first error.
+
+    Examples
+    --------
+    >>> w = FailureWarning("t", 20, 1000, "0 (normal {})", "degenerate")
+    >>> print(w.failed / w.done, str(w).split(":")[0])
+    0.02 't' failed in 20 of 1000 replications (2.0%) of condition 0 (normal {})
+    """
+
+    def __init__(self, name: str, failed: int, done: int, condition: str, first: str):
+        self.name, self.failed, self.done = name, failed, done
+        self.condition, self.first = condition, first
+        super().__init__(f"{name!r} failed in {failed} of {done} replications "
+                         f"({failed / done:.1%}) of condition {condition}: its rates and "
+                         f"estimates are over the {done - failed} that did not fail (first "
+                         f"error: {first})")
+
+
 @dataclass(frozen=True)
 class Failure:
     """A replication on which an analysis failed; ``StudyResult.replay`` redraws its data.
@@ -447,8 +480,8 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
             shown.computed(state.finish(result), result.seconds / workers)
     for text, count in state.warned.items():
         warnings.warn(text + (f" ({count} times)" if count > 1 else ""), stacklevel=2)
-    for text in state.failure_warnings():
-        warnings.warn(text, stacklevel=2)
+    for warning in state.failure_warnings():
+        warnings.warn(warning, stacklevel=2)
     return state.outcome()
 
 
@@ -828,15 +861,15 @@ class Scheduler:
             f"{self.done[ck]} replications; first error: {first}. Finished blocks "
             "are kept in the cache, if one was given.")
 
-    def failure_warnings(self) -> list[str]:
+    def failure_warnings(self) -> list[FailureWarning]:
         """What to say of each analysis and condition that failed on more than
         :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of its replications: its results are
         over those that did not fail.
 
         Returns
         -------
-        list of str
-            One line each, with the count, the condition and the first error.
+        list of FailureWarning
+            One each, its message a line with the count, the condition and the first error.
 
         Examples
         --------
@@ -867,10 +900,8 @@ rates and estimates are over the 980 that did not fail (first error: degenerate)
             cid, key = ck
             cond = self.plan.conditions[cid]
             first = self.kept[ck][0][1] if self.kept[ck] else "?"
-            out.append(f"{self.by_key[key].name!r} failed in {failed} of {done} replications "
-                       f"({failed / done:.1%}) of condition {cid} ({cond.name} "
-                       f"{cond.to_dict()}): its rates and estimates are over the "
-                       f"{done - failed} that did not fail (first error: {first})")
+            out.append(FailureWarning(self.by_key[key].name, failed, done,
+                                      f"{cid} ({cond.name} {cond.to_dict()})", first))
         return out
 
     def outcome(self) -> Outcome:
