@@ -94,9 +94,10 @@ def test_sign_test_size_meets_the_exact_sawtooth(target):
     Phi(0.5), no tie, and the sign test's exact power is a sawtooth in n (0.801 at 51, 0.742
     at 53, 0.800 at 54...). The band from its first crossing of the target to the n from which
     it stays above (checked up to n = 200) is [30, 33], [51, 61], [72, 77]; the plan's
-    interval must meet it (written: 30 in [29, 31], 55 in [54, 56], 76 in [75, 78] at seed
-    1). The plan answers for the smooth curve; a user of a discrete test who wants the power
-    at every larger n as well takes the band's upper end."""
+    interval must meet it (written: 30 in [29, 31], 56 in [54, 56], 77 in [75, 78] at seed
+    1). The plan answers for the smooth curve, then steps up a tooth where its answer's power
+    is clearly short (55 and 76 were, at 0.772 and 0.894 exactly); a user of a discrete test
+    who wants the power at every larger n as well takes the band's upper end."""
     from scipy.stats import norm
 
     p = norm.cdf(PAIRED["shift"])
@@ -105,6 +106,32 @@ def test_sign_test_size_meets_the_exact_sawtooth(target):
     res = plan("paired-normal", "sign", solve="n", power=target, params=PAIRED, seed=1)
     assert overlaps(res, band)
     assert band[0] - 1 <= res.value <= band[1] + 1
+
+
+@pytest.mark.parametrize(("target", "first", "value"), [(0.7, 46, 47), (0.8, 55, 56)])
+def test_a_solved_size_on_a_low_tooth_steps_up(target, first, value):
+    """The sign test's sawtooth (see above): the smooth curve crosses 0.7 at 46 and 0.8 at 55,
+    whose exact powers are 0.668 and 0.772; the plan measures them short of the target and
+    answers the next n, whose exact power reaches it (0.740, 0.825)."""
+    from scipy.stats import norm
+
+    p = norm.cdf(PAIRED["shift"])
+    res = plan("paired-normal", "sign", solve="n", power=target, params=PAIRED, seed=1)
+    assert sign_rejection_rates(first, p) < target <= sign_rejection_rates(res.value, p)
+    assert res.value == value and res.ci_high >= value
+    assert any(f"at n={first} it is" in note and f"n={value} is the next" in note
+               for note in res.notes)
+
+
+def test_a_liberal_decision_criterion_is_flagged():
+    """The P(A>B) test decides at its own level, so Bradley's verdict does not apply, but with
+    2 pairs it rejects a quarter of null replications: the plan that reaches its power there
+    says that part of it is false positives."""
+    res = plan("pipelines", "prob-outperform", solve="k", power=0.5, params={"p_ab": 0.9},
+               null={"p_ab": 0.5}, seed=1)
+    assert res.value == 2 and res.size > 0.2
+    assert any("above alpha 0.05: part of this power is false positives" in note
+               for note in res.notes)
 
 
 @pytest.mark.parametrize("target", [0.8, 0.9])

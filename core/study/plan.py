@@ -75,6 +75,8 @@ START_REPS = 400
 MIN_REPS = 4 * START_REPS
 #: Replications of the point far above the bracket where a power that levels off is measured.
 PLATEAU_REPS = 8 * START_REPS
+#: Values tried above a solved size whose power falls short of the target (a sawtooth).
+SAWTOOTH_STEPS = 8
 #: Replications of the null condition for the size, at least.
 SIZE_REPS = 4000
 #: The cap of replications in all, by default.
@@ -538,6 +540,23 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
                 notes.append(f"the power at {solve}={_fmt(value)} is {_rate(at):.4f}, above "
                              f"the target by more than three MCSEs: the fitted curve does not "
                              "describe the points near it (see `points`).")
+        if kind == "integer" and converged and _above(at, power, below=True):
+            # a discrete test's sawtooth: the next tooth up that reaches the target
+            first, reps = value, at[2]
+            for _ in range(SAWTOOTH_STEPS):
+                value += 1
+                at = evaluate([value], reps)[value]
+                if not _above(at, power, below=True):
+                    break
+            else:
+                converged = False
+            ci_high = max(ci_high, value)
+            notes.append(f"the power is not monotone in {solve} (a sawtooth): at {solve}="
+                         f"{first} it is {_rate(seen[first]):.4f}, below the target by more "
+                         "than three MCSEs; " + (
+                             f"{solve}={value} is the next value that reaches it." if converged
+                             else f"none of the {SAWTOOTH_STEPS} values after it reaches it "
+                             f"(the last, {value}, is given)."))
         size_row = evaluate([value], max(per_point, SIZE_REPS), extra=null)[value][3]
     spent = (sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
              + fit.pop("ceiling_reps"))
@@ -552,6 +571,10 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
         notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
                      "liberal): part of this power is false positives; the plan is not to be "
                      "trusted with this criterion.")
+    elif bradley not in ("robust", "conservative") and size_row["ci_low"] > alpha:
+        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (95% "
+                     f"interval from {size_row['ci_low']:.4f}), above alpha {alpha:g}: part "
+                     "of this power is false positives.")
     elif bradley == "conservative":
         notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
                      "conservative): a calibrated criterion would need less.")
@@ -1104,10 +1127,11 @@ def _falls_short(seen, kind, fit, target) -> bool:
     return False
 
 
-def _above(entry, target) -> bool:
-    """Whether the power of a point is above `target` by more than three of its MCSEs."""
+def _above(entry, target, below=False) -> bool:
+    """Whether the power of a point is above `target` (or, `below`, under it) by more than
+    three of its MCSEs."""
     k, n = entry[:2]
-    return k / n - target > 3 * math.sqrt(target * (1 - target) / n)
+    return (-1 if below else 1) * (k / n - target) > 3 * math.sqrt(target * (1 - target) / n)
 
 
 def _unconfirmed(seen, est, target) -> bool:
