@@ -176,3 +176,17 @@ def test_processes_are_chosen_for_a_users_python_criterion_on_several_workers():
     auto = run_study(make_design(n_a=5), "normal", [mine], n_reps=300, seed=1, block_size=100,
                      n_jobs=2)
     assert auto.summary.equals(ref.summary)
+
+
+def test_records_tally_keeps_its_failures_through_sums_and_the_store():
+    """A records tally's failed replications survive adding blocks and a round trip through
+    the block store's record (a block store written without them reads as none failed)."""
+    from evalmc.engine.tallies import RecordsTally
+
+    first = RecordsTally(3, {"rep": np.array([0, 2])}, failed=1)
+    second = RecordsTally(2, {"rep": np.array([0])}, failed=1)
+    total = first + second
+    assert (total.n, total.failed, total.columns["rep"].tolist()) == (5, 2, [0, 2, 3])
+    back = RecordsTally.from_record(*total.to_record())
+    assert (back.n, back.failed) == (5, 2)
+    assert RecordsTally.from_record({"rep": np.array([0])}, {"n": 1}).failed == 0

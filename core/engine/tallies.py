@@ -828,7 +828,8 @@ class RecordsTally:
     def __add__(self, other: RecordsTally) -> RecordsTally:
         shifted = {**other.columns, "rep": other.columns["rep"] + self.n}
         return RecordsTally(self.n + other.n, {
-            name: np.concatenate([col, shifted[name]]) for name, col in self.columns.items()})
+            name: np.concatenate([col, shifted[name]]) for name, col in self.columns.items()},
+            self.failed + other.failed)
 
     def to_record(self) -> tuple[dict, dict]:
         """Arrays and JSON metadata for the block store.
@@ -838,7 +839,7 @@ class RecordsTally:
         arrays : dict of str to ndarray
             The columns.
         meta : dict
-            ``n``.
+            ``n``, and ``failed`` when any replication failed.
 
         Examples
         --------
@@ -848,7 +849,8 @@ class RecordsTally:
         >>> sorted(arrays), meta
         (['rep', 'x'], {'n': 2})
         """
-        return dict(self.columns), {"n": self.n}
+        return dict(self.columns), ({"n": self.n, "failed": self.failed} if self.failed
+                                    else {"n": self.n})
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> RecordsTally:
@@ -872,4 +874,4 @@ class RecordsTally:
         >>> back.n, back.columns["x"].tolist()
         (2, [0.5, 1.5])
         """
-        return cls(meta["n"], dict(arrays))
+        return cls(meta["n"], dict(arrays), meta.get("failed", 0))
