@@ -102,7 +102,7 @@ def _run(argv) -> int:
         args = build_parser().parse_args(argv)
         return args.run(args)
     except (UsageError, ValueError) as err:
-        print(f"evalmc: error: {err}", file=sys.stderr)
+        print(f"evalmc: error: {_in_option_words(str(err), args)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into a reader that stopped early, e.g. `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -120,6 +120,24 @@ def _run(argv) -> int:
             raise
         print(f"evalmc: stopped: {err}", file=sys.stderr)
         return 1
+
+
+#: Keywords of the Python functions whose command-line option has another name: the
+#: option's destination, and the option.
+_OPTIONS = {"n_reps": ("reps", "--reps"), "block_size": ("block_size", "--block-size"),
+            "target_mcse": ("target_mcse", "--target-mcse"),
+            "max_reps": ("max_reps", "--max-reps"), "n_jobs": ("jobs", "--jobs"),
+            "n_reps_alt": ("reps_alt", "--reps-alt"),
+            "n_resamples": ("resamples", "--resamples")}
+
+
+def _in_option_words(text: str, args) -> str:
+    """`text` with the Python keywords it names in backquotes (```n_reps```) given as the
+    command's options (```--reps```), where the command has that option."""
+    for keyword, (dest, option) in _OPTIONS.items():
+        if f"`{keyword}`" in text and hasattr(args, dest):
+            text = text.replace(f"`{keyword}`", f"`{option}`")
+    return text
 
 
 def _summarise(seen) -> None:

@@ -131,9 +131,9 @@ class TestStops:
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["boon", "RUNS", "--n", "5", "--test", "test", "--resamples", "1000000000"],
-     "`n_resamples` must be an integer in [1, 10000000]; got 1000000000."),
+     "`--resamples` must be an integer in [1, 10000000]; got 1000000000."),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--block-size",
-      "1000000000"], "`block_size` must be an integer in [1, 100000]; got 1000000000."),
+      "1000000000"], "`--block-size` must be an integer in [1, 100000]; got 1000000000."),
 ])
 def test_options_that_would_exhaust_memory_are_bounded(capsys, argv, message):
     runs = str(Path(__file__).parent / "examples" / "runs.csv")

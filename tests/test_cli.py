@@ -103,7 +103,7 @@ def test_table_default_design(capsys):
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "sd_a=x"],
      "`sd_a` must be a real number; got 'x'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--reps", "0"],
-     "`n_reps` must be an integer >= 1; got 0"),
+     "`--reps` must be an integer >= 1; got 0"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--reps", "1e3"],
      "`reps` must be an integer; got '1e3'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5"],
@@ -113,7 +113,7 @@ def test_table_default_design(capsys):
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--backend", "mpi"],
      "argument --backend: invalid choice: 'mpi'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--jobs", "0"],
-     "`n_jobs` must be a positive integer or -1; got 0"),
+     "`--jobs` must be a positive integer or -1; got 0"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--scheduler", "x:1"],
      "`scheduler` needs backend 'dask'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--out", "/no/dir/f.csv"],
@@ -219,3 +219,17 @@ def test_failures_in_many_conditions_are_said_in_one_line(capsys):
             "condition 2 (normal {}))") in err
     assert "'u' failed in 50 of 1000 replications (5.0%) of condition 2" in err
     assert "something else" in err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--target-mcse", "2"],
+     "`--target-mcse` must be in (0, 0.5]; got 2.0"),
+    (["coverage", "--scenario", "normal", "--estimator", "t-interval", "--reps", "-3"],
+     "`--reps` must be an integer >= 1; got -3"),
+])
+def test_errors_name_the_option_not_the_python_keyword(capsys, argv, message):
+    """The study functions' keywords (``n_reps``, ``target_mcse``) are named as the options
+    the user typed."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "n_reps" not in err and "target_mcse" not in err
