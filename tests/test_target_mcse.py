@@ -265,9 +265,9 @@ class TestCommandLine:
         assert all(not r["target_met"] and r["n_reps"] == 1000 for r in rows)
 
     @pytest.mark.parametrize(("extra", "message"), [
-        (["--target-mcse", "1"], "`target_mcse` must be in (0, 0.5]; got 1.0"),
+        (["--target-mcse", "1"], "`--target-mcse` must be in (0, 0.5]; got 1.0"),
         (["--target-mcse", "x"], "`target-mcse` must be a number; got 'x'"),
-        (["--max-reps", "100"], "`max_reps` caps a study that stops at `target_mcse`"),
+        (["--max-reps", "100"], "`--max-reps` caps a study that stops at `--target-mcse`"),
     ])
     def test_bad_flags_exit_2(self, extra, message, capsys):
         code = main(["calibrate", "--scenario", "normal", "--criterion", "welch-t", *extra])
