@@ -1,8 +1,8 @@
 """The AS Reader random-hyperparameter pool, fitted jointly to every summary Bajgar et al. report.
 
 The 197 runs are not public. The paper gives their mean 61.26, sd 2.48 and range 56.61-64.01
-(App E), interquartile range 2.9 and Spearman(validation, test) 0.83, and the expected test
-score of the best-validation run among m: 61.3, 63.3 and 63.5 for m = 1, 5 and 20 (Sec 5).
+(App C.4), interquartile range 2.9 and Spearman(validation, test) 0.83, and the expected test
+score of the best-validation run among m: 61.3, 63.3 and 63.5 for m = 1, 5 and 20 (Sec 4).
 
 The model (:class:`evalmc.sims.pools.PoolSpec`): three clusters of runs that validation and
 test scores share, each bivariate normal with one within-cluster correlation. Fitted by
