@@ -19,15 +19,22 @@ P(A>B) = gamma = 0.75, the edge of H1. Both points are added to the 100-point gr
 
 The decision rule. The test concludes "A better" when the lower end of a two-sided 95%
 percentile interval of P(A>B) is above 0.5 (and its upper end above gamma): a one-sided test at
-2.5%. The paper's "5%" false positives and "30%" false negatives are therefore read as bounds
-(T7, T8), and the 30% as the biased estimator's ("Its performance is nevertheless impacted by
-the biased estimator compared to the ideal estimator", Sec 4.2).
+2.5%, so the paper's "5%" false positives are judged as a bound (T7). Its "30%" false
+negatives are judged for each estimator (T8): the ideal estimator's are about 5% (a
+discrepancy with the paper, T8 (ideal) fails), the biased estimator's about 22%; T10 judges
+"Its performance is nevertheless impacted by the biased estimator compared to the ideal
+estimator" (Sec 4.2).
 
-Rows beyond the paper's figure (second reading of the paper):
+Rows beyond the paper's figure (second and third readings of the paper):
 
-- T9 judges "the test of probability of outperforming controls well the error rates even when
-  used with a biased estimator" (Sec 4.2) at the authors' own bias sds: it does not (about 17%
-  false positives); F1 gives the bias sd below which it would (``fpbias``).
+- T9 reports the biased estimator's false positives beside "controls well the error rates even
+  when used with a biased estimator ... Although we cannot guarantee a nominal control" (Sec
+  4.2), a finding: about 17% at the authors' bias sds read as the sd of the shared bias (their
+  code), about 12-14% if they are read, through Eq 7, as sds of the mean of k = 10 or 20 runs
+  (:func:`mean_sd_ratios`); F1 gives the bias sd below which they stay at 5% (``fpbias``).
+- I6 reports the P(A>B) test's error rates in each case study at gamma = 0.6, 0.75 and 0.9
+  beside "a threshold of gamma = 0.75 which we have observed to be robust across all case
+  studies" (Sec 4.2, App I), a finding: the paper gives no number (``figi6``).
 - C3 judges "the minimal sample size required to ensure a rate of 5% false negatives ... 29
   trainings" (App C.3) with the test's own false negatives at k = 29 (``sensitivity``).
 - Sensitivity rows (findings): the authors' code's B = 50 bootstrap replicates; a
@@ -88,6 +95,13 @@ _BIASED = ('"Finally, we observe that the test of probability of outperforming (
            'the error rates even when used with a biased estimator. Its performance is '
            'nevertheless impacted by the biased estimator compared to the ideal estimator." '
            '(Sec 4.2)')
+_NOMINAL = _BIASED[:-11] + (' Although we cannot guarantee a nominal control, we confirm that it '
+                            'is a major improvement compared to the commonly used comparison '
+                            'method at no additional cost." (Sec 4.2)')
+_ROBUST = ('"For the probability of outperforming, we use a threshold of which we have observed '
+           'to be robust across all case studies (See Appendix I)." (Sec 4.2); "we executed '
+           'experiments in which we varied the sample size and the threshold ... Results are '
+           'presented in Figure I.6" (App I)')
 _C3 = ('"the minimal sample size required to ensure a rate of 5% false negatives (as defined '
        'by ) is reasonably small; 29 trainings." (App C.3)')
 _NOSTATE = "not stated in the paper"
@@ -109,13 +123,17 @@ TARGETS = Targets([
     Target("T6 (biased)", f"average, biased estimator, {FN}", paper="0.9", source=_FIG6,
            tolerance="±0.1", value=0.90, tol=0.10),
     Target("T7", f"P(A>B) test, ideal estimator, {FP} (nominal 2.5%: the interval's lower end "
-           "above 0.5)", paper="<= 0.05", source=_FIG6),
-    Target("T8 (ideal)", f"P(A>B) test, ideal estimator, {FN}, and not above the biased "
-           "estimator's", paper="<= 0.3", source=_FIG6 + "; " + _BIASED),
+           "above 0.5)", paper="0.05", tolerance="at most 0.05", source=_FIG6),
+    Target("T8 (ideal)", f"P(A>B) test, ideal estimator, {FN}", paper="0.3", source=_FIG6,
+           tolerance="±0.15", value=0.30, tol=0.15),
     Target("T8 (biased)", f"P(A>B) test, biased estimator, {FN}", paper="0.3",
-           source=_FIG6 + "; " + _BIASED, tolerance="±0.15", value=0.30, tol=0.15),
-    Target("T9", f"P(A>B) test, biased estimator (the authors' bias sds), {FP}: controlled "
-           "(at most 5%)", paper="<= 0.05", source=_BIASED),
+           source=_FIG6, tolerance="±0.15", value=0.30, tol=0.15),
+    Target("T10", "P(A>B) test: the biased estimator's false positives and false negatives "
+           "above the ideal estimator's", paper="impacted by the biased estimator compared to "
+           "the ideal estimator", source=_BIASED),
+    Target("T9", f"P(A>B) test, biased estimator, {FP}", paper="controls well the error rates "
+           "even when used with a biased estimator; cannot guarantee a nominal control",
+           role="finding", source=_NOMINAL),
     Target("S3", "single point, biased estimator (the authors' driver): false positives, "
            "false negatives", paper=_NOSTATE, source=_FIG6, role="finding"),
     Target("S5", "t-test (Welch, one-sided 5%), ideal estimator: false positives, false "
@@ -156,6 +174,9 @@ TARGETS = Targets([
     Target("F1", "bias sd / sigma below which the biased P(A>B) test's false positives at "
            "P(A>B) = 0.5 stay at most 5% (k = 50)", paper=_NOSTATE, role="finding",
            source=_BIASED),
+    Target("I6", "P(A>B) test, biased estimator, k = 50: false positives, false negatives in "
+           "each case study at gamma = 0.75 (their range at gamma = 0.6 and 0.9)",
+           paper="robust across all case studies (no number)", role="finding", source=_ROBUST),
 ])
 
 
@@ -184,6 +205,33 @@ def bias_ratios() -> dict[str, float]:
     {'vgg': 0.736, 'segmentation': 0.22, 'bert-sst2': 0.425, 'bert-rte': 0.407, 'bio-task2': 0.142}
     """
     return {task: bias / sigma for task, (sigma, bias) in PRESETS.items()}
+
+
+def mean_sd_ratios(k: int) -> dict[str, float]:
+    """The shared bias's sd over sigma if :data:`PRESETS`' bias sds are sds of the mean of k runs.
+
+    Read through Eq 7, the biased estimator's mean of k runs has variance
+    ``bias_sd^2 + sigma^2 / k``; the shared bias's sd is then ``sqrt(r^2 - 1 / k)`` in units of
+    sigma, r the ratio of :func:`bias_ratios`, and 0 where ``r^2 < 1 / k``.
+
+    Parameters
+    ----------
+    k : int
+        Runs whose mean the bias sds are taken to be the sd of.
+
+    Returns
+    -------
+    dict
+        ``{task: shared bias sd / sigma}``, in the order of :data:`PRESETS`.
+
+    Examples
+    --------
+    >>> {task: round(r, 3) for task, r in mean_sd_ratios(10).items()}
+    {'vgg': 0.665, 'segmentation': 0.0, 'bert-sst2': 0.284, 'bert-rte': 0.257, 'bio-task2': 0.0}
+    """
+    if int(k) < 1:
+        raise ValueError(f"`k` must be a positive integer; got {k}.")
+    return {task: float(np.sqrt(max(r**2 - 1 / k, 0.0))) for task, r in bias_ratios().items()}
 
 
 def _p_grid(n_points):
@@ -379,7 +427,7 @@ def _wins_needed():
 
 
 def check_fig6(data, scale):
-    """Judge Figure 6's error rates: T3-T9 against the paper, S3 and S5 reported.
+    """Judge Figure 6's error rates: T3-T8 and T10 against the paper; T9, S3, S5 reported.
 
     False positives are read at P(A>B) = 0.5, false negatives at P(A>B) = gamma = 0.75, from
     the simulated rates; each note gives the exact one.
@@ -395,7 +443,8 @@ def check_fig6(data, scale):
     -------
     list of Check
         T3, T4, T5 (ideal), T5 (biased), T6 (ideal), T6 (biased), T7, T8 (ideal), T8 (biased),
-        T9, S3, S5.
+        T10, T9, S3, S5. T9 also gives the exact false positives with the bias sds read as sds
+        of the mean of k = 10 and 20 runs (:func:`mean_sd_ratios`).
 
     Examples
     --------
@@ -410,7 +459,7 @@ def check_fig6(data, scale):
     >>> [(c.id, c.passed) for c in check_fig6(data, "quick")]
     [('T3', False), ('T4', False), ('T5 (ideal)', True), ('T5 (biased)', True),
      ('T6 (ideal)', False), ('T6 (biased)', False), ('T7', True), ('T8 (ideal)', True),
-     ('T8 (biased)', True), ('T9', True), ('S3', None), ('S5', None)]
+     ('T8 (biased)', True), ('T10', False), ('T9', None), ('S3', None), ('S5', None)]
     """
     def fp(estimator, name):
         r, m = _at(data, estimator, name, 0.5)
@@ -433,24 +482,41 @@ def check_fig6(data, scale):
                                     note=_note(m, e)))
     for estimator in ("ideal", "biased"):
         r, m, e = fn(estimator, "average-delta")
-        checks.append(TARGETS.within(f"T6 ({estimator})", r, note=_note(m, e)))
+        check = TARGETS.within(f"T6 ({estimator})", r, note=_note(m, e))
+        if check.passed and abs(abs(r - 0.9) - 0.1) < 0.01:
+            check = TARGETS.within(f"T6 ({estimator})", r, note=_note(m, e, (
+                "passes at the tolerance's edge: at P(A>B) = 0.75 the mean difference is "
+                f"{ndtri(GAMMA) * np.sqrt(2):.2f} sigma, the threshold {DELTA_PAPER:g} sigma "
+                f"and the difference's sd sqrt(2 / {K}) sigma, so the average never concludes")))
+        checks.append(check)
     r, m, e = fp("ideal", "prob-outperform")
     checks.append(TARGETS.holds("T7", ours=f"{r:.3f}", passed=r <= 0.05, note=_note(m, e)))
     fn_ideal, m, e = fn("ideal", "prob-outperform")
     fn_biased, m_b, e_b = fn("biased", "prob-outperform")
     needed = _wins_needed()
-    checks.append(TARGETS.holds(
-        "T8 (ideal)", ours=f"{fn_ideal:.3f} (biased: {fn_biased:.3f})",
-        passed=fn_ideal <= 0.30 and fn_ideal <= fn_biased,
-        note=_note(m, e, f"at P(A>B) = {GAMMA} the wins of {K} average {GAMMA * K:g}, above "
-                         f"the {needed} the test needs, so the ideal estimator seldom misses")))
+    checks.append(TARGETS.within("T8 (ideal)", fn_ideal, note=_note(m, e, (
+        f"a discrepancy with the paper: at P(A>B) = {GAMMA} the wins of {K} average "
+        f"{GAMMA * K:g} (sd {np.sqrt(K * GAMMA * (1 - GAMMA)):.1f}), above the {needed} the "
+        "test needs, so the ideal estimator seldom misses, with any interval (S1, S2: B = 50, "
+        "normal); the paper's 30% is nearer the biased estimator's (T8 (biased))"))))
     checks.append(TARGETS.within("T8 (biased)", fn_biased, note=_note(m_b, e_b)))
-    r, m, e = fp("biased", "prob-outperform")
+    fp_ideal, _, _ = fp("ideal", "prob-outperform")
+    fp_biased, m, e = fp("biased", "prob-outperform")
     checks.append(TARGETS.holds(
-        "T9", ours=f"{r:.3f}", passed=r <= 0.05,
-        note=_note(m, e, "the authors' bias sds are 0.14-0.74 sigma: each pipeline's shared "
-                         "bias moves all its k runs, which the test, resampling the pairs, "
-                         "cannot see; F1 gives the bias sd it tolerates")))
+        "T10", ours=f"false positives {fp_ideal:.3f} -> {fp_biased:.3f}, false negatives "
+                    f"{fn_ideal:.3f} -> {fn_biased:.3f}",
+        passed=fp_biased > fp_ideal and fn_biased > fn_ideal, note="ideal -> biased, simulated"))
+    read = {k: np.mean([outperform_power(0.5, k=K, n_resamples=N_RESAMPLES, bias_ratio=r)[0]
+                        for r in mean_sd_ratios(k).values()]) for k in (10, 20)}
+    checks.append(TARGETS.finding(
+        "T9", ours=f"{fp_biased:.3f}; {read[10]:.3f} (k = 10), {read[20]:.3f} (k = 20)",
+        note=_note(m, e, (
+            "first: the authors' bias sds (0.14-0.74 sigma) as the sd of each pipeline's "
+            "shared bias, as their code; then exact, with the bias sds read through Eq 7 as "
+            "sds of the mean of k runs (shared bias sd sqrt(bias_sd^2 - sigma^2 / k); their "
+            "code stores them under a budget of 10). Above the 5% of T7 either way: the shared "
+            "bias moves all k runs of a pipeline, which the test, resampling the pairs, cannot "
+            "see; F1 gives the bias sd it tolerates"))))
     r_fp, m_fp, e_fp = fp("biased", "single-point")
     r_fn, m_fn, e_fn = fn("biased", "single-point")
     checks.append(TARGETS.finding("S3", ours=f"{r_fp:.3f}, {r_fn:.3f}",
@@ -825,29 +891,75 @@ def plot_figi6(data):
     return fig
 
 
+def robustness(gamma: float, k: int = K) -> pd.DataFrame:
+    """The P(A>B) test's exact error rates in each case study (biased estimator).
+
+    Parameters
+    ----------
+    gamma : float
+        The test's threshold on P(A>B), in (0.5, 1).
+    k : int
+        Pairs of runs.
+
+    Returns
+    -------
+    DataFrame
+        One row per task of :data:`PRESETS`: ``task``, ``false_positives`` (rate of 'A better'
+        at P(A>B) = 0.5) and ``false_negatives`` (rate of no 'A better' at P(A>B) = gamma).
+
+    Examples
+    --------
+    >>> robustness(0.75).round(3)
+               task  false_positives  false_negatives
+    0           vgg            0.311            0.346
+    1  segmentation            0.095            0.147
+    2     bert-sst2            0.209            0.258
+    3      bert-rte            0.201            0.251
+    4     bio-task2            0.052            0.097
+    """
+    rows = []
+    for task, r in bias_ratios().items():
+        fp, power = outperform_power([0.5, gamma], k=k, gamma=gamma, n_resamples=N_RESAMPLES,
+                                     bias_ratio=r)
+        rows.append({"task": task, "false_positives": float(fp),
+                     "false_negatives": float(1 - power)})
+    return pd.DataFrame(rows)
+
+
 def check_figi6(data, scale):
-    # Appendix I reports this figure without numbers: nothing to check against.
-    """No targets: Appendix I reports this figure without numbers.
+    """Report I6: the P(A>B) test's error rates in each case study (App I gives no number).
 
     Parameters
     ----------
     data : DataFrame
-        :func:`compute_figi6`'s data (unread).
+        :func:`compute_figi6`'s data (unread: I6 needs each case study, not their mean).
     scale : {'quick', 'paper'}
         Unused.
 
     Returns
     -------
     list of Check
-        Empty.
+        I6, a finding.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> check_figi6(pd.DataFrame(), "quick")
-    []
+    >>> check_figi6(pd.DataFrame(), "quick")[0].ours.split(";")[0]
+    'gamma = 0.75: false positives 0.052-0.311, false negatives 0.097-0.346'
     """
-    return []
+    def span(gamma):
+        rates = robustness(gamma)
+        fp, fn = rates["false_positives"], rates["false_negatives"]
+        return (f"gamma = {gamma:g}: false positives {fp.min():.3f}-{fp.max():.3f}, false "
+                f"negatives {fn.min():.3f}-{fn.max():.3f}")
+
+    rates = robustness(GAMMA)
+    each = ", ".join(f"{r.task} {r.false_positives:.2f}/{r.false_negatives:.2f}"
+                     for r in rates.itertuples())
+    return [TARGETS.finding("I6", ours="; ".join(span(g) for g in (GAMMA, 0.6, 0.9)), note=(
+        f"exact, k = {K}; at gamma = {GAMMA} (false positives/false negatives): {each}; the "
+        "ideal estimator's are the same in every case study (scale-free); the spread comes "
+        "from the case studies' bias sds"))]
 
 
 # --- Eq 7: sd of the biased estimator against k ---------------------------------------------

@@ -30,11 +30,15 @@ def test_every_target_is_reported_once(quick):
 def test_quick_scale_outcomes(quick):
     _, checks = quick
     missed = {i for i, c in checks.items() if c.passed is False}
-    assert missed == set()
+    # the fixed pools' ranges are too narrow for a Gaussian (B14, B15); Boo_5 rises with m in
+    # panel (b) (B13), by less than best single (B13 vs best)
+    assert missed == {"B13", "B14", "B15"}
+    assert checks["B13 vs best"].passed and checks["B16"].ours.startswith("outside at m = ")
     # the Scott kernel would lift the best of 20 runs above the pool's best run (note only)
     smoothed = float(checks["B5"].note.rsplit(" ", 1)[1])
     assert smoothed > 64.0 > float(checks["B5"].ours)
-    assert {checks[i].role for i in ("B3", "B4", "B5", "B10", "B11", "B12")} == {"calibration"}
+    assert {checks[i].role for i in ("B3", "B4", "B5", "B10", "B11", "B12", "B14",
+                                     "B15")} == {"calibration"}
 
 
 def test_figures_read_cleanly(quick):
@@ -101,10 +105,36 @@ def _fig2(boo_drift):
 
 
 def test_fig2_checks_can_fail():
-    ok = {c.id: c for c in bajgar2018.check_fig2(_fig2(0.5), "quick")}
+    ok = {c.id: c for c in bajgar2018.check_fig2(_fig2(0.05), "quick")}
     assert ok["B13"].passed and ok["B6"].passed and ok["B7"].passed
+    assert ok["B13 vs best"].passed and ok["B16"].ours == "inside at every m"
+    slow = {c.id: c for c in bajgar2018.check_fig2(_fig2(0.5), "quick")}
+    assert slow["B13"].passed is False and slow["B13 vs best"].passed  # +0.48 vs +0.95
     drifting = {c.id: c for c in bajgar2018.check_fig2(_fig2(2.0), "quick")}
-    assert drifting["B13"].passed is False
+    assert drifting["B13"].passed is False and drifting["B13 vs best"].passed is False
+
+
+def test_fig2_flags_a_mean_outside_its_interval():
+    data = _fig2(0.05)
+    low = (data["panel"] == "b") & (data["statistic"] == "best single") & (data["m"] >= 20)
+    data.loc[low, "ci_low"] = data.loc[low, "mean"] + 0.5
+    checks = {c.id: c for c in bajgar2018.check_fig2(data, "quick")}
+    assert checks["B16"].ours == "outside at m = 20, 50, 100"
+    assert bajgar2018._ranges([45, 46, 47, 60]) == "45-47, 60"
+    crosses = [line for line in bajgar2018.plot_fig2(data).axes[1].lines
+               if line.get_marker() == "x"]
+    assert len(crosses) == 1 and list(crosses[0].get_xdata()) == [20, 50, 100]
+
+
+def test_gaussian_range_cdf_against_simulation():
+    x = np.random.default_rng(5).standard_normal((20_000, 74))
+    ranges = x.max(axis=1) - x.min(axis=1)
+    for width in (4.0, 4.75, 5.5):
+        p = bajgar2018.gaussian_range_cdf(74, width)
+        assert abs((ranges <= width).mean() - p) <= 4 * np.sqrt(p * (1 - p) / 20_000)
+    assert bajgar2018.gaussian_range_cdf(74, 3.134) < 1e-3  # the paper's ResNet range
+    with pytest.raises(ValueError, match="`runs` must be an integer of at least 2"):
+        bajgar2018.gaussian_range_cdf(1, 1.0)
 
 
 def test_unknown_figure_is_refused():
