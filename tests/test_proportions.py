@@ -110,7 +110,8 @@ def test_prior_coverage_is_the_integral_of_the_coverage(method, prior):
     # the coverage jumps where theta crosses a bound: integrate piece by piece
     cuts = np.unique(np.clip(np.concatenate([[0.0, 1.0], lo, hi]), 0, 1))
     integral = sum(integrate.quad(lambda t: coverage_at(lo, hi, t) * density(t), a, b,
-                                  epsabs=1e-12)[0] for a, b in zip(cuts[:-1], cuts[1:]))
+                                  epsabs=1e-12)[0]
+                   for a, b in zip(cuts[:-1], cuts[1:], strict=True))
     assert prior_coverage(lo, hi, *prior) == pytest.approx(integral, abs=1e-8)
     width = integrate.quad(lambda t: (stats.binom.pmf(np.arange(8), 7, t) * (hi - lo)).sum()
                            * density(t), 0, 1, epsabs=1e-12)[0]
