@@ -145,6 +145,9 @@ TARGET_ROWS = [
            paper="about 0.7", source=_figure("exp4-2 (Fig 3)", "Wilson, Clopper-Pearson and "
                                              "Bayes cover about 70-80% at every N")),
 ]
+# Another module of this paper (the two-model comparisons) adds its rows to this list and its
+# figures to this module's namespace (the registry loads every figure of bowyer2025 from here),
+# before TARGETS is built: e.g. ``TARGET_ROWS += pairs.TARGET_ROWS``, ``FIG_X = pairs.FIG_X``.
 TARGETS = Targets(TARGET_ROWS)
 
 
