@@ -15,6 +15,7 @@ _PAPERS = {
     "giles1997": "Giles, Lawrence 1997",
     "bouthillier2021": "Bouthillier et al. 2021",
     "cvtests": "Dietterich 1998; Alpaydin 1999; Nadeau, Bengio 2003; Bouckaert, Frank 2004",
+    "bowyer2025": "Bowyer, Aitchison, Ivanova 2025",
 }
 _FIGURES = {
     "bajgar2018": ("boon-normal", "fig1", "fig2", "fig3"),
@@ -22,6 +23,7 @@ _FIGURES = {
     "giles1997": ("fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8"),
     "bouthillier2021": ("fig6", "sensitivity", "figc1", "figi6", "eq7", "fpbias"),
     "cvtests": ("size-j", "size-k", "tests", "replicability"),
+    "bowyer2025": ("iid", "iid-sim", "mismatch", "clustered"),
 }
 
 

@@ -677,3 +677,36 @@ def item_pair_sums(x, y, cluster_of, same):
                         cluster[0] += x[i][u] * y[j][v]
                         cluster[1] += 1
     return {"item": tuple(item), "cluster": tuple(cluster)}
+
+
+def clt_subtask_interval(tasks, alpha):
+    """Bowyer et al.'s ``clt_subtask_confidence_interval`` for one replication, transcribed:
+    the CLT variance plus every within-task cross product of residuals over N^2. `tasks` is a
+    list of each task's 0/1 answers."""
+    flat = [y for task in tasks for y in task]
+    n = len(flat)
+    mean = sum(flat) / n
+    var = mean * (1 - mean) / n
+    for task in tasks:
+        for i, yi in enumerate(task):
+            for j, yj in enumerate(task):
+                if i != j:
+                    var += (yi - mean) * (yj - mean) / n**2
+    half = stats.norm.ppf(1 - alpha / 2) * math.sqrt(abs(var))
+    return mean - half, mean + half
+
+
+def bayes_subtask_is_interval(counts, sizes, thetas, ds, uniforms, alpha):
+    """Bowyer et al.'s ``bayes_subtask_credible_interval_IS`` for one replication, transcribed
+    with its prior draws and resampling uniforms given: weights from scipy's Beta-binomial
+    log-pmf summed over the tasks, resampling as ``numpy.random.choice(p=weights)`` does it
+    (the first index whose cumulative weight exceeds the uniform), and ``np.percentile``."""
+    loglik = np.zeros(len(thetas))
+    for k, m in zip(counts, sizes, strict=True):
+        loglik += stats.betabinom(m, ds * thetas, ds * (1 - thetas)).logpmf(k)
+    weights = np.exp(loglik - loglik.max())
+    weights /= weights.sum()
+    cdf = np.cumsum(weights)
+    cdf /= cdf[-1]
+    picked = [thetas[int(np.searchsorted(cdf, u, side="right"))] for u in uniforms]
+    return tuple(np.percentile(picked, [100 * alpha / 2, 100 * (1 - alpha / 2)]))

@@ -18,6 +18,10 @@ _N_BOOT = Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples")
 #: Cluster resamples of the cluster bootstrap interval, as the ``cluster-bootstrap`` test's.
 CLUSTER_BOOT = 999
 _PAIRED_EFFECT = {**_OF_EFFECT, "paired": True}
+#: Resamples of the proportion bootstrap and prior draws of the clustered Bayesian interval,
+#: the authors' ``K`` and ``num_samples`` (Bowyer et al. 2025).
+PROPORTION_BOOT = 10_000
+IMPORTANCE_DRAWS = 10_000
 _K = Param("k", 1, int, "samples drawn per item (each item needs n_samples >= k)")
 
 
@@ -57,6 +61,30 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     _items("passk-interval", "passk_interval", "A's mean unbiased pass@k (Chen et al. 2021) +- "
            "z sd / sqrt(n_items); its estimand is A's pass@k (A's mean for k=1)", (_K, _LEVEL),
            {"needs": "samples"}),
+    *[Entry(name, f"evalmc.estimators.proportions:{function}", description, params,
+            {**_OF_MEAN_A, **facts}) for name, function, description, params, facts in (
+        ("wald", "wald", "CLT (Wald) interval of A's accuracy, p +- z sqrt(p (1 - p) / n) "
+         "(0/1 item scores)", (_LEVEL,), {}),
+        ("clopper-pearson", "clopper_pearson", "Clopper-Pearson (Beta quantile) interval of "
+         "A's accuracy (0/1 item scores)", (_LEVEL,), {}),
+        ("beta-posterior", "beta_posterior", "equal-tailed Beta(k + prior_a, n - k + prior_b) "
+         "posterior interval of A's accuracy (0/1 item scores)", (
+             _LEVEL, Param("prior_a", 1.0, float, "Beta prior's first parameter (> 0)"),
+             Param("prior_b", 1.0, float, "Beta prior's second parameter (> 0)")), {}),
+        ("proportion-bootstrap", "proportion_bootstrap", "percentile bootstrap interval of "
+         "A's accuracy, resampled means drawn as Binomial(n, p) / n (0/1 item scores)",
+         (Param("n_boot", PROPORTION_BOOT, int, "bootstrap resamples"), _LEVEL), {}),
+        ("clustered-wald", "clustered_wald", "CLT interval of A's accuracy with the "
+         "cluster-robust (CR0) standard error of its tasks", (_LEVEL,), {"needs": "clusters"}),
+        ("clustered-bayes", "clustered_bayes", "importance-weighted posterior interval of A's "
+         "mean rate, hierarchical Beta-binomial model of its tasks (Bowyer et al. 2025)", (
+             _LEVEL, Param("n_samples", IMPORTANCE_DRAWS, int, "prior draws"),
+             Param("prior_a", 1.0, float, "Beta prior of the mean rate: first parameter"),
+             Param("prior_b", 1.0, float, "Beta prior of the mean rate: second parameter"),
+             Param("d_shape", 1.0, float, "Gamma prior of the dispersion: shape"),
+             Param("d_scale", 1.0, float, "Gamma prior of the dispersion: scale")),
+         {"needs": "clusters"}),
+    )],
 ])
 
 #: Named estimands: the scenario's attribute that holds each one's true value.
