@@ -188,6 +188,11 @@ SCENARIOS = Registry("scenario", [
               Param("delta", 2.0, float, "distance of the class means along feature 1 (> 0)"),
               Param("shift", 0.0, float, "B's expected error rate minus A's at n_train"),
               yields=("scores", "splits")),
+    _scenario("cv-stumps", "learning:CvStumps",
+              "decision stump on feature 1 (A) vs on feature 2 (B), unstable learners at "
+              "equal expected error, test errors on each cross-validation split", *_SPLITS,
+              Param("slope", 0.5, float, "how much each feature moves P(y = 1), in (0, 0.5]"),
+              yields=("scores", "splits")),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
                                                        "asreader-random"),

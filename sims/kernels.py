@@ -859,3 +859,141 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
                     h = 0.5 * w[0] * delta
                     risk[m, i, col] = 0.5 * (normal_cdf((b - h) / s) + normal_cdf(-(b + h) / s))
     return loss[0], loss[1], risk[0], risk[1]
+
+
+@njit(cache=True, nogil=True)
+def fit_stump(x, y):
+    """The decision stump of fewest training errors on one feature: a threshold and a label
+    on each side, each side's majority (0 on a tie), the first of the best cuts in x's order.
+
+    Parameters
+    ----------
+    x : ndarray of float
+        The feature, in [0, 1], without ties.
+    y : ndarray of int
+        Labels, 0 or 1.
+
+    Returns
+    -------
+    threshold : float
+        Midway between the two examples of the cut; 0 or 1 when a side is empty.
+    left, right : int
+        The label below the threshold and at or above it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import fit_stump
+    >>> fit_stump(np.array([0.1, 0.7, 0.4, 0.9]), np.array([0, 1, 0, 1]))
+    (0.55, 0, 1)
+    """
+    n = x.size
+    order = np.argsort(x)
+    ones, best, cut, below, total = 0, n + 1, 0, 0, 0
+    for t in range(n):
+        total += y[t]
+    for i in range(n + 1):
+        if i > 0:
+            below += y[order[i - 1]]
+        above = total - below
+        errors = min(i - below, below) + min(n - i - above, above)
+        if errors < best:
+            best, cut, ones = errors, i, below
+    left = 1 if ones > cut - ones else 0
+    right = 1 if total - ones > n - cut - (total - ones) else 0
+    if cut == 0:
+        return 0.0, left, right
+    if cut == n:
+        return 1.0, left, right
+    return 0.5 * (x[order[cut - 1]] + x[order[cut]]), left, right
+
+
+@njit(cache=True, nogil=True)
+def stump_risk(threshold, left, right, slope):
+    """Exact error rate of a stump on a feature u ~ U(0, 1) with ``P(y = 1 | u) =
+    1/2 + slope (u - 1/2)``: ``integral of P(y != label(u)) du``.
+
+    Parameters
+    ----------
+    threshold : float
+    left, right : int
+        The labels below and at or above the threshold.
+    slope : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.sims.kernels import stump_risk
+    >>> round(stump_risk(0.5, 0, 1, 0.5), 4), round(stump_risk(0.0, 0, 0, 0.5), 4)
+    (0.375, 0.5)
+    """
+    risk = 0.0
+    for low, high, label in ((0.0, threshold, left), (threshold, 1.0, right)):
+        tilt = 0.5 * slope * ((high - 0.5) ** 2 - (low - 0.5) ** 2)
+        risk += 0.5 * (high - low) + (-tilt if label == 1 else tilt)
+    return risk
+
+
+@njit(cache=True, nogil=True)
+def stump_splits(rng, n_reps, n, slope, repeats, starts, per_example):
+    """The cv-stumps scenario's data sets and fits (:mod:`evalmc.sims.learning`).
+
+    Per replication: ``x ~ U(0, 1)^2`` (n x 2), ``y ~ Bernoulli(1/2 + slope (x_1 - 1/2) +
+    slope (x_2 - 1/2))``; per repetition a permutation, split as in
+    :func:`least_squares_splits`. On each training set A is the stump of fewest errors on
+    feature 1 (:func:`fit_stump`), B on feature 2. Returns the test losses (error rates of
+    each split, or with `per_example` each test example's 0/1 error) and the exact risks
+    (:func:`stump_risk`: on its own feature a stump sees ``P(y = 1 | u) = 1/2 +
+    slope (u - 1/2)``).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    n_reps, n : int
+        Data sets, and examples in each.
+    slope : float
+        How much each feature moves P(y = 1), in (0, 1/2].
+    repeats : int
+        Permutations of each data set.
+    starts : ndarray of int
+        Test folds of a permutation (:meth:`Splits.fold_starts`).
+    per_example : bool
+
+    Returns
+    -------
+    test_a, test_b, risk_a, risk_b : ndarray of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.kernels import stump_splits
+    >>> test_a, test_b, risk_a, risk_b = stump_splits(
+    ...     np.random.default_rng(0), 2, 20, 0.5, 1, np.array([0, 10, 20]), False)
+    >>> test_a.round(4).tolist(), risk_a.round(4).tolist()
+    ([[0.3, 0.3], [0.6, 0.5]], [[0.3781, 0.403], [0.5652, 0.4428]])
+    """
+    folds = starts.size - 1
+    loss, risk = split_outputs(n_reps, repeats * folds, starts[1], per_example)
+    for i in range(n_reps):
+        x = rng.random((n, 2))
+        draw = rng.random(n)
+        y = np.empty(n, dtype=np.int64)
+        for t in range(n):
+            y[t] = 1 if draw[t] < 0.5 + slope * (x[t, 0] - 0.5) + slope * (x[t, 1] - 0.5) else 0
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test, train = fold_split(order, starts, f)
+                col = rep * folds + f
+                for m in range(2):
+                    threshold, left, right = fit_stump(x[train, m], y[train])
+                    wrong = np.empty(test.size)
+                    for t in range(test.size):
+                        label = left if x[test[t], m] < threshold else right
+                        wrong[t] = 1.0 if label != y[test[t]] else 0.0
+                    store_loss(loss, m, i, col, wrong, per_example)
+                    risk[m, i, col] = stump_risk(threshold, left, right, slope)
+    return loss[0], loss[1], risk[0], risk[1]

@@ -40,6 +40,16 @@ of "B's expected error minus A's = `shift`" (error-rate units). At rho = 0 the n
 has the optimal direction and is the better (it estimates less); rho moves A ahead. The null
 holds to within the calibration's Monte Carlo error (:attr:`CvClassification.calibration_se`,
 about 4e-5 at the null and 2e-4 at shift 0.05 with the defaults).
+
+**cv-stumps**: unstable learners (a small change of the training set can move the fitted rule
+far), as the trees and networks of the cross-validation papers. ``x ~ U(0, 1)^2``,
+``P(y = 1 | x) = 1/2 + slope (x_1 - 1/2) + slope (x_2 - 1/2)``, 0/1 loss. A is the decision
+stump of fewest training errors on feature 1, B on feature 2; on its own feature a stump sees
+``P(y = 1 | u) = 1/2 + slope (u - 1/2)``, so its risk is an exact integral
+(:func:`evalmc.sims.kernels.stump_risk`). Near the best threshold the training error is
+flat, so the fitted threshold moves far between training sets. The population is symmetric in
+the two features: the null (equal expected error at every training size) holds exactly, and
+this problem has no alternative.
 """
 
 from __future__ import annotations
@@ -786,4 +796,83 @@ class CvClassification(CvScenario, registered="cv-classification"):
                                    s.repeats * runs, s.fold_starts(self.n), self.per_example)
 
 
-LEARNING_SCENARIOS = (CvRegression, CvClassification)
+@dataclass(frozen=True)
+class CvStumps(CvScenario, registered="cv-stumps"):
+    """A decision stump on feature 1 (A) against one on feature 2 (B), 0/1 errors on CV splits.
+
+    The unstable learners of the module docstring's **cv-stumps**: each replication draws one
+    data set of `n` examples and splits it by `scheme`; each stump's threshold and labels are
+    those of fewest training errors. The population is symmetric in the two features, so A and
+    B have equal expected error at every training size: the truth is the null, exactly.
+    Parameters: the ``'cv-stumps'`` row of :data:`evalmc.sims.SCENARIOS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import CvStumps
+    >>> scenario = CvStumps(n=60, scheme="kfold", k=5)
+    >>> batch = scenario.draw(np.random.default_rng(0), 2)
+    >>> batch.a.shape, scenario.truth, scenario.effect
+    ((2, 5), 'null', 0.0)
+    """
+
+    loss: ClassVar[str] = "0/1"
+
+    def __post_init__(self):
+        check_float("slope", self.slope, low=0, high=0.5, open_low=True)
+        self._check_training_size(2, "2, for a stump to have a cut")
+
+    @property
+    def truth(self) -> str:
+        """``'null'``: the two stumps' expected errors are equal by symmetry.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvStumps
+        >>> CvStumps(n=60).truth
+        'null'
+        """
+        return "null"
+
+    @property
+    def effect(self) -> float:
+        """B's expected error rate minus A's: 0 at every training size.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvStumps
+        >>> CvStumps(n=60).effect
+        0.0
+        """
+        return 0.0
+
+    def fit(self, rng, n_reps, runs=1):
+        """Every split's test errors and exact risks of both stumps (:meth:`CvScenario.fit`).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+        n_reps : int
+        runs : int
+
+        Returns
+        -------
+        test_a, test_b, risk_a, risk_b : ndarray
+            As :meth:`CvScenario.fit`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from evalmc.sims.learning import CvStumps
+        >>> test_a, _, risk_a, _ = CvStumps(n=60, scheme="5x2").fit(np.random.default_rng(0), 2)
+        >>> test_a.shape, risk_a.shape
+        ((2, 10), (2, 10))
+        """
+        from evalmc.sims.kernels import stump_splits
+
+        s = self.splits
+        return stump_splits(rng, n_reps, self.n, float(self.slope), s.repeats * runs,
+                            s.fold_starts(self.n), self.per_example)
+
+
+LEARNING_SCENARIOS = (CvRegression, CvClassification, CvStumps)

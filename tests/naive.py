@@ -8,7 +8,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
+from scipy import integrate, stats
 
 
 def mean_var(x):
@@ -542,6 +542,55 @@ def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example
                     s = np.sqrt(w @ sigma @ w)
                     risk[m, i, rep * folds + f] = (stats.norm.cdf((w @ -mu + b) / s)
                                                    + stats.norm.sf((w @ mu + b) / s)) / 2
+    return loss[0], loss[1], risk[0], risk[1]
+
+
+def stump_brute_force(x, y):
+    """The stump of fewest training errors by trying every cut of the sorted feature and every
+    pair of labels, counting errors one by one: the first best cut, label 0 on a tie."""
+    xs = np.sort(x)
+    cuts = np.r_[0.0, (xs[:-1] + xs[1:]) / 2, 1.0]
+    best = None
+    for t in cuts:
+        for left, right in ((0, 0), (0, 1), (1, 0), (1, 1)):
+            errors = int(np.sum(np.where(x < t, left, right) != y))
+            if best is None or errors < best[0]:
+                best = (errors, t, left, right)
+    return best[1:]
+
+
+def stump_risk_integrated(threshold, left, right, slope):
+    """A stump's error rate on u ~ U(0, 1), P(y = 1 | u) = 1/2 + slope (u - 1/2), by
+    numerical integration (scipy's quad)."""
+    def wrong(u):
+        eta = 0.5 + slope * (u - 0.5)
+        return 1 - eta if (left if u < threshold else right) == 1 else eta
+    return sum(integrate.quad(wrong, lo, hi)[0]
+               for lo, hi in ((0.0, threshold), (threshold, 1.0)) if hi > lo)
+
+
+def cv_stumps(rng, n_reps, n, slope, repeats, starts, per_example=False):
+    """The cv-stumps scenario's fits, plainly: per replication a data set, per repetition a
+    permutation, per fold the brute-force stump on feature 1 (A) and on feature 2 (B); their
+    test errors and integrated risks, from the same draws as the kernel."""
+    folds = len(starts) - 1
+    loss = np.empty((2, n_reps, starts[1] if per_example else repeats * folds))
+    risk = np.empty((2, n_reps, repeats * folds))
+    for i in range(n_reps):
+        x = rng.random((n, 2))
+        y = (rng.random(n) < 0.5 + slope * (x[:, 0] - 0.5) + slope * (x[:, 1] - 0.5)).astype(int)
+        for rep in range(repeats):
+            order = rng.permutation(n)
+            for f in range(folds):
+                test, train = _fold(order, starts, f)
+                for m in range(2):
+                    t, left, right = stump_brute_force(x[train, m], y[train])
+                    wrong = (np.where(x[test, m] < t, left, right) != y[test]).astype(float)
+                    if per_example:
+                        loss[m, i] = wrong
+                    else:
+                        loss[m, i, rep * folds + f] = wrong.mean()
+                    risk[m, i, rep * folds + f] = stump_risk_integrated(t, left, right, slope)
     return loss[0], loss[1], risk[0], risk[1]
 
 

@@ -8,6 +8,7 @@ from evalmc.sims import get_scenario
 from evalmc.sims.learning import (
     CvClassification,
     CvRegression,
+    CvStumps,
     discriminant_risks,
     equicorrelation,
     expected_errors,
@@ -149,3 +150,61 @@ def test_bad_parameters(kw, match):
 def test_bad_classification_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         CvClassification(**kw)
+
+
+@pytest.mark.parametrize("kw", [{}, {"scheme": "kfold", "k": 5}, {"scheme": "5x2"},
+                                {"scheme": "holdout", "slope": 0.2}])
+def test_stump_kernel_is_the_brute_force_fit_on_the_same_draws(kw):
+    s = CvStumps(n=40, j=3, **kw)
+    ours = s.fit(np.random.default_rng(5), 4)
+    plain = naive.cv_stumps(np.random.default_rng(5), 4, s.n, s.slope, s.splits.repeats,
+                            s.splits.fold_starts(s.n), s.per_example)
+    for got, want in zip(ours, plain, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_stump_risk_is_the_large_sample_error_of_the_fitted_stump():
+    rng = np.random.default_rng(11)
+    _, _, risk_a, _ = CvStumps(n=40, scheme="holdout", test_share=0.25).fit(rng, 1)
+    x = rng.random((400_000, 2))
+    y = rng.random(400_000) < 0.5 + 0.5 * (x[:, 0] - 0.5) + 0.5 * (x[:, 1] - 0.5)
+    from evalmc.sims.kernels import fit_stump
+    t, left, right = fit_stump(x[:30, 0], y[:30].astype(np.int64))
+    wrong = np.where(x[30:, 0] < t, left, right) != y[30:]
+    exact = naive.stump_risk_integrated(t, left, right, 0.5)
+    assert abs(wrong.mean() - exact) <= 4 * wrong.std() / np.sqrt(wrong.size)
+    assert 0.375 <= risk_a[0, 0] <= 0.5  # between the best stump's and a constant rule's
+
+
+def test_stumps_are_unstable_and_equal_in_expectation():
+    """The two stumps' expected errors are equal (the null, by symmetry), and the fitted
+    threshold moves far between training sets of 270 examples."""
+    s = CvStumps(scheme="holdout")
+    _, _, risk_a, risk_b = s.fit(np.random.default_rng(2), 3000)
+    gap = (risk_b - risk_a)[:, 0]
+    assert abs(gap.mean()) <= 4 * gap.std() / np.sqrt(gap.size)
+    assert s.truth == "null" and s.effect == 0.0
+    # a stump with labels 0 | 1 has excess risk slope (t - 1/2)^2 = (t - 1/2)^2 / 2 over the
+    # best one: a mean above 0.002 is a threshold off by 0.06 or more (root mean square),
+    # where least squares' coefficients are off by O(1 / sqrt(n)) of a smooth risk
+    excess = risk_a[:, 0] - 0.375
+    assert excess.mean() > 0.002
+
+
+def test_stumps_fixed_seed_regression():
+    batch = get_scenario("cv-stumps")(n=50, scheme="kfold", k=5).draw(np.random.default_rng(0), 3)
+    assert batch.a.shape == (3, 5) and batch.paired
+    np.testing.assert_allclose(batch.a[0], STUMPS_A, rtol=1e-12)
+
+
+STUMPS_A = [0.5, 0.5, 0.2, 0.1, 0.3]
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"slope": 0.6}, r"`slope` must be"),
+    ({"slope": 0.0}, r"`slope` must be"),
+    ({"n": 3}, "`n` must be an integer >= 4"),
+])
+def test_bad_stump_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        CvStumps(**kw)
