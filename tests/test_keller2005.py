@@ -81,9 +81,13 @@ def test_quick_scale_outputs(quick):
         assert data.loc[defined, "rate"].between(0, 1).all()
         assert data.loc[~defined, "rate"].isna().all()
         assert (data["sets"] % protocol.n_sets == 0).all()
-    # Exact nulls: the sizes of the dF1 tests come from the dF1 twins only.
+    # Exact nulls: the sizes of the dF1 tests come from the dF1 twins, and from the categories
+    # tied exactly (panel d: both SVMs predict no positive).
     twin = size[(size["definition"] == "exact") & size["criterion"].isin(keller2005.DF1_TESTS)]
-    assert (twin["sets"] == protocol.n_twins * protocol.n_sets).all()
+    tied = {p: sum(c.difference("df1") == 0 for c in keller2005.panel_categories(
+        p, protocol.n_categories)) for p in keller2005.PANELS}
+    assert tied["d"] > 0
+    assert (twin["sets"] == (protocol.n_twins + twin["panel"].map(tied)) * protocol.n_sets).all()
     # Every set of a category is counted once per definition: size + power = all sets.
     both = size.merge(power, on=["panel", "definition", "n", "criterion", "alpha"])
     rule = both[both["definition"].isin(["resolution", "range"])]
