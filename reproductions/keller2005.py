@@ -827,6 +827,18 @@ PROPORTION_WHY = ("Eq 3 assumes A's and B's errors independent, which overstates
                   "of D when they are strongly correlated (close models: rho 0.98-0.995)")
 
 
+#: Why the percentile dF1 test is not optimistic on unbalanced sets (measured on three
+#: exact-null twins of panel b: 50-76% of replicates tie at N = 100, 4-14% at N = 500).
+DF1_TIES_WHY = ("in b, with 1-9% positives a set of N <= 1000 holds few of them, so many "
+                "replicates tie at dF1* = 0 and a tie counts on both sides of 0: the test is "
+                "conservative there; in a (balanced) its size stays near alpha")
+
+#: Why close models' power need not be below different models' in this population.
+POWER_WHY = ("the close panels' H1 categories include the one distinct SVM pair (dCerr gap "
+             "0.015-0.03, power near 1 at every N), and panel a's include many gaps just above "
+             "the resolution (the gaps down to 1e-5 that C4 needs), whose power is low")
+
+
 def _why(definition):
     return f": {RULE_WHY}" if definition == "range" else ""
 
@@ -976,8 +988,10 @@ def _power_lower_check(id, curves, definition):
             parts.append(f"{test} {close} {low:.3f} vs {different} {high:.3f}")
             if not low < high:
                 failed.append(f"{test}: {close} not below {different}")
-    return TARGETS.holds(id, ours="; ".join(parts) or "no case", passed=not failed,
-                         note="; ".join(failed))
+    note = "; ".join(failed)
+    if failed and definition != "exact":
+        note += f": {POWER_WHY}"
+    return TARGETS.holds(id, ours="; ".join(parts) or "no case", passed=not failed, note=note)
 
 
 def _size_checks(data, definition):
@@ -990,11 +1004,11 @@ def _size_checks(data, definition):
         _bound_check(_id("K2", definition), c, ("mcnemar", "bootstrap-dcerr"), 2, definition),
         _agree_check(_id("K3-size", definition), c, 0.01),
         _mean_vs_alpha(_id("K4", definition), c, "bootstrap-df1", "ab", 1000, True,
-                       definition, hedge=True),
+                       definition, why=DF1_TIES_WHY, hedge=True),
         *(_mean_vs_alpha(_id(f"K4-{a}", definition), by_alpha[a], "bootstrap-df1", "ab", 1000,
-                         True, definition, alpha=a) for a in (0.01, 0.1)),
+                         True, definition, why=DF1_TIES_WHY, alpha=a) for a in (0.01, 0.1)),
         _mean_vs_alpha(_id("K4-centred", definition), c, "bootstrap-df1-centred", "ab", 1000,
-                       True, definition, hedge=True),
+                       True, definition, why=DF1_TIES_WHY, hedge=True),
         _mean_vs_alpha(_id("K5", definition), c, "bootstrap-df1", "cd", None, False,
                        definition),
         _mean_vs_alpha(_id("K5-centred", definition), c, "bootstrap-df1-centred", "cd", None,
