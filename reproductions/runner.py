@@ -53,7 +53,7 @@ def figures(paper: str) -> list[Figure]:
     --------
     >>> from evalmc.reproductions.runner import figures
     >>> [f.name for f in figures("keller2005")]
-    ['fig1', 'fig2', 'fig1-exact', 'fig2-exact']
+    ['fig1', 'fig2', 'fig1-range', 'fig2-range', 'fig1-exact', 'fig2-exact']
     """
     return [replace(entry.load(), name=entry.facts["figure"])
             for entry in FIGURES.values() if entry.facts["paper"] == paper]
@@ -79,11 +79,12 @@ def resolve(spec: str) -> list[tuple[str, Figure]]:
     >>> [(paper, figure.name) for paper, figure in resolve("keller2005.fig2")]
     [('keller2005', 'fig2')]
     >>> len(resolve("all"))
-    30
+    32
     >>> resolve("keller2005.fig9")
     Traceback (most recent call last):
     ...
-    ValueError: unknown figure 'fig9' of keller2005; valid: fig1, fig2, fig1-exact, fig2-exact.
+    ValueError: unknown figure 'fig9' of keller2005; valid: fig1, fig2, fig1-range, fig2-range,
+    fig1-exact, fig2-exact.
     """
     paper, _, name = spec.partition(".")
     known = evalmc.reproductions.PAPERS

@@ -355,3 +355,33 @@ class TestCalibrate:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err == "evalmc: error: `prevalence` must be in (0, 1); got 1.5.\n"
+
+
+@pytest.mark.parametrize("row", [(0, 1, 3, 0, 0, 1, 4, 13), (0, 0, 0, 3, 2, 2, 0, 1)])
+def test_centred_df1_counts_follow_the_enumerated_law(row):
+    # Over 300 copies of one set, the share of replicates at least |m| from their mean m (the
+    # paper's interval centred on the mean leaves 0 out when it is <= alpha) matches
+    # P(|dF1* - m| >= |m|) by enumerating every replicate, within 4 SE; m is the replicates'
+    # mean, so the law is taken at the worst m within 4 SE of the exact mean.
+    tables, probs = naive.multinomial_outcomes(row)
+    d = np.array([naive.classifier_differences(*naive.examples_of_table(t))[1] for t in tables])
+    mean = float(probs @ d)
+    n_boot = 2000
+    spread = 4 * np.sqrt(float(probs @ (d - mean) ** 2) / n_boot)
+    q = [float(probs[np.abs(d - m) >= abs(m)].sum()) for m in np.linspace(mean - spread,
+                                                                            mean + spread, 41)]
+    counts = np.tile(np.asarray(row, np.int64), (300, 1))
+    p = get_criterion("bootstrap-df1-centred", n_boot=n_boot)(
+        CountsBatch(paired=True, counts=counts, sizes=(sum(row), sum(row)), fill=lambda: None),
+        np.random.default_rng(5)).pvalues()
+    se = 4 * np.sqrt(0.25 / n_boot / 300)
+    assert 0.02 < min(q) and max(q) - min(q) < 0.05
+    assert min(q) - se <= p.mean() <= max(q) + se
+
+
+def test_centred_df1_regression():
+    counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [0, 0, 0, 50, 50, 0, 0, 0]])
+    p = get_criterion("bootstrap-df1-centred", n_boot=999)(
+        CountsBatch(paired=True, counts=counts, sizes=(100, 100), fill=lambda: None),
+        np.random.default_rng(0)).pvalues()
+    assert p.tolist() == pytest.approx([16 / 999, 1.0])  # no positive prediction: dF1* = 0

@@ -160,23 +160,34 @@ class TestPanels:
         cats = panel_categories(panel, 6)
         assert cats == panel_categories(panel, 6)  # reproducible
         for c in cats:
-            assert (0.4 <= c.prevalence <= 0.5) if balanced else (0.001 <= c.prevalence <= 0.1)
+            assert (0.4 <= c.prevalence <= 0.5) if balanced else (1 / 101 <= c.prevalence <= 1 / 11)
             assert (0.98 <= c.rho <= 0.995) if close else (0.5 <= c.rho <= 0.7)
 
     def test_population_matches_its_stated_laws(self):
-        """Over 300 categories: close models' |dF1| log-normal around 0.003, of both signs;
-        different models' dF1 ~ N(-0.03, 0.04); unbalanced prevalence log-uniform."""
+        """Over 300 categories: the laws of panel_categories' docstring."""
         n = 300
-        close = np.array([c.difference("df1") for c in panel_categories("c", n)])
-        assert (close > 0).any() and (close < 0).any()
-        log_size = np.log(np.abs(close))
-        assert abs(log_size.mean() - np.log(0.003)) <= 4 * 0.7 / np.sqrt(n)
-        different = np.array([c.difference("df1") for c in panel_categories("a", n)])
-        assert abs(different.mean() + 0.03) <= 4 * 0.04 / np.sqrt(n)
-        assert (different > 0).mean() > 0.1  # gaps of both signs
-        prevalence = np.array([c.prevalence for c in panel_categories("b", n)])
-        u = (np.log(prevalence) - np.log(0.001)) / (np.log(0.1) - np.log(0.001))
-        assert stats.kstest(u, "uniform").pvalue > 1e-3
+
+        def log_uniform(x, low, high):
+            return stats.kstest((np.log(x) - np.log(low)) / (np.log(high) - np.log(low)),
+                                "uniform").pvalue > 1e-3
+
+        for panel in "cd":  # close models: the distinct first category, then small gaps
+            cats = panel_categories(panel, n)
+            assert 0.015 <= abs(cats[0].difference("dcerr")) <= 0.03
+            tied = [c for c in cats[1:] if c.tpr_a == c.tpr_b == c.fpr_a == c.fpr_b == 0]
+            gaps = np.array([c.difference("dcerr") for c in cats[1:] if c not in tied])
+            assert (gaps > 0).any() and (gaps < 0).any()
+            assert log_uniform(np.abs(gaps), 1 / 20000, 1 / 1200)
+            share = len(tied) / (n - 1)
+            expected = 0.0 if panel == "c" else 0.1
+            assert abs(share - expected) <= 4 * np.sqrt(0.1 * 0.9 / n)
+        balanced = np.array([c.difference("dcerr") for c in panel_categories("a", n)])
+        assert log_uniform(np.abs(balanced), 1e-5, 0.1)
+        assert abs((balanced > 0).mean() - 0.7) <= 4 * np.sqrt(0.21 / n)  # the MLP worse
+        unbalanced = panel_categories("b", n)
+        assert log_uniform([c.tpr_b - c.tpr_a for c in unbalanced], 0.02, 0.5)
+        assert all(c.fpr_b <= c.fpr_a <= 1.25 * c.fpr_b for c in unbalanced)
+        assert log_uniform([(1 - c.prevalence) / c.prevalence for c in unbalanced], 10, 100)
 
     def test_unknown_panel(self):
         with pytest.raises(ValueError, match="`panel` must be one of 'a', 'b', 'c', 'd'; got 'e'"):

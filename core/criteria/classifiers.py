@@ -459,6 +459,49 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
     return CriterionResult.from_pvalues(_percentile_pvalue(below, above, n_boot), df1, df1)
 
 
+def bootstrap_df1_centred(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
+    """Bootstrap test on dF1 with the interval centred on the replicates' mean.
+
+    Keller et al. (Sec 2.2): "an interval [a, b] such that p(a < dF1 < b) = 1 - alpha
+    centered around the mean of p(dF1). If 0 lies outside this interval, [...] reject the
+    null hypothesis." The interval is ``[m - h, m + h]``, m the mean of the `n_boot`
+    replicates and h the smallest half-width holding a share ``1 - alpha`` of them; 0 lies
+    outside it exactly when at most ``alpha n_boot`` replicates lie at least ``|m|`` from m
+    (:func:`evalmc.criteria.kernels.bootstrap_df1_centred_counts`). The p-value is that
+    count over `n_boot`, so ``p <= alpha`` is the paper's rejection. It equals the
+    percentile test's decision for a replicate law symmetric about its mean.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_reps, 8)
+        The 8-cell table of each replication (``Batch.counts``).
+    rng : numpy.random.Generator
+        Draws the replicates.
+    n_boot : int
+        Bootstrap replicates per evaluation set.
+
+    Returns
+    -------
+    CriterionResult
+        P-values, and the observed dF1 (:func:`f1_difference`) as statistic and estimate;
+        shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
+    >>> bootstrap_df1_centred(counts, np.random.default_rng(0), n_boot=999).pvalue.round(4)
+    array([0.016, 0.997])
+    """
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    outside = np.empty(counts.shape[0], np.int64)
+    from evalmc.criteria.kernels import bootstrap_df1_centred_counts
+
+    bootstrap_df1_centred_counts(rng, counts, n_boot, outside)
+    df1 = f1_difference(counts)
+    return CriterionResult.from_pvalues(outside / n_boot, df1, df1)
+
+
 def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
     """The test of the ``bootstrap-dcerr`` family: the bootstrap percentile test on the
     difference of classification errors, `n_boot` replicates per evaluation set.
@@ -513,3 +556,27 @@ def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
     n_boot = check_int("n_boot", n_boot, low=1)
     p_max = check_float("p_max", p_max, low=0, high=1, open_low=True)
     return partial(bootstrap_df1, n_boot=n_boot, p_max=p_max)
+
+
+def bootstrap_df1_centred_test(n_boot: int = DEFAULT_N_BOOT):
+    """The test of the ``bootstrap-df1-centred`` family: the bootstrap test on the difference
+    of F1 with the interval centred on the replicates' mean (:func:`bootstrap_df1_centred`),
+    `n_boot` replicates per evaluation set.
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap replicates per evaluation set.
+
+    Returns
+    -------
+    callable
+        ``test(counts, rng) -> CriterionResult``.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import get_criterion
+    >>> get_criterion("bootstrap-df1-centred", n_boot=1000).name
+    'bootstrap-df1-centred(n_boot=1000)'
+    """
+    return partial(bootstrap_df1_centred, n_boot=check_int("n_boot", n_boot, low=1))

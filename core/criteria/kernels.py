@@ -864,6 +864,70 @@ def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
         below[i], above[i] = _plain_sides(rng, n, p, n_boot, stop)
 
 
+#: The merged cells a dF1 replicate reads, drawn in this order (true negatives, the rest, last).
+_F1_CELLS = np.array([M_NEG_B, M_NEG_A, M_POS_B, M_POS_A, M_POS_BOTH, M_NEITHER])
+
+
+@njit(cache=True, nogil=True)
+def _f1_replicate(rng, n, p, x):
+    """dF1* of one replicate: its F1-relevant merged counts drawn into `x`, true negatives
+    (M_NEG_BOTH) left undrawn."""
+    left, mass = n, 1.0
+    for j in _F1_CELLS:
+        x[j] = chain_link(rng, left, mass, p[j])
+        left -= x[j]
+        mass -= p[j]
+    tp_a, tp_b, e_a, e_b = _tp_errors(x)
+    den_a, den_b = 2 * tp_a + e_a, 2 * tp_b + e_b
+    f1_a = 2.0 * tp_a / den_a if den_a > 0 else 0.0
+    f1_b = 2.0 * tp_b / den_b if den_b > 0 else 0.0
+    return f1_a - f1_b
+
+
+@njit(cache=True, nogil=True)
+def bootstrap_df1_centred_counts(rng, counts, n_boot, outside):
+    """Replicates whose dF1* lies at least ``|mean|`` from the mean of the replicates.
+
+    For each set, `n_boot` replicates dF1* (multinomial draws over its merged cells; an F1
+    with denominator 0 counts as 0) and their mean m; `outside` counts those with
+    ``|dF1* - m| >= |m|``. The interval ``[m - h, m + h]`` centred on m that holds a share
+    ``1 - alpha`` of the replicates leaves 0 outside exactly when this count is at most
+    ``alpha n_boot``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Draws the replicates.
+    counts : ndarray of int64, shape (n_reps, 8)
+        The 8-cell table of each replication.
+    n_boot : int
+        Bootstrap replicates per set.
+    outside : ndarray of int64, shape (n_reps,)
+        Filled with the counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [0, 0, 0, 50, 50, 0, 0, 0]])
+    >>> outside = np.empty(2, np.int64)
+    >>> bootstrap_df1_centred_counts(np.random.default_rng(0), counts, 999, outside)
+    >>> outside.tolist()
+    [16, 999]
+    """
+    p = np.empty(N_MERGED)
+    x = np.zeros(N_MERGED, np.int64)
+    values = np.empty(n_boot)
+    for i in range(counts.shape[0]):
+        n = _merge_cells(counts[i], x, p)
+        for r in range(n_boot):
+            values[r] = _f1_replicate(rng, n, p, x)
+        m = values.mean()
+        far = 0
+        for r in range(n_boot):
+            far += abs(values[r] - m) >= abs(m)
+        outside[i] = far
+
+
 @njit(cache=True, nogil=True)
 def _walsh_bounds(v, c, strict, out):
     """``out[i]``: the first j (v sorted ascending) with ``v[i] + v[j] > c`` (`strict`) or

@@ -122,6 +122,10 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
              Param("p_max", 1.0, float, "stop a set's replicates once its p-value exceeds "
                                         "this")),
          needs="counts", uses_rng=True, estimand="F1 difference"),
+    _row("bootstrap-df1-centred", "classifiers:bootstrap_df1_centred_test", "bootstrap test "
+         "on the difference of F1, interval centred on the replicates' mean",
+         (Param("n_boot", CLASSIFIER_BOOT, int, "bootstrap replicates per evaluation set"),),
+         needs="counts", uses_rng=True, estimand="F1 difference"),
     _row("unpaired-z", "items:unpaired_z", "lm-evaluation-harness's z-test of two accuracies "
          "(unpaired standard errors)", paired=True),
     _row("paired-items", "items:paired_items", "z-test on per-item differences A - B",
