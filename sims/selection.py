@@ -52,9 +52,9 @@ class BestOfN(_EffectTruth, Scenario, registered="best-of-n"):
     >>> batch = scenario.draw(np.random.default_rng(0), 4000)
     >>> batch.a.shape, scenario.truth, round(float(batch.a.mean()), 2)
     ((4000, 5), 'null', 0.83)
-    >>> round(float(BestOfN(variants=20, n=5, select="fresh").draw(
-    ...     np.random.default_rng(0), 4000).a.mean()), 2)
-    -0.0
+    >>> abs(round(float(BestOfN(variants=20, n=5, select="fresh").draw(
+    ...     np.random.default_rng(0), 4000).a.mean()), 2))
+    0.0
     """
 
     def __post_init__(self):
@@ -83,7 +83,7 @@ class BestOfN(_EffectTruth, Scenario, registered="best-of-n"):
         >>> import numpy as np
         >>> from evalmc.sims.selection import BestOfN
         >>> BestOfN(n=3, variants=2).draw(np.random.default_rng(1), 1).a.round(3).tolist()
-        [[0.346, -1.303, 0.905]]
+        [[0.346, 0.822, 0.33]]
         """
         runs = self.effect + self.sd * rng.standard_normal((n_reps, self.variants, self.n))
         best = runs.mean(axis=2).argmax(axis=1)
@@ -164,7 +164,7 @@ class Rerun(Scenario, registered="rerun"):
         >>> import numpy as np
         >>> from evalmc.sims.selection import Rerun
         >>> Rerun(n=3, tries=2).draw(np.random.default_rng(1), 1).a.round(3).tolist()
-        [[0.346, 0.822, 0.33]]
+        [[-1.303, 0.905, 0.446]]
         """
         shape = (n_reps, self.tries, self.n)
         a = self.shift + self.sd * rng.standard_normal(shape)

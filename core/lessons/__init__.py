@@ -19,7 +19,7 @@ def _lesson(name: str, module: str, summary: str, grades: bool = False) -> Entry
 
 LESSONS = Registry("lesson", [
     _lesson("single-run", "single_run", "one run each decides 'A beats B' by luck: its false "
-            "positives and misses beside the average's (Bouthillier et al. 2021)"),
+            "positives and misses beside the average's (Bouthillier et al. 2021)", grades=True),
     _lesson("boo-n", "boo_n", "the best of n runs by validation drifts up with n; "
             "Boo_n does not (Bajgar et al. 2018)"),
     _lesson("mean-sd-skewed", "mean_sd", "mean +- sd of skewed or bimodal results claims "
@@ -32,7 +32,7 @@ LESSONS = Registry("lesson", [
             "liberal; the corrected resampled t is not (Dietterich 1998; Nadeau and Bengio "
             "2003)"),
     _lesson("rerun", "rerun", "re-running the experiment until the t-test is significant "
-            "turns 5% into 1 - 0.95^k", grades=True),
+            "turns 5% into 1 - 0.95^k"),
     _lesson("multiplicity", "multiplicity", "many pairs of models on many data sets: one "
             "uncorrected 'win' is expected; Holm's correction keeps 5%"),
     _lesson("winners-curse", "winners_curse", "the best of N variants overstates its own "

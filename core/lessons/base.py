@@ -148,7 +148,7 @@ class Lesson:
     --------
     >>> from evalmc.lessons import get_lesson
     >>> lesson = get_lesson("rerun")
-    >>> lesson.id, len(lesson.predict) == len(lesson.answers), lesson.reps["class"] > 0
+    >>> lesson.id, len(lesson.predict) == len(lesson.answers), lesson.grading is None
     ('rerun', True, True)
     """
 

@@ -34,7 +34,8 @@ def _compute(n_reps, seed, n_jobs=1):
     from evalmc.study.estimation import run_estimation
 
     res = run_estimation({"n_a": list(RUNS), "n_b": 2}, "normal", [best_run, boo_5],
-                         n_reps=n_reps, seed=seed, n_jobs=n_jobs, target=0.0, progress=False)
+                         n_reps=n_reps, seed=seed, n_jobs=n_jobs, backend="threads",
+                         target=0.0, progress=False)
     frame = res.summary[["n_a", "estimator", "mean", "bias_mcse", "emp_se", "n_reps"]]
     return frame.rename(columns={"n_a": "runs", "bias_mcse": "mcse"}).reset_index(drop=True)
 

@@ -62,23 +62,22 @@ def grade(name: str, criterion, *, scale: str = "class", seed: int = 0,
     --------
     >>> from scipy import stats
     >>> from evalmc.lessons.grading import grade
-    >>> def pooled(a, b):
-    ...     return stats.ttest_ind(a, b).pvalue
+    >>> def pooled(a, b, axis=-1):  # vectorized: called once per block of replications
+    ...     return stats.ttest_ind(a, b, axis=axis).pvalue
     >>> res = grade("student-t", pooled)
     >>> res.passed, res.reason
-    (False, 'size 0.170 is outside [0.025, 0.075].')
+    (False, 'size 0.262 is outside [0.025, 0.075].')
     """
     from evalmc.criteria import get_criterion
     from evalmc.study.calibration import calibrate
 
     check_choice("scale", scale, SCALES)
     seed = check_int("seed", seed, low=0)
-    lesson = get_lesson(name)
-    rule = lesson.grading
-    if rule is None:
-        graded = ", ".join(n for n in LESSONS if get_lesson(n).grading is not None)
+    if not LESSONS.entry(name).facts["grades"]:
+        graded = ", ".join(n for n, e in LESSONS.items() if e.facts["grades"])
         raise ValueError(f"lesson {name!r} has no grading rule; lessons that grade a test: "
                          f"{graded}.")
+    rule = get_lesson(name).grading
     student = get_criterion(criterion)
     refs = [get_criterion(r) for r in rule.references]
     res = calibrate(rule.scenario, [student, *refs], params=rule.conditions(),

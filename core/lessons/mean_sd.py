@@ -35,7 +35,7 @@ def _compute(n_reps, seed, n_jobs=1):
     for shape, params in SHAPES.items():
         grid = {"n_a": list(RUNS), "n_b": 2, **params}
         res = run_estimation(grid, shape, [below_best], n_reps=n_reps, seed=seed,
-                             n_jobs=n_jobs, target=0.0, progress=False)
+                             n_jobs=n_jobs, backend="threads", target=0.0, progress=False)
         frames.append(res.summary[["n_a", "mean", "bias_mcse", "n_reps"]].assign(shape=shape))
     frame = pd.concat(frames, ignore_index=True)
     return frame.rename(columns={"n_a": "runs", "mean": "share", "bias_mcse": "mcse"})[

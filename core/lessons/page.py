@@ -14,7 +14,8 @@ import inspect
 from evalmc.lessons.base import Lesson
 
 #: Modules of the framework whose source every fingerprint covers.
-FRAMEWORK = ("evalmc.lessons.base", "evalmc.lessons.figures", "evalmc.lessons.page")
+FRAMEWORK = ("evalmc.lessons.base", "evalmc.lessons.figures", "evalmc.lessons.page",
+             "evalmc.lessons.studies")
 _MARK = "<!-- lesson-fingerprint: "
 
 
@@ -148,7 +149,7 @@ def index(rows) -> str:
     Examples
     --------
     >>> from evalmc.lessons.page import index
-    >>> print(index([("rerun", "re-running until significant", "size: 0.226")]).splitlines()[4])
+    >>> print(index([("rerun", "re-running until significant", "size: 0.226")]).splitlines()[6])
     | [rerun](rerun.md) | re-running until significant | size: 0.226 | \
 [![rerun](rerun.png)](rerun.md) |
     """

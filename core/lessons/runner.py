@@ -73,7 +73,7 @@ def lesson(name: str, *, scale: str = "class", student_seed: int = 0, out=None,
     >>> import evalmc
     >>> res = evalmc.lesson("rerun", student_seed=3)
     >>> print(res.headline.text())
-    size after up to 5 tries: 0.228 (Monte Carlo standard error 0.0066)
+    false positive rate after up to 5 tries: 0.226 (Monte Carlo standard error 0.0066)
     >>> evalmc.lesson("rerun", scale="huge")
     Traceback (most recent call last):
     ...
