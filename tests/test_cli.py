@@ -88,8 +88,8 @@ def test_table_default_design(capsys):
 
 @pytest.mark.parametrize(("argv", "match"), [
     (["calibrate", "--scenario", "gauss", "--criterion", "welch-t"],
-     "unknown scenario 'gauss'; valid names: cv-classification, cv-regression, empirical, "
-     "empirical-paired, item-model, llm-items, mixture, multi-dataset, normal"),
+     "unknown scenario 'gauss'; valid names: best-of-n, cv-classification, cv-regression, "
+     "empirical, empirical-paired, item-model, llm-items, mixture, multi-dataset, normal"),
     (["calibrate", "--scenario", "normal", "--criterion", "t"],
      "unknown criterion 't'; valid names: paired-t, student-t"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--param", "n_a10"],

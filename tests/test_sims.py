@@ -318,7 +318,7 @@ def test_registry_and_coercion():
     assert {"normal", "paired-normal", "val-test", "skew-normal", "mixture", "empirical",
             "empirical-paired", "pool", "pipelines", "paired-classifiers"} <= set(SCENARIOS)
     with pytest.raises(ValueError, match="unknown scenario 'gauss'; valid names: "
-                                         "cv-classification, cv-regression, empirical"):
+                                         "best-of-n, cv-classification, cv-regression"):
         get_scenario("gauss")
     assert Normal.coerce("n_a", "12") == 12 and Normal.coerce("sd_a", "2") == 2.0
     with pytest.raises(ValueError, match="`n_a` must be an integer; got 'ten'"):

@@ -20,8 +20,8 @@ def _lesson(name: str, module: str, summary: str, grades: bool = False) -> Entry
 LESSONS = Registry("lesson", [
     _lesson("single-run", "single_run", "one run each decides 'A beats B' by luck: its false "
             "positives and misses beside the average's (Bouthillier et al. 2021)", grades=True),
-    _lesson("boo-n", "boo_n", "the best of n runs by validation drifts up with n; "
-            "Boo_n does not (Bajgar et al. 2018)"),
+    _lesson("boo-n", "boo_n", "reporting the best of m runs rewards making many runs; "
+            "the Boo_n estimate does not climb with m (Bajgar et al. 2018)"),
     _lesson("mean-sd-skewed", "mean_sd", "mean +- sd of skewed or bimodal results claims "
             "results no run reached (Giles and Lawrence 1997)"),
     _lesson("snooping", "snooping", "choosing the best setting on the test set makes it "

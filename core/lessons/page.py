@@ -1,7 +1,8 @@
 """A lesson's page (Markdown), the gallery's index, and the fingerprint that dates a page.
 
 A page embeds the fingerprint of what made it: the source of the lesson's module and of the
-lesson framework, the scale and the seed. A page whose fingerprint differs from the one the
+lesson framework (the registry, whose summary the page quotes, included), the scale and the
+seed. A page whose fingerprint differs from the one the
 code gives now is out of date, which a test can tell without running the study again.
 """
 
@@ -14,8 +15,8 @@ import inspect
 from evalmc.lessons.base import Lesson
 
 #: Modules of the framework whose source every fingerprint covers.
-FRAMEWORK = ("evalmc.lessons.base", "evalmc.lessons.figures", "evalmc.lessons.page",
-             "evalmc.lessons.studies")
+FRAMEWORK = ("evalmc.lessons", "evalmc.lessons.base", "evalmc.lessons.figures",
+             "evalmc.lessons.page", "evalmc.lessons.studies")
 _MARK = "<!-- lesson-fingerprint: "
 
 
