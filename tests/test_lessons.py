@@ -189,6 +189,20 @@ def test_grade_passes_welch_and_fails_student(tmp_path, capsys):
     assert "FAIL" in out and "is outside [0.025, 0.075]" in out
 
 
+def test_grade_on_paired_seeds_fails_a_test_that_ignores_the_pairing():
+    from evalmc.lessons.grading import grade
+
+    def welch(a, b, axis=-1):
+        return stats.ttest_ind(a, b, axis=axis, equal_var=False).pvalue
+
+    def paired(a, b, axis=-1):
+        return stats.ttest_rel(a, b, axis=axis).pvalue
+
+    unpaired = grade("seeds-power", welch)
+    assert not unpaired.passed and unpaired.table["size"].iloc[0] < 0.025
+    assert grade("seeds-power", paired).passed
+
+
 def test_grade_fails_a_test_without_power():
     from evalmc.lessons.grading import grade
 
@@ -216,7 +230,8 @@ def test_list_prints_every_lesson(capsys):
     assert main(["lesson", "list", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["lesson"] for r in rows] == list(LESSONS)
-    assert {r["lesson"] for r in rows if r["grades"] == "yes"} == {"student-t", "single-run"}
+    graded = {r["lesson"] for r in rows if r["grades"] == "yes"}
+    assert graded == {"student-t", "single-run", "seeds-power"}
 
 
 def test_gallery_is_current():

@@ -40,7 +40,7 @@ LESSONS = Registry("lesson", [
     _lesson("clustered-items", "clustered", "questions in clusters: a z-test treating them "
             "as independent is liberal; the clustered standard error is not"),
     _lesson("seeds-power", "seeds_power", "how many seeds are enough: the runs a paired "
-            "t-test needs for 80% power, from the planner"),
+            "t-test needs for 80% power, from the planner", grades=True),
     _lesson("mcnemar", "mcnemar", "two classifiers on one test set: the proportion test "
             "ignores the pairing and loses power; McNemar's does not (Dietterich 1998)"),
 ])

@@ -4,13 +4,15 @@ Study: the planner (:func:`evalmc.plan`) on the ``paired-normal`` scenario (A an
 same seeds, correlation 0.5, unit sds, so the per-seed differences have sd 1) and the paired
 t-test: the smallest number of seeds with 80% power, for gains of 0.3, 0.5 and 0.8 sd of the
 differences, each with its 95% interval, and the power at every number of seeds it tried.
+A student's test is graded on 12 paired seeds: a test that ignores the pairing (Welch's) is
+conservative and loses power there.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from evalmc.lessons.base import Headline, Lesson, Published
+from evalmc.lessons.base import Grading, Headline, Lesson, Published
 from evalmc.lessons.figures import curves, finish, level, new_figure
 
 GAINS = (0.3, 0.5, 0.8)
@@ -87,4 +89,6 @@ LESSON = Lesson(
                         "Bouthillier et al. (2021), Noether's sample size",
                         "A different test and effect; statsmodels' TTestPower gives 34 "
                         "for this one."),
+    grading=Grading("paired-normal", {"n": 12, "rho": 0.5}, ("shift", 0.0, 0.8),
+                    ("paired-t",)),
 )
