@@ -111,6 +111,15 @@ def test_headline_is_within_4_mcse_of_an_independent_reference(name, studies):
     assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_full_scale_headline_is_within_4_mcse_of_the_reference(name):
+    lesson = get_lesson(name)
+    head = lesson.headline(lesson.compute(lesson.reps["full"], 1, 2))
+    want, want_mcse = _reference(name)
+    assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
+
+
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_headline_fixed_seed_value(name, studies):
     assert get_lesson(name).headline(studies(name)).value == pytest.approx(REGRESSION[name],

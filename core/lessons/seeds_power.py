@@ -70,7 +70,8 @@ LESSON = Lesson(
              "How many for a gain of 0.3 sd? And with 5 seeds, what is the power at 0.5 sd?"),
     answers=("About 34 (the textbook formula for a paired t-test says the same).",
              "About 90: halving the gain roughly quadruples the seeds. With 5 seeds the "
-             "power at 0.5 sd is near 10%: most real gains of that size go undetected."),
+             "power at 0.5 sd is about 14% (8% with 3): most real gains of that size go "
+             "undetected."),
     explanation="The paired t-test's power depends on the gain divided by the sd of the "
                 "per-seed differences, times sqrt(n). For 80% power at 5% (two-sided) "
                 "that ratio must reach about 2.8, so n grows like 1 / gain^2. Pairing "
