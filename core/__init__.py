@@ -39,6 +39,7 @@ _LAZY = {
     "get_scenario": "evalmc.sims",
     "CRITERIA": "evalmc.criteria",
     "get_criterion": "evalmc.criteria",
+    "lesson": "evalmc.lessons.runner",
 }
 
 __all__ = [
@@ -46,7 +47,7 @@ __all__ = [
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
     "audit", "AuditResult", "plan", "PlanResult", "plan_cost", "CostPlan",
-    "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "__version__",
+    "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "lesson", "__version__",
 ]
 
 

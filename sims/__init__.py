@@ -193,6 +193,23 @@ SCENARIOS = Registry("scenario", [
               "equal expected error, test errors on each cross-validation split", *_SPLITS,
               Param("slope", 0.5, float, "how much each feature moves P(y = 1), in (0, 0.5]"),
               yields=("scores", "splits")),
+    _scenario("best-of-n", "selection:BestOfN",
+              "A = the best of several equally good variants by their mean over n runs, "
+              "against a baseline",
+              Param("n", 10, int, "runs of each variant and of the baseline"),
+              Param("variants", 10, int, "variants of A tried (>= 1)"),
+              Param("effect", 0.0, float, "population difference of every variant over B"),
+              Param("sd", 1.0, float, "sd of a run's score (> 0)"),
+              Param("select", "same", str, "'same': A's scores are the runs it was chosen by "
+                                           "(snooping); 'fresh': n new runs of the chosen one")),
+    _scenario("rerun", "selection:Rerun",
+              "two Gaussian samples drawn again, up to `tries` times, until Welch's t-test is "
+              "significant; the reported try",
+              Param("n", 10, int, "runs of each model per try"),
+              Param("tries", 5, int, "tries at most (>= 1)"),
+              Param("shift", 0.0, float, "A's population mean minus B's"),
+              Param("sd", 1.0, float, "sd of a run's score (> 0)"),
+              Param("alpha", 0.05, float, "level of the t-test that stops the re-runs")),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
                                                        "asreader-random"),

@@ -759,3 +759,118 @@ def bayes_subtask_is_interval(counts, sizes, thetas, ds, uniforms, alpha):
     cdf /= cdf[-1]
     picked = [thetas[int(np.searchsorted(cdf, u, side="right"))] for u in uniforms]
     return tuple(np.percentile(picked, [100 * alpha / 2, 100 * (1 - alpha / 2)]))
+
+
+def student_t_size(n_a, n_b, sd_a, sd_b, alpha):
+    """Size of Student's pooled t-test on two normal samples of unequal sds, by integrating
+    the normal tail over the two chi-square laws of the variances (midpoint rule on their
+    quantiles): T = Z sqrt(V) / (s_p sqrt(1/n_a + 1/n_b)), V = sd_a^2/n_a + sd_b^2/n_b."""
+    grid = (np.arange(1500) + 0.5) / 1500
+    x = stats.chi2.ppf(grid, n_a - 1)[:, None]
+    y = stats.chi2.ppf(grid, n_b - 1)[None, :]
+    pooled = (sd_a**2 * x + sd_b**2 * y) / (n_a + n_b - 2)
+    crit = stats.t.ppf(1 - alpha / 2, n_a + n_b - 2)
+    scale = np.sqrt(pooled * (1 / n_a + 1 / n_b) / (sd_a**2 / n_a + sd_b**2 / n_b))
+    return float(np.mean(2 * stats.norm.sf(crit * scale)))
+
+
+def rerun_rate(rng, reps, n, tries, alpha):
+    """Share of experiments of two equal normal samples reported "significant" by Welch's
+    t-test (scipy.stats) when re-run up to `tries` times until p < alpha."""
+    a, b = rng.standard_normal((2, reps, tries, n))
+    p = stats.ttest_ind(a, b, axis=2, equal_var=False).pvalue
+    return float(np.mean((p < alpha).any(axis=1)))
+
+
+def snooping_rate(rng, reps, n, variants, alpha):
+    """Share of studies in which the best of `variants` equal settings (by its mean over n
+    runs) is "significantly better" than n baseline runs, one-sided Welch t (scipy.stats), on
+    the runs that chose it."""
+    runs = rng.standard_normal((reps, variants, n))
+    best = runs[np.arange(reps), runs.mean(axis=2).argmax(axis=1)]
+    p = stats.ttest_ind(best, rng.standard_normal((reps, n)), axis=1, equal_var=False,
+                        alternative="greater").pvalue
+    return float(np.mean(p < alpha))
+
+
+def mean_sd_below_best(rng, reps, n, weight, loc1, scale1, loc2, scale2):
+    """Share of samples of n draws of a two-Gaussian mixture whose mean - sd lies below their
+    smallest value, one sample at a time."""
+    hits = 0
+    for _ in range(reps):
+        second = rng.random(n) < weight
+        x = np.where(second, rng.normal(loc2, scale2, n), rng.normal(loc1, scale1, n))
+        hits += x.mean() - x.std(ddof=1) < x.min()
+    return hits / reps
+
+
+def any_pair_wilcoxon(rng, reps, d, k, alpha):
+    """Share of tables of k exchangeable models on d data sets where some pair's Wilcoxon
+    signed-rank test (scipy.stats, unadjusted) rejects; model-free noise, since the test of a
+    pair sees only its differences."""
+    table = rng.standard_normal((reps, d, k))
+    p = np.stack([stats.wilcoxon(table[:, :, i], table[:, :, j], axis=1).pvalue
+                  for i, j in itertools.combinations(range(k), 2)], axis=1)
+    return float(np.mean((p < alpha).any(axis=1)))
+
+
+def proportion_test_power(n, p_both, p_a_only, p_b_only, alpha):
+    """Exact rejection probability of the two-proportion z-test of A's and B's error rates
+    (both sets of errors taken as independent) on n examples drawn from a paired table, by
+    enumerating the multinomial counts (both wrong, only A right, only B right)."""
+    p_wrong = 1 - p_both - p_a_only - p_b_only
+    c = np.arange(n + 1)
+    w, a, b = np.meshgrid(c, c, c, indexing="ij")
+    ok = w + a + b <= n
+    w, a, b = w[ok], a[ok], b[ok]
+    both = n - w - a - b
+    with np.errstate(divide="ignore"):
+        logp = (math.lgamma(n + 1) - sum(_lgamma(v + 1) for v in (w, a, b, both))
+                + w * np.log(p_wrong) + a * np.log(p_a_only) + b * np.log(p_b_only)
+                + both * np.log(p_both))
+    err_a, err_b = (w + b) / n, (w + a) / n
+    mean = (err_a + err_b) / 2
+    se = np.sqrt(2 * mean * (1 - mean) / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.where(se > 0, (err_a - err_b) / se, 0.0)
+    return float(np.exp(logp)[2 * stats.norm.sf(np.abs(z)) <= alpha].sum())
+
+
+def _lgamma(values):
+    from scipy import special
+
+    return special.gammaln(values)
+
+
+def per_item_z_size(rng, reps, n_items, n_clusters, icc, tau, rho, alpha):
+    """Size of the per-item paired z-test (sample sd, normal tail) on the llm-items model
+    drawn plainly (:func:`clustered_items`)."""
+    hits = 0
+    for a, b in clustered_items(rng, reps, n_items, n_clusters, icc, tau, rho):
+        d = a - b
+        z = d.mean() / (d.std(ddof=1) / np.sqrt(d.size))
+        hits += 2 * stats.norm.sf(abs(z)) <= alpha
+    return hits / reps
+
+
+def resampled_t_size(rng, reps, n, n_test, splits, d, p, sd, alpha):
+    """Size of the paired t over `splits` random train/test splits of one data set (least
+    squares on d features against the first p, as the cv-regression scenario; plain numpy),
+    at beta making the two models' risks equal at the training size (its shift 0)."""
+    from evalmc.sims.learning import CvRegression
+
+    beta = CvRegression(n=n, d=d, p=p, sd=sd, scheme="random", j=splits,
+                        test_share=n_test / n).beta
+    hits = 0
+    for _ in range(reps):
+        x = rng.standard_normal((n, d))
+        y = x @ beta + sd * rng.standard_normal(n)
+        diffs = []
+        for _ in range(splits):
+            order = rng.permutation(n)
+            test, train = order[:n_test], order[n_test:]
+            losses = [np.mean((y[test] - x[test][:, :q] @ np.linalg.lstsq(
+                x[train][:, :q], y[train], rcond=None)[0]) ** 2) for q in (d, p)]
+            diffs.append(losses[0] - losses[1])
+        hits += cv_tests(diffs, n_test, n - n_test)["plain"] <= alpha
+    return hits / reps

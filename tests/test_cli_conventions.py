@@ -12,7 +12,8 @@ import pytest
 import evalmc
 from evalmc.cli import build_parser, main
 
-#: Commands printing results; `reproduce` writes figures and a report into its --out folder.
+#: Commands printing results; `reproduce` and `lesson` write figures and pages into their --out
+#: folder.
 PRINTING = ("list", "calibrate", "coverage", "bench", "boon", "describe", "compare", "ranks",
             "audit", "plan")
 
@@ -31,7 +32,7 @@ def test_every_printing_command_has_format_and_out(command):
 
 
 def test_the_commands_are_the_printing_ones_and_reproduce():
-    assert set(_subparsers()) == {*PRINTING, "reproduce"}
+    assert set(_subparsers()) == {*PRINTING, "reproduce", "lesson"}
 
 
 def test_version(capsys):

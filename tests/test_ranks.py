@@ -63,6 +63,15 @@ def test_wilcoxon_holm_is_scipy_and_statsmodels():
         assert pair[i] == pytest.approx(adjusted[pairs.index((1, 3))], rel=1e-9)
 
 
+def test_wilcoxon_any_is_scipy_unadjusted():
+    batch = _batch(np.random.default_rng(3), reps=6, d=8, step=0.25)
+    family = get_criterion("wilcoxon-any")(batch, None).pvalue
+    pairs = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+    for i, t in enumerate(batch.table):
+        raw = [stats.wilcoxon(t[:, a], t[:, b]).pvalue for a, b in pairs]
+        assert family[i] == pytest.approx(min(raw), rel=1e-9)
+
+
 def test_holm_is_statsmodels_on_ties():
     p = np.array([[0.01, 0.04, 0.03, 0.04, 0.5], [0.2, 0.2, 0.001, 0.9, 0.0]])
     for row, ours in zip(p, holm(p), strict=True):

@@ -46,6 +46,7 @@ WORKLOADS = Registry("workload", [
               "scipy.stats.wilcoxon per pair"),
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",
               ("sklearn", "bench")),
+    _workload("lessons", "lessons:lessons_class_scale", "the same lessons on 1 worker"),
     _workload("cli-help", "workloads:cli_help", "python -c pass"),
     _workload("cli-list", "workloads:cli_list", "python -c pass"),
     _workload("cli-bad-argument", "workloads:cli_bad_argument", "python -c pass"),

@@ -27,6 +27,7 @@ COMMANDS = (
     "evalmc.commands.ranks",
     "evalmc.commands.audit",
     "evalmc.commands.plan",
+    "evalmc.commands.lesson",
 )
 
 

@@ -240,8 +240,7 @@ PAIR_CHUNK = 2**21
 
 def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
     """Holm-adjusted Wilcoxon p-value of every pair of models, in the order of
-    ``itertools.combinations(range(k), 2)``: the pairs' tests run as replications of one
-    test, in chunks of :data:`PAIR_CHUNK` differences.
+    ``itertools.combinations(range(k), 2)`` (:func:`wilcoxon_pairs`, adjusted by Holm).
 
     Parameters
     ----------
@@ -259,6 +258,30 @@ def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
     >>> wilcoxon_holm_pairs(table)[:, 2].round(4)  # the pair (0, 3)
     array([0.0059, 0.3086])
     """
+    return holm(wilcoxon_pairs(table))
+
+
+def wilcoxon_pairs(table: np.ndarray) -> np.ndarray:
+    """Unadjusted Wilcoxon p-value of every pair of models, in the order of
+    ``itertools.combinations(range(k), 2)``: the pairs' tests run as replications of one
+    test, in chunks of :data:`PAIR_CHUNK` differences.
+
+    Parameters
+    ----------
+    table : ndarray, shape (n_reps, d, k)
+        Scores of k models on d data sets.
+
+    Returns
+    -------
+    ndarray, shape (n_reps, k (k - 1) / 2)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
+    >>> wilcoxon_pairs(table)[:, 2].round(4)  # the pair (0, 3)
+    array([0.001 , 0.0771])
+    """
     n_reps, d, k = table.shape
     first, second = np.triu_indices(k, 1)
     step = max(1, PAIR_CHUNK // (n_reps * d))
@@ -268,7 +291,34 @@ def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
 
     raw = [wilcoxon(Batch(runs(first[s:s + step]), runs(second[s:s + step]), paired=True))
            .pvalues().reshape(n_reps, -1) for s in range(0, first.size, step)]
-    return holm(np.concatenate(raw, axis=1))
+    return np.concatenate(raw, axis=1)
+
+
+def wilcoxon_any(batch: TableBatch) -> CriterionResult:
+    """Wilcoxon signed-rank tests of all pairs, unadjusted: "some pair differs" when any
+    pair's p-value is below the level (the multiple-comparisons pitfall; Holm's adjustment,
+    :func:`wilcoxon_holm`, is the remedy).
+
+    Parameters
+    ----------
+    batch : TableBatch
+        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
+
+    Returns
+    -------
+    CriterionResult
+        The smallest pair's p-value; shape (n_reps,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.multidataset import TableBatch
+    >>> rng = np.random.default_rng(0)
+    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
+    >>> wilcoxon_any(TableBatch(table=table)).pvalue.round(4)
+    array([0.001 , 0.0342])
+    """
+    return CriterionResult.from_pvalues(wilcoxon_pairs(_table(batch)).min(axis=1))
 
 
 def nemenyi_test(i=None, j=None):

@@ -158,6 +158,9 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("wilcoxon-holm", "ranks:wilcoxon_holm_test", "Wilcoxon signed-rank tests of all "
          "pairs, Holm-adjusted: some pair differs, or models i and j differ", _PAIR,
          paired=True, needs="table"),
+    _row("wilcoxon-any", "ranks:wilcoxon_any", "Wilcoxon signed-rank tests of all pairs, "
+         "unadjusted: some pair differs if any p-value is below the level (the "
+         "multiple-comparisons pitfall)", paired=True, needs="table"),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "

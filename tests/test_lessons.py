@@ -1,0 +1,257 @@
+"""The lessons: each headline against an independent reference, the pages and figures they
+write, grading a student's test, the command line, and the gallery being current.
+
+Each lesson's study runs once here, at the smallest size its headline check needs (``SMALL``),
+in a fixture the tests share. The gallery check does not rerun the lessons: each page embeds
+the fingerprint of the code and inputs that made it (:mod:`evalmc.lessons.page`).
+"""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import naive
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import evalmc
+from evalmc.cli import main
+from evalmc.lessons import LESSONS, get_lesson
+from evalmc.lessons.base import Lesson
+from evalmc.lessons.figures import MAX_CURVES
+from evalmc.lessons.page import fingerprint, page_fingerprint
+from evalmc.reproductions.report import layout_problems
+
+ROOT = Path(__file__).resolve().parents[1]
+GALLERY = ROOT / "figures" / "lessons"
+#: Replications per condition of each lesson's study in these tests.
+SMALL = {"single-run": 1000, "boo-n": 600, "mean-sd-skewed": 1000, "snooping": 2000,
+         "student-t": 2000, "resampled-t": 300, "rerun": 2000, "multiplicity": 800,
+         "winners-curse": 2000, "clustered-items": 1500, "seeds-power": 40_000,
+         "mcnemar": 2000}
+#: The headline of each lesson at its SMALL size, seed 0 (exact regression values).
+REGRESSION = {"single-run": 0.092, "boo-n": 1.5873, "mean-sd-skewed": 0.657,
+              "snooping": 0.2305, "student-t": 0.2615, "resampled-t": 0.1667,
+              "rerun": 0.216, "multiplicity": 0.28875, "winners-curse": 1.9429,
+              "clustered-items": 0.15, "seeds-power": 34, "mcnemar": 0.02}
+
+
+@pytest.fixture(scope="module")
+def studies():
+    """Each lesson's frame at its SMALL size, seed 0, computed once on first use."""
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = get_lesson(name).compute(SMALL[name], 0, 2)
+        return cache[name]
+    return get
+
+
+def _reference(name):
+    """(value, its Monte Carlo standard error) of an independent reference of the headline."""
+    rng = np.random.default_rng(2024)
+    if name == "single-run":  # one run each, known sigma: P(N(0, 2) > 1.9952)
+        return stats.norm.sf(1.9952 / math.sqrt(2)), 0.0
+    if name == "boo-n":  # E[max of 10 N(0, 1)], Bajgar et al.'s Boo_10 = 1.53875
+        return naive.expected_max_normal(10), 0.0
+    if name == "student-t":
+        return naive.student_t_size(5, 20, 3.0, 1.0, 0.05), 0.0
+    if name == "winners-curse":  # E[gain of the best] = 0.5 + E[max of 10] / sqrt(10)
+        return 1 + naive.expected_max_normal(10) / (math.sqrt(10) * 0.5), 0.0
+    if name == "mcnemar":
+        return naive.proportion_test_power(200, 0.765, 0.065, 0.035, 0.05), 0.0
+    if name == "seeds-power":
+        from statsmodels.stats.power import TTestPower
+
+        return math.ceil(TTestPower().solve_power(0.5, power=0.8, alpha=0.05)), 0.0
+    reps, rate = {
+        "mean-sd-skewed": (4000, lambda r: naive.mean_sd_below_best(r, 4000, 10, 0.2, 0.0,
+                                                                    0.25, 2.0, 0.5)),
+        "snooping": (20_000, lambda r: naive.snooping_rate(r, 20_000, 10, 10, 0.05)),
+        "rerun": (20_000, lambda r: naive.rerun_rate(r, 20_000, 10, 5, 0.05)),
+        "multiplicity": (2000, lambda r: naive.any_pair_wilcoxon(r, 2000, 20, 5, 0.05)),
+        "clustered-items": (1500, lambda r: naive.per_item_z_size(r, 1500, 500, 25, 0.3, 0.4,
+                                                                  0.5, 0.05)),
+        "resampled-t": (300, lambda r: naive.resampled_t_size(r, 300, 100, 10, 15, 10, 5,
+                                                              1.0, 0.05)),
+    }[name]
+    p = rate(rng)
+    return p, math.sqrt(max(p * (1 - p), 1e-4) / reps)
+
+
+def test_at_least_twelve_lessons_each_loading_as_registered():
+    assert len(LESSONS) >= 12
+    for name, entry in LESSONS.items():
+        lesson = entry.load()
+        assert isinstance(lesson, Lesson) and lesson.id == name
+        assert entry.facts["grades"] == (lesson.grading is not None)
+        assert len(lesson.predict) == len(lesson.answers) >= 1
+    assert set(SMALL) == set(LESSONS) == set(REGRESSION)
+
+
+def test_the_registry_and_the_command_parser_import_no_numerical_library():
+    code = ("import json, sys, argparse\nimport evalmc.lessons\nfrom evalmc.commands import "
+            "lesson\nlesson.register(argparse.ArgumentParser().add_subparsers())\n"
+            "print(json.dumps([m for m in sys.modules if m.split('.')[0] in "
+            "('numpy', 'pandas', 'scipy', 'numba', 'matplotlib')]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert json.loads(out) == []
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_headline_is_within_4_mcse_of_an_independent_reference(name, studies):
+    head = get_lesson(name).headline(studies(name))
+    want, want_mcse = _reference(name)
+    assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_full_scale_headline_is_within_4_mcse_of_the_reference(name):
+    lesson = get_lesson(name)
+    head = lesson.headline(lesson.compute(lesson.reps["full"], 1, 2))
+    want, want_mcse = _reference(name)
+    assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_headline_fixed_seed_value(name, studies):
+    assert get_lesson(name).headline(studies(name)).value == pytest.approx(REGRESSION[name],
+                                                                           abs=1e-4)
+
+
+def test_boo_n_headline_is_the_published_boo_10():
+    assert naive.expected_max_normal(10) == pytest.approx(1.53875, abs=1e-4)  # Bajgar et al.
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_figure_reads_on_a_projector(name, studies):
+    lesson = get_lesson(name)
+    fig = lesson.plot(studies(name))
+    assert layout_problems(fig) == []
+    assert fig.get_suptitle() == lesson.title
+    for ax in fig.axes:
+        curves = [line for line in ax.get_lines() if line.get_marker() not in (None, "None")]
+        assert 1 <= len(curves) <= MAX_CURVES
+        assert ax.xaxis.label.get_fontsize() >= 14
+
+
+def test_lesson_is_deterministic_and_each_student_gets_other_data():
+    lesson = get_lesson("rerun")
+    first, again = lesson.compute(300, 5), lesson.compute(300, 5)
+    other = lesson.compute(300, 6)
+    pd.testing.assert_frame_equal(first, again)
+    assert not first["rate"].equals(other["rate"])
+
+
+def test_lesson_writes_figure_csv_and_page(tmp_path):
+    res = evalmc.lesson("snooping", student_seed=4, out=tmp_path)
+    assert [p.name for p in res.files] == ["snooping.png", "snooping.csv", "snooping.md"]
+    assert all(p.stat().st_size > 0 for p in res.files)
+    page = (tmp_path / "snooping.md").read_text()
+    for section in ("## The question", "## Predict first", "## What the simulation shows",
+                    "## Answers", "## Why", "## What to do instead", "--student-seed 4"):
+        assert section in page
+    assert f"{res.headline.value:.3f}" in page
+    assert page_fingerprint(page) == fingerprint(res.lesson, "class", 4)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "snooping.csv"), res.data,
+                                  check_dtype=False)
+
+
+def test_a_published_number_is_on_the_page():
+    res = evalmc.lesson("single-run")
+    assert "Published: about 10%" in res.page and "Bouthillier et al. (2021)" in res.page
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"scale": "huge"}, "`scale` must be one of 'class', 'full'; got 'huge'."),
+    ({"student_seed": -1}, "`student_seed` must be"),
+])
+def test_bad_arguments_name_the_parameter(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        evalmc.lesson("rerun", **kwargs)
+
+
+def test_unknown_lesson_lists_the_valid_ones():
+    with pytest.raises(ValueError, match="unknown lesson 'nope'; valid names: single-run"):
+        evalmc.lesson("nope")
+
+
+def test_grade_passes_welch_and_fails_student(tmp_path, capsys):
+    tests = tmp_path / "student.py"
+    tests.write_text("from scipy import stats\n\n\n"
+                     "def welch(a, b, axis=-1):\n"
+                     "    return stats.ttest_ind(a, b, axis=axis, equal_var=False).pvalue\n\n\n"
+                     "def pooled(a, b, axis=-1):\n"
+                     "    return stats.ttest_ind(a, b, axis=axis).pvalue\n")
+    assert main(["lesson", "grade", "student-t", f"{tests}:welch"]) == 0
+    out = capsys.readouterr().out
+    assert "PASS" in out and "welch-t" in out
+    assert main(["lesson", "grade", "student-t", f"{tests}:pooled"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "is outside [0.025, 0.075]" in out
+
+
+def test_grade_on_paired_seeds_fails_a_test_that_ignores_the_pairing():
+    from evalmc.lessons.grading import grade
+
+    def welch(a, b, axis=-1):
+        return stats.ttest_ind(a, b, axis=axis, equal_var=False).pvalue
+
+    def paired(a, b, axis=-1):
+        return stats.ttest_rel(a, b, axis=axis).pvalue
+
+    unpaired = grade("seeds-power", welch)
+    assert not unpaired.passed and unpaired.table["size"].iloc[0] < 0.025
+    assert grade("seeds-power", paired).passed
+
+
+def test_grade_fails_a_test_without_power():
+    from evalmc.lessons.grading import grade
+
+    def blind(a, b, axis=-1):  # a uniform p-value from digits of the data: size 5%, power 5%
+        return np.modf(np.abs(np.take(a, 0, axis=axis)) * 1e6)[0]
+
+    res = grade("single-run", blind)
+    assert not res.passed and "power" in res.reason, res.table
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["lesson", "nope"], "unknown lesson 'nope'"),
+    (["lesson", "grade", "student-t"], "grade ID FILE.py:function"),
+    (["lesson", "grade", "mcnemar", "x.py:f"], "has no grading rule"),
+    (["lesson", "list", "extra"], "takes no more arguments"),
+    (["lesson", "all", "--scale", "full"], "class scale and seed 0"),
+])
+def test_command_line_bad_input_is_one_line_and_status_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_list_prints_every_lesson(capsys):
+    assert main(["lesson", "list", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["lesson"] for r in rows] == list(LESSONS)
+    graded = {r["lesson"] for r in rows if r["grades"] == "yes"}
+    assert graded == {"student-t", "single-run", "seeds-power"}
+
+
+def test_gallery_is_current():
+    """Every lesson's page, figure and CSV are in figures/lessons, made by the code as it is
+    now (the page's fingerprint), and the index links each one."""
+    index = (GALLERY / "README.md").read_text()
+    for name in LESSONS:
+        for suffix in (".png", ".csv", ".md"):
+            assert (GALLERY / f"{name}{suffix}").is_file(), name + suffix
+        page = (GALLERY / f"{name}.md").read_text()
+        assert page_fingerprint(page) == fingerprint(get_lesson(name), "class", 0), (
+            f"figures/lessons/{name}.md is out of date: run `evalmc lesson all --out "
+            "figures/lessons`")
+        assert f"[{name}]({name}.md)" in index and f"({name}.png)" in index
