@@ -210,13 +210,15 @@ def _share(flags) -> tuple[float, float]:
 
 def _shares_check(id, parts, note=""):
     """Judge a pattern seen by most teachers: every ``(label, share, se)`` share above 1/2. A
-    share within one SE of 1/2 is reported as a coin flip."""
+    verdict that rests on a share within one SE of 1/2 is reported as a coin flip."""
     ours = "; ".join(f"{label}: {p:.2f} (SE {se:.2f})" for label, p, se in parts)
     passed = all(p > 0.5 for _, p, _ in parts)
     notes = [note] if note else []
     if not passed:
         notes.append("the pattern holds for a minority of teachers")
-    if any(abs(p - 0.5) <= se for _, p, se in parts):
+    near = [abs(p - 0.5) <= se for _, p, se in parts]
+    failing = [n for n, (_, p, _) in zip(near, parts, strict=True) if p <= 0.5]
+    if any(near) if passed else all(failing):
         notes.append("inconclusive: a share within 1 SE of one half is a coin flip over 20 "
                      "teachers")
     n = "of teachers showing it"
