@@ -322,7 +322,7 @@ def plot_test_size(data):
         left.axhline(a, color="grey", lw=0.6, ls=":")
     left.set(xscale="log", xlabel="test-set size", ylabel="share of random data sets "
              "'significant'")
-    left.legend(fontsize=8)
+    left.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1, 0.2))  # above the alpha lines
     dev = data.drop_duplicates("n_test")
     right.errorbar(dev["n_test"], dev["rms_deviation"], yerr=2 * dev["rms_deviation_se"],
                    marker="o", capsize=3, label="RMS of mean accuracy - 50")
