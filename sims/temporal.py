@@ -9,14 +9,18 @@ Networks, each with `n_hidden` tanh units and one linear output, trained like
 ``evalmc.sims.networks`` (quadratic cost, per-example updates, learning rate linear from `lr0`
 to 0):
 
-- TDNN: an MLP on the window of the last `order` inputs (``evalmc.sims.networks.train_mlps``).
-  A FIR MLP whose only filters are the first-layer synapses, without gains, is the same network with
-  the same gradient, so it is not built twice.
-- FIR MLP with synaptic gains (Back 1992; also used on Mackey-Glass): hidden unit ``h`` computes
-  ``tanh(b_h + g_h * sum_k w_hk u_{t-k})``; the gain ``g_h`` (initially 1) is learnt too.
-- Elman network: ``s_t = tanh(W u_t + C s_{t-1} + b)``, trained on the sequence in order with
-  the context ``s_{t-1}`` held as an input (Elman's truncation: no gradient through time); the
-  context restarts at 0 each pass.
+- TDNN: an MLP on the window of the last `order` inputs (``evalmc.sims.networks.train_mlps``),
+  initialised by its fan-in, the `order` inputs.
+- FIR MLP (Back 1992; also used on Mackey-Glass): hidden unit ``h`` computes
+  ``tanh(b_h + g_h * sum_k w_hk u_{t-k})``, the gain ``g_h`` (initially 1) learnt with synaptic
+  gains and held at 1 without. Its only filters are the first-layer synapses, so without gains it
+  has the TDNN's function and gradient; it differs in its start: a hidden unit's fan-in is its one
+  synapse (the input's filter), not the `order` taps, so its tap weights start ``U(-2.4, 2.4)``.
+- Elman network: ``s_t = tanh(W x_t + C s_{t-1} + b)`` on the window ``x_t`` of the last
+  `order` inputs (the paper gives every network the order 5), trained on the sequence in order
+  with the context ``s_{t-1}`` held as an input (Elman's truncation: no gradient through time);
+  the context restarts at 0 each pass. On the scalar input alone, most of its runs on a random
+  data set settled on one and the same solution, a constant output (input weights near 0).
 
 Both kernels take pre-drawn initial weights and example order and train in place.
 """
@@ -112,8 +116,9 @@ def temporal_random_task(rng, *, n_train: int = 100, n_test: int = 100) -> Seque
 
 
 @njit(cache=True, nogil=True)
-def _fir_gains_sgd(x, y, order_idx, lr0, w, g, b, v, c):
-    """Per-example SGD of a FIR MLP with gains on windows `x` (n, taps), targets `y` (n,)."""
+def _fir_sgd(x, y, order_idx, lr0, learn_gains, w, g, b, v, c):
+    """Per-example SGD of a FIR MLP on windows `x` (n, taps), targets `y` (n,); the gains `g`
+    are learnt when `learn_gains`, else held."""
     n_hidden, taps = w.shape
     n_updates = order_idx.shape[0]
     filt = np.empty(n_hidden)
@@ -135,17 +140,21 @@ def _fir_gains_sgd(x, y, order_idx, lr0, w, g, b, v, c):
             v[h] -= lr * err * hidden[h]
             for j in range(taps):
                 w[h, j] -= lr * delta * g[h] * x[k, j]
-            g[h] -= lr * delta * filt[h]
+            if learn_gains:
+                g[h] -= lr * delta * filt[h]
             b[h] -= lr * delta
         c[0] -= lr * err
 
 
 @njit(cache=True, nogil=True)
-def _elman_forward(u_k, w, rec, b, v, c, ctx, hidden):
-    """One Elman step: fills `hidden` from input `u_k` and context `ctx`; returns the output."""
+def _elman_forward(x_k, w, rec, b, v, c, ctx, hidden):
+    """One Elman step: fills `hidden` from the input window `x_k` and context `ctx`; returns
+    the output."""
     out = c[0]
     for h in range(w.shape[0]):
-        s = b[h] + w[h] * u_k
+        s = b[h]
+        for j in range(x_k.shape[0]):
+            s += w[h, j] * x_k[j]
         for j in range(ctx.shape[0]):
             s += rec[h, j] * ctx[j]
         hidden[h] = fast_tanh(s)
@@ -154,10 +163,11 @@ def _elman_forward(u_k, w, rec, b, v, c, ctx, hidden):
 
 
 @njit(cache=True, nogil=True)
-def _elman_sgd(u, y, n_updates, lr0, w, rec, b, v, c):
-    """Per-step SGD of an Elman network along the sequence, context held as an input."""
+def _elman_sgd(x, y, n_updates, lr0, w, rec, b, v, c):
+    """Per-step SGD of an Elman network along the windows `x` (n, taps), context held as an
+    input."""
     n_hidden = w.shape[0]
-    n = u.shape[0]
+    n = x.shape[0]
     ctx = np.zeros(n_hidden)
     hidden = np.empty(n_hidden)
     for t in range(n_updates):
@@ -165,11 +175,12 @@ def _elman_sgd(u, y, n_updates, lr0, w, rec, b, v, c):
         k = t % n
         if k == 0:
             ctx[:] = 0.0
-        err = _elman_forward(u[k], w, rec, b, v, c, ctx, hidden) - y[k]
+        err = _elman_forward(x[k], w, rec, b, v, c, ctx, hidden) - y[k]
         for h in range(n_hidden):
             delta = (1.0 - hidden[h] * hidden[h]) * err * v[h]
             v[h] -= lr * err * hidden[h]
-            w[h] -= lr * delta * u[k]
+            for j in range(x.shape[1]):
+                w[h, j] -= lr * delta * x[k, j]
             for j in range(n_hidden):
                 rec[h, j] -= lr * delta * ctx[j]
             b[h] -= lr * delta
@@ -178,13 +189,13 @@ def _elman_sgd(u, y, n_updates, lr0, w, rec, b, v, c):
 
 
 @njit(cache=True, nogil=True)
-def _elman_outputs(u, w, rec, b, v, c, out):
-    """Outputs along the whole sequence from a zero context."""
+def _elman_outputs(x, w, rec, b, v, c, out):
+    """Outputs along the whole sequence of windows `x` from a zero context."""
     n_hidden = w.shape[0]
     ctx = np.zeros(n_hidden)
     hidden = np.empty(n_hidden)
-    for k in range(u.shape[0]):
-        out[k] = _elman_forward(u[k], w, rec, b, v, c, ctx, hidden)
+    for k in range(x.shape[0]):
+        out[k] = _elman_forward(x[k], w, rec, b, v, c, ctx, hidden)
         ctx[:] = hidden
 
 
@@ -199,9 +210,10 @@ def _check(n_runs, n_hidden, n_updates, lr0):
     return n_runs, n_hidden, n_updates, lr0
 
 
-def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float = 0.1,
-                      rng, x_eval=None) -> np.ndarray:
-    """Train FIR MLPs with synaptic gains on tapped inputs; their outputs on `x_eval`.
+def fir_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, gains: bool = True,
+                fan_in: int = 1, lr0: float = 0.1, rng, x_eval=None) -> np.ndarray:
+    """Train FIR MLPs, with or without synaptic gains, on tapped inputs; their outputs on
+    `x_eval`.
 
     Parameters
     ----------
@@ -211,14 +223,19 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
         Targets.
     n_runs, n_hidden, n_updates : int
         Networks, hidden tanh units, and per-example updates of each network.
+    gains : bool
+        Learn a synaptic gain per hidden unit (initially 1); without, the gains stay 1.
+    fan_in : int
+        The ``F`` of the hidden units' start ``U(-2.4/F, 2.4/F)``: 1, the unit's one synapse
+        (the input's filter), or the number of taps, as for a windowed MLP.
     lr0 : float
         Initial learning rate; it falls linearly to 0 over the updates.
     x_eval : ndarray, shape (m, taps), optional
         Inputs to evaluate the trained networks on; default `x`.
     rng : numpy.random.Generator
-        Per run, draws the tap weights and hidden biases ``U(-2.4/taps, 2.4/taps)`` unit by
-        unit (weights then bias), the output weights and bias ``U(-2.4/n_hidden,
-        2.4/n_hidden)``, then the examples of all the updates. Gains start at 1.
+        Per run, draws the tap weights and hidden biases ``U(-2.4/F, 2.4/F)`` unit by unit
+        (weights then bias; ``F`` = `fan_in`), the output weights and bias
+        ``U(-2.4/n_hidden, 2.4/n_hidden)``, then the examples of all the updates.
 
     Returns
     -------
@@ -227,11 +244,11 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.temporal import fir_gains_outputs, temporal_random_task
+    >>> from evalmc.sims.temporal import fir_outputs, temporal_random_task
     >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
     >>> x = task.windows(3)
-    >>> out = fir_gains_outputs(x[:10], task.labels[:10], n_runs=2, n_hidden=2, n_updates=50,
-    ...                         rng=np.random.default_rng(0), x_eval=x[10:])
+    >>> out = fir_outputs(x[:10], task.labels[:10], n_runs=2, n_hidden=2, n_updates=50,
+    ...                   rng=np.random.default_rng(0), x_eval=x[10:])
     >>> out.shape
     (2, 10)
     """
@@ -240,22 +257,23 @@ def fir_gains_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: 
     y = np.ascontiguousarray(y, dtype=float)
     x_eval = x if x_eval is None else np.asarray(x_eval, dtype=float)
     taps = x.shape[1]
+    fan_in = check_int("fan_in", fan_in, low=1)
     out = np.empty((n_runs, x_eval.shape[0]))
     for r in range(n_runs):
-        first = rng.uniform(-2.4 / taps, 2.4 / taps, (n_hidden, taps + 1))
+        first = rng.uniform(-2.4 / fan_in, 2.4 / fan_in, (n_hidden, taps + 1))
         second = rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden, n_hidden + 1)
         w, b = first[:, :taps].copy(), first[:, taps].copy()
         v, c = second[:n_hidden].copy(), second[n_hidden:].copy()
         g = np.ones(n_hidden)
-        _fir_gains_sgd(x, y, epoch_order(rng, x.shape[0], n_updates), lr0, w, g, b, v, c)
+        _fir_sgd(x, y, epoch_order(rng, x.shape[0], n_updates), lr0, bool(gains), w, g, b, v, c)
         out[r] = c[0] + np.tanh(b + g * (x_eval @ w.T)) @ v
     return out
 
 
-def fir_gains_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
-                            n_updates: int, lr0: float = 0.1, rng) -> np.ndarray:
-    """Train FIR MLPs with synaptic gains (`order` taps) on the training steps; percent
-    correct on the test steps, one per run (see :func:`fir_gains_outputs`).
+def fir_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
+                      n_updates: int, gains: bool = True, lr0: float = 0.1, rng) -> np.ndarray:
+    """Train FIR MLPs (`order` taps) on the training steps; percent correct on the test steps,
+    one per run (see :func:`fir_outputs`).
 
     Parameters
     ----------
@@ -264,6 +282,8 @@ def fir_gains_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden
         Taps of the first-layer filters.
     n_runs, n_hidden, n_updates : int
         Networks, hidden units, and per-example updates of each network.
+    gains : bool
+        Learn the synaptic gains.
     lr0 : float
         Initial learning rate.
     rng : numpy.random.Generator
@@ -275,31 +295,34 @@ def fir_gains_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.temporal import fir_gains_test_accuracy, temporal_random_task
+    >>> from evalmc.sims.temporal import fir_test_accuracy, temporal_random_task
     >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> fir_gains_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
-    ...                         rng=np.random.default_rng(0)).tolist()
-    [50.0, 40.0]
+    >>> fir_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
+    ...                   rng=np.random.default_rng(0)).tolist()
+    [50.0, 60.0]
     """
     x = task.windows(check_int("order", order, low=1))
-    out = fir_gains_outputs(x[:task.n_train], task.labels[:task.n_train], n_runs=n_runs,
-                            n_hidden=n_hidden, n_updates=n_updates, lr0=lr0, rng=rng,
-                            x_eval=x[task.n_train:])
+    out = fir_outputs(x[:task.n_train], task.labels[:task.n_train], n_runs=n_runs,
+                      n_hidden=n_hidden, n_updates=n_updates, gains=gains, lr0=lr0, rng=rng,
+                      x_eval=x[task.n_train:])
     return np.array([_percent(o, task.labels[task.n_train:]) for o in out])
 
 
-def elman_test_accuracy(task: Sequence, *, n_runs: int, n_hidden: int, n_updates: int,
-                        lr0: float = 0.1, rng) -> np.ndarray:
-    """Train Elman networks; percent correct on the test steps, one per run.
+def elman_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
+                        n_updates: int, lr0: float = 0.1, rng) -> np.ndarray:
+    """Train Elman networks on the window of the last `order` inputs; percent correct on the
+    test steps, one per run.
 
-    Per run, `rng` draws each hidden unit's input weight, context weights and bias
-    ``U(-2.4/F, 2.4/F)`` with ``F = 1 + n_hidden``, then the output weights and bias
+    Per run, `rng` draws each hidden unit's input weights, context weights and bias
+    ``U(-2.4/F, 2.4/F)`` with ``F = order + n_hidden``, then the output weights and bias
     ``U(-2.4/n_hidden, 2.4/n_hidden)``. The test steps follow the training steps, the context
     carried over.
 
     Parameters
     ----------
     task : Sequence
+    order : int
+        Inputs in a window (the network's order).
     n_runs, n_hidden, n_updates : int
         Networks, hidden units, and per-step updates of each network.
     lr0 : float
@@ -315,22 +338,23 @@ def elman_test_accuracy(task: Sequence, *, n_runs: int, n_hidden: int, n_updates
     >>> import numpy as np
     >>> from evalmc.sims.temporal import elman_test_accuracy, temporal_random_task
     >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> elman_test_accuracy(task, n_runs=2, n_hidden=2, n_updates=50,
+    >>> elman_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
     ...                     rng=np.random.default_rng(0)).tolist()
-    [50.0, 50.0]
+    [30.0, 50.0]
     """
     n_runs, n_hidden, n_updates, lr0 = _check(n_runs, n_hidden, n_updates, lr0)
-    u_train, y_train = task.u[:task.n_train], task.labels[:task.n_train]
+    x = task.windows(check_int("order", order, low=1))
+    x_train, y_train = x[:task.n_train], task.labels[:task.n_train]
     out = np.empty(task.u.size)
     acc = np.empty(n_runs)
+    fan = order + n_hidden
     for r in range(n_runs):
-        fan = 1 + n_hidden
-        first = rng.uniform(-2.4 / fan, 2.4 / fan, (n_hidden, n_hidden + 2))
+        first = rng.uniform(-2.4 / fan, 2.4 / fan, (n_hidden, fan + 1))
         second = rng.uniform(-2.4 / n_hidden, 2.4 / n_hidden, n_hidden + 1)
-        w, rec, b = first[:, 0].copy(), first[:, 1:-1].copy(), first[:, -1].copy()
+        w, rec, b = first[:, :order].copy(), first[:, order:-1].copy(), first[:, -1].copy()
         v, c = second[:n_hidden].copy(), second[n_hidden:].copy()
-        _elman_sgd(u_train, y_train, n_updates, lr0, w, rec, b, v, c)
-        _elman_outputs(task.u, w, rec, b, v, c, out)
+        _elman_sgd(x_train, y_train, n_updates, lr0, w, rec, b, v, c)
+        _elman_outputs(x, w, rec, b, v, c, out)
         acc[r] = _percent(out[task.n_train:], task.labels[task.n_train:])
     return acc
 

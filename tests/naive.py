@@ -328,9 +328,9 @@ def sequences_rejection(pvalue, sizes, values, probabilities, alpha):
     return total
 
 
-def fir_gains_numpy(x, y, order_idx, lr0, w, g, b, v, c):
-    """FIR MLP with synaptic gains, one numpy step per example ``x[order_idx[t]]``; returns the
-    trained (w, g, b, v, c) as new arrays."""
+def fir_numpy(x, y, order_idx, lr0, learn_gains, w, g, b, v, c):
+    """FIR MLP, one numpy step per example ``x[order_idx[t]]``, its gains learnt when
+    `learn_gains`; returns the trained (w, g, b, v, c) as new arrays."""
     w, g, b, v, c = (np.array(a, dtype=float) for a in (w, g, b, v, c))
     n = len(order_idx)
     for t, k in enumerate(order_idx):
@@ -341,27 +341,27 @@ def fir_gains_numpy(x, y, order_idx, lr0, w, g, b, v, c):
         delta = (1 - hidden**2) * err * v
         v = v - lr * err * hidden
         w = w - lr * (delta * g)[:, None] * x[k][None, :]
-        g = g - lr * delta * filt
+        g = g - lr * delta * filt if learn_gains else g
         b = b - lr * delta
         c = c - lr * err
     return w, g, b, v, c
 
 
-def elman_numpy(u, y, n_updates, lr0, w, rec, b, v, c):
-    """Elman network trained step by step along the sequence (context restarts at 0 each pass,
-    no gradient through time); returns the trained (w, rec, b, v, c)."""
+def elman_numpy(x, y, n_updates, lr0, w, rec, b, v, c):
+    """Elman network trained step by step along the windows `x` (context restarts at 0 each
+    pass, no gradient through time); returns the trained (w, rec, b, v, c)."""
     w, rec, b, v, c = (np.array(a, dtype=float) for a in (w, rec, b, v, c))
     ctx = np.zeros(len(b))
     for t in range(n_updates):
         lr = lr0 * (1 - t / n_updates)
-        k = t % len(u)
+        k = t % len(x)
         if k == 0:
             ctx = np.zeros(len(b))
-        hidden = np.tanh(b + w * u[k] + rec @ ctx)
+        hidden = np.tanh(b + w @ x[k] + rec @ ctx)
         err = c[0] + v @ hidden - y[k]
         delta = (1 - hidden**2) * err * v
         v = v - lr * err * hidden
-        w = w - lr * delta * u[k]
+        w = w - lr * np.outer(delta, x[k])
         rec = rec - lr * np.outer(delta, ctx)
         b = b - lr * delta
         c = c - lr * err
