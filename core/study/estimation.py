@@ -346,7 +346,7 @@ def _truth(target, cond: Scenario) -> float:
         value = target(cond)
     elif isinstance(target, str):
         check_choice("target", target, tuple(TARGETS))
-        value = getattr(cond, TARGETS[target])
+        value = getattr(cond, TARGETS[target], None)
         if value is None:
             raise ValueError(f"scenario {cond.name!r} does not define `target` {target!r}; "
                              "give `target` as a number or a function of the scenario.")
