@@ -94,9 +94,10 @@ class TwoModels(_TwoRates, registered="two-models"):
     >>> import numpy as np
     >>> from evalmc.sims.twomodels import TwoModels
     >>> batch = TwoModels(n=5, theta_a=0.8, theta_b=0.3).draw(np.random.default_rng(0), 2)
-    >>> batch.a.tolist(), batch.b.tolist()
-    ([[1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0]], [[0.0, 0.0, 0.0, 1.0, 0.0], \
-[0.0, 0.0, 1.0, 0.0, 0.0]])
+    >>> batch.a.tolist()
+    [[1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0, 0.0]]
+    >>> batch.b.tolist()
+    [[0.0, 1.0, 0.0, 1.0, 0.0], [1.0, 0.0, 0.0, 1.0, 0.0]]
     """
 
     estimand = "mean difference"
@@ -134,7 +135,7 @@ class TwoModels(_TwoRates, registered="two-models"):
         >>> import numpy as np
         >>> from evalmc.sims.twomodels import TwoModels
         >>> TwoModels(n=4).draw(np.random.default_rng(1), 1).a.tolist()
-        [[1.0, 0.0, 1.0, 1.0]]
+        [[0.0, 0.0, 1.0, 0.0]]
         """
         a = (rng.random((n_reps, self.n)) < self.theta_a).astype(float)
         b = (rng.random((n_reps, self.n)) < self.theta_b).astype(float)
@@ -152,9 +153,10 @@ class PairedModels(_TwoRates, registered="paired-models"):
     >>> import numpy as np
     >>> from evalmc.sims.twomodels import PairedModels
     >>> batch = PairedModels(n=6, rho=0.9).draw(np.random.default_rng(0), 2)
-    >>> batch.a.tolist(), batch.b.tolist()
-    ([[1.0, 0.0, 1.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]], [[1.0, 0.0, 1.0, \
-1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]])
+    >>> batch.a.tolist()
+    [[1.0, 0.0, 1.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]]
+    >>> batch.b.tolist()
+    [[0.0, 0.0, 1.0, 0.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0, 0.0, 1.0]]
     """
 
     estimand = "mean difference"
