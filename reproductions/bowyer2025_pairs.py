@@ -16,7 +16,7 @@ summary, and every parameter below is read from the authors' code (``indep_model
   levels 0.8, 0.9, 0.95, 0.99, posterior quantiles exact (:mod:`evalmc.estimators.comparisons`),
   and beside each simulated coverage its exact value, the mean over the theta pairs of the sum
   over both binomial counts (:func:`~evalmc.estimators.comparisons.independent_coverage`;
-  Fisher's only up to N = 100, where scipy's interval takes 4 ms a table).
+  up to N = 100 but for the CLT's, as the sum needs every table's interval).
 - Paired (Sec 3.4): per question a latent bivariate normal with means ``(Phi^-1(theta_A),
   Phi^-1(theta_B))``, unit variances and correlation ``rho = 2 r - 1``, ``r ~ Beta(4, 2)``
   drawn per data set; answers the latents' signs (``paired-models``); intervals: the paired CLT
@@ -27,7 +27,8 @@ summary, and every parameter below is read from the authors' code (``indep_model
   N in {3, 10, 30, 100}, 100 levels from 0.8 to 0.995, 10,000 importance samples from the
   prior. Ours: the same sizes, N also 300, four levels, the posterior integrated on a grid.
 - Prior mismatch (the authors' robustness runs): theta_B drawn from Beta(10, 10), Beta(100,
-  20) or Beta(20, 100), theta_A uniform, the Bayesian priors unchanged. In the authors'
+  20) or Beta(20, 100), theta_A uniform, the Bayesian priors unchanged, N in {3, 10, 30}
+  (the authors' also 100). In the authors'
   script the A rates are drawn from ``Beta(prior_alpha_A, prior_beta_B)`` (B's second
   parameter), so their runs had theta_A from Beta(1, 10), Beta(1, 20) or Beta(1, 100); ours
   draw theta_A uniform, as the script's options say.
@@ -62,8 +63,11 @@ PAIRED_INTERVALS = ("paired-z-interval", "bayes-paired", "clt-diff", "bayes-diff
 #: The laws of (theta_A, theta_B): the paper's, then the prior-mismatch runs.
 PRIORS = {"uniform": ((1, 1), (1, 1)), "B ~ Beta(10, 10)": ((1, 1), (10, 10)),
           "B ~ Beta(100, 20)": ((1, 1), (100, 20)), "B ~ Beta(20, 100)": ((1, 1), (20, 100))}
-#: Fisher's exact coverage is summed up to this N (scipy's interval is slow).
-FISHER_EXACT_MAX_N = 100
+#: Exact coverage is summed up to this N for the intervals slow to compute on every table
+#: (scipy's Fisher interval takes 4 ms a table; the Beta quantiles 0.5 ms); the CLT's at every N.
+EXACT_MAX_N = 100
+#: The sizes of the prior-mismatch figure at the paper scale (its target judges N <= 30).
+MISMATCH_NS = (3, 10, 30)
 LABELS = {"clt-diff": "CLT difference", "bayes-diff": "Bayes difference",
           "fisher-odds-ratio": "Fisher odds ratio", "bayes-odds-ratio": "Bayes odds ratio",
           "paired-z-interval": "paired CLT", "bayes-paired": "Bayes paired"}
@@ -119,7 +123,7 @@ def draw_thetas(prior: str, k: int) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> theta_a, theta_b = draw_thetas("uniform", 3)
     >>> theta_a.round(3), theta_b.round(3)
-    (array([0.654, 0.177, 0.585]), array([0.449, 0.854, 0.294]))
+    (array([0.703, 0.629, 0.521]), array([0.114, 0.577, 0.264]))
     """
     rng = np.random.default_rng([SEED, list(PRIORS).index(prior)])
     (a1, b1), (a2, b2) = PRIORS[prior]
@@ -145,18 +149,19 @@ def _pooled(summary: pd.DataFrame) -> pd.DataFrame:
 def _run(scenario, ns, theta_a, theta_b, intervals, target, levels, reps, runs):
     specs = [f"{name}(level={level})" for name in intervals for level in levels]
     res = run_estimation(_design(ns, theta_a, theta_b), scenario, specs, target=target,
-                         n_reps=reps, seed=SEED, progress=False, **runs.engine)
+                         n_reps=reps, seed=SEED, progress=False, **(runs or Runs()).engine)
     return res.summary
 
 
-def compute_independent(scale: str = "paper", runs: Runs = Runs()) -> pd.DataFrame:
+def compute_independent(scale: str = "paper", runs: Runs | None = None) -> pd.DataFrame:
     """Coverage of the independent-comparison intervals against N and the nominal level,
     simulated and exact, under the uniform prior.
 
     Parameters
     ----------
     scale : {'quick', 'paper'}
-    runs : Runs
+    runs : Runs, optional
+        How the Monte Carlo work runs (default: one worker, no cache).
 
     Returns
     -------
@@ -182,7 +187,7 @@ def compute_independent(scale: str = "paper", runs: Runs = Runs()) -> pd.DataFra
 
 
 def _exact(interval, level, n, theta_a, theta_b) -> float:
-    if interval == "fisher-odds-ratio" and n > FISHER_EXACT_MAX_N:
+    if interval != "clt-diff" and n > EXACT_MAX_N:
         return float("nan")
     spec = f"{interval}(level={level})"
     target = INDEPENDENT_INTERVALS[interval]
@@ -190,16 +195,20 @@ def _exact(interval, level, n, theta_a, theta_b) -> float:
                           for ta, tb in zip(theta_a, theta_b, strict=True)]))
 
 
-def compute_paired(scale: str = "paper", runs: Runs = Runs(), priors=("uniform",)):
+def compute_paired(scale: str = "paper", runs: Runs | None = None, priors=("uniform",),
+                   ns=None):
     """Coverage of the paired-comparison intervals against N and the nominal level, for each
     law of the rates in `priors`.
 
     Parameters
     ----------
     scale : {'quick', 'paper'}
-    runs : Runs
+    runs : Runs, optional
+        As :func:`compute_independent`'s.
     priors : sequence of str
         Keys of :data:`PRIORS`.
+    ns : sequence of int, optional
+        The sizes N; default the scale's.
 
     Returns
     -------
@@ -215,14 +224,16 @@ def compute_paired(scale: str = "paper", runs: Runs = Runs(), priors=("uniform",
     parts = []
     for prior in priors:
         theta_a, theta_b = draw_thetas(prior, spec["thetas"])
-        summary = _run("paired-models", spec["ns"], theta_a, theta_b, PAIRED_INTERVALS,
+        summary = _run("paired-models", spec["ns"] if ns is None else ns, theta_a, theta_b,
+                       PAIRED_INTERVALS,
                        "effect", spec["levels"], spec["reps"][1], runs)
         parts.append(_pooled(summary).assign(prior=prior))
     return pd.concat(parts, ignore_index=True)
 
 
 def _compute_mismatch(scale: str, runs: Runs) -> pd.DataFrame:
-    return compute_paired(scale, runs, priors=tuple(PRIORS)[1:])
+    return compute_paired(scale, runs, priors=tuple(PRIORS)[1:],
+                          ns=MISMATCH_NS if scale == "paper" else None)
 
 
 def _at(data, interval, level=LEVEL, prior="uniform"):
