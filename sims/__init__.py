@@ -131,6 +131,20 @@ SCENARIOS = Registry("scenario", [
               Param("scores", "correct", str, "'correct' (0/1) or 'latent' (the latent value, "
                                               "like a log-probability)"),
               yields=("scores", "clusters", "samples")),
+    _scenario("two-models", "twomodels:TwoModels",
+              "two models' 0/1 answers on n different questions each, right with probabilities "
+              "theta_a and theta_b (Bowyer et al. 2025)",
+              Param("n", 10, int, "questions per model and replication"),
+              Param("theta_a", 0.5, float, "A's accuracy, in (0, 1)"),
+              Param("theta_b", 0.5, float, "B's accuracy, in (0, 1)")),
+    _scenario("paired-models", "twomodels:PairedModels",
+              "two models' 0/1 answers on the same n questions: signs of correlated latent "
+              "normals (Bowyer et al. 2025)",
+              Param("n", 10, int, "questions per replication"),
+              Param("theta_a", 0.5, float, "A's accuracy, in (0, 1)"),
+              Param("theta_b", 0.5, float, "B's accuracy, in (0, 1)"),
+              Param("rho", None, float, "latent correlation, in (-1, 1); default: 2 r - 1, "
+                                        "r ~ Beta(4, 2), drawn per replication")),
     _scenario("item-model", "itemmodel:ItemModel",
               "your own two models' item scores: a latent Gaussian model fitted to them, fresh "
               "items each replication",

@@ -47,7 +47,7 @@ def test_csv_summary_and_plot(tmp_path, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     (["--estimator", "nope"], "unknown estimator 'nope'"),
     (["--estimator", "mean-a", "--target", "median"],
-     "`target` must be mean-a or effect or a number; got 'median'"),
+     "`target` must be mean-a or effect or odds-ratio or a number; got 'median'"),
     (["--estimator", "mean-a", "--reps", "x"], "`reps` must be an integer; got 'x'"),
     (["--estimator", "mean-a", "--plot", "/no/such/dir/f.png"],
      "`--plot` must be a file in a writable directory"),

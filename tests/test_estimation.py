@@ -151,7 +151,8 @@ def test_targets(target, truth):
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"target": "median"}, "`target` must be one of 'mean-a', 'effect'; got 'median'"),
+    ({"target": "median"},
+     "`target` must be one of 'mean-a', 'effect', 'odds-ratio'; got 'median'"),
     ({"scenario": "pipelines", "design": {"k": 5}}, "scenario 'pipelines' does not define "
                                                     "`target` 'mean-a'"),
     ({"estimators": ["nope"]}, "unknown estimator 'nope'"),

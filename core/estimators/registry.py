@@ -14,6 +14,7 @@ _LEVEL = Param("level", 0.95, float, "nominal coverage, in (0, 1)")
 #: named target for them.
 _OF_MEAN_A = {"estimand": "mean-a"}
 _OF_EFFECT = {"estimand": "effect"}
+_OF_ODDS_RATIO = {"estimand": "odds-ratio"}
 _N_BOOT = Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples")
 #: Cluster resamples of the cluster bootstrap interval, as the ``cluster-bootstrap`` test's.
 CLUSTER_BOOT = 999
@@ -58,6 +59,20 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     _items("cluster-bootstrap-interval", "cluster_bootstrap_interval", "percentile interval of "
            "mean(A - B) resampling clusters",
            (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _PAIRED_EFFECT),
+    Entry("clt-diff", "evalmc.estimators.comparisons:clt_diff", "CLT (Wald) interval of A's "
+          "accuracy minus B's, independent samples (0/1 item scores)", (_LEVEL,), _OF_EFFECT),
+    Entry("bayes-diff", "evalmc.estimators.comparisons:bayes_diff", "posterior interval of "
+          "A's accuracy minus B's, independent Beta(1, 1) priors and samples", (_LEVEL,),
+          _OF_EFFECT),
+    Entry("fisher-odds-ratio", "evalmc.estimators.comparisons:fisher_odds_ratio", "interval of "
+          "the odds ratio of A's accuracy to B's inverting Fisher's exact test, independent "
+          "samples", (_LEVEL,), _OF_ODDS_RATIO),
+    Entry("bayes-odds-ratio", "evalmc.estimators.comparisons:bayes_odds_ratio", "posterior "
+          "interval of the odds ratio of A's accuracy to B's, independent Beta(1, 1) priors",
+          (_LEVEL,), _OF_ODDS_RATIO),
+    Entry("bayes-paired", "evalmc.estimators.comparisons:bayes_paired", "posterior interval "
+          "of A's accuracy minus B's on the same items, latent bivariate normal model "
+          "(Bowyer et al. 2025)", (_LEVEL,), _PAIRED_EFFECT),
     _items("passk-interval", "passk_interval", "A's mean unbiased pass@k (Chen et al. 2021) +- "
            "z sd / sqrt(n_items); its estimand is A's pass@k (A's mean for k=1)", (_K, _LEVEL),
            {"needs": "samples"}),
@@ -88,9 +103,10 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
 ])
 
 #: Named estimands: the scenario's attribute that holds each one's true value.
-TARGETS = {"mean-a": "a_mean", "effect": "effect"}
+TARGETS = {"mean-a": "a_mean", "effect": "effect", "odds-ratio": "odds_ratio"}
 #: What each named estimand is, as messages say it.
-TARGET_DOCS = {"mean-a": "A's population mean", "effect": "A's population mean minus B's"}
+TARGET_DOCS = {"mean-a": "A's population mean", "effect": "A's population mean minus B's",
+               "odds-ratio": "the odds of A's accuracy over the odds of B's"}
 
 #: The choices of the Boo_n estimator: the best run is the highest or the lowest score, and
 #: its interval a percentile or a smoothed bootstrap.

@@ -259,9 +259,10 @@ def run_estimation(design, scenario, estimators, *, n_reps: int, seed: int,
     n_reps, seed, block_size, n_jobs, backend, cache, progress, scheduler, task_seconds,
     max_failure_rate
         As for :func:`~evalmc.study.rates.run_study`.
-    target : {'mean-a', 'effect'}, float or callable
-        The estimand: A's population mean, the population difference A - B, a number, or a
-        function of the condition's scenario giving its true value. A named target must be
+    target : {'mean-a', 'effect', 'odds-ratio'}, float or callable
+        The estimand: A's population mean, the population difference A - B, the odds of A's
+        accuracy over B's (scenarios of two rates), a number, or a function of the
+        condition's scenario giving its true value. A named target must be
         what each estimator estimates, when it declares it (each built-in one does: 'effect'
         for ``mean-diff``, ``welch-interval``, ``paired-t-interval``, ``bootstrap-diff``).
     keep_values : bool
@@ -346,7 +347,7 @@ def _truth(target, cond: Scenario) -> float:
         value = target(cond)
     elif isinstance(target, str):
         check_choice("target", target, tuple(TARGETS))
-        value = getattr(cond, TARGETS[target])
+        value = getattr(cond, TARGETS[target], None)
         if value is None:
             raise ValueError(f"scenario {cond.name!r} does not define `target` {target!r}; "
                              "give `target` as a number or a function of the scenario.")

@@ -1,0 +1,589 @@
+"""Intervals of the comparison of two models' accuracies from 0/1 item scores, as Bowyer,
+Aitchison and Ivanova (2025) compare them.
+
+Two models on different questions (independent samples, ``k_A`` of ``n_A`` and ``k_B`` of
+``n_B`` correct):
+
+- ``clt-diff``: the CLT (Wald) interval of ``p_A - p_B``, ``p_A - p_B +- z sqrt(p_A (1 - p_A)
+  / n_A + p_B (1 - p_B) / n_B)``.
+- ``bayes-diff``: the equal-tailed posterior interval of ``theta_A - theta_B`` under
+  independent Beta(1, 1) priors, posteriors ``Beta(k + 1, n - k + 1)``; its quantiles are
+  computed exactly (to quadrature error), not from posterior draws: ``P(D <= d) = int_0^1
+  F_A(F_B^{-1}(u) + d) du`` by Gauss-Legendre quadrature, solved for ``d``.
+- ``fisher-odds-ratio``: the interval of the odds ratio ``theta_A (1 - theta_B) / ((1 -
+  theta_A) theta_B)`` obtained by inverting Fisher's exact test (scipy's
+  ``odds_ratio(kind='conditional')``), around the conditional maximum likelihood estimate.
+- ``bayes-odds-ratio``: the equal-tailed posterior interval of the same odds ratio, the
+  posteriors as ``bayes-diff``'s, on the log-odds scale by the same quadrature.
+
+Two models on the same questions (paired): the paired CLT interval is ``paired-z-interval``
+(:mod:`evalmc.estimators.items`), and
+
+- ``bayes-paired``: the posterior interval of ``theta_A - theta_B`` in the authors' paired
+  model: per question a latent bivariate normal with means ``(Phi^-1(theta_A),
+  Phi^-1(theta_B))``, unit variances and correlation ``rho``, answers the latents' signs;
+  priors ``theta_A, theta_B ~ Beta(1, 1)`` and ``(rho + 1) / 2 ~ Beta(4, 2)``. The likelihood
+  is multinomial over the four cells of the 2 x 2 table of the pairs, ``P(both wrong) =
+  Phi2(-Phi^-1(theta_A), -Phi^-1(theta_B); rho)``. The authors sample the posterior by
+  importance sampling from the prior; here it is integrated on a fixed grid (midpoints of
+  :data:`GRID` cells per rate, :data:`RHO_NODES` midpoints of ``(rho + 1) / 2``), which makes
+  the interval deterministic: the rates' grid cells are restricted to where each model's own
+  binomial likelihood is within ``exp(-20)`` of its maximum (a bound on the table's), every
+  k-th cell taken when that leaves more than :data:`WINDOW` per rate, and the posterior mass
+  of each difference of grid rates is spread uniformly over one step of the grid used.
+
+The odds-ratio intervals estimate the ``'odds-ratio'`` estimand, the others the ``'effect'``
+(A's accuracy minus B's). ``z`` is the normal quantile of ``(1 + level) / 2``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from evalmc.estimators.intervals import EstimateResult, Estimator
+from evalmc.estimators.items import _level, _proportions
+from evalmc.sims.validation import check_int
+
+#: Gauss-Legendre nodes of the Beta-difference quadrature.
+NODES = 96
+#: Grid cells per rate of the paired posterior.
+GRID = 256
+#: Grid points per rate at most in one table's posterior: a wider window takes every k-th.
+WINDOW = 96
+#: Midpoint nodes of ``(rho + 1) / 2`` of the paired posterior.
+RHO_NODES = 32
+#: Prior of ``(rho + 1) / 2`` in the paired model (the authors' Beta(4, 2)).
+RHO_PRIOR = (4.0, 2.0)
+_MARGIN_LOGLIK = 20.0
+
+
+def _counts(batch):
+    a, b = _proportions(batch)
+    return a.sum(axis=1), a.shape[1], b.sum(axis=1), b.shape[1]
+
+
+def clt_diff(level: float = 0.95) -> Estimator:
+    """The ``clt-diff`` family: the CLT (Wald) interval of ``p_A - p_B``, A's and B's items
+    independent (statsmodels' ``confint_proportions_2indep(method='wald')``).
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a, b = np.array([[1.0, 1.0, 0.0, 1.0, 1.0]]), np.array([[0.0, 1.0, 0.0, 0.0, 1.0]])
+    >>> result = get_estimator("clt-diff")(Batch(a, b, paired=False), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([0.4]), array([-0.1544]), array([0.9544]))
+    """
+    level, z = _level(level)
+
+    def func(batch, rng):
+        k_a, n_a, k_b, n_b = _counts(batch)
+        p_a, p_b = k_a / n_a, k_b / n_b
+        se = np.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
+        diff = p_a - p_b
+        return EstimateResult(diff, diff - z * se, diff + z * se)
+
+    return Estimator("", "", func, level)
+
+
+@functools.lru_cache(maxsize=1)
+def _gauss_legendre():
+    x, w = np.polynomial.legendre.leggauss(NODES)
+    return (x + 1) / 2, w / 2
+
+
+def _beta_logpdf(x, a, b):
+    from scipy.special import betaln, xlog1py, xlogy
+
+    return xlogy(a - 1, x) + xlog1py(b - 1, -x) - betaln(a, b)
+
+
+def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
+    """Quantiles of ``X - Y`` (or of ``logit X - logit Y``) for independent ``X ~ Beta(a1,
+    b1)``, ``Y ~ Beta(a2, b2)``.
+
+    ``P(X - Y <= d) = int_0^1 F_X(F_Y^{-1}(u) + d) du`` by Gauss-Legendre quadrature
+    (:data:`NODES` nodes), solved for ``d`` by Newton steps kept inside a bisection bracket.
+
+    Parameters
+    ----------
+    a1, b1, a2, b2 : array_like
+        The Beta parameters (positive), broadcast together to shape ``s``.
+    probs : sequence of float
+        Probabilities in (0, 1).
+    log_odds : bool
+        Quantiles of the log odds ratio ``logit X - logit Y`` instead of the difference.
+
+    Returns
+    -------
+    ndarray, shape ``(len(probs),) + s``
+
+    Examples
+    --------
+    >>> from evalmc.estimators.comparisons import beta_difference_quantiles
+    >>> beta_difference_quantiles(4, 2, 2, 4, [0.025, 0.5, 0.975]).round(4)
+    array([-0.1958,  0.3488,  0.773 ])
+    >>> beta_difference_quantiles(3, 3, 3, 3, [0.5], log_odds=True).round(6)
+    array([0.])
+    """
+    from scipy.special import betainc, betaincinv, expit, logit
+
+    a1, b1, a2, b2 = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a1, b1, a2, b2)))
+    shape = a1.shape
+    a1, b1, a2, b2 = (x.reshape(-1, 1) for x in (a1, b1, a2, b2))
+    u, w = _gauss_legendre()
+    y = betaincinv(a2, b2, u)
+    if log_odds:
+        y = logit(y)
+        lo0, hi0 = np.full(a1.shape, -60.0), np.full(a1.shape, 60.0)
+    else:
+        lo0, hi0 = np.full(a1.shape, -1.0), np.full(a1.shape, 1.0)
+
+    def cdf_pdf(d):
+        x = y + d
+        if log_odds:
+            x = expit(x)
+            jac = x * (1 - x)
+        else:
+            jac = ((x > 0) & (x < 1)).astype(float)
+            x = np.clip(x, 0.0, 1.0)
+        inside = (x > 0) & (x < 1)
+        dens = np.where(inside, np.exp(_beta_logpdf(np.where(inside, x, 0.5), a1, b1)), 0.0)
+        return betainc(a1, b1, x) @ w, (dens * jac) @ w
+
+    from scipy.special import ndtri, polygamma
+
+    if log_odds:  # the normal approximation of logit(Beta) - logit(Beta), as the start
+        mean = _digamma_diff(a1, b1) - _digamma_diff(a2, b2)
+        sd = np.sqrt(polygamma(1, a1) + polygamma(1, b1) + polygamma(1, a2) + polygamma(1, b2))
+    else:
+        mean = a1 / (a1 + b1) - a2 / (a2 + b2)
+        sd = np.sqrt(a1 * b1 / ((a1 + b1) ** 2 * (a1 + b1 + 1))
+                     + a2 * b2 / ((a2 + b2) ** 2 * (a2 + b2 + 1)))
+    out = []
+    for p in probs:
+        lo, hi = lo0[:, 0].copy(), hi0[:, 0].copy()
+        d = np.clip(mean + ndtri(p) * sd, lo0, hi0)[:, 0]
+        for _ in range(100):
+            f, dens = cdf_pdf(d[:, None])
+            below = f < p
+            lo, hi = np.where(below, d, lo), np.where(below, hi, d)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                step = d - (f - p) / dens
+            bad = ~np.isfinite(step) | (step < lo) | (step > hi)
+            new = np.where(bad, (lo + hi) / 2, step)
+            done = (np.abs(new - d) < 1e-10) | (hi - lo < 1e-10)
+            d = new
+            if done.all():
+                break
+        out.append(d.reshape(shape))
+    return np.array(out)
+
+
+def _digamma_diff(a, b):
+    from scipy.special import digamma
+
+    return digamma(a) - digamma(b)
+
+
+def _by_table(keys: np.ndarray, cache: dict, compute) -> list:
+    """Each row of `keys` (integer table counts) looked up in `cache`, the missing ones
+    computed together by ``compute(rows) -> list`` (one value per row) and stored."""
+    rows, inverse = np.unique(keys, axis=0, return_inverse=True)
+    missing = [i for i, r in enumerate(rows) if tuple(r) not in cache]
+    if missing:
+        for i, value in zip(missing, compute(rows[missing]), strict=True):
+            cache[tuple(rows[i])] = value
+    values = [cache[tuple(r)] for r in rows]
+    return [values[i] for i in inverse.ravel()]
+
+
+def _cap(cache: dict, size: int = 200_000) -> dict:
+    if len(cache) > size:
+        cache.clear()
+    return cache
+
+
+_BETA_CACHE: dict = {}
+
+
+def _beta_intervals(batch, level, log_odds):
+    k_a, n_a, k_b, n_b = _counts(batch)
+    keys = np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
+                            np.full(k_b.shape, n_b)]).astype(np.int64)
+    probs = ((1 - level) / 2, 0.5, (1 + level) / 2) if log_odds else ((1 - level) / 2,
+                                                                        (1 + level) / 2)
+    cache = _cap(_BETA_CACHE.setdefault((level, log_odds), {}))
+
+    def compute(rows):
+        ka, na, kb, nb = rows.T.astype(float)
+        q = beta_difference_quantiles(ka + 1, na - ka + 1, kb + 1, nb - kb + 1, probs,
+                                      log_odds=log_odds)
+        return list(q.T)
+
+    return np.array(_by_table(keys, cache, compute)).T
+
+
+def bayes_diff(level: float = 0.95) -> Estimator:
+    """The ``bayes-diff`` family: the equal-tailed posterior interval of ``theta_A - theta_B``
+    with independent Beta(1, 1) priors, A's and B's items independent; the estimate is the
+    posterior mean ``(k_A + 1) / (n_A + 2) - (k_B + 1) / (n_B + 2)``.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a, b = np.array([[1.0, 1.0, 0.0, 1.0, 1.0]]), np.array([[0.0, 1.0, 0.0, 0.0, 1.0]])
+    >>> result = get_estimator("bayes-diff")(Batch(a, b, paired=False), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([0.2857]), array([-0.2039]), array([0.7118]))
+    """
+    level, _ = _level(level)
+
+    def func(batch, rng):
+        k_a, n_a, k_b, n_b = _counts(batch)
+        low, high = _beta_intervals(batch, level, log_odds=False)
+        return EstimateResult((k_a + 1) / (n_a + 2) - (k_b + 1) / (n_b + 2), low, high)
+
+    return Estimator("", "", func, level)
+
+
+def bayes_odds_ratio(level: float = 0.95) -> Estimator:
+    """The ``bayes-odds-ratio`` family: the equal-tailed posterior interval of the odds ratio
+    ``theta_A (1 - theta_B) / ((1 - theta_A) theta_B)``, posteriors as ``bayes-diff``'s; the
+    estimate is the posterior median.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a, b = np.array([[1.0, 1.0, 0.0, 1.0, 1.0]]), np.array([[0.0, 1.0, 0.0, 0.0, 1.0]])
+    >>> result = get_estimator("bayes-odds-ratio")(Batch(a, b, paired=False), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([3.951]), array([0.4027]), array([53.9751]))
+    """
+    level, _ = _level(level)
+
+    def func(batch, rng):
+        low, mid, high = _beta_intervals(batch, level, log_odds=True)
+        return EstimateResult(np.exp(mid), np.exp(low), np.exp(high))
+
+    return Estimator("", "", func, level)
+
+
+_FISHER_CACHE: dict = {}
+
+
+def fisher_odds_ratio(level: float = 0.95) -> Estimator:
+    """The ``fisher-odds-ratio`` family: the interval of the odds ratio of A's accuracy to
+    B's from inverting Fisher's exact test, around the conditional maximum likelihood
+    estimate (scipy's ``odds_ratio(table, kind='conditional')``, table ``[[k_A, n_A - k_A],
+    [k_B, n_B - k_B]]``); ``(0, inf)`` with a NaN estimate when a margin of the table is 0.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a, b = np.array([[1.0, 1.0, 0.0, 1.0, 1.0]]), np.array([[0.0, 1.0, 0.0, 0.0, 1.0]])
+    >>> result = get_estimator("fisher-odds-ratio")(Batch(a, b, paired=False), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([4.9184]), array([0.218]), array([391.9924]))
+    """
+    level, _ = _level(level)
+
+    def func(batch, rng):
+        from scipy.stats.contingency import odds_ratio
+
+        k_a, n_a, k_b, n_b = _counts(batch)
+        keys = np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
+                                np.full(k_b.shape, n_b)]).astype(np.int64)
+
+        def compute(rows):
+            out = []
+            for ka, na, kb, nb in rows:
+                res = odds_ratio(np.array([[ka, na - ka], [kb, nb - kb]]), kind="conditional")
+                ci = res.confidence_interval(confidence_level=level)
+                out.append((res.statistic, ci.low, ci.high))
+            return out
+
+        cache = _cap(_FISHER_CACHE.setdefault(level, {}))
+        est, low, high = np.array(_by_table(keys, cache, compute), dtype=float).T
+        return EstimateResult(est, low, high, failed=np.zeros(est.shape, bool))
+
+    return Estimator("", "", func, level)
+
+
+def orthant(h, k, rho):
+    """The bivariate standard normal probability ``P(X <= h, Y <= k)`` at correlation `rho`,
+    by Owen's T function: ``(Phi(h) + Phi(k)) / 2 - T(h, a_h) - T(k, a_k) - beta`` with
+    ``a_h = (k - rho h) / (h sqrt(1 - rho^2))``, ``a_k = (h - rho k) / (k sqrt(1 - rho^2))``
+    and ``beta = 1/2`` when ``h k < 0`` (or ``h k = 0`` and ``h + k < 0``), else 0; at ``h =
+    0`` the limit ``T(h, a_h) = sign(k) / 4`` (likewise at ``k = 0``).
+
+    Parameters
+    ----------
+    h, k : array_like
+        The upper limits (broadcast together).
+    rho : array_like
+        Correlations in (-1, 1).
+
+    Returns
+    -------
+    ndarray
+
+    Examples
+    --------
+    >>> from evalmc.estimators.comparisons import orthant
+    >>> float(orthant(0.3, -0.5, 0.6).round(6))
+    0.270071
+    """
+    from scipy.special import ndtr, owens_t
+
+    h, k, rho = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, rho)))
+    root = np.sqrt(1 - rho**2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_h = np.where(h == 0, np.sign(k) / 4, owens_t(h, (k - rho * h) / (h * root)))
+        t_k = np.where(k == 0, np.sign(h) / 4, owens_t(k, (h - rho * k) / (k * root)))
+    both_zero = (h == 0) & (k == 0)
+    beta = np.where((h * k < 0) | ((h * k == 0) & (h + k < 0)), 0.5, 0.0)
+    out = (ndtr(h) + ndtr(k)) / 2 - t_h - t_k - beta
+    return np.where(both_zero, 0.25 + np.arcsin(rho) / (2 * np.pi), out)
+
+
+def paired_cells(theta_a, theta_b, rho):
+    """The four cell probabilities of two paired answers in the latent bivariate normal model:
+    both right, only A right, only B right, both wrong.
+
+    Parameters
+    ----------
+    theta_a, theta_b : array_like
+        The models' accuracies, in (0, 1).
+    rho : array_like
+        The latents' correlation, in (-1, 1).
+
+    Returns
+    -------
+    ndarray, shape ``(4,) + broadcast shape``
+
+    Examples
+    --------
+    >>> from evalmc.estimators.comparisons import paired_cells
+    >>> paired_cells(0.7, 0.6, 0.5).round(4)
+    array([0.4919, 0.2081, 0.1081, 0.1919])
+    """
+    from scipy.special import ndtri
+
+    theta_a, theta_b = np.asarray(theta_a, dtype=float), np.asarray(theta_b, dtype=float)
+    both_wrong = orthant(-ndtri(theta_a), -ndtri(theta_b), rho)
+    return np.array([theta_a + theta_b + both_wrong - 1, 1 - theta_b - both_wrong,
+                     1 - theta_a - both_wrong, both_wrong])
+
+
+@functools.lru_cache(maxsize=1)
+def _paired_grid():
+    """Log cell probabilities ``(GRID, GRID, RHO_NODES, 4)`` on the grid, the rates and the
+    log prior weights of the rho nodes."""
+    from scipy.stats import beta
+
+    theta = (np.arange(GRID) + 0.5) / GRID
+    r = (np.arange(RHO_NODES) + 0.5) / RHO_NODES
+    cells = paired_cells(theta[:, None, None], theta[None, :, None], (2 * r - 1)[None, None, :])
+    log_cells = np.ascontiguousarray(np.moveaxis(np.log(np.maximum(cells, 1e-300)), 0, -1))
+    log_prior = beta.logpdf(r, *RHO_PRIOR)
+    return log_cells, theta, log_prior - np.logaddexp.reduce(log_prior)
+
+
+def _window(k, n, theta):
+    """Indices of the grid rates whose binomial log-likelihood of ``k`` of ``n`` is within
+    :data:`_MARGIN_LOGLIK` of the grid's largest."""
+    from scipy.special import xlog1py, xlogy
+
+    ll = xlogy(k, theta) + xlog1py(n - k, -theta)
+    keep = np.flatnonzero(ll >= ll.max() - _MARGIN_LOGLIK)
+    return keep[0], keep[-1] + 1
+
+
+def paired_posterior(counts) -> tuple[np.ndarray, np.ndarray, float]:
+    """The posterior of ``theta_A - theta_B`` in the paired latent normal model given the 2 x 2
+    table of the pairs, on the grid (module docstring).
+
+    Parameters
+    ----------
+    counts : sequence of 4 int
+        Both right, only A right, only B right, both wrong.
+
+    Returns
+    -------
+    knots, cdf : ndarray
+        The posterior distribution function of the difference, piecewise linear through
+        ``(knots, cdf)``.
+    mean : float
+        The posterior mean of the difference.
+
+    Examples
+    --------
+    >>> from evalmc.estimators.comparisons import paired_posterior
+    >>> knots, cdf, mean = paired_posterior((6, 3, 1, 4))
+    >>> round(mean, 4), round(float(np.interp(0.0, knots, cdf)), 4)
+    (0.1308, 0.1754)
+    """
+    log_cells, theta, log_prior = _paired_grid()
+    s, t, u, v = (int(c) for c in counts)
+    n = s + t + u + v
+    a0, a1 = _window(s + t, n, theta)
+    b0, b1 = _window(s + u, n, theta)
+    stride = -(-max(a1 - a0, b1 - b0) // WINDOW)
+    ll = log_cells[a0:a1:stride, b0:b1:stride] @ np.array([s, t, u, v], dtype=float) + log_prior
+    weight = np.exp(ll - ll.max()).sum(axis=2)
+    weight /= weight.sum()
+    i, j = np.indices(weight.shape)
+    lag = (a0 + stride * i) - (b0 + stride * j)  # in grid steps, multiples of the stride
+    offset = lag.min()
+    mass = np.bincount(((lag - offset) // stride).ravel(), weights=weight.ravel())
+    step = stride / GRID
+    centres = offset / GRID + np.arange(mass.size) * step
+    knots = np.concatenate([[centres[0] - step / 2], centres + step / 2])
+    cdf = np.concatenate([[0.0], np.cumsum(mass)])
+    return knots, np.minimum(cdf, 1.0), float(mass @ centres)
+
+
+_PAIRED_CACHE: dict = {}
+
+
+def bayes_paired(level: float = 0.95) -> Estimator:
+    """The ``bayes-paired`` family: the equal-tailed posterior interval of ``theta_A -
+    theta_B`` in the authors' paired latent normal model (module docstring), on the same
+    items; the estimate is the posterior mean.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a = np.array([[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0]])
+    >>> b = np.array([[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0]])
+    >>> result = get_estimator("bayes-paired")(Batch(a, b, paired=True), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([0.2278]), array([-0.1278]), array([0.5666]))
+    """
+    level, _ = _level(level)
+    probs = np.array([(1 - level) / 2, (1 + level) / 2])
+
+    def func(batch, rng):
+        a, b = _proportions(batch)
+        keys = np.column_stack([(a * b).sum(axis=1), (a * (1 - b)).sum(axis=1),
+                                ((1 - a) * b).sum(axis=1), ((1 - a) * (1 - b)).sum(axis=1)])
+        cache = _cap(_PAIRED_CACHE, 50_000)
+        posts = _by_table(np.rint(keys).astype(np.int64), cache,
+                          lambda rows: [paired_posterior(r) for r in rows])
+        out = np.array([(mean, *np.interp(probs, cdf, knots)) for knots, cdf, mean in posts])
+        return EstimateResult(out[:, 0], out[:, 1], out[:, 2])
+
+    return Estimator("", "", func, level)
+
+
+def independent_coverage(estimator, n: int, theta_a: float, theta_b: float, *,
+                         target: str = "effect", tail: float = 1e-12) -> float:
+    """Exact coverage of a deterministic interval for two independent samples of `n` 0/1
+    answers: ``sum_{k_A, k_B} Bin(k_A; n, theta_A) Bin(k_B; n, theta_B) 1{truth in
+    interval(k_A, k_B)}``, over the counts whose binomial probabilities are above `tail` (the
+    rest bound the error by ``2 n tail``).
+
+    Parameters
+    ----------
+    estimator : str or Estimator
+        An interval estimator of independent samples that draws no random numbers.
+    n : int
+        Answers per model.
+    theta_a, theta_b : float
+        The accuracies, in (0, 1).
+    target : {'effect', 'odds-ratio'}
+        The estimand: ``theta_A - theta_B`` or the odds ratio.
+    tail : float
+        Counts less likely than this are left out.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from evalmc.estimators.comparisons import independent_coverage
+    >>> round(independent_coverage("clt-diff", 10, 0.7, 0.4), 4)
+    0.9337
+    """
+    from scipy.stats import binom
+
+    from evalmc.estimators.intervals import get_estimator
+    from evalmc.sims.base import Batch
+    from evalmc.sims.validation import check_choice
+
+    estimator = get_estimator(estimator)
+    if estimator.uses_rng or estimator.level is None:
+        raise ValueError(f"`estimator` must be a deterministic interval; got {estimator.name!r}.")
+    n = check_int("n", n, low=1)
+    check_choice("target", target, ("effect", "odds-ratio"))
+    truth = theta_a - theta_b if target == "effect" else (
+        theta_a * (1 - theta_b) / ((1 - theta_a) * theta_b))
+    k = np.arange(n + 1)
+    pmf_a, pmf_b = binom.pmf(k, n, theta_a), binom.pmf(k, n, theta_b)
+    k_a, k_b = np.meshgrid(k[pmf_a > tail], k[pmf_b > tail], indexing="ij")
+    k_a, k_b = k_a.ravel(), k_b.ravel()
+    cols = np.arange(n)
+    batch = Batch((cols < k_a[:, None]).astype(float), (cols < k_b[:, None]).astype(float),
+                  paired=False)
+    res = estimator(batch, None)
+    covered = (res.low <= truth) & (truth <= res.high)
+    return float((pmf_a[k_a] * pmf_b[k_b] * covered).sum())
