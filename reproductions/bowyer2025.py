@@ -45,6 +45,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from evalmc.estimators.intervals import get_estimator
 from evalmc.estimators.proportions import bounds
+from evalmc.reproductions import bowyer2025_pairs as _pairs
 from evalmc.reproductions.report import Figure, Target, Targets
 from evalmc.stats.binomial import coverage_at, prior_coverage, prior_width
 from evalmc.study.estimation import run_estimation
@@ -145,9 +146,11 @@ TARGET_ROWS = [
            paper="about 0.7", source=_figure("exp4-2 (Fig 3)", "Wilson, Clopper-Pearson and "
                                              "Bayes cover about 70-80% at every N")),
 ]
-# Another module of this paper (the two-model comparisons) adds its rows to this list and its
-# figures to this module's namespace (the registry loads every figure of bowyer2025 from here),
-# before TARGETS is built: e.g. ``TARGET_ROWS += pairs.TARGET_ROWS``, ``FIG_X = pairs.FIG_X``.
+# The two-model comparisons (Secs 3.3, 3.4) live in their own module: their rows join this
+# list, and their figures this module's namespace, from which the registry loads every figure
+# of bowyer2025.
+TARGET_ROWS += list(_pairs.TARGETS)
+INDEPENDENT, PAIRED, PAIRED_MISMATCH = _pairs.INDEPENDENT, _pairs.PAIRED, _pairs.PAIRED_MISMATCH
 TARGETS = Targets(TARGET_ROWS)
 
 

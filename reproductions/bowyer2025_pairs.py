@@ -74,9 +74,9 @@ LABELS = {"clt-diff": "CLT difference", "bayes-diff": "Bayes difference",
 _ABSTRACT = ('"In these small-data settings, we demonstrate that CLT-based methods perform very '
              'poorly, usually dramatically underestimating uncertainty (i.e. producing error '
              'bars that are too small)." (Abstract)')
-_PARAPHRASE = ("paraphrased (paper text not in the project): Secs 3.3-3.4 show the same "
-               "failure of CLT intervals, and the Bayesian ones keeping their coverage, when "
-               "comparing two models, independent or paired")
+_PARAPHRASE = ("Secs 3.3-3.4 show the same failure of CLT intervals, and the Bayesian ones "
+               "keeping their coverage, when comparing two models, independent or paired "
+               "(paraphrased)")
 
 TARGETS = Targets([
     Target("BP1", "independent models: the CLT difference interval under-covers at N = 3 and "

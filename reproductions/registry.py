@@ -23,7 +23,8 @@ _FIGURES = {
     "giles1997": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8"),
     "bouthillier2021": ("fig6", "sensitivity", "figc1", "figi6", "eq7", "fpbias"),
     "cvtests": ("size-j", "size-k", "tests", "replicability"),
-    "bowyer2025": ("iid", "iid-sim", "mismatch", "clustered"),
+    "bowyer2025": ("iid", "iid-sim", "mismatch", "clustered", "independent", "paired",
+                   "paired-mismatch"),
 }
 
 

@@ -79,7 +79,7 @@ def resolve(spec: str) -> list[tuple[str, Figure]]:
     >>> [(paper, figure.name) for paper, figure in resolve("keller2005.fig2")]
     [('keller2005', 'fig2')]
     >>> len(resolve("all"))
-    33
+    36
     >>> resolve("keller2005.fig9")
     Traceback (most recent call last):
     ...

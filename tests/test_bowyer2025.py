@@ -20,7 +20,8 @@ def quick(tmp_path_factory):
 def test_registered():
     assert "bowyer2025" in PAPERS
     assert [f.name for f in figures("bowyer2025")] == ["iid", "iid-sim", "mismatch",
-                                                       "clustered"]
+                                                       "clustered", "independent", "paired",
+                                                       "paired-mismatch"]
 
 
 def test_quick_scale_reports_every_target_once(quick):
