@@ -32,12 +32,13 @@ GALLERY = ROOT / "figures" / "lessons"
 SMALL = {"single-run": 1000, "boo-n": 600, "mean-sd-skewed": 1000, "snooping": 2000,
          "student-t": 2000, "resampled-t": 300, "rerun": 2000, "multiplicity": 800,
          "winners-curse": 2000, "clustered-items": 1500, "seeds-power": 40_000,
-         "mcnemar": 2000}
+         "mcnemar": 2000, "wald-small": 1000}
 #: The headline of each lesson at its SMALL size, seed 0 (exact regression values).
 REGRESSION = {"single-run": 0.092, "boo-n": 1.5873, "mean-sd-skewed": 0.657,
               "snooping": 0.2305, "student-t": 0.2615, "resampled-t": 0.1667,
               "rerun": 0.216, "multiplicity": 0.28875, "winners-curse": 1.9429,
-              "clustered-items": 0.15, "seeds-power": 34, "mcnemar": 0.02}
+              "clustered-items": 0.15, "seeds-power": 34, "mcnemar": 0.02,
+              "wald-small": 0.79}
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +70,12 @@ def _reference(name):
         from statsmodels.stats.power import TTestPower
 
         return math.ceil(TTestPower().solve_power(0.5, power=0.8, alpha=0.05)), 0.0
+    if name == "wald-small":  # exact: sum of Binomial(k; 30, 0.9) over the k it covers
+        from evalmc.stats.binomial import coverage_at
+
+        p = np.arange(31) / 30
+        half = stats.norm.ppf(0.975) * np.sqrt(p * (1 - p) / 30)
+        return float(coverage_at(p - half, p + half, 0.9)), 0.0
     reps, rate = {
         "mean-sd-skewed": (4000, lambda r: naive.mean_sd_below_best(r, 4000, 10, 0.2, 0.0,
                                                                     0.25, 2.0, 0.5)),
@@ -128,6 +135,18 @@ def test_headline_fixed_seed_value(name, studies):
 
 def test_boo_n_headline_is_the_published_boo_10():
     assert naive.expected_max_normal(10) == pytest.approx(1.53875, abs=1e-4)  # Bajgar et al.
+
+
+def test_wald_small_every_coverage_is_within_4_mcse_of_the_exact_sum(studies):
+    """Each interval's coverage at each (n, accuracy), against the finite binomial sum."""
+    from evalmc.estimators.proportions import bounds
+    from evalmc.stats.binomial import coverage_at
+
+    frame = studies("wald-small")
+    assert len(frame) == 33
+    for row in frame.itertuples():
+        exact = float(coverage_at(*bounds(row.estimator, row.n), row.theta))
+        assert abs(row.coverage - exact) <= 4 * row.mcse, row
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))

@@ -43,6 +43,9 @@ LESSONS = Registry("lesson", [
             "t-test needs for 80% power, from the planner", grades=True),
     _lesson("mcnemar", "mcnemar", "two classifiers on one test set: the proportion test "
             "ignores the pairing and loses power; McNemar's does not (Dietterich 1998)"),
+    _lesson("wald-small", "wald", "a normal (Wald) interval of an accuracy on a small eval "
+            "covers far less than 95%; Wilson's and the Beta posterior's do not (Bowyer et "
+            "al. 2025)"),
 ])
 
 
