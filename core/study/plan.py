@@ -88,6 +88,29 @@ TOL = {"integer": 0.1, "effect": 0.05}
 _Z = 1.959963984540054
 
 
+class UnreachableTarget(ValueError):
+    """No value up to `high` is sure to reach the target power: the power levels off below
+    it, or is still short of it at `high`.
+
+    Parameters
+    ----------
+    message : str
+        What was found, naming `power` or `high`.
+    n_reps : int
+        Replications run until then.
+
+    Examples
+    --------
+    >>> err = UnreachableTarget("the power levels off at 0.5", 3600)
+    >>> isinstance(err, ValueError), err.n_reps
+    (True, 3600)
+    """
+
+    def __init__(self, message: str, n_reps: int = 0):
+        super().__init__(message)
+        self.n_reps = n_reps
+
+
 @dataclass(frozen=True)
 class PlanResult:
     """What :func:`plan` solved, with the points it evaluated and the fitted power curve.
@@ -387,10 +410,12 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
 
     Raises
     ------
+    UnreachableTarget
+        A target never reached before `high`, or above the level the power levels off at
+        (a ValueError, with the replications run until then).
     ValueError
         Naming the parameter: a `solve` that is not a numeric parameter of the scenario, a
-        `power` or `alpha` out of range, an alternative equal to the null, a target never
-        reached before `high`...
+        `power` or `alpha` out of range, an alternative equal to the null...
 
     Examples
     --------
@@ -876,12 +901,10 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence | None =
             res = plan(scenario, criterion, solve=b, power=power, alpha=alpha,
                        params={**(params or {}), a: v}, null=null, high=high, seed=seed,
                        **options)
-        except ValueError as err:
-            if "raise `high`" not in str(err) and "levels off at" not in str(err):
-                raise  # not a size at which the target is out of reach
+        except UnreachableTarget as err:
             row = {a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
                    "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
-                   "power": np.nan, "n_reps": 0, "reached": False}
+                   "power": np.nan, "n_reps": err.n_reps, "reached": False}
             solved[v] = (row, None)
             return row
         if res.kind != "integer":
@@ -1028,8 +1051,9 @@ def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
     checked = False
     while power < target:
         if x >= high:
-            raise ValueError(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, below "
-                             f"the target {target:g}: raise `high`, or check the effect.")
+            raise UnreachableTarget(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, "
+                                    f"below the target {target:g}: raise `high`, or check the "
+                                    "effect.", _spent(seen, None))
         if (not checked and len(history) >= 3 and power > 0.5
                 and power - history[-3] < 0.02):  # flat over two doublings: a plateau?
             _plateau(evaluate, seen, kind, target, solve)  # raises if below the target
@@ -1160,10 +1184,11 @@ def _plateau(evaluate, seen, kind, target, solve, where=None, reps=PLATEAU_REPS)
     level, se = (float(v) for v in rate_mcse(k, n))
     se = max(se, 0.5 / n)  # never zero: all rejections still leave 1/n of doubt
     if level - 3 * se <= target:
-        raise ValueError(f"the power levels off at {level:.4f} (MCSE {se:.4f}, at "
-                         f"{solve}={_fmt(where)}, {n:,} replications), not clearly above the "
-                         f"target `power` {target:g}: no {solve} is sure to reach it. Lower "
-                         "`power`, or give a larger effect.")
+        raise UnreachableTarget(
+            f"the power levels off at {level:.4f} (MCSE {se:.4f}, at {solve}={_fmt(where)}, "
+            f"{n:,} replications), not clearly above the target `power` {target:g}: no "
+            f"{solve} is sure to reach it. Lower `power`, or give a larger effect.",
+            _spent(seen, None) + n)
     if level + 3 * se >= 1:
         return 1.0, 0.0, where, n
     return level, se, where, n
