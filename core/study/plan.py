@@ -285,8 +285,7 @@ class PlanResult:
         return "\n".join(lines)
 
     def _given(self) -> str:
-        return ", ".join([f"{k}={_fmt(v)}" for k, v in self.params.items()]
-                         + [f"{k}={self.solve}" for k in self.tie])
+        return _pairs({**self.params, **{k: self.solve for k in self.tie}})
 
     def plot(self, ax=None):
         """The power curve: evaluated points with Wilson bars, the fitted curve, the target,
@@ -792,7 +791,7 @@ class CostPlan:
         ax.set_ylabel("power")
         ax.set_ylim(-0.02, 1.02)
         first = next(p for p in self.plans if p is not None)
-        given = ", ".join(f"{k}={_fmt(v)}" for k, v in first.params.items() if k != a)
+        given = _pairs({k: v for k, v in first.params.items() if k != a})
         head = (f"{first.criterion} on {first.scenario}" + (f" ({given})" if given else "")
                 + f": the most power a budget buys, {a} "
                 + ("searched" if self.searched else "on a grid") + f", {b} solved for power "
@@ -1135,10 +1134,7 @@ def _falls_short(seen, kind, fit, target) -> bool:
     assumes."""
     from scipy.stats import binom, norm
 
-    xs = sorted(seen)
-    u = np.array([math.log(x) if kind == "integer" else x for x in xs])
-    k = np.array([seen[x][0] for x in xs], dtype=float)
-    n = np.array([seen[x][1] for x in xs], dtype=float)
+    _, u, k, n = _arrays(seen, kind)
     curves = [(fit["b0"], fit["b1"])]
     whole = _probit(u, k, n)  # on every point: the local fit may not reach the flat part
     if whole is not None:
@@ -1163,12 +1159,8 @@ def _unconfirmed(seen, est, target) -> bool:
     round of refinement) is above the target by more than three MCSEs, or at the high end
     below it: the fitted crossing is not where the points cross."""
     value, lo, hi = est
-    for x, sign in ((lo, 1), (value, 1), (hi, -1)):
-        if x in seen and seen[x][1] >= 2 * START_REPS:
-            k, n = seen[x][:2]
-            if sign * (k / n - target) > 3 * math.sqrt(target * (1 - target) / n):
-                return True
-    return False
+    return any(x in seen and seen[x][1] >= 2 * START_REPS and _above(seen[x], target, below)
+               for x, below in ((lo, False), (value, False), (hi, True)))
 
 
 def _plateau(evaluate, seen, kind, target, solve, where=None, reps=PLATEAU_REPS):
@@ -1221,10 +1213,7 @@ def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
     from scipy.stats import norm
 
     c, c_se = ceiling
-    xs = np.array(sorted(seen), dtype=float)
-    k = np.array([seen[x][0] for x in sorted(seen)], dtype=float)
-    n = np.array([seen[x][1] for x in sorted(seen)], dtype=float)
-    u = np.log(xs) if kind == "integer" else xs
+    xs, u, k, n = _arrays(seen, kind)
     fit = _probit(u, k, n, c)
     if fit is None:
         return None, None
@@ -1257,6 +1246,15 @@ def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
                       math.ceil(math.exp(ustar + half) - 1e-9))
     value = _round(ustar, kind)
     return info, (value, _round(ustar - half, kind), _round(ustar + half, kind))
+
+
+def _arrays(seen, kind):
+    """The evaluated values in order, the scale the probit is fitted on (the log of a size),
+    their rejections and valid replications, as float arrays."""
+    xs = np.array(sorted(seen), dtype=float)
+    k = np.array([seen[x][0] for x in sorted(seen)], dtype=float)
+    n = np.array([seen[x][1] for x in sorted(seen)], dtype=float)
+    return xs, (np.log(xs) if kind == "integer" else xs), k, n
 
 
 def _probit(u, k, n, ceiling=1.0):
