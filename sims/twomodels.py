@@ -35,18 +35,6 @@ class _TwoRates(Scenario):
                         open_high=True)
 
     @property
-    def sizes(self) -> tuple[int, int]:
-        """``(n, n)``: the answers of each model in a replication.
-
-        Examples
-        --------
-        >>> from evalmc.sims.twomodels import TwoModels
-        >>> TwoModels(n=30).sizes
-        (30, 30)
-        """
-        return (self.n, self.n)
-
-    @property
     def truth(self) -> str:
         """``'null'`` when the accuracies are equal, else ``'alternative'``.
 

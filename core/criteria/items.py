@@ -171,16 +171,17 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
                                         estimate=(n10 - n01) / a.shape[1])
 
 
-def _cluster_sums(batch: Batch):
-    """Per replication, each cluster's sum of ``a - b``; and the items of each cluster."""
+def _cluster_sums(batch: Batch, d=None):
+    """Per replication, each cluster's sum of ``a - b`` (or of `d`, item scores in the
+    batch's clusters); and the items of each cluster."""
     a, b, sizes = _scores(batch)
-    d = a - b
+    d = a - b if d is None else d
     if np.all(sizes == sizes[0]):
         return d.reshape(d.shape[0], -1, sizes[0]).sum(axis=2), sizes
     return np.add.reduceat(d, np.cumsum(sizes) - sizes, axis=1), sizes
 
 
-def clustered_mean_se(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
+def clustered_mean_se(batch: Batch, d=None) -> tuple[np.ndarray, np.ndarray]:
     """``mean(a - b)`` and its cluster-robust (CR0) standard error,
     ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2`` (Miller 2024); the paired
     standard error when each item is its own cluster.
@@ -189,6 +190,8 @@ def clustered_mean_se(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     ----------
     batch : Batch
         Scores of A and B on the same items, in clusters of ``batch.cluster_sizes``.
+    d : ndarray, optional
+        Item scores to use instead of ``a - b`` (A's own, for an interval of its mean).
 
     Returns
     -------
@@ -203,7 +206,7 @@ def clustered_mean_se(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
     >>> [x.round(4).tolist() for x in clustered_mean_se(batch)]
     [[0.75], [0.1768]]
     """
-    sums, sizes = _cluster_sums(batch)
+    sums, sizes = _cluster_sums(batch, d)
     n = sizes.sum()
     mean = sums.sum(axis=1) / n
     return mean, np.sqrt(((sums - sizes * mean[:, None]) ** 2).sum(axis=1)) / n

@@ -44,6 +44,7 @@ import numpy as np
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.estimators.items import _level, _proportions
+from evalmc.sims.twomodels import RHO_LAW
 from evalmc.sims.validation import check_int
 
 #: Gauss-Legendre nodes of the Beta-difference quadrature.
@@ -54,8 +55,9 @@ GRID = 256
 WINDOW = 96
 #: Midpoint nodes of ``(rho + 1) / 2`` of the paired posterior.
 RHO_NODES = 32
-#: Prior of ``(rho + 1) / 2`` in the paired model (the authors' Beta(4, 2)).
-RHO_PRIOR = (4.0, 2.0)
+#: Prior of ``(rho + 1) / 2`` in the paired model (the authors' Beta(4, 2)): the law the
+#: ``paired-models`` scenario draws it from.
+RHO_PRIOR = RHO_LAW
 _MARGIN_LOGLIK = 20.0
 
 

@@ -40,6 +40,7 @@ import numpy as np
 from scipy import special, stats
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
+from evalmc.estimators.items import _level, _z_interval
 from evalmc.estimators.registry import IMPORTANCE_DRAWS, PROPORTION_BOOT
 from evalmc.sims.validation import check_choice, check_float, check_int
 
@@ -47,10 +48,6 @@ from evalmc.sims.validation import check_choice, check_float, check_int
 METHODS = ("wald", "wilson", "clopper-pearson", "beta-posterior", "bootstrap")
 #: Replications whose prior draws ``clustered-bayes`` holds at once.
 ROWS = 16
-
-
-def _level(level):
-    return check_float("level", level, low=0, high=1, open_low=True, open_high=True)
 
 
 def bounds(method: str, n: int, level: float = 0.95, *, prior_a: float = 1.0,
@@ -83,7 +80,7 @@ def bounds(method: str, n: int, level: float = 0.95, *, prior_a: float = 1.0,
     """
     check_choice("method", method, METHODS)
     n = check_int("n", n, low=1)
-    level = _level(level)
+    level, _ = _level(level)
     k = np.arange(n + 1, dtype=float)
     p, tail = k / n, (1 - level) / 2
     if method == "wald":
@@ -115,7 +112,7 @@ def _counts(batch) -> tuple[np.ndarray, int]:
 
 
 def _table_estimator(method: str, level: float, **prior) -> Estimator:
-    level = _level(level)
+    level, _ = _level(level)
     if method == "beta-posterior":  # checked now, not at the first batch
         bounds(method, 1, level, **prior)
 
@@ -234,7 +231,7 @@ def proportion_bootstrap(n_boot: int = PROPORTION_BOOT, level: float = 0.95) -> 
     (array([0.25, 0.  ]), array([1., 0.]))
     """
     n_boot = check_int("n_boot", n_boot, low=1)
-    level = _level(level)
+    level, _ = _level(level)
 
     def func(batch, rng):
         k, n = _counts(batch)
@@ -269,18 +266,12 @@ def clustered_wald(level: float = 0.95) -> Estimator:
     >>> result.low.round(4), result.high.round(4)
     (array([0.1332]), array([1.2001]))
     """
-    level = _level(level)
-    z = float(special.ndtri((1 + level) / 2))
+    level, z = _level(level)
 
     def func(batch, rng):
         from evalmc.criteria.items import clustered_mean_se
-        from evalmc.sims.items import ClusteredBatch, cluster_sizes
 
-        a = np.asarray(batch.a, dtype=float)
-        only_a = ClusteredBatch(a, np.zeros_like(a), paired=True,
-                                cluster_sizes=cluster_sizes(batch))
-        mean, se = clustered_mean_se(only_a)
-        return EstimateResult(mean, mean - z * se, mean + z * se)
+        return _z_interval(*clustered_mean_se(batch, np.asarray(batch.a, dtype=float)), z)
 
     return Estimator("", "", func, level, needs="clusters")
 
@@ -307,12 +298,11 @@ def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
     >>> counts.tolist(), sizes.tolist()
     ([[2, 1]], [2, 3])
     """
-    from evalmc.sims.items import cluster_sizes
+    from evalmc.criteria.items import _cluster_sums
 
     _counts(batch)  # 0/1 scores
-    sizes = cluster_sizes(batch)
-    a = np.asarray(batch.a, dtype=float)
-    return np.add.reduceat(a, np.cumsum(sizes) - sizes, axis=1).astype(np.int64), sizes
+    sums, sizes = _cluster_sums(batch, np.asarray(batch.a, dtype=float))
+    return sums.astype(np.int64), sizes
 
 
 def beta_binomial_loglik(counts, sizes, theta, d) -> np.ndarray:
@@ -439,7 +429,7 @@ def clustered_bayes(level: float = 0.95, n_samples: int = IMPORTANCE_DRAWS, prio
     >>> result.estimate, result.low.round(4), result.high.round(4)
     (array([0.8]), array([0.2335]), array([0.9111]))
     """
-    level = _level(level)
+    level, _ = _level(level)
     n_samples = check_int("n_samples", n_samples, low=1)
     prior = [check_float(name, value, low=0, open_low=True) for name, value in (
         ("prior_a", prior_a), ("prior_b", prior_b), ("d_shape", d_shape),
