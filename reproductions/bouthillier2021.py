@@ -69,7 +69,7 @@ from evalmc.criteria.outperform import (
     GAMMA,
     conclusion_probabilities,
 )
-from evalmc.reproductions.report import Figure, Target, Targets
+from evalmc.reproductions.report import Figure, Target, Targets, pooled_mcse
 from evalmc.sims.benchmarks import Benchmark, biased_sd
 from evalmc.study.estimation import run_estimation
 from evalmc.study.rates import make_design, run_study
@@ -337,7 +337,7 @@ def compute_fig6(scale, runs):
     sim = res.summary.assign(criterion=res.summary["criterion"].replace(known))
     sim["estimator"] = np.where(sim["bias_sd"] == 0, "ideal", "biased")
     sim = (sim.groupby(["estimator", "criterion", "p_ab"], as_index=False)
-           .agg(rate=("rate", "mean"), mcse=("mcse", lambda s: np.sqrt((s**2).sum()) / s.size),
+           .agg(rate=("rate", "mean"), mcse=("mcse", pooled_mcse),
                 task_sd=("rate", lambda s: s.std(ddof=1) if s.size > 1 else 0.0)))
     sim["source"] = "simulation"
     exact = []

@@ -46,7 +46,7 @@ from matplotlib.figure import Figure as MplFigure
 from evalmc.estimators.intervals import get_estimator
 from evalmc.estimators.proportions import bounds
 from evalmc.reproductions import bowyer2025_pairs as _pairs
-from evalmc.reproductions.report import Figure, Target, Targets
+from evalmc.reproductions.report import Figure, Target, Targets, pooled_mcse
 from evalmc.stats.binomial import coverage_at, prior_coverage, prior_width
 from evalmc.study.estimation import run_estimation
 
@@ -394,12 +394,9 @@ def _per_rate(summary, keys):
     def sem(s):
         return s.std(ddof=1) / np.sqrt(s.size)
 
-    def given(s):
-        return np.sqrt((s**2).sum()) / s.size
-
     return summary.groupby(keys, as_index=False, sort=False).agg(
         coverage=("coverage", "mean"), coverage_mcse=("coverage", sem),
-        coverage_mcse_given_rates=("coverage_mcse", given),
+        coverage_mcse_given_rates=("coverage_mcse", pooled_mcse),
         width=("width", "mean"), width_mcse=("width", sem), rates=("coverage", "size"))
 
 

@@ -263,6 +263,18 @@ def _coverage_axes(fig, data, intervals, exact: bool):
     return np.atleast_1d(axes)
 
 
+def _levels_figure(data, intervals, exact, height) -> MplFigure:
+    fig = MplFigure(figsize=(3.0 * data["n"].nunique() + 1, height), layout="constrained")
+    axes = _coverage_axes(fig, data, tuple(intervals), exact=exact)
+    _legend(fig, axes[0])
+    return fig
+
+
+def _legend(fig, ax) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
+
+
 def plot_independent(data: pd.DataFrame) -> MplFigure:
     """Coverage against the nominal level, one panel per N: the four independent intervals,
     simulated (points, 2 MCSE) and exact (crosses).
@@ -280,11 +292,7 @@ def plot_independent(data: pd.DataFrame) -> MplFigure:
     --------
     >>> fig = plot_independent(compute_independent("quick"))  # doctest: +SKIP
     """
-    fig = MplFigure(figsize=(3.0 * data["n"].nunique() + 1, 4.2), layout="constrained")
-    axes = _coverage_axes(fig, data, tuple(INDEPENDENT_INTERVALS), exact=True)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
-    return fig
+    return _levels_figure(data, INDEPENDENT_INTERVALS, exact=True, height=4.2)
 
 
 def plot_paired(data: pd.DataFrame) -> MplFigure:
@@ -304,11 +312,7 @@ def plot_paired(data: pd.DataFrame) -> MplFigure:
     --------
     >>> fig = plot_paired(compute_paired("quick"))  # doctest: +SKIP
     """
-    fig = MplFigure(figsize=(3.0 * data["n"].nunique() + 1, 4.0), layout="constrained")
-    axes = _coverage_axes(fig, data, PAIRED_INTERVALS, exact=False)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
-    return fig
+    return _levels_figure(data, PAIRED_INTERVALS, exact=False, height=4.0)
 
 
 def plot_mismatch(data: pd.DataFrame) -> MplFigure:
@@ -344,8 +348,7 @@ def plot_mismatch(data: pd.DataFrame) -> MplFigure:
         ax.set_xlabel("N (questions)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("coverage at 95% (2 MCSE bars)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
+    _legend(fig, axes[0])
     return fig
 
 

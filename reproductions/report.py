@@ -448,6 +448,28 @@ class Figure:
     name: str = ""
 
 
+def pooled_mcse(mcse: pd.Series) -> float:
+    """The MCSE of the mean of independent estimates, from theirs: ``sqrt(sum mcse^2) / k``
+    (an aggregation for ``groupby().agg``).
+
+    Parameters
+    ----------
+    mcse : Series
+        The estimates' Monte Carlo standard errors.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(round(pooled_mcse(pd.Series([0.03, 0.04])), 4))
+    0.025
+    """
+    return float(np.sqrt((mcse**2).sum()) / mcse.size)
+
+
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
                 scale) -> None:
     """Write the figure's PNG, CSV, caption (``.md``) and checks under ``out/paper``.
