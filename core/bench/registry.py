@@ -42,6 +42,8 @@ WORKLOADS = Registry("workload", [
               "a time (numpy, scipy.stats)"),
     _workload("plan-t-test", "planning:plan_t_test",
               "grid search over n, run_study at each (the same MCSE)"),
+    _workload("fisher-odds-ratio", "workloads:fisher_odds_ratio",
+              "scipy.stats.contingency.odds_ratio per table"),
     _workload("ranks-300-models", "workloads:ranks_300_models",
               "scipy.stats.wilcoxon per pair"),
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",

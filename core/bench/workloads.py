@@ -482,6 +482,56 @@ def ranks_300_models():
     return ours, peer, first.size / part
 
 
+def fisher_odds_ratio():
+    """Fisher's conditional odds ratio and its exact 95% interval for every table of two
+    models on 60 items each (3,721 tables: ``evalmc.stats.oddsratio``), against scipy's
+    ``odds_ratio(kind='conditional')`` called per table on one in ten of them (its time scaled
+    by 10). The answer is the widest finite interval of the tables the peer solves, which both
+    compute.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns that interval as text.
+    peer_scale : float
+        The tables over those the peer solves.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import fisher_odds_ratio
+    >>> ours, peer, peer_scale = fisher_odds_ratio()
+    >>> ours(small=True) == peer(small=True), peer_scale
+    (True, 10.0)
+    """
+    from scipy.stats.contingency import odds_ratio
+
+    from evalmc.stats.oddsratio import conditional_odds_ratio
+
+    n, share = 60, 10
+    k_a, k_b = (k.ravel() for k in np.meshgrid(np.arange(n + 1), np.arange(n + 1)))
+    solved = np.arange(k_a.size)[::share]
+
+    def rows(small):
+        middle = solved.size // 2
+        return solved[middle:middle + 3] if small else solved
+
+    def widest(low, high):
+        finite = np.isfinite(high) & (low > 0)
+        i = np.flatnonzero(finite)[np.argmax(high[finite] / low[finite])]
+        return f"widest finite interval ({low[i]:.6g}, {high[i]:.6g})"
+
+    def ours(small=False):
+        _, low, high = conditional_odds_ratio(k_a, n, k_b, n)
+        return widest(low[rows(small)], high[rows(small)])
+
+    def peer(small=False):
+        cis = [odds_ratio([[k_a[i], n - k_a[i]], [k_b[i], n - k_b[i]]],
+                          kind="conditional").confidence_interval(0.95) for i in rows(small)]
+        return widest(np.array([c.low for c in cis]), np.array([c.high for c in cis]))
+
+    return ours, peer, float(share)
+
+
 def cv_corrected_t():
     """Size of the corrected resampled t-test (J = 15 random splits, 10% tested) on 10,000
     data sets of the cv-regression scenario (n = 300, least squares on 10 features against 5),

@@ -313,7 +313,9 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
     """The ``fisher-odds-ratio`` family: the interval of the odds ratio of A's accuracy to
     B's from inverting Fisher's exact test, around the conditional maximum likelihood
     estimate (scipy's ``odds_ratio(table, kind='conditional')``, table ``[[k_A, n_A - k_A],
-    [k_B, n_B - k_B]]``); ``(0, inf)`` with a NaN estimate when a margin of the table is 0.
+    [k_B, n_B - k_B]]``, solved for a block's tables at once by
+    :func:`evalmc.stats.oddsratio.conditional_odds_ratio`); ``(0, inf)`` with a NaN estimate
+    when a margin of the table is 0.
 
     Parameters
     ----------
@@ -337,19 +339,14 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
     level, _ = _level(level)
 
     def func(batch, rng):
-        from scipy.stats.contingency import odds_ratio
+        from evalmc.stats.oddsratio import conditional_odds_ratio
 
         k_a, n_a, k_b, n_b = _counts(batch)
         keys = np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
                                 np.full(k_b.shape, n_b)]).astype(np.int64)
 
         def compute(rows):
-            out = []
-            for ka, na, kb, nb in rows:
-                res = odds_ratio(np.array([[ka, na - ka], [kb, nb - kb]]), kind="conditional")
-                ci = res.confidence_interval(confidence_level=level)
-                out.append((res.statistic, ci.low, ci.high))
-            return out
+            return list(np.array(conditional_odds_ratio(*rows.T, level=level)).T)
 
         cache = _cap(_FISHER_CACHE.setdefault(level, {}))
         est, low, high = np.array(_by_table(keys, cache, compute), dtype=float).T
