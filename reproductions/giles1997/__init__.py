@@ -157,7 +157,7 @@ FIG2 = Figure("Distribution of train/test NMSE predicting Mackey-Glass (a=0.2, b
 
 FIG3 = Figure("Box-whiskers (box: IQR, bar: median, whiskers: minimum and maximum) beside "
               "mean +- sd of the Fig 2 runs, one panel per network, log scale shared (a mean - "
-              "sd below 0, off the scale, is written in its panel).",
+              "sd below 0, off the scale, is written under the panel's title).",
               compute_mackey_glass, plot_fig3, check_fig3,
               title="Giles and Lawrence 1997, Fig 3: box-whiskers vs mean +- sd")
 
