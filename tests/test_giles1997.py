@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from evalmc.reproductions import PAPERS, giles1997
-from evalmc.reproductions.giles1997 import teacher
+from evalmc.reproductions.giles1997 import mackey_glass, teacher
 from evalmc.reproductions.report import Runs, layout_problems
 from evalmc.reproductions.runner import figures, resolve
 
@@ -150,3 +150,39 @@ def test_phoneme_data_is_the_elena_set():
     np.testing.assert_allclose(task.x_train.mean(axis=0), 0, atol=1e-12)
     labels = np.r_[task.y_train, task.y_test]
     assert set(np.unique(labels)) == {-1.0, 1.0} and (labels.sum(axis=1) == 0).all()
+
+
+def test_iir_series_is_the_mlp_task_in_time_order():
+    u, y, start = mackey_glass._mg_stream()
+    task = mackey_glass._mg_task()
+    n = task.y_train.size
+    np.testing.assert_array_equal(y[start:start + n], task.y_train)
+    np.testing.assert_array_equal(y[start + n:], task.y_test)
+    # Step t's feedforward taps are the MLP's window of pattern t - start (standardized with
+    # one mean and sd for the series, not one per window column).
+    np.testing.assert_allclose(u[start - 5:start + 1], task.x_train[0], atol=0.01)
+    assert u[:start + n].mean() == pytest.approx(0, abs=1e-12)
+
+
+def _iir_frame(iir):
+    """FIR gains errors log-normal; IIR errors from `iir(rng)`; the rest Gaussian."""
+    rng = np.random.default_rng(9)
+    rows = []
+    for name in giles1997.MG_NETWORKS:
+        values = (iir(rng) if name.startswith("IIR") else rng.lognormal(-5, 1, 100)
+                  if name == "FIR gains" else rng.normal(0.002, 0.0002, 100))
+        rows += [{"network": name, "run": r, "train_nmse": e, "test_nmse": e, "unstable": False,
+                  "updates_made": 20_000} for r, e in enumerate(values)]
+    return pd.DataFrame(rows)
+
+
+def test_iir_checks_can_pass_and_fail():
+    # Most runs good and one failed near NMSE 1: the paper's IIR picture, G6d-G6g hold.
+    skewed = {c.id: c for c in giles1997.check_fig3(_iir_frame(
+        lambda rng: np.r_[rng.lognormal(-7, 0.5, 99), 1.0]), "quick")}
+    assert all(skewed[i].passed for i in ("G6d", "G6e", "G6f", "G6g"))
+    # Narrow Gaussian errors like the FIR's median: none holds, each with its reason.
+    narrow = {c.id: c for c in giles1997.check_fig3(_iir_frame(
+        lambda rng: rng.normal(0.007, 0.0005, 100)), "quick")}
+    for i in ("G6d", "G6e", "G6f", "G6g"):
+        assert narrow[i].passed is False and narrow[i].note, i

@@ -39,6 +39,11 @@ Protocol, after a second reading of the paper:
 - The FIR MLPs of Figs 2-3 start from their hidden units' fan-in counted in synapses (one, the
   input's filter), the MLP from its 6 inputs; the FIR MLP with gains is also run from the MLP's
   start, as evidence on what the start does.
+- The IIR MLPs of Figs 2-3 (Back 1992): each first-layer synapse an IIR filter of 6
+  feedforward taps (the paper's "6 taps") and, assumed, feedback of order 2, trained along the
+  series in time order by the recursive gradient of its coefficients, their feedback started at
+  0 and their taps like the FIR MLP's; no stability constraint (the paper states none), a run
+  whose filters go unstable kept with its error (see :mod:`evalmc.sims.iir`).
 
 Assumed where the paper is silent: tanh hidden units and a linear output; the teacher task's
 inputs standard normal and its targets standardized like the inputs (raw targets at K = 15
@@ -50,8 +55,7 @@ the sample sd (ddof=1); the Mackey-Glass series integrated by RK4 (dt 0.1, const
 
 Fig 1's data is the public ELENA phoneme set (see :mod:`.phoneme`).
 
-Not built: the IIR MLPs of Figs 2-3 (the MLP and the FIR MLPs with and without synaptic gains
-are), and the Gamma, NP and WZ networks of Fig 8 (TDNN, FIR MLP with gains and Elman are).
+Not built: the Gamma, NP and WZ networks of Fig 8 (TDNN, FIR MLP with gains and Elman are).
 
 The figures are split by experiment, one module each, over the shared :mod:`.protocol` (seed,
 scales, targets): :mod:`.phoneme` (Fig 1), :mod:`.mackey_glass` (Figs 2-3), :mod:`.teacher`
@@ -143,14 +147,17 @@ FIG2 = Figure("Distribution of train/test NMSE predicting Mackey-Glass (a=0.2, b
               "c=10, tau=30, sampled every 6) one step ahead, 1000 train / 1000 test patterns, "
               "inputs standardized and targets raw: MLP with input window 6 and FIR MLPs with "
               "6-tap first-layer synapses without and with synaptic gains (started from a fan-in "
-              "of one synapse; the last row with gains from the MLP's fan-in 6), 5 hidden units, "
-              "100 runs of 200,000 updates each (quick: 40 of 20,000). Series by RK4, dt=0.1, "
-              "history 1.2, 1000 time units dropped (assumed). IIR MLPs not built.",
+              "of one synapse; the fourth row with gains from the MLP's fan-in 6), and IIR MLPs "
+              "with 6 feedforward taps and feedback of order 2 (assumed) without and with "
+              "gains, trained in time order, unstable runs kept; 5 hidden units, 100 runs of "
+              "200,000 updates each (quick: 40 of 20,000). Series by RK4, dt=0.1, history 1.2, "
+              "1000 time units dropped (assumed).",
               compute_mackey_glass, plot_fig2, check_fig2,
               title="Giles and Lawrence 1997, Fig 2: Mackey-Glass NMSE distributions")
 
 FIG3 = Figure("Box-whiskers (box: IQR, bar: median, whiskers: minimum and maximum) beside "
-              "mean +- sd of the Fig 2 runs, one panel per network, log scale shared.",
+              "mean +- sd of the Fig 2 runs, one panel per network, log scale shared (a mean - "
+              "sd below 0, off the scale, is written under the panel's title).",
               compute_mackey_glass, plot_fig3, check_fig3,
               title="Giles and Lawrence 1997, Fig 3: box-whiskers vs mean +- sd")
 

@@ -42,6 +42,14 @@ _FIR_KS = ('"The K-S values (D, P) for the training and test sets respectively a
            'gains: (0.34, 1.3e-10), (0.39, 6.8e-14), FIR gains: (0.18, 0.0035), (0.17, 0.0054), '
            '... All distributions are significantly different from Gaussian except for the MLP '
            'case." (Mackey-Glass)')
+_IIR_KS = ('"The K-S values (D, P) for the training and test sets respectively are ... IIR no '
+           'gains: (0.5, \u22480), (0.5, \u22480), IIR gains: (0.28, 2.5e-7), (0.28, 2.2e-7), '
+           '... All distributions are significantly different from Gaussian except for the MLP '
+           'case." (Mackey-Glass)')
+_FIG3B = ('"Notice that a) although the means for the FIR and IIR synaptic gains cases are '
+          'similar, the median for the IIR MLP networks is much lower, and b) the mean minus one '
+          'standard deviation for the IIR MLP networks is lower than the best individual '
+          'networks and actually lower than zero for the synaptic gains case." (Fig 3 caption)')
 _FIG8 = ('"Once again, there is an overabundance of \u201cstatistically significant\u201d '
          'differences between the algorithms, e.g. the Gamma network is \u201cbetter\u201d than '
          'the Elman, NP, WZ, and FIR at the 1% level of significance according to t-tests." '
@@ -85,6 +93,12 @@ TARGETS = Targets([
     Target("G6 FIR gains fan-in 6", "the FIR MLP with gains started like the MLP (fan-in 6, "
            "not its one synapse): K-S (D, P), train and test", paper="not stated",
            source=_FIR_KS, role="finding"),
+    Target("G6 IIR no gains", "Mackey-Glass IIR MLP without gains: errors not Gaussian (train "
+           "and test)", paper="D=0.5, 0.5; P\u22480, \u22480", source=_IIR_KS,
+           tolerance="paper's K-S P < 0.01"),
+    Target("G6 IIR gains", "Mackey-Glass IIR MLP with gains: errors not Gaussian (train and "
+           "test)", paper="D=0.28, 0.28; P=2.5e-7, 2.2e-7", source=_IIR_KS,
+           tolerance="paper's K-S P < 0.01"),
     Target("G6b", "Mackey-Glass MLP: mean - sd not below the best run, train and test",
            paper="below only for the IIR cases, not the MLP",
            source='"However, none of the 100 trials results in such performance for the two '
@@ -95,6 +109,28 @@ TARGETS = Targets([
            tolerance="FIR gains median above both",
            source='"The MLP and FIR no gains cases are compressed in this graph due to the '
                   'relative poor performance of the other cases." (Fig 3 caption)'),
+    Target("G6d", "Mackey-Glass IIR MLPs without and with gains: mean - sd of the test errors "
+           "below the best run", paper="lower than the best individual error for the two IIR "
+           "test cases", tolerance="test mean - sd < minimum, both IIR networks",
+           source='"The mean minus one standard deviation is actually lower than the best '
+                  'individual error for the two IIR test cases. ... However, none of the 100 '
+                  'trials results in such performance for the two IIR test cases." '
+                  '(Mackey-Glass, Fig 3)'),
+    Target("G6e", "Mackey-Glass IIR MLP with gains: mean - sd of the test errors below 0",
+           paper="actually lower than zero for the synaptic gains case",
+           tolerance="test mean - sd < 0", source=_FIG3B),
+    Target("G6f", "Mackey-Glass FIR and IIR MLPs with gains: similar mean test errors, the "
+           "IIR median much lower", paper="means similar, the median for the IIR MLP networks "
+           "much lower", tolerance="IIR / FIR median < 0.5, IIR / FIR mean in [0.5, 2]",
+           source=_FIG3B),
+    Target("G6g", "Mackey-Glass IIR MLP with gains: test errors more significantly skewed toward "
+           "better performance (skewed right) than the FIR MLP with gains'",
+           paper="the IIR case is more significantly skewed towards better performance",
+           tolerance="D'Agostino skewness z: IIR > FIR, IIR one-sided P < 0.05",
+           source='"When considering the FIR and IIR synaptic gains networks, significant '
+                  'differences are evident from the distributions and the box-whiskers plots '
+                  '(all distributions are multimodal, however the IIR case is more '
+                  'significantly skewed towards better performance)." (Mackey-Glass)'),
     Target("G1 K=1", "K=1: errors non-Gaussian, train and test", tolerance="paper's K-S P < "
            "0.01 for a share of teachers > 0.5", paper="D=0.25, 0.25; P=8.3e-06, 6.3e-06",
            source=_TEACHER_KS),
