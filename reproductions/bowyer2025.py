@@ -43,10 +43,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-from evalmc.estimators.intervals import get_estimator
 from evalmc.estimators.proportions import bounds
 from evalmc.reproductions import bowyer2025_pairs as _pairs
-from evalmc.reproductions.report import Figure, Target, Targets, pooled_mcse
+from evalmc.reproductions.report import Figure, Target, Targets, estimator_labels, pooled_mcse
 from evalmc.stats.binomial import coverage_at, prior_coverage, prior_width
 from evalmc.study.estimation import run_estimation
 
@@ -430,15 +429,13 @@ def compute_iid_sim(scale, runs):
     paper = scale == "paper"
     ns = NS if paper else (3, 10, 30)
     thetas = _thetas(scale)
-    names = {m: get_estimator(e if m != "bootstrap" else
-                              f"{e}(n_boot={10_000 if paper else 1000})").name
-             for m, e in ESTIMATORS.items()}  # as the study names them
+    specs = {e if m != "bootstrap" else f"{e}(n_boot={10_000 if paper else 1000})": m
+             for m, e in ESTIMATORS.items()}
     res = run_estimation(pd.DataFrame([(n, t) for n in ns for t in thetas],
                                       columns=["n", "theta"]),
-                         "bernoulli", list(names.values()), n_reps=200 if paper else 40,
+                         "bernoulli", list(specs), n_reps=200 if paper else 40,
                          seed=SEED, progress=False, **runs.engine)
-    summary = res.summary.assign(method=res.summary["estimator"].map(
-        {v: k for k, v in names.items()}))
+    summary = res.summary.assign(method=estimator_labels(res.summary, specs))
     out = _per_rate(summary, ["method", "n"])
     exact = {(m, n): bounds(m, n, LEVEL) for m in METHODS for n in ns}
     out["exact_at_rates"] = [float(coverage_at(*exact[(m, n)], thetas).mean())
@@ -660,16 +657,13 @@ def compute_clustered(scale, runs):
     """
     paper = scale == "paper"
     tasks = TASKS if paper else TASKS[:2]
-    names = {m: get_estimator(m if m != "clustered-bayes" else
-                              f"{m}(n_samples={10_000 if paper else 2000})").name
-             for m in CLUSTERED_METHODS}  # as the study names them
+    specs = {m if m != "clustered-bayes" else f"{m}(n_samples={10_000 if paper else 2000})": m
+             for m in CLUSTERED_METHODS}
     res = run_estimation(pd.DataFrame([(t, PER_TASK, x) for t in tasks for x in _thetas(scale)],
                                       columns=["tasks", "per_task", "theta"]),
-                         "bernoulli-tasks", list(names.values()),
-                         n_reps=200 if paper else 20, seed=SEED, progress=False,
-                         **runs.engine)
-    summary = res.summary.assign(method=res.summary["estimator"].map(
-        {v: k for k, v in names.items()}))
+                         "bernoulli-tasks", list(specs), n_reps=200 if paper else 20,
+                         seed=SEED, progress=False, **runs.engine)
+    summary = res.summary.assign(method=estimator_labels(res.summary, specs))
     out = _per_rate(summary, ["method", "tasks"])
     out.insert(2, "n", out["tasks"] * PER_TASK)
     return out

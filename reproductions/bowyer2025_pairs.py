@@ -44,7 +44,7 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from evalmc.estimators.comparisons import independent_coverage
-from evalmc.reproductions.report import Figure, Runs, Target, Targets
+from evalmc.reproductions.report import Figure, Runs, Target, Targets, estimator_labels
 from evalmc.study.estimation import run_estimation
 
 SEED = 2025
@@ -136,8 +136,7 @@ def _design(ns, theta_a, theta_b) -> pd.DataFrame:
 
 
 def _pooled(summary: pd.DataFrame) -> pd.DataFrame:
-    summary = summary.assign(interval=summary["estimator"].str.split("(").str[0],
-                             var=summary["coverage_mcse"] ** 2)
+    summary = summary.assign(var=summary["coverage_mcse"] ** 2)
     grouped = summary.groupby(["n", "interval", "level"], sort=True)
     out = grouped.agg(coverage=("coverage", "mean"), width=("width", "mean"),
                       var=("var", "sum"), conditions=("coverage", "size"),
@@ -147,10 +146,10 @@ def _pooled(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _run(scenario, ns, theta_a, theta_b, intervals, target, levels, reps, runs):
-    specs = [f"{name}(level={level})" for name in intervals for level in levels]
-    res = run_estimation(_design(ns, theta_a, theta_b), scenario, specs, target=target,
+    specs = {f"{name}(level={level})": name for name in intervals for level in levels}
+    res = run_estimation(_design(ns, theta_a, theta_b), scenario, list(specs), target=target,
                          n_reps=reps, seed=SEED, progress=False, **(runs or Runs()).engine)
-    return res.summary
+    return res.summary.assign(interval=estimator_labels(res.summary, specs))
 
 
 def compute_independent(scale: str = "paper", runs: Runs | None = None) -> pd.DataFrame:

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
+from evalmc.estimators.intervals import get_estimator
+
 #: What a row of the report is.
 #:
 #: - ``'target'``: a claim of the paper, judged pass or fail; the count of targets met.
@@ -468,6 +470,36 @@ def pooled_mcse(mcse: pd.Series) -> float:
     0.025
     """
     return float(np.sqrt((mcse**2).sum()) / mcse.size)
+
+
+def estimator_labels(summary: pd.DataFrame, specs: dict) -> pd.Series:
+    """Each row's label, from the estimator it reports: a study names an estimator as
+    :func:`~evalmc.estimators.intervals.get_estimator` does (a family's default arguments
+    dropped), not as its spec was written.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A study's summary, with its ``estimator`` column.
+    specs : dict
+        Each estimator's spec, as given to the study, to its label.
+
+    Returns
+    -------
+    Series
+        The labels, aligned with `summary`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> specs = {"clt-diff(level=0.95)": "clt-diff", "clt-diff(level=0.9)": "clt-diff",
+    ...          "wald": "CLT"}
+    >>> summary = pd.DataFrame({"estimator": ["clt-diff", "clt-diff(level=0.9)", "wald"]})
+    >>> estimator_labels(summary, specs).tolist()
+    ['clt-diff', 'clt-diff', 'CLT']
+    """
+    return summary["estimator"].map({get_estimator(spec).name: label
+                                     for spec, label in specs.items()})
 
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
