@@ -74,9 +74,6 @@ CLUSTERED_METHODS = {"wald": "CLT", "wilson": "Wilson", "clopper-pearson": "Clop
              "beta-posterior": "Bayes, Beta(1, 1)", "clustered-wald": "clustered CLT",
              "clustered-bayes": "clustered Bayes (IS)"}
 
-_ABSTRACT = ('"In these small-data settings, we demonstrate that CLT-based methods perform very '
-             'poorly, usually dramatically underestimating uncertainty (i.e. producing error bars '
-             'that are too small)." (abstract)')
 _TITLE = ('"Don\'t use the CLT in LLM evals with fewer than a few hundred datapoints" (title); '
           '"CLT-based methods for uncertainty quantification are appropriate when benchmarks '
           'consist of thousands of examples" (abstract)')
@@ -94,7 +91,7 @@ def _figure(name: str, what: str) -> str:
 #: The targets, in report order; the two-model comparisons append theirs.
 TARGET_ROWS = [
     Target("I1", "CLT: 95% coverage averaged over uniform rates, below 0.93 at N = 3, 10, 30",
-           paper="dramatic under-coverage", source=_ABSTRACT),
+           paper="dramatic under-coverage", source=_pairs.ABSTRACT),
     Target("I2", "CLT: mean |coverage - level| over the 100 levels at N = 3", paper="0.4",
            source=_figure("exp4-1 (Fig 2)", "CLT's coverage error at N = 3 is about 0.4"),
            tolerance="±0.1", value=0.4, tol=0.1),
