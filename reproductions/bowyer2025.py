@@ -319,10 +319,14 @@ def plot_iid(data):
     return fig
 
 
-def _error(data, method, n, prior="Beta(1, 1)"):
-    err = coverage_error(data)
-    return float(err[(err["prior"] == prior) & (err["method"] == method)
-                     & (err["n"] == n)]["error"].iloc[0])
+def _errors(data):
+    """The coverage error of ``(method, n, prior)``, :func:`coverage_error` computed once."""
+    err = coverage_error(data).set_index(["prior", "method", "n"])["error"]
+
+    def error(method, n, prior="Beta(1, 1)"):
+        return float(err[(prior, method, n)])
+
+    return error
 
 
 def check_iid(data, scale):
@@ -347,7 +351,8 @@ def check_iid(data, scale):
     at95 = data[np.isclose(data["level"], LEVEL)].set_index(["method", "n"])["coverage"]
     small = [float(at95[("wald", n)]) for n in (3, 10, 30)]
     levels = f"over {data[data['on_grid']]['level'].nunique()} levels"
-    bayes = [_error(data, "beta-posterior", n) for n in NS]
+    error = _errors(data)
+    bayes = [error("beta-posterior", n) for n in NS]
     lo, hi = bounds("wald", 10, LEVEL)
     k = np.arange(11)
     share = float((lo == hi).sum() / 11)  # uniform rates: every k has probability 1 / (N + 1)
@@ -357,18 +362,18 @@ def check_iid(data, scale):
     return [
         TARGETS.holds("I1", ours=", ".join(f"{c:.3f}" for c in small),
                       passed=all(c < 0.93 for c in small), note="exact, N = 3, 10, 30"),
-        TARGETS.within("I2", _error(data, "wald", 3), note=f"exact, {levels}"),
-        TARGETS.within("I3", _error(data, "wald", 100),
-                       note=f"exact, {levels}; Wilson's {_error(data, 'wilson', 100):.4f}; at "
-                            f"N = 300 the CLT's is {_error(data, 'wald', 300):.4f}"),
+        TARGETS.within("I2", error("wald", 3), note=f"exact, {levels}"),
+        TARGETS.within("I3", error("wald", 100),
+                       note=f"exact, {levels}; Wilson's {error('wilson', 100):.4f}; at "
+                            f"N = 300 the CLT's is {error('wald', 300):.4f}"),
         TARGETS.holds("I4", ours=f"max {max(bayes):.1e}", passed=max(bayes) <= 0.013,
                       note="exact: the Beta(1, 1) posterior interval covers its level exactly "
                            "on average over uniform rates"),
-        TARGETS.within("I5", _error(data, "wilson", 3), note=f"exact, {levels}"),
-        TARGETS.within("I6", _error(data, "clopper-pearson", 3),
+        TARGETS.within("I5", error("wilson", 3), note=f"exact, {levels}"),
+        TARGETS.within("I6", error("clopper-pearson", 3),
                        note=f"exact, {levels}; coverage >= level at every level and N: "
                             f"{conservative}"),
-        TARGETS.within("I7", _error(data, "bootstrap", 3),
+        TARGETS.within("I7", error("bootstrap", 3),
                        note=f"exact limit of the percentile bootstrap, {levels}"),
         TARGETS.finding("I8", ours=f"{share:.3f}",
                         note=f"2 / (N + 1): k = {k[lo == hi].tolist()} of 0..10"),
@@ -613,13 +618,14 @@ def check_mismatch(data, scale):
     ['pass', 'pass', 'finding']
     """
     priors = [p for p in PRIORS if p != "Beta(1, 1)"]
-    pairs = [(p, n, _error(data, "beta-posterior", n, p), _error(data, "wald", n, p))
+    error = _errors(data)
+    pairs = [(p, n, error("beta-posterior", n, p), error("wald", n, p))
              for p in priors for n in (3, 10, 30)]
     worst = max(pairs, key=lambda x: x[2] / x[3])
-    ten = "; ".join(f"{METHODS[m]} {_error(data, m, 3, 'Beta(10, 10)'):.3f} / "
-                    f"{_error(data, m, 10, 'Beta(10, 10)'):.3f}" for m in METHODS)
+    ten = "; ".join(f"{METHODS[m]} {error(m, 3, 'Beta(10, 10)'):.3f} / "
+                    f"{error(m, 10, 'Beta(10, 10)'):.3f}" for m in METHODS)
     return [
-        TARGETS.within("M1", _error(data, "beta-posterior", 3, "Beta(100, 20)"),
+        TARGETS.within("M1", error("beta-posterior", 3, "Beta(100, 20)"),
                        note="exact; Beta(20, 100) gives the same by symmetry"),
         TARGETS.holds("M2", ours=f"largest ratio Bayes / CLT {worst[2] / worst[3]:.2f}",
                       passed=all(b < c for _, _, b, c in pairs),
