@@ -627,6 +627,43 @@ def write_report(out: Path) -> Path:
     return path
 
 
+def legend_below(fig: MplFigure, axes, ncols: int | None = None, **style):
+    """One legend under the panels of `fig`: each label of `axes` once, in the order first
+    met (with the last panel's handle).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure of constrained layout, which makes room below its panels.
+    axes : iterable of Axes
+        The panels whose labelled artists the legend lists.
+    ncols : int, optional
+        The most columns; default one row.
+    **style
+        Further arguments of ``fig.legend`` (``fontsize``).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> from evalmc.reproductions.report import legend_below
+    >>> fig = MplFigure(layout="constrained")
+    >>> left, right = fig.subplots(1, 2)
+    >>> _ = left.plot([0, 1], label="a"), right.plot([1, 0], label="a"), right.plot([0], label="b")
+    >>> [t.get_text() for t in legend_below(fig, [left, right], fontsize=8).get_texts()]
+    ['a', 'b']
+    """
+    entries = {}
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        entries.update(zip(labels, handles, strict=True))
+    return fig.legend(entries.values(), entries.keys(), loc="outside lower center",
+                      ncols=len(entries) if ncols is None else min(len(entries), ncols), **style)
+
+
 #: The most curves a panel may show.
 MAX_CURVES = 6
 
