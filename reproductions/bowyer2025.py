@@ -45,7 +45,14 @@ from matplotlib.figure import Figure as MplFigure
 
 from evalmc.estimators.proportions import bounds
 from evalmc.reproductions import bowyer2025_pairs as _pairs
-from evalmc.reproductions.report import Figure, Target, Targets, estimator_labels, pooled_mcse
+from evalmc.reproductions.report import (
+    Figure,
+    Target,
+    Targets,
+    estimator_labels,
+    legend_below,
+    pooled_mcse,
+)
 from evalmc.stats.binomial import coverage_at, prior_coverage, prior_width
 from evalmc.study.estimation import run_estimation
 
@@ -315,7 +322,7 @@ def plot_iid(data):
     ax.set(yscale="log", xlabel="N", ylabel="mean |coverage - level|", title="coverage error")
     _log_axes(ax, NS)
     axes[1, -1].set_visible(False)
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=6)
+    legend_below(fig, [axes[0, 0]], ncols=6)
     return fig
 
 
@@ -492,7 +499,7 @@ def plot_iid_sim(data):
     cov.set(xlabel="N", ylabel="coverage of the 95% interval",
             title="coverage")
     width.set(xlabel="N", ylabel="mean width", title="width")
-    fig.legend(*cov.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    legend_below(fig, [cov], ncols=3)
     return fig
 
 
@@ -594,7 +601,7 @@ def plot_mismatch(data):
         _log_axes(bottom, NS)
     axes[0, 0].set_ylabel("coverage of the 95% interval")
     axes[1, 0].set_ylabel("mean |coverage - level|")
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=5)
+    legend_below(fig, [axes[0, 0]], ncols=5)
     return fig
 
 
@@ -709,7 +716,7 @@ def plot_clustered(data):
         ax.set_xlabel("N questions (T tasks of 5)")
     cov.set(ylabel="coverage of the 95% interval", title="coverage (bars: 2 MCSE)")
     width.set(ylabel="mean width", title="width")
-    fig.legend(*cov.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    legend_below(fig, [cov], ncols=3)
     return fig
 
 

@@ -44,7 +44,14 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from evalmc.estimators.comparisons import independent_coverage
-from evalmc.reproductions.report import Figure, Runs, Target, Targets, estimator_labels
+from evalmc.reproductions.report import (
+    Figure,
+    Runs,
+    Target,
+    Targets,
+    estimator_labels,
+    legend_below,
+)
 from evalmc.study.estimation import run_estimation
 
 SEED = 2025
@@ -266,13 +273,8 @@ def _coverage_axes(fig, data, intervals, exact: bool):
 def _levels_figure(data, intervals, exact, height) -> MplFigure:
     fig = MplFigure(figsize=(3.0 * data["n"].nunique() + 1, height), layout="constrained")
     axes = _coverage_axes(fig, data, tuple(intervals), exact=exact)
-    _legend(fig, axes[0])
+    legend_below(fig, axes[:1], ncols=5, fontsize=8)
     return fig
-
-
-def _legend(fig, ax) -> None:
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
 
 
 def plot_independent(data: pd.DataFrame) -> MplFigure:
@@ -348,7 +350,7 @@ def plot_mismatch(data: pd.DataFrame) -> MplFigure:
         ax.set_xlabel("N (questions)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("coverage at 95% (2 MCSE bars)")
-    _legend(fig, axes[0])
+    legend_below(fig, axes[:1], ncols=5, fontsize=8)
     return fig
 
 
