@@ -292,7 +292,12 @@ def plot_independent(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_independent(compute_independent("quick"))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": [3, 3, 10, 10], "interval": "clt-diff", "level": [0.9, 0.95] * 2,
+    ...                      "coverage": [0.7, 0.75, 0.85, 0.9], "coverage_mcse": 0.01,
+    ...                      "exact": [0.71, 0.76, 0.85, 0.9]})
+    >>> [ax.get_title() for ax in plot_independent(data).axes]
+    ['N = 3', 'N = 10']
     """
     return _levels_figure(data, INDEPENDENT_INTERVALS, exact=True, height=4.2)
 
@@ -312,7 +317,12 @@ def plot_paired(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_paired(compute_paired("quick"))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": 3, "interval": ["paired-z-interval", "bayes-paired"] * 2,
+    ...                      "level": [0.9, 0.9, 0.95, 0.95], "coverage": [0.7, 0.9, 0.75, 0.95],
+    ...                      "coverage_mcse": 0.01})
+    >>> [ax.get_title() for ax in plot_paired(data).axes]
+    ['N = 3']
     """
     return _levels_figure(data, PAIRED_INTERVALS, exact=False, height=4.0)
 
@@ -331,7 +341,13 @@ def plot_mismatch(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_mismatch(compute_paired("quick", priors=["B ~ Beta(10, 10)"]))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "B ~ Beta(10, 10)", "n": [3, 10, 3, 10],
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "level": 0.95, "coverage": [0.7, 0.85, 0.94, 0.95],
+    ...                      "coverage_mcse": 0.01})
+    >>> [ax.get_title() for ax in plot_mismatch(data).axes]
+    ['theta_A ~ Beta(1, 1), theta_B ~ Beta(10, 10)']
     """
     priors = list(dict.fromkeys(data["prior"]))
     fig = MplFigure(figsize=(3.6 * len(priors) + 1, 4.0), layout="constrained")
@@ -377,7 +393,14 @@ def check_independent(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_independent(compute_independent("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "uniform", "n": [3, 10] * 3, "level": 0.95,
+    ...                      "interval": ["clt-diff"] * 2 + ["bayes-diff"] * 2
+    ...                      + ["fisher-odds-ratio"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.95, 0.951, 0.99, 0.98],
+    ...                      "coverage_mcse": 0.005, "exact": [0.8, 0.9, 0.95, 0.95, 0.99, 0.98]})
+    >>> [c.result for c in check_independent(data, "quick")]
+    ['pass', 'pass', 'pass', 'finding']
     """
     clt = _at(data, "clt-diff")
     small = clt[clt["n"] <= 10]
@@ -414,7 +437,12 @@ def check_paired(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_paired(compute_paired("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "uniform", "n": [3, 10] * 2, "level": 0.95,
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.95, 0.94], "coverage_mcse": 0.005})
+    >>> [c.result for c in check_paired(data, "quick")]
+    ['pass', 'pass', 'finding']
     """
     clt = _at(data, "paired-z-interval")
     small = clt[clt["n"] <= 10]
@@ -443,7 +471,12 @@ def check_mismatch(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_mismatch(compute_paired("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "B ~ Beta(10, 10)", "n": [3, 10] * 2, "level": 0.95,
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.93, 0.94], "coverage_mcse": 0.005})
+    >>> check_mismatch(data, "quick")[0].ours
+    'B ~ Beta(10, 10): Bayes 0.930, 0.940 vs CLT 0.800, 0.900'
     """
     parts, ok = [], True
     for prior in dict.fromkeys(data["prior"]):
