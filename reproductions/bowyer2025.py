@@ -431,9 +431,9 @@ def compute_iid_sim(scale, runs):
     Examples
     --------
     >>> from evalmc.reproductions.report import Runs
-    >>> data = compute_iid_sim("quick", Runs())  # doctest: +SKIP
-    >>> data.shape  # doctest: +SKIP
-    (15, 10)
+    >>> data = compute_iid_sim("quick", Runs())
+    >>> data.shape, data.set_index(["method", "n"]).loc["wald", "coverage"].round(4).tolist()
+    ((15, 11), [0.6229, 0.8958, 0.9312])
     """
     paper = scale == "paper"
     ns = NS if paper else (3, 10, 30)
@@ -662,8 +662,9 @@ def compute_clustered(scale, runs):
     Examples
     --------
     >>> from evalmc.reproductions.report import Runs
-    >>> compute_clustered("quick", Runs()).shape  # doctest: +SKIP
-    (12, 8)
+    >>> data = compute_clustered("quick", Runs())
+    >>> data.shape, data.set_index("method").loc["clustered-wald", "coverage"].round(4).tolist()
+    ((12, 9), [0.5125, 0.8458])
     """
     paper = scale == "paper"
     tasks = TASKS if paper else TASKS[:2]
