@@ -54,7 +54,7 @@ from scipy import integrate, stats
 
 from evalmc.estimators.boon import boo_n_normal, expected_best, rank_weights
 from evalmc.estimators.intervals import EstimateResult, Estimator
-from evalmc.reproductions.report import Figure, Target, Targets
+from evalmc.reproductions.report import Figure, Target, Targets, legend_below
 from evalmc.sims import Scenario
 from evalmc.sims.base import param
 from evalmc.sims.pools import PRESETS
@@ -693,8 +693,8 @@ def plot_fig2(data):
     ['(a) resnet-fixed', '(b) asreader-random']
     """
     fig = MplFigure(figsize=(11, 4.4), layout="constrained")
-    handles = {}
-    for ax, (panel, (name, _, _)) in zip(fig.subplots(1, 2), PANELS.items(), strict=True):
+    axes = fig.subplots(1, 2)
+    for ax, (panel, (name, _, _)) in zip(axes, PANELS.items(), strict=True):
         sub = data[data["panel"] == panel]
         for stat in STATISTICS:
             s = sub[sub["statistic"] == stat]
@@ -705,11 +705,7 @@ def plot_fig2(data):
                 ax.plot(out["m"], out["mean"], "x", color="C3", ms=4,
                         label=f"{stat} mean outside its interval")
         ax.set(title=f"({panel}) {name}", xlabel="number of runs m", ylabel="test accuracy (%)")
-        handles.update(zip(ax.get_legend_handles_labels()[1], ax.get_legend_handles_labels()[0],
-                           strict=True))
-    # below the panels: the intervals fill them
-    fig.legend(handles.values(), handles.keys(), loc="outside lower center", ncols=len(handles),
-               fontsize=8)
+    legend_below(fig, axes, fontsize=8)  # below the panels: the intervals fill them
     return fig
 
 

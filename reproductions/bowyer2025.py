@@ -43,10 +43,16 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
-from evalmc.estimators.intervals import get_estimator
 from evalmc.estimators.proportions import bounds
 from evalmc.reproductions import bowyer2025_pairs as _pairs
-from evalmc.reproductions.report import Figure, Target, Targets, pooled_mcse
+from evalmc.reproductions.report import (
+    Figure,
+    Target,
+    Targets,
+    estimator_labels,
+    legend_below,
+    pooled_mcse,
+)
 from evalmc.stats.binomial import coverage_at, prior_coverage, prior_width
 from evalmc.study.estimation import run_estimation
 
@@ -75,9 +81,6 @@ CLUSTERED_METHODS = {"wald": "CLT", "wilson": "Wilson", "clopper-pearson": "Clop
              "beta-posterior": "Bayes, Beta(1, 1)", "clustered-wald": "clustered CLT",
              "clustered-bayes": "clustered Bayes (IS)"}
 
-_ABSTRACT = ('"In these small-data settings, we demonstrate that CLT-based methods perform very '
-             'poorly, usually dramatically underestimating uncertainty (i.e. producing error bars '
-             'that are too small)." (abstract)')
 _TITLE = ('"Don\'t use the CLT in LLM evals with fewer than a few hundred datapoints" (title); '
           '"CLT-based methods for uncertainty quantification are appropriate when benchmarks '
           'consist of thousands of examples" (abstract)')
@@ -95,7 +98,7 @@ def _figure(name: str, what: str) -> str:
 #: The targets, in report order; the two-model comparisons append theirs.
 TARGET_ROWS = [
     Target("I1", "CLT: 95% coverage averaged over uniform rates, below 0.93 at N = 3, 10, 30",
-           paper="dramatic under-coverage", source=_ABSTRACT),
+           paper="dramatic under-coverage", source=_pairs.ABSTRACT),
     Target("I2", "CLT: mean |coverage - level| over the 100 levels at N = 3", paper="0.4",
            source=_figure("exp4-1 (Fig 2)", "CLT's coverage error at N = 3 is about 0.4"),
            tolerance="±0.1", value=0.4, tol=0.1),
@@ -319,14 +322,18 @@ def plot_iid(data):
     ax.set(yscale="log", xlabel="N", ylabel="mean |coverage - level|", title="coverage error")
     _log_axes(ax, NS)
     axes[1, -1].set_visible(False)
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=6)
+    legend_below(fig, [axes[0, 0]], ncols=6)
     return fig
 
 
-def _error(data, method, n, prior="Beta(1, 1)"):
-    err = coverage_error(data)
-    return float(err[(err["prior"] == prior) & (err["method"] == method)
-                     & (err["n"] == n)]["error"].iloc[0])
+def _errors(data):
+    """The coverage error of ``(method, n, prior)``, :func:`coverage_error` computed once."""
+    err = coverage_error(data).set_index(["prior", "method", "n"])["error"]
+
+    def error(method, n, prior="Beta(1, 1)"):
+        return float(err[(prior, method, n)])
+
+    return error
 
 
 def check_iid(data, scale):
@@ -351,7 +358,8 @@ def check_iid(data, scale):
     at95 = data[np.isclose(data["level"], LEVEL)].set_index(["method", "n"])["coverage"]
     small = [float(at95[("wald", n)]) for n in (3, 10, 30)]
     levels = f"over {data[data['on_grid']]['level'].nunique()} levels"
-    bayes = [_error(data, "beta-posterior", n) for n in NS]
+    error = _errors(data)
+    bayes = [error("beta-posterior", n) for n in NS]
     lo, hi = bounds("wald", 10, LEVEL)
     k = np.arange(11)
     share = float((lo == hi).sum() / 11)  # uniform rates: every k has probability 1 / (N + 1)
@@ -361,18 +369,18 @@ def check_iid(data, scale):
     return [
         TARGETS.holds("I1", ours=", ".join(f"{c:.3f}" for c in small),
                       passed=all(c < 0.93 for c in small), note="exact, N = 3, 10, 30"),
-        TARGETS.within("I2", _error(data, "wald", 3), note=f"exact, {levels}"),
-        TARGETS.within("I3", _error(data, "wald", 100),
-                       note=f"exact, {levels}; Wilson's {_error(data, 'wilson', 100):.4f}; at "
-                            f"N = 300 the CLT's is {_error(data, 'wald', 300):.4f}"),
+        TARGETS.within("I2", error("wald", 3), note=f"exact, {levels}"),
+        TARGETS.within("I3", error("wald", 100),
+                       note=f"exact, {levels}; Wilson's {error('wilson', 100):.4f}; at "
+                            f"N = 300 the CLT's is {error('wald', 300):.4f}"),
         TARGETS.holds("I4", ours=f"max {max(bayes):.1e}", passed=max(bayes) <= 0.013,
                       note="exact: the Beta(1, 1) posterior interval covers its level exactly "
                            "on average over uniform rates"),
-        TARGETS.within("I5", _error(data, "wilson", 3), note=f"exact, {levels}"),
-        TARGETS.within("I6", _error(data, "clopper-pearson", 3),
+        TARGETS.within("I5", error("wilson", 3), note=f"exact, {levels}"),
+        TARGETS.within("I6", error("clopper-pearson", 3),
                        note=f"exact, {levels}; coverage >= level at every level and N: "
                             f"{conservative}"),
-        TARGETS.within("I7", _error(data, "bootstrap", 3),
+        TARGETS.within("I7", error("bootstrap", 3),
                        note=f"exact limit of the percentile bootstrap, {levels}"),
         TARGETS.finding("I8", ours=f"{share:.3f}",
                         note=f"2 / (N + 1): k = {k[lo == hi].tolist()} of 0..10"),
@@ -423,22 +431,20 @@ def compute_iid_sim(scale, runs):
     Examples
     --------
     >>> from evalmc.reproductions.report import Runs
-    >>> data = compute_iid_sim("quick", Runs())  # doctest: +SKIP
-    >>> data.shape  # doctest: +SKIP
-    (15, 10)
+    >>> data = compute_iid_sim("quick", Runs())
+    >>> data.shape, data.set_index(["method", "n"]).loc["wald", "coverage"].round(4).tolist()
+    ((15, 11), [0.6229, 0.8958, 0.9312])
     """
     paper = scale == "paper"
     ns = NS if paper else (3, 10, 30)
     thetas = _thetas(scale)
-    names = {m: get_estimator(e if m != "bootstrap" else
-                              f"{e}(n_boot={10_000 if paper else 1000})").name
-             for m, e in ESTIMATORS.items()}  # as the study names them
+    specs = {e if m != "bootstrap" else f"{e}(n_boot={10_000 if paper else 1000})": m
+             for m, e in ESTIMATORS.items()}
     res = run_estimation(pd.DataFrame([(n, t) for n in ns for t in thetas],
                                       columns=["n", "theta"]),
-                         "bernoulli", list(names.values()), n_reps=200 if paper else 40,
+                         "bernoulli", list(specs), n_reps=200 if paper else 40,
                          seed=SEED, progress=False, **runs.engine)
-    summary = res.summary.assign(method=res.summary["estimator"].map(
-        {v: k for k, v in names.items()}))
+    summary = res.summary.assign(method=estimator_labels(res.summary, specs))
     out = _per_rate(summary, ["method", "n"])
     exact = {(m, n): bounds(m, n, LEVEL) for m in METHODS for n in ns}
     out["exact_at_rates"] = [float(coverage_at(*exact[(m, n)], thetas).mean())
@@ -493,7 +499,7 @@ def plot_iid_sim(data):
     cov.set(xlabel="N", ylabel="coverage of the 95% interval",
             title="coverage")
     width.set(xlabel="N", ylabel="mean width", title="width")
-    fig.legend(*cov.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    legend_below(fig, [cov], ncols=3)
     return fig
 
 
@@ -595,7 +601,7 @@ def plot_mismatch(data):
         _log_axes(bottom, NS)
     axes[0, 0].set_ylabel("coverage of the 95% interval")
     axes[1, 0].set_ylabel("mean |coverage - level|")
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside lower center", ncol=5)
+    legend_below(fig, [axes[0, 0]], ncols=5)
     return fig
 
 
@@ -619,13 +625,14 @@ def check_mismatch(data, scale):
     ['pass', 'pass', 'finding']
     """
     priors = [p for p in PRIORS if p != "Beta(1, 1)"]
-    pairs = [(p, n, _error(data, "beta-posterior", n, p), _error(data, "wald", n, p))
+    error = _errors(data)
+    pairs = [(p, n, error("beta-posterior", n, p), error("wald", n, p))
              for p in priors for n in (3, 10, 30)]
     worst = max(pairs, key=lambda x: x[2] / x[3])
-    ten = "; ".join(f"{METHODS[m]} {_error(data, m, 3, 'Beta(10, 10)'):.3f} / "
-                    f"{_error(data, m, 10, 'Beta(10, 10)'):.3f}" for m in METHODS)
+    ten = "; ".join(f"{METHODS[m]} {error(m, 3, 'Beta(10, 10)'):.3f} / "
+                    f"{error(m, 10, 'Beta(10, 10)'):.3f}" for m in METHODS)
     return [
-        TARGETS.within("M1", _error(data, "beta-posterior", 3, "Beta(100, 20)"),
+        TARGETS.within("M1", error("beta-posterior", 3, "Beta(100, 20)"),
                        note="exact; Beta(20, 100) gives the same by symmetry"),
         TARGETS.holds("M2", ours=f"largest ratio Bayes / CLT {worst[2] / worst[3]:.2f}",
                       passed=all(b < c for _, _, b, c in pairs),
@@ -655,21 +662,19 @@ def compute_clustered(scale, runs):
     Examples
     --------
     >>> from evalmc.reproductions.report import Runs
-    >>> compute_clustered("quick", Runs()).shape  # doctest: +SKIP
-    (12, 8)
+    >>> data = compute_clustered("quick", Runs())
+    >>> data.shape, data.set_index("method").loc["clustered-wald", "coverage"].round(4).tolist()
+    ((12, 9), [0.5125, 0.8458])
     """
     paper = scale == "paper"
     tasks = TASKS if paper else TASKS[:2]
-    names = {m: get_estimator(m if m != "clustered-bayes" else
-                              f"{m}(n_samples={10_000 if paper else 2000})").name
-             for m in CLUSTERED_METHODS}  # as the study names them
+    specs = {m if m != "clustered-bayes" else f"{m}(n_samples={10_000 if paper else 2000})": m
+             for m in CLUSTERED_METHODS}
     res = run_estimation(pd.DataFrame([(t, PER_TASK, x) for t in tasks for x in _thetas(scale)],
                                       columns=["tasks", "per_task", "theta"]),
-                         "bernoulli-tasks", list(names.values()),
-                         n_reps=200 if paper else 20, seed=SEED, progress=False,
-                         **runs.engine)
-    summary = res.summary.assign(method=res.summary["estimator"].map(
-        {v: k for k, v in names.items()}))
+                         "bernoulli-tasks", list(specs), n_reps=200 if paper else 20,
+                         seed=SEED, progress=False, **runs.engine)
+    summary = res.summary.assign(method=estimator_labels(res.summary, specs))
     out = _per_rate(summary, ["method", "tasks"])
     out.insert(2, "n", out["tasks"] * PER_TASK)
     return out
@@ -712,7 +717,7 @@ def plot_clustered(data):
         ax.set_xlabel("N questions (T tasks of 5)")
     cov.set(ylabel="coverage of the 95% interval", title="coverage (bars: 2 MCSE)")
     width.set(ylabel="mean width", title="width")
-    fig.legend(*cov.get_legend_handles_labels(), loc="outside lower center", ncol=3)
+    legend_below(fig, [cov], ncols=3)
     return fig
 
 

@@ -44,7 +44,14 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from evalmc.estimators.comparisons import independent_coverage
-from evalmc.reproductions.report import Figure, Runs, Target, Targets
+from evalmc.reproductions.report import (
+    Figure,
+    Runs,
+    Target,
+    Targets,
+    estimator_labels,
+    legend_below,
+)
 from evalmc.study.estimation import run_estimation
 
 SEED = 2025
@@ -71,9 +78,10 @@ MISMATCH_NS = (3, 10, 30)
 LABELS = {"clt-diff": "CLT difference", "bayes-diff": "Bayes difference",
           "fisher-odds-ratio": "Fisher odds ratio", "bayes-odds-ratio": "Bayes odds ratio",
           "paired-z-interval": "paired CLT", "bayes-paired": "Bayes paired"}
-_ABSTRACT = ('"In these small-data settings, we demonstrate that CLT-based methods perform very '
-             'poorly, usually dramatically underestimating uncertainty (i.e. producing error '
-             'bars that are too small)." (Abstract)')
+#: The abstract's claim, the source of the targets on the CLT in both Bowyer modules.
+ABSTRACT = ('"In these small-data settings, we demonstrate that CLT-based methods perform very '
+            'poorly, usually dramatically underestimating uncertainty (i.e. producing error bars '
+            'that are too small)." (abstract)')
 _PARAPHRASE = ("Secs 3.3-3.4 show the same failure of CLT intervals, and the Bayesian ones "
                "keeping their coverage, when comparing two models, independent or paired "
                "(paraphrased)")
@@ -81,7 +89,7 @@ _PARAPHRASE = ("Secs 3.3-3.4 show the same failure of CLT intervals, and the Bay
 TARGETS = Targets([
     Target("BP1", "independent models: the CLT difference interval under-covers at N = 3 and "
            "10 (coverage below 0.95 by more than 4 MCSE)", paper="under-covers",
-           source=_ABSTRACT, tolerance="4 MCSE"),
+           source=ABSTRACT, tolerance="4 MCSE"),
     Target("BP2", "independent models: the Bayesian difference interval keeps its coverage "
            "at every N (within 0.95 +- 0.02)", paper="near nominal", source=_PARAPHRASE,
            tolerance="±0.02"),
@@ -89,7 +97,7 @@ TARGETS = Targets([
            "covers at least 0.95 (within 4 MCSE) at every N", paper="at or above nominal",
            source=_PARAPHRASE, tolerance="4 MCSE"),
     Target("BP4", "paired models: the paired CLT interval under-covers at N = 3 and 10 "
-           "(below 0.95 by more than 4 MCSE)", paper="under-covers", source=_ABSTRACT,
+           "(below 0.95 by more than 4 MCSE)", paper="under-covers", source=ABSTRACT,
            tolerance="4 MCSE"),
     Target("BP5", "paired models: the Bayesian paired interval keeps its coverage at every N "
            "(within 0.95 +- 0.02)", paper="near nominal", source=_PARAPHRASE,
@@ -136,8 +144,7 @@ def _design(ns, theta_a, theta_b) -> pd.DataFrame:
 
 
 def _pooled(summary: pd.DataFrame) -> pd.DataFrame:
-    summary = summary.assign(interval=summary["estimator"].str.split("(").str[0],
-                             var=summary["coverage_mcse"] ** 2)
+    summary = summary.assign(var=summary["coverage_mcse"] ** 2)
     grouped = summary.groupby(["n", "interval", "level"], sort=True)
     out = grouped.agg(coverage=("coverage", "mean"), width=("width", "mean"),
                       var=("var", "sum"), conditions=("coverage", "size"),
@@ -147,10 +154,10 @@ def _pooled(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _run(scenario, ns, theta_a, theta_b, intervals, target, levels, reps, runs):
-    specs = [f"{name}(level={level})" for name in intervals for level in levels]
-    res = run_estimation(_design(ns, theta_a, theta_b), scenario, specs, target=target,
+    specs = {f"{name}(level={level})": name for name in intervals for level in levels}
+    res = run_estimation(_design(ns, theta_a, theta_b), scenario, list(specs), target=target,
                          n_reps=reps, seed=SEED, progress=False, **(runs or Runs()).engine)
-    return res.summary
+    return res.summary.assign(interval=estimator_labels(res.summary, specs))
 
 
 def compute_independent(scale: str = "paper", runs: Runs | None = None) -> pd.DataFrame:
@@ -266,13 +273,8 @@ def _coverage_axes(fig, data, intervals, exact: bool):
 def _levels_figure(data, intervals, exact, height) -> MplFigure:
     fig = MplFigure(figsize=(3.0 * data["n"].nunique() + 1, height), layout="constrained")
     axes = _coverage_axes(fig, data, tuple(intervals), exact=exact)
-    _legend(fig, axes[0])
+    legend_below(fig, axes[:1], ncols=5, fontsize=8)
     return fig
-
-
-def _legend(fig, ax) -> None:
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=5, fontsize=8)
 
 
 def plot_independent(data: pd.DataFrame) -> MplFigure:
@@ -290,7 +292,12 @@ def plot_independent(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_independent(compute_independent("quick"))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": [3, 3, 10, 10], "interval": "clt-diff", "level": [0.9, 0.95] * 2,
+    ...                      "coverage": [0.7, 0.75, 0.85, 0.9], "coverage_mcse": 0.01,
+    ...                      "exact": [0.71, 0.76, 0.85, 0.9]})
+    >>> [ax.get_title() for ax in plot_independent(data).axes]
+    ['N = 3', 'N = 10']
     """
     return _levels_figure(data, INDEPENDENT_INTERVALS, exact=True, height=4.2)
 
@@ -310,7 +317,12 @@ def plot_paired(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_paired(compute_paired("quick"))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"n": 3, "interval": ["paired-z-interval", "bayes-paired"] * 2,
+    ...                      "level": [0.9, 0.9, 0.95, 0.95], "coverage": [0.7, 0.9, 0.75, 0.95],
+    ...                      "coverage_mcse": 0.01})
+    >>> [ax.get_title() for ax in plot_paired(data).axes]
+    ['N = 3']
     """
     return _levels_figure(data, PAIRED_INTERVALS, exact=False, height=4.0)
 
@@ -329,7 +341,13 @@ def plot_mismatch(data: pd.DataFrame) -> MplFigure:
 
     Examples
     --------
-    >>> fig = plot_mismatch(compute_paired("quick", priors=["B ~ Beta(10, 10)"]))  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "B ~ Beta(10, 10)", "n": [3, 10, 3, 10],
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "level": 0.95, "coverage": [0.7, 0.85, 0.94, 0.95],
+    ...                      "coverage_mcse": 0.01})
+    >>> [ax.get_title() for ax in plot_mismatch(data).axes]
+    ['theta_A ~ Beta(1, 1), theta_B ~ Beta(10, 10)']
     """
     priors = list(dict.fromkeys(data["prior"]))
     fig = MplFigure(figsize=(3.6 * len(priors) + 1, 4.0), layout="constrained")
@@ -348,7 +366,7 @@ def plot_mismatch(data: pd.DataFrame) -> MplFigure:
         ax.set_xlabel("N (questions)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("coverage at 95% (2 MCSE bars)")
-    _legend(fig, axes[0])
+    legend_below(fig, axes[:1], ncols=5, fontsize=8)
     return fig
 
 
@@ -375,7 +393,14 @@ def check_independent(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_independent(compute_independent("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "uniform", "n": [3, 10] * 3, "level": 0.95,
+    ...                      "interval": ["clt-diff"] * 2 + ["bayes-diff"] * 2
+    ...                      + ["fisher-odds-ratio"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.95, 0.951, 0.99, 0.98],
+    ...                      "coverage_mcse": 0.005, "exact": [0.8, 0.9, 0.95, 0.95, 0.99, 0.98]})
+    >>> [c.result for c in check_independent(data, "quick")]
+    ['pass', 'pass', 'pass', 'finding']
     """
     clt = _at(data, "clt-diff")
     small = clt[clt["n"] <= 10]
@@ -412,7 +437,12 @@ def check_paired(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_paired(compute_paired("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "uniform", "n": [3, 10] * 2, "level": 0.95,
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.95, 0.94], "coverage_mcse": 0.005})
+    >>> [c.result for c in check_paired(data, "quick")]
+    ['pass', 'pass', 'finding']
     """
     clt = _at(data, "paired-z-interval")
     small = clt[clt["n"] <= 10]
@@ -441,7 +471,12 @@ def check_mismatch(data: pd.DataFrame, scale: str) -> list:
 
     Examples
     --------
-    >>> checks = check_mismatch(compute_paired("quick"), "quick")  # doctest: +SKIP
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"prior": "B ~ Beta(10, 10)", "n": [3, 10] * 2, "level": 0.95,
+    ...                      "interval": ["paired-z-interval"] * 2 + ["bayes-paired"] * 2,
+    ...                      "coverage": [0.8, 0.9, 0.93, 0.94], "coverage_mcse": 0.005})
+    >>> check_mismatch(data, "quick")[0].ours
+    'B ~ Beta(10, 10): Bayes 0.930, 0.940 vs CLT 0.800, 0.900'
     """
     parts, ok = [], True
     for prior in dict.fromkeys(data["prior"]):

@@ -43,7 +43,7 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-from evalmc.reproductions.report import Figure, Target, Targets
+from evalmc.reproductions.report import Figure, Target, Targets, legend_below
 from evalmc.sims import get_scenario
 from evalmc.study.rates import make_design, run_study
 
@@ -317,11 +317,7 @@ def _panels(data, x, curves, xlabel, ylabel="size (rate of rejecting a true null
             ax.xaxis.set_major_formatter(ScalarFormatter())
             ax.xaxis.set_minor_formatter(NullFormatter())
     axes[0].set_ylabel(ylabel)
-    legend = {}
-    for ax in axes:
-        legend.update(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
-    fig.legend(legend.values(), legend.keys(), loc="outside lower center",
-               ncols=min(len(legend), 4), fontsize=8)
+    legend_below(fig, axes, ncols=4, fontsize=8)
     return fig
 
 

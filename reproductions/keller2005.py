@@ -562,7 +562,7 @@ def compute_fig1(scale, runs):
     >>> from evalmc.reproductions.report import Runs
     >>> data = compute_fig1("quick", Runs())  # doctest: +SKIP
     >>> data.shape  # doctest: +SKIP
-    ((756, 12), ...)
+    (756, 12)
     """
     return pooled(simulate(scale, runs), "size")
 
@@ -592,7 +592,7 @@ def compute_fig2(scale, runs):
     >>> from evalmc.reproductions.report import Runs
     >>> data = compute_fig2("quick", Runs())  # doctest: +SKIP
     >>> data.shape  # doctest: +SKIP
-    ((756, 12), ...)
+    (756, 12)
     """
     return pooled(simulate(scale, runs), "power")
 

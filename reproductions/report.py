@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
+from evalmc.estimators.intervals import get_estimator
+
 #: What a row of the report is.
 #:
 #: - ``'target'``: a claim of the paper, judged pass or fail; the count of targets met.
@@ -470,6 +472,36 @@ def pooled_mcse(mcse: pd.Series) -> float:
     return float(np.sqrt((mcse**2).sum()) / mcse.size)
 
 
+def estimator_labels(summary: pd.DataFrame, specs: dict) -> pd.Series:
+    """Each row's label, from the estimator it reports: a study names an estimator as
+    :func:`~evalmc.estimators.intervals.get_estimator` does (a family's default arguments
+    dropped), not as its spec was written.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        A study's summary, with its ``estimator`` column.
+    specs : dict
+        Each estimator's spec, as given to the study, to its label.
+
+    Returns
+    -------
+    Series
+        The labels, aligned with `summary`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> specs = {"clt-diff(level=0.95)": "clt-diff", "clt-diff(level=0.9)": "clt-diff",
+    ...          "wald": "CLT"}
+    >>> summary = pd.DataFrame({"estimator": ["clt-diff", "clt-diff(level=0.9)", "wald"]})
+    >>> estimator_labels(summary, specs).tolist()
+    ['clt-diff', 'clt-diff', 'CLT']
+    """
+    return summary["estimator"].map({get_estimator(spec).name: label
+                                     for spec, label in specs.items()})
+
+
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,
                 scale) -> None:
     """Write the figure's PNG, CSV, caption (``.md``) and checks under ``out/paper``.
@@ -593,6 +625,43 @@ def write_report(out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
     return path
+
+
+def legend_below(fig: MplFigure, axes, ncols: int | None = None, **style):
+    """One legend under the panels of `fig`: each label of `axes` once, in the order first
+    met (with the last panel's handle).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        A figure of constrained layout, which makes room below its panels.
+    axes : iterable of Axes
+        The panels whose labelled artists the legend lists.
+    ncols : int, optional
+        The most columns; default one row.
+    **style
+        Further arguments of ``fig.legend`` (``fontsize``).
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure as MplFigure
+    >>> from evalmc.reproductions.report import legend_below
+    >>> fig = MplFigure(layout="constrained")
+    >>> left, right = fig.subplots(1, 2)
+    >>> _ = left.plot([0, 1], label="a"), right.plot([1, 0], label="a"), right.plot([0], label="b")
+    >>> [t.get_text() for t in legend_below(fig, [left, right], fontsize=8).get_texts()]
+    ['a', 'b']
+    """
+    entries = {}
+    for ax in axes:
+        handles, labels = ax.get_legend_handles_labels()
+        entries.update(zip(labels, handles, strict=True))
+    return fig.legend(entries.values(), entries.keys(), loc="outside lower center",
+                      ncols=len(entries) if ncols is None else min(len(entries), ncols), **style)
 
 
 #: The most curves a panel may show.

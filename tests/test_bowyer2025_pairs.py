@@ -44,7 +44,7 @@ def test_quick_scale_data(quick):
 
 
 def test_pooled_coverage_and_its_error():
-    summary = pd.DataFrame({"n": [3, 3], "estimator": ["clt-diff(level=0.95)"] * 2,
+    summary = pd.DataFrame({"n": [3, 3], "interval": ["clt-diff"] * 2,
                             "level": [0.95, 0.95], "coverage": [0.8, 0.9],
                             "coverage_mcse": [0.04, 0.03], "width": [1.0, 2.0],
                             "n_reps": [100, 100]})

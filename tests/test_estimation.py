@@ -117,6 +117,49 @@ def test_tallies_added_in_order_equal_the_whole():
         assert total.summary(0.1)[key] == pytest.approx(value, rel=1e-12), key
 
 
+def test_an_infinite_width_makes_the_mean_width_infinite_in_any_order(recwarn):
+    """An interval (0, inf), as Fisher's odds ratio gives: the mean width is infinite and its
+    MCSE undefined (NaN), whichever block comes first, without numpy's RuntimeWarning; the
+    coverage counts the interval; the block store's record keeps it; the finite blocks alone
+    keep their moments."""
+    rng = np.random.default_rng(8)
+    low = rng.uniform(0.2, 1.0, 200)
+    high = low + rng.uniform(0.5, 3.0, 200)
+    low[[17, 150]], high[[17, 150]] = 0.0, np.inf
+    est, failed = np.full(200, np.nan), np.zeros(200, bool)
+    blocks = [EstimateTally.of(est[i:i + 50], low[i:i + 50], high[i:i + 50], failed[:50], 1.5)
+              for i in range(0, 200, 50)]
+    covered = (low <= 1.5) & (1.5 <= high)
+    for order, finite in ((blocks, False), (blocks[::-1], False), (blocks[1:3], True)):
+        total = order[0]
+        for block in order[1:]:
+            total = total + block
+        row = EstimateTally.from_record(*total.to_record()).summary(1.5)
+        if finite:  # rows 50 to 149
+            width = high[50:150] - low[50:150]
+            assert row["width"] == pytest.approx(width.mean(), rel=1e-12)
+            assert row["width_mcse"] == pytest.approx(stats.sem(width), rel=1e-10)
+            assert row["coverage"] == covered[50:150].mean()
+        else:
+            assert row["width"] == np.inf and np.isnan(row["width_mcse"])
+            assert row["coverage"] == covered.mean() and covered[[17, 150]].all()
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_fisher_odds_ratio_study_reports_an_infinite_mean_width(recwarn):
+    """Five questions each: tables with a zero cell give (x, inf) or (0, inf), so the mean
+    width is inf, not NaN, nothing warns, and the coverage is within 4 MCSE of the exact sum."""
+    from evalmc.estimators.comparisons import independent_coverage
+
+    res = run_estimation({"n": [5]}, "two-models", ["fisher-odds-ratio"], target="odds-ratio",
+                         n_reps=200, seed=4, block_size=50, progress=False)
+    row = res.summary.iloc[0]
+    assert row["width"] == np.inf and np.isnan(row["width_mcse"])
+    exact = independent_coverage("fisher-odds-ratio", 5, 0.5, 0.5, target="odds-ratio")
+    assert abs(row["coverage"] - exact) <= 4 * np.sqrt(exact * (1 - exact) / 200)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_user_estimator_intervals_failures_and_summarise():
     def shaky(a, b):
         """A mean +- 1 interval that fails when A's first run is high."""

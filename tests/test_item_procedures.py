@@ -400,20 +400,6 @@ def test_ar_exceedance_is_the_enumeration_of_sign_patterns(d):
         float(naive.sacrebleu_ar_exceedance(d[0])), abs=1e-12)
 
 
-def test_ar_draws_its_trials_off_a_lattice():
-    """Continuous differences have no lattice: the trials are drawn, as sacrebleu draws them,
-    and the count is within binomial error of the enumeration."""
-    from evalmc.criteria.item_procedures import ar_exceedance
-
-    d = np.array([[0.31, -0.12, 0.57, 0.05, -0.2, 0.44, 0.18, -0.09]])
-    assert ar_exceedance(d) is None
-    n = 100_000
-    p = get_criterion("sacrebleu-paired-ar", n_resamples=n)(
-        Batch(d, np.zeros_like(d), paired=True), np.random.default_rng(3)).pvalue[0]
-    q = float(naive.sacrebleu_ar_exceedance(d[0]))
-    assert abs(p * (n + 1) - 1 - n * q) <= 4 * np.sqrt(n * q * (1 - q))
-
-
 @pytest.mark.parametrize(("d", "scale"), [([1, 0, -1, 1], 1), ([0.5, -1, 0, 0.5, 1], 2)])
 def test_sum_law_is_the_enumeration_of_resamples(d, scale):
     """The law of a bootstrap resample's sum over all n^n index tuples, to 1e-12."""
@@ -430,12 +416,21 @@ def test_sum_law_is_the_enumeration_of_resamples(d, scale):
     np.testing.assert_allclose(cdf[0], exact, rtol=0, atol=1e-12)
 
 
-def test_bootstrap_off_a_lattice_follows_the_exact_law():
-    """Five distinct continuous differences: the bootstrap draws indices; its count above the
-    real difference is within binomial error of the 5^5 enumeration."""
-    d = np.array([[0.31, -0.12, 0.57, 0.05, -0.2]])
-    n = 200_000
-    p = get_criterion("sacrebleu-paired-bs", n_resamples=n)(
-        Batch(d, np.zeros_like(d), paired=True), np.random.default_rng(4)).pvalue[0]
-    q = float(naive.sacrebleu_bs_exceedance(d[0]))
+@pytest.mark.parametrize(("name", "exact_law", "enumeration", "d", "n", "seed"), [
+    ("sacrebleu-paired-ar", "ar_exceedance", naive.sacrebleu_ar_exceedance,
+     [0.31, -0.12, 0.57, 0.05, -0.2, 0.44, 0.18, -0.09], 100_000, 3),
+    ("sacrebleu-paired-bs", "sum_law", naive.sacrebleu_bs_exceedance,
+     [0.31, -0.12, 0.57, 0.05, -0.2], 200_000, 4)])
+def test_off_a_lattice_draws_follow_the_enumeration(name, exact_law, enumeration, d, n, seed):
+    """Continuous differences have no lattice, so no exact law: the trials (sign flips) or
+    resamples (indices) are drawn, as sacrebleu draws them, and their count above the real
+    difference is within binomial error of the enumeration (2^8 sign patterns, 5^5 index
+    tuples)."""
+    from evalmc.criteria import item_procedures
+
+    d = np.array([d])
+    assert getattr(item_procedures, exact_law)(d) is None
+    p = get_criterion(name, n_resamples=n)(
+        Batch(d, np.zeros_like(d), paired=True), np.random.default_rng(seed)).pvalue[0]
+    q = float(enumeration(d[0]))
     assert abs(p * (n + 1) - 1 - n * q) <= 4 * np.sqrt(n * q * (1 - q))

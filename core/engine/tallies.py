@@ -13,6 +13,7 @@ errors, and the coverage and width of the intervals, added block after block in 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -570,17 +571,27 @@ def _agreement(result, starts, levels) -> list[dict]:
 
 
 def _chan(k1, mean1, m2_1, k2, mean2, m2_2):
-    """Count, mean and sum of squared deviations of two parts joined (Chan et al. 1979)."""
+    """Count, mean and sum of squared deviations of two parts joined (Chan et al. 1979); a
+    part's infinite mean stays the whole's (NaN for two opposite ones), with NaN deviations."""
     k = k1 + k2
     if k1 == 0 or k2 == 0:
         return (k, mean1, m2_1) if k2 == 0 else (k, mean2, m2_2)
+    if math.isinf(mean1) or math.isinf(mean2):
+        return k, mean1 + mean2, math.nan  # the finite mean does not move an infinite one
     d = mean2 - mean1
     return k, mean1 + d * k2 / k, m2_1 + m2_2 + d * d * k1 * k2 / k
 
 
 def _moments(x):
-    return (x.size, float(x.mean()), float(((x - x.mean()) ** 2).sum())) if x.size else \
-        (0, 0.0, 0.0)
+    """Count, mean and sum of squared deviations of `x`: with infinite values, the mean is
+    their infinity (NaN when both signs occur) and the deviations NaN (they have none)."""
+    if not x.size:
+        return 0, 0.0, 0.0
+    infinite = x[np.isinf(x)]
+    if infinite.size:
+        same = bool((infinite == infinite[0]).all())
+        return x.size, float(infinite[0]) if same else math.nan, math.nan
+    return x.size, float(x.mean()), float(((x - x.mean()) ** 2).sum())
 
 
 @dataclass
@@ -602,6 +613,9 @@ class EstimateTally:
         Valid intervals, and those holding the truth.
     w_mean, w_m2 : float
         Mean width of the intervals and the sum of its squared deviations.
+
+    An infinite estimate or width (an odds ratio's interval ``(0, inf)``) makes its mean
+    infinite and its sum of squared deviations NaN, in whatever order blocks add.
 
     Examples
     --------
@@ -690,7 +704,9 @@ class EstimateTally:
 
         Bias is ``mean - truth``, the empirical SE the estimates' standard deviation, the RMSE
         the root of the mean squared error; coverage the share of intervals holding `truth`,
-        width their mean width. The Monte Carlo errors are Morris et al.'s (2019).
+        width their mean width. The Monte Carlo errors are Morris et al.'s (2019). A mean
+        over an infinite value (an interval of infinite width) is infinite, and its Monte Carlo
+        error NaN.
 
         Parameters
         ----------
@@ -713,6 +729,13 @@ class EstimateTally:
         >>> measures = tally.summary(truth=1.0)
         >>> {m: round(float(measures[m]), 4) for m in ("bias", "emp_se", "rmse", "coverage")}
         {'bias': 0.0076, 'emp_se': 0.4818, 'rmse': 0.4807, 'coverage': 0.97}
+
+        Two odds-ratio intervals, one of them ``(0, inf)``:
+
+        >>> odds = EstimateTally.of(np.array([2.0, np.nan]), np.array([0.5, 0.0]),
+        ...                         np.array([9.0, np.inf]), np.zeros(2, bool), truth=1.5)
+        >>> {m: float(v) for m, v in odds.summary(truth=1.5).items() if "width" in m}
+        {'width': inf, 'width_mcse': nan}
         """
         nan = float("nan")
         k, ki = self.k, self.k_int
