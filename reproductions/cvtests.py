@@ -35,8 +35,11 @@ correlate about -0.33 instead of the null's -0.10, and a fold's difference has a
 the null's variance. D4 and D5 are therefore judged on the exchange alternative of
 :mod:`evalmc.sims.learning` (the null's population and fits; on a share r of the examples, A's
 errors where B is right become B's), which keeps the number of examples where the learners
-disagree, and so the null's noise, and whose effect is exact; the reproduction measures the
-folds' correlation and variance at its largest shift beside the null's. It reaches a shift of
+disagree, the main part of a split's variance, and whose effect is exact. It does not hold
+how the two folds of a repetition co-vary: measured at each shift beside the null's (D5's
+note), their correlation rises from the null's -0.10 toward 0 as more errors are exchanged
+(-0.02 at 0.05, where a fold's variance is 1.13 times the null's), so the noise is the null's
+within the Monte Carlo error at the smallest shift only. It reaches a shift of
 2 E[P10] (every A-only error exchanged): 0.066 for 5x2, 0.057 for the hold-out, 0.049 for 10
 folds, so the 10-fold t has no point at 0.05 and D4 compares the tests at 0.01-0.03. The
 correlation alternative's D4 and D5 stay as extension rows. B1 stays on the correlation
@@ -104,7 +107,7 @@ _POINT = "point estimates"
 #: The two alternatives of the classification problem D4 and D5 are judged on: the exchange
 #: (the null's noise; the targets), then the correlation, which changes the noise too
 #: (extension rows).
-_ALTERNATIVES = (("", "exchange alternative: the null's noise", "target"),
+_ALTERNATIVES = (("", "exchange alternative, its noise measured against the null's", "target"),
                  (" correlation", "correlation alternative, which changes the noise",
                   "extension"))
 _POWER_TARGETS = [target for suffix, alternative, role in _ALTERNATIVES for target in (
@@ -716,7 +719,7 @@ def compute_tests(scale, runs):
     tests, which count errors, on the classification problem only; hold-out tests a third,
     random splits 10%; 4000 data sets per point (quick: 300); with the correlation of the two
     folds of a 5x2 repetition and one fold's variance as extra rows, at shift 0 and the
-    largest shift of each problem and of the exchange alternative.
+    largest shift of each problem, and at each positive shift of the exchange alternative.
 
     Parameters
     ----------
@@ -738,8 +741,8 @@ def compute_tests(scale, runs):
     >>> from evalmc.reproductions.report import Runs
     >>> data = compute_tests("quick", Runs())  # doctest: +SKIP
     >>> data.shape, data.groupby("problem").size().to_dict()  # doctest: +SKIP
-    ((82, 5), {'cv-classification': 40, 'cv-classification, exchange': 18, \
-    'cv-regression': 24})
+    ((95, 5), {'cv-classification': 39, 'cv-classification, exchange': 27, \
+    'cv-regression': 29})
     """
     reps = _reps(scale, 4000, 300)
     parts = []
@@ -758,8 +761,8 @@ def compute_tests(scale, runs):
     classification = get_scenario(CLASSIFICATION)
     noise = [(p, get_scenario(p)(n=N, scheme="5x2", shift=shift))
              for p in PROBLEMS for shift in (0.0, SHIFTS[p][-1])]
-    noise.append((MATCHED, classification(n=N, scheme="5x2", shift=SHIFTS[CLASSIFICATION][-1],
-                                          alternative="exchange")))
+    noise += [(MATCHED, classification(n=N, scheme="5x2", shift=shift, alternative="exchange"))
+              for shift in SHIFTS[CLASSIFICATION][1:]]
     for p, scenario in noise:
         rho, mcse = split_correlation(scenario, reps, folds_of_5x2=True)
         var = _fold_variance(scenario, reps)
@@ -851,8 +854,8 @@ def plot_tests(data):
     curves = [(name, _pick(name)) for name in PLOTTED]
     fig = _panels(data, "shift", curves, "shift: B's expected loss minus A's at n_train",
                   ylabel="rate of rejecting 'equal expected loss'",
-                  problems={**PROBLEMS, MATCHED: "classification, exchange alternative: the "
-                                                 "null's noise"})
+                  problems={**PROBLEMS, MATCHED: "classification, exchange alternative "
+                                                 "(A-only errors given to B)"})
     fig.axes[0].set_xlabel("shift (sd^2)")
     for ax in fig.axes[1:]:
         ax.set_xlabel("shift (error rate)")
@@ -932,8 +935,9 @@ def _fold_correlations(data) -> dict:
 
 
 def _noise(data, problem) -> str:
-    """How an alternative's largest shift changes the 5x2 folds' noise: their correlation and
-    one fold's variance there against the null's, with their Monte Carlo errors.
+    """How an alternative changes the 5x2 folds' noise: their correlation and one fold's
+    variance at each of its positive shifts measured, against the null's, with their Monte
+    Carlo errors, and the shifts where both are the null's within 2 MCSE.
 
     Parameters
     ----------
@@ -946,19 +950,28 @@ def _noise(data, problem) -> str:
     -------
     str
     """
-    top = _pick(FOLD_CORRELATION)(data[data["problem"] == problem])["shift"].max()
-    rho = [_at(data, p, FOLD_CORRELATION, shift=s) for p, s in ((CLASSIFICATION, 0.0),
-                                                                (problem, top))]
-    var = [_at(data, p, FOLD_VARIANCE, shift=s) for p, s in ((CLASSIFICATION, 0.0),
-                                                             (problem, top))]
-    ratio = var[1][0] / var[0][0]
-    ratio_se = ratio * np.hypot(var[0][1] / var[0][0], var[1][1] / var[1][0])
-    rho_se = np.hypot(rho[0][1], rho[1][1])
-    matched = abs(rho[1][0] - rho[0][0]) <= 2 * rho_se and abs(ratio - 1) <= 2 * ratio_se
-    return (f"at shift {top:g} the two folds' correlation is {rho[1][0]:.3f} (null "
-            f"{rho[0][0]:.3f}; MCSE of the difference {rho_se:.3f}) and a fold's difference "
-            f"has {ratio:.2f} (MCSE {ratio_se:.2f}) times the null's variance: "
-            + ("the null's noise within 2 MCSE" if matched else "not the null's noise"))
+    rows = _pick(FOLD_CORRELATION)(data[data["problem"] == problem])
+    shifts = sorted(float(s) for s in rows["shift"] if s > 0)
+    rho0 = _at(data, CLASSIFICATION, FOLD_CORRELATION, shift=0.0)
+    var0 = _at(data, CLASSIFICATION, FOLD_VARIANCE, shift=0.0)
+    rhos, ratios, matched, rho_se, ratio_se = [], [], [], 0.0, 0.0
+    for s in shifts:
+        rho = _at(data, problem, FOLD_CORRELATION, shift=s)
+        var = _at(data, problem, FOLD_VARIANCE, shift=s)
+        ratio = var[0] / var0[0]
+        se = (np.hypot(rho0[1], rho[1]), ratio * np.hypot(var0[1] / var0[0], var[1] / var[0]))
+        rhos.append(rho[0])
+        ratios.append(ratio)
+        rho_se, ratio_se = max(rho_se, se[0]), max(ratio_se, se[1])
+        if abs(rho[0] - rho0[0]) <= 2 * se[0] and abs(ratio - 1) <= 2 * se[1]:
+            matched.append(f"{s:g}")
+    return (f"at shift{'s' * (len(shifts) > 1)} {', '.join(f'{s:g}' for s in shifts)} the two "
+            f"folds' correlation is "
+            f"{'/'.join(f'{r:.3f}' for r in rhos)} (null {rho0[0]:.3f}; MCSE of a difference "
+            f"at most {rho_se:.3f}) and a fold's difference has "
+            f"{'/'.join(f'{r:.2f}' for r in ratios)} times the null's variance (MCSE at most "
+            f"{ratio_se:.2f}): the null's noise within 2 MCSE at "
+            + (", ".join(matched) if matched else "no shift"))
 
 
 def _power(data, problem, tests) -> tuple[list, dict]:
@@ -1143,9 +1156,13 @@ def _check_5x2_over_mcnemar(data, problem, suffix, fold_rho, noise):
     why = ("" if d5 or fold_rho[CLASSIFICATION] >= 0 else
            f"the two folds of a repetition are negatively correlated at the null "
            f"({fold_rho[CLASSIFICATION]:.3f}, D6): s_i^2 over-estimates the variance of d_11; ")
+    se = [np.hypot(_at(data, problem, "5x2cv-t", shift=s)[1],
+                   _at(data, problem, "holdout-mcnemar", shift=s)[1]) for s in shifts]
+    gaps = [a - b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True)]
     return TARGETS.holds(
         f"D5{suffix}", passed=d5, note=f"shifts {', '.join(f'{s:g}' for s in shifts)}; "
-        + why + noise,
+        f"5x2cv-t minus mcnemar {'/'.join(f'{g:+.3f}' for g in gaps)} (MCSE "
+        f"{'/'.join(f'{e:.3f}' for e in se)}); " + why + noise,
         ours="5x2cv-t " + _slashed(power["5x2cv-t"]) + "; mcnemar "
              + _slashed(power["holdout-mcnemar"]))
 
@@ -1401,9 +1418,9 @@ TESTS = Figure("Rate of rejecting 'equal expected loss' against the shift (B's e
                "classification, whose alternative raises the features' correlation (which "
                "changes the noise too). Right: the classification's exchange alternative, the "
                "null's population with A's errors where B is right given to B on a share of "
-               "the examples (the null's noise, an exact effect), at the shifts it reaches at "
-               f"each test's training size. n = {N}, 4000 data sets per point (quick: 300), bars "
-               "2 MCSE.", compute_tests, plot_tests, check_tests,
+               "the examples (the null's share of disagreements, an exact effect), at the "
+               f"shifts it reaches at each test's training size. n = {N}, 4000 data sets per "
+               "point (quick: 300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
                title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests")
 
 REPLICABILITY = Figure("Replicability: the chance that two runs of a test on the same "

@@ -180,9 +180,8 @@ def _tests_table(slope_5x2=None, matched_variance=0.01):
                  cvtests.SHIFTS[cvtests.CLASSIFICATION])]
             for c in tests for s in shifts
             if not (p == cvtests.MATCHED and c == "cv-paired-t" and s == 0.05)]
-    top = cvtests.SHIFTS[cvtests.CLASSIFICATION][-1]
     for p, shifts in [*((p, (0.0, cvtests.SHIFTS[p][-1])) for p in cvtests.PROBLEMS),
-                      (cvtests.MATCHED, (top,))]:
+                      (cvtests.MATCHED, cvtests.SHIFTS[cvtests.CLASSIFICATION][1:])]:
         for s in shifts:
             rows += [{"problem": p, "shift": s, "criterion": cvtests.FOLD_CORRELATION,
                       "rate": -0.1, "mcse": 0.006},
@@ -197,14 +196,19 @@ def test_d5_is_judged_on_the_exchange_alternative_and_reported_on_the_correlatio
     checks = {c.id: c for c in cvtests.check_tests(table, "quick")}
     assert checks["D5"].passed is False and checks["D5 correlation"].passed is True
     assert checks["D5"].role == "target" and checks["D5 correlation"].role == "extension"
-    assert checks["D5"].note.startswith("shifts 0.01, 0.02, 0.03, 0.05; the two folds")
-    assert checks["D5"].note.endswith("1.00 (MCSE 0.03) times the null's variance: the null's "
-                                      "noise within 2 MCSE")
+    assert checks["D5"].note.startswith("shifts 0.01, 0.02, 0.03, 0.05; 5x2cv-t minus mcnemar "
+                                        "-0.020/-0.040/-0.060/-0.100 (MCSE 0.014/0.014/0.014/"
+                                        "0.014); the two folds")
+    assert checks["D5"].note.endswith("1.00/1.00/1.00/1.00 times the null's variance (MCSE at "
+                                      "most 0.03): the null's noise within 2 MCSE at 0.01, "
+                                      "0.02, 0.03, 0.05")
 
 
 def test_d5_note_says_when_the_alternative_changes_the_noise():
     d5 = cvtests.check_tests(_tests_table(matched_variance=0.012), "quick")[4]
-    assert d5.id == "D5" and "1.20 (MCSE 0.03) times the null's variance: not the null's" in d5.note
+    assert d5.id == "D5" and d5.note.endswith("1.20/1.20/1.20/1.20 times the null's variance "
+                                              "(MCSE at most 0.03): the null's noise within 2 "
+                                              "MCSE at no shift")
 
 
 def test_d4_compares_the_shifts_all_four_tests_have():
