@@ -29,9 +29,26 @@ Power across schemes (D4, D5, B1) compares each test at the same shift of its ow
 B's expected loss minus A's when trained on the test's own training size. The population that
 gives a shift therefore differs a little between schemes (the classification problem's
 correlation is 0.43 for 5x2 and 0.42 for 10 folds at shift 0.05), and the tests do not see
-the same data sets, as Dietterich's did. Equal degenerate splits: with 0/1 losses on few test
-examples all the splits' differences can be equal; the t-tests then reject a nonzero one at any
-level (zero variance, as scipy's ``ttest_rel``), which lifts their size at J = 2 and k = 2.
+the same data sets, as Dietterich's did. That alternative (raising the features' correlation)
+changes the noise as well as the effect: at shift 0.05 the two folds of a 5x2 repetition
+correlate about -0.33 instead of the null's -0.10, and a fold's difference has about 4.4 times
+the null's variance. D4 and D5 are therefore judged on the exchange alternative of
+:mod:`evalmc.sims.learning` (the null's population and fits; on a share r of the examples, A's
+errors where B is right become B's), which keeps the number of examples where the learners
+disagree, the main part of a split's variance, and whose effect is exact. It does not hold
+how the two folds of a repetition co-vary: measured at each shift beside the null's (D5's
+note), their correlation rises from the null's -0.10 toward 0 as more errors are exchanged
+(-0.02 at 0.05, where a fold's variance is 1.13 times the null's), so the noise is the null's
+within the Monte Carlo error at the smallest shift only. It reaches a shift of
+2 E[P10] (every A-only error exchanged): 0.066 for 5x2, 0.057 for the hold-out, 0.049 for 10
+folds, so the 10-fold t has no point at 0.05 and D4 compares the tests at 0.01-0.03. The
+correlation alternative's D4 and D5 stay as extension rows. B1 stays on the correlation
+alternative: it compares a test's agreement with itself, not power at an effect, and three of
+its four schemes train on 270 examples, where 0.05 is out of the exchange's reach.
+
+Equal degenerate splits: with 0/1 losses on few test examples all the splits' differences can
+be equal; the t-tests then reject a nonzero one at any level (zero variance, as scipy's
+``ttest_rel``), which lifts their size at J = 2 and k = 2.
 "Somewhat elevated" (K1) is judged with the Monte Carlo error: above 0.05 and not above 0.075,
 each by more than 2 MCSE.
 """
@@ -45,6 +62,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from evalmc.reproductions.report import Figure, Target, Targets, legend_below
 from evalmc.sims import get_scenario
+from evalmc.sims.learning import exchange_rate
 from evalmc.study.rates import make_design, run_study
 
 SEED = 1998
@@ -85,8 +103,22 @@ _BF04_REPLICABILITY = (
     "replicability, the corrected repeated 10 x 10-fold test a higher one.")
 
 _BRADLEY = "Bradley's liberal criterion"
-_BOUND = "Bradley's liberal bound"
 _POINT = "point estimates"
+#: The two alternatives of the classification problem D4 and D5 are judged on: the exchange
+#: (the null's noise; the targets), then the correlation, which changes the noise too
+#: (extension rows).
+_ALTERNATIVES = (("", "exchange alternative, its noise measured against the null's", "target"),
+                 (" correlation", "correlation alternative, which changes the noise",
+                  "extension"))
+_POWER_TARGETS = [target for suffix, alternative, role in _ALTERNATIVES for target in (
+    Target(f"D4{suffix}", "power of cv-paired-t, 5x2cv-t, 5x2cv-f and holdout-mcnemar "
+           f"(classification, {alternative}, each shift > 0 all four have)",
+           paper="most powerful", tolerance=f"cv-paired-t the highest at each shift ({_POINT})",
+           source=_D98, role=role),
+    Target(f"D5{suffix}", f"power of 5x2cv-t and holdout-mcnemar (classification, "
+           f"{alternative}, each shift > 0)", paper="slightly more powerful",
+           tolerance=f"5x2cv-t higher at each shift ({_POINT})", source=_D98, role=role))]
+_BOUND = "Bradley's liberal bound"
 
 TARGETS = Targets([
     Target("J1", "resampled-t (J = 15, 10% tested): size on each problem",
@@ -122,12 +154,7 @@ TARGETS = Targets([
            tolerance=f"at most {BRADLEY[1]} ({_BOUND})", source=_D98),
     Target("D3", "holdout-proportion: size (classification)", paper="high in some situations",
            source=_D98, role="finding"),
-    Target("D4", "power of cv-paired-t, 5x2cv-t, 5x2cv-f and holdout-mcnemar (classification, "
-           "each shift > 0)", paper="most powerful",
-           tolerance=f"cv-paired-t the highest at each shift ({_POINT})", source=_D98),
-    Target("D5", "power of 5x2cv-t and holdout-mcnemar (classification, each shift > 0)",
-           paper="slightly more powerful",
-           tolerance=f"5x2cv-t higher at each shift ({_POINT})", source=_D98),
+    *_POWER_TARGETS,
     Target("D6", "correlation of the two folds' loss differences in a 5x2 repetition, at the "
            "null (regression; classification)", paper="not stated (5x2cv takes them as "
            "independent)", source=_D98, role="finding"),
@@ -670,16 +697,25 @@ LOSS_01 = ("holdout-mcnemar", "holdout-proportion")
 FOLD_CORRELATION = "5x2 fold correlation"
 #: Rows of the tests data that hold the variance of one 5x2 fold's loss difference.
 FOLD_VARIANCE = "5x2 fold variance"
+#: The `problem` of the tests data's rows on the classification problem's exchange
+#: alternative (the null's noise; :mod:`evalmc.sims.learning`), which D4 and D5 judge.
+MATCHED = "cv-classification, exchange"
+#: The schemes and tests run on the exchange alternative: those of D4 and D5.
+MATCHED_SCHEMES = {"holdout": ["holdout-mcnemar"], "kfold": ["cv-paired-t"],
+                   "5x2": ["5x2cv-t", "5x2cv-f"]}
 
 
 def compute_tests(scale, runs):
     """The tests figure's data: rate of rejecting 'equal expected loss' of each test of
-    :data:`SCHEMES` against the shift, on both problems.
+    :data:`SCHEMES` against the shift, on both problems, and of :data:`MATCHED_SCHEMES` on the
+    classification problem's exchange alternative (:data:`MATCHED`).
 
-    Shifts of :data:`SHIFTS`; the hold-out tests, which count errors, on the classification
-    problem only; hold-out tests a third, random splits 10%; 4000 data sets per point (quick:
-    300); with the correlation of the two folds of a 5x2 repetition as an extra row per
-    problem.
+    Shifts of :data:`SHIFTS` (the exchange alternative: those within its reach at the
+    scheme's training size; at shift 0 it is the null, whose rows it repeats); the hold-out
+    tests, which count errors, on the classification problem only; hold-out tests a third,
+    random splits 10%; 4000 data sets per point (quick: 300); with the correlation of the two
+    folds of a 5x2 repetition and one fold's variance as extra rows, at shift 0 and the
+    largest shift of each problem, and at each positive shift of the exchange alternative.
 
     Parameters
     ----------
@@ -692,7 +728,7 @@ def compute_tests(scale, runs):
     DataFrame
         ``problem, shift, criterion, rate, mcse``: one row per (problem, test, shift), `rate`
         the size at shift 0 and the power above; rows whose `criterion` is
-        :data:`FOLD_CORRELATION` hold the correlation in `rate`.
+        :data:`FOLD_CORRELATION` or :data:`FOLD_VARIANCE` hold that measure in `rate`.
 
     Examples
     --------
@@ -701,7 +737,8 @@ def compute_tests(scale, runs):
     >>> from evalmc.reproductions.report import Runs
     >>> data = compute_tests("quick", Runs())  # doctest: +SKIP
     >>> data.shape, data.groupby("problem").size().to_dict()  # doctest: +SKIP
-    ((62, 5), {'cv-classification': 36, 'cv-regression': 26})
+    ((95, 5), {'cv-classification': 39, 'cv-classification, exchange': 27, \
+    'cv-regression': 29})
     """
     reps = _reps(scale, 4000, 300)
     parts = []
@@ -714,18 +751,54 @@ def compute_tests(scale, runs):
             design = make_design(n=N, scheme=scheme, shift=list(SHIFTS[p]),
                                  test_share=1 / 3 if scheme == "holdout" else 0.1)
             parts.append(_rates(p, design, criteria, reps, runs))
-    for p in PROBLEMS:
-        for shift in (0.0, SHIFTS[p][-1]):
-            scenario = get_scenario(p)(n=N, scheme="5x2", shift=shift)
-            rho, mcse = split_correlation(scenario, reps, folds_of_5x2=True)
-            var = _fold_variance(scenario, reps)
-            parts.append(pd.DataFrame([
-                {"problem": p, "shift": shift, "criterion": FOLD_CORRELATION, "rate": rho,
-                 "mcse": mcse},
-                {"problem": p, "shift": shift, "criterion": FOLD_VARIANCE, "rate": var,
-                 "mcse": var * np.sqrt(2 / (reps - 1))}]))
+    null = pd.concat(parts)
+    parts.append(_matched_rates(null[(null["problem"] == CLASSIFICATION) & (null["shift"] == 0)],
+                                reps, runs))
+    classification = get_scenario(CLASSIFICATION)
+    noise = [(p, get_scenario(p)(n=N, scheme="5x2", shift=shift))
+             for p in PROBLEMS for shift in (0.0, SHIFTS[p][-1])]
+    noise += [(MATCHED, classification(n=N, scheme="5x2", shift=shift, alternative="exchange"))
+              for shift in SHIFTS[CLASSIFICATION][1:]]
+    for p, scenario in noise:
+        rho, mcse = split_correlation(scenario, reps, folds_of_5x2=True)
+        var = _fold_variance(scenario, reps)
+        parts.append(pd.DataFrame([
+            {"problem": p, "shift": scenario.shift, "criterion": FOLD_CORRELATION,
+             "rate": rho, "mcse": mcse},
+            {"problem": p, "shift": scenario.shift, "criterion": FOLD_VARIANCE, "rate": var,
+             "mcse": var * np.sqrt(2 / (reps - 1))}]))
     return pd.concat(parts, ignore_index=True)[["problem", "shift", "criterion", "rate",
                                                 "mcse"]]
+
+
+def _matched_rates(null, reps, runs) -> pd.DataFrame:
+    """Rates of the tests of :data:`MATCHED_SCHEMES` on the classification problem's exchange
+    alternative, at each positive shift of :data:`SHIFTS` within its reach at the scheme's
+    training size, and at shift 0, where it is the null (the same draws).
+
+    Parameters
+    ----------
+    null : DataFrame
+        The classification problem's rows at shift 0.
+    reps : int
+        Data sets per point.
+    runs : Runs
+        Workers and cache of the engine.
+
+    Returns
+    -------
+    DataFrame
+        ``scheme, shift, criterion, rate, mcse, problem`` (:data:`MATCHED`).
+    """
+    parts = [null[null["criterion"].isin([c for cs in MATCHED_SCHEMES.values() for c in cs])]]
+    for scheme, criteria in MATCHED_SCHEMES.items():
+        share = 1 / 3 if scheme == "holdout" else 0.1
+        scenario = get_scenario(CLASSIFICATION)(n=N, scheme=scheme, test_share=share)
+        reach = exchange_rate(scenario.n_train, scenario.d, scenario.delta, 0.0)[2]
+        design = make_design(n=N, scheme=scheme, test_share=share, alternative="exchange",
+                             shift=[s for s in SHIFTS[CLASSIFICATION] if 0 < s <= reach])
+        parts.append(_rates(CLASSIFICATION, design, criteria, reps, runs))
+    return pd.concat(parts, ignore_index=True).assign(problem=MATCHED)
 
 
 def _fold_variance(scenario, n_reps) -> float:
@@ -741,8 +814,8 @@ PLOTTED = ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar", "holdout-prop
 
 
 def plot_tests(data):
-    """Rejection rate against the shift, one panel per problem, one curve per test of
-    :data:`PLOTTED`.
+    """Rejection rate against the shift, one panel per problem and one for the classification
+    problem's exchange alternative (:data:`MATCHED`), one curve per test of :data:`PLOTTED`.
 
     Parameters
     ----------
@@ -752,7 +825,7 @@ def plot_tests(data):
     Returns
     -------
     matplotlib.figure.Figure
-        Two panels, the shift in each problem's units.
+        Three panels, the shift in each problem's units.
 
     Examples
     --------
@@ -767,15 +840,21 @@ def plot_tests(data):
     ...         if p == CLASSIFICATION or c not in LOSS_01]
     >>> rows += [{"problem": p, "shift": 0.0, "criterion": FOLD_CORRELATION, "rate": 0.0,
     ...           "mcse": 0.02} for p in PROBLEMS]
+    >>> rows += [{"problem": MATCHED, "shift": s, "criterion": c, "mcse": 0.01,
+    ...           "rate": 0.04 + slope[c] * s} for cs in MATCHED_SCHEMES.values() for c in cs
+    ...          for s in SHIFTS[CLASSIFICATION]]
     >>> data = pd.DataFrame(rows)
     >>> [ax.get_xlabel() for ax in plot_tests(data).axes]
-    ['shift (sd^2)', 'shift (error rate)']
+    ['shift (sd^2)', 'shift (error rate)', 'shift (error rate)']
     """
     curves = [(name, _pick(name)) for name in PLOTTED]
     fig = _panels(data, "shift", curves, "shift: B's expected loss minus A's at n_train",
-                  ylabel="rate of rejecting 'equal expected loss'")
+                  ylabel="rate of rejecting 'equal expected loss'",
+                  problems={**PROBLEMS, MATCHED: "classification, exchange alternative "
+                                                 "(A-only errors given to B)"})
     fig.axes[0].set_xlabel("shift (sd^2)")
-    fig.axes[1].set_xlabel("shift (error rate)")
+    for ax in fig.axes[1:]:
+        ax.set_xlabel("shift (error rate)")
     return fig
 
 
@@ -786,7 +865,8 @@ POWER_TESTS = ("cv-paired-t", "5x2cv-t", "5x2cv-f", "holdout-mcnemar")
 
 
 def check_tests(data, scale):
-    """Judge Dietterich's and Alpaydin's claims on the size and power of the tests (D1-D6, A1).
+    """Judge Dietterich's and Alpaydin's claims on the size and power of the tests (D1-D6, A1);
+    D4 and D5 on the exchange alternative, then on the correlation alternative (extension).
 
     Parameters
     ----------
@@ -798,7 +878,7 @@ def check_tests(data, scale):
     Returns
     -------
     list of Check
-        D1, D2, D3, D4, D5, D6 and A1, in this order.
+        D1, D2, D3, D4, D5, D4 correlation, D5 correlation, D6 and A1, in this order.
 
     Examples
     --------
@@ -811,21 +891,26 @@ def check_tests(data, scale):
     ...          "rate": min(0.04 + slope[c] * s, 1.0)}
     ...         for p in PROBLEMS for tests in SCHEMES.values() for c in tests for s in SHIFTS[p]
     ...         if p == CLASSIFICATION or c not in LOSS_01]
+    >>> rows += [{"problem": MATCHED, "shift": s, "criterion": c, "mcse": 0.01,
+    ...           "rate": 0.04 + slope[c] * s} for cs in MATCHED_SCHEMES.values() for c in cs
+    ...          for s in SHIFTS[CLASSIFICATION] if c != "cv-paired-t" or s < 0.05]
     >>> rows += [{"problem": p, "shift": s, "criterion": c, "mcse": 0.02,
     ...           "rate": 0.0 if c == FOLD_CORRELATION else 0.01}
-    ...          for p in PROBLEMS for s in (0.0, SHIFTS[p][-1])
-    ...          for c in (FOLD_CORRELATION, FOLD_VARIANCE)]
+    ...          for p, shifts in [*((p, (0.0, SHIFTS[p][-1])) for p in PROBLEMS),
+    ...                            (MATCHED, (SHIFTS[CLASSIFICATION][-1],))]
+    ...          for s in shifts for c in (FOLD_CORRELATION, FOLD_VARIANCE)]
     >>> data = pd.DataFrame(rows)
     >>> [(c.id, c.passed) for c in check_tests(data, "quick")]
-    [('D1', True), ('D2', True), ('D3', None), ('D4', True), ('D5', True), ('D6', None),
-     ('A1', False)]
+    [('D1', True), ('D2', True), ('D3', None), ('D4', True), ('D5', True),
+     ('D4 correlation', True), ('D5 correlation', True), ('D6', None), ('A1', False)]
     """
     fold_rho = _fold_correlations(data)
-    shifts, power = _classification_power(data)
+    power = [check for problem, suffix in ((MATCHED, ""), (CLASSIFICATION, " correlation"))
+             for check in (_check_most_powerful(data, problem, suffix),
+                           _check_5x2_over_mcnemar(data, problem, suffix, fold_rho,
+                                                   _noise(data, problem)))]
     return [_check_mcnemar_size(data), _check_5x2_size(data, fold_rho),
-            _check_proportion_size(data), _check_most_powerful(shifts, power),
-            _check_5x2_over_mcnemar(power, fold_rho, _alternative_noise(data)),
-            _check_fold_correlation(data),
+            _check_proportion_size(data), *power, _check_fold_correlation(data),
             _check_f_over_t(data)]
 
 
@@ -845,45 +930,69 @@ def _fold_correlations(data) -> dict:
     return {p: _at(data, p, FOLD_CORRELATION, shift=0.0)[0] for p in PROBLEMS}
 
 
-def _alternative_noise(data) -> str:
-    """How the classification's largest shift changes the 5x2 folds' noise: their correlation
-    and one fold's variance there against the null's.
+def _noise(data, problem) -> str:
+    """How an alternative changes the 5x2 folds' noise: their correlation and one fold's
+    variance at each of its positive shifts measured, against the null's, with their Monte
+    Carlo errors, and the shifts where both are the null's within 2 MCSE.
 
     Parameters
     ----------
     data : DataFrame
         The tests figure's data.
+    problem : str
+        :data:`CLASSIFICATION` (the correlation alternative) or :data:`MATCHED`.
 
     Returns
     -------
     str
     """
-    top = SHIFTS[CLASSIFICATION][-1]
-    rho = [_at(data, CLASSIFICATION, FOLD_CORRELATION, shift=s)[0] for s in (0.0, top)]
-    var = [_at(data, CLASSIFICATION, FOLD_VARIANCE, shift=s)[0] for s in (0.0, top)]
-    return (f"the alternative raises the features' correlation, which changes the noise as "
-            f"well as the effect: at shift {top:g} the two folds' correlation is {rho[1]:.3f} "
-            f"(null {rho[0]:.3f}) and a fold's difference has {var[1] / var[0]:.1f} times the "
-            f"null's variance, so the powers are not compared at a matched noise level")
+    rows = _pick(FOLD_CORRELATION)(data[data["problem"] == problem])
+    shifts = sorted(float(s) for s in rows["shift"] if s > 0)
+    rho0 = _at(data, CLASSIFICATION, FOLD_CORRELATION, shift=0.0)
+    var0 = _at(data, CLASSIFICATION, FOLD_VARIANCE, shift=0.0)
+    rhos, ratios, matched, rho_se, ratio_se = [], [], [], 0.0, 0.0
+    for s in shifts:
+        rho = _at(data, problem, FOLD_CORRELATION, shift=s)
+        var = _at(data, problem, FOLD_VARIANCE, shift=s)
+        ratio = var[0] / var0[0]
+        se = (np.hypot(rho0[1], rho[1]), ratio * np.hypot(var0[1] / var0[0], var[1] / var[0]))
+        rhos.append(rho[0])
+        ratios.append(ratio)
+        rho_se, ratio_se = max(rho_se, se[0]), max(ratio_se, se[1])
+        if abs(rho[0] - rho0[0]) <= 2 * se[0] and abs(ratio - 1) <= 2 * se[1]:
+            matched.append(f"{s:g}")
+    return (f"at shift{'s' * (len(shifts) > 1)} {', '.join(f'{s:g}' for s in shifts)} the two "
+            f"folds' correlation is "
+            f"{'/'.join(f'{r:.3f}' for r in rhos)} (null {rho0[0]:.3f}; MCSE of a difference "
+            f"at most {rho_se:.3f}) and a fold's difference has "
+            f"{'/'.join(f'{r:.2f}' for r in ratios)} times the null's variance (MCSE at most "
+            f"{ratio_se:.2f}): the null's noise within 2 MCSE at "
+            + (", ".join(matched) if matched else "no shift"))
 
 
-def _classification_power(data) -> tuple[list, dict]:
-    """Power of the tests of D4 on the classification problem at each shift above 0.
+def _power(data, problem, tests) -> tuple[list, dict]:
+    """Power of `tests` on `problem` at each shift above 0 where all of them have a rate.
 
     Parameters
     ----------
     data : DataFrame
         The tests figure's data.
+    problem : str
+        :data:`CLASSIFICATION` or :data:`MATCHED`.
+    tests : sequence of str
 
     Returns
     -------
     shifts : list of float
-        The shifts above 0.
+        The shifts compared.
     power : dict
-        ``{test: [rate at each shift]}``, the tests of :data:`POWER_TESTS` in their order.
+        ``{test: [rate at each shift]}``, in the order of `tests`.
     """
-    shifts = _positive_shifts(CLASSIFICATION)
-    return shifts, {c: _rates_at(data, CLASSIFICATION, c, shifts) for c in POWER_TESTS}
+    rows = data[(data["problem"] == problem) & data["criterion"].isin(tests)
+                & (data["shift"] > 0)]
+    have = rows.groupby("shift")["criterion"].nunique()
+    shifts = sorted(float(s) for s in have.index[have == len(tests)])
+    return shifts, {c: _rates_at(data, problem, c, shifts) for c in tests}
 
 
 def _positive_shifts(problem) -> list:
@@ -988,47 +1097,68 @@ def _check_proportion_size(data):
     return TARGETS.finding("D3", ours=f"{prop:.3f}", note=f"MCSE {m:.3f}")
 
 
-def _check_most_powerful(shifts, power):
-    """D4: the 10-fold cv t-test is the most powerful of :data:`POWER_TESTS` at each shift.
+def _check_most_powerful(data, problem, suffix):
+    """D4: the 10-fold cv t-test is the most powerful of :data:`POWER_TESTS` at each shift
+    they all have on `problem`.
 
     Parameters
     ----------
-    shifts, power
-        :func:`_classification_power`.
+    data : DataFrame
+        The tests figure's data.
+    problem : str
+        :data:`MATCHED` (D4) or :data:`CLASSIFICATION` (D4 correlation).
+    suffix : str
+        Of the target's id.
 
     Returns
     -------
     Check
     """
+    shifts, power = _power(data, problem, POWER_TESTS)
     best = all(power["cv-paired-t"][i] >= max(v[i] for v in power.values())
                for i in range(len(shifts)))
-    return TARGETS.holds("D4", passed=best, ours="; ".join(
+    rows = data[(data["problem"] == problem) & data["criterion"].isin(POWER_TESTS)]
+    short = sorted(c for c, top in rows.groupby("criterion")["shift"].max().items()
+                   if top < rows["shift"].max())
+    return TARGETS.holds(f"D4{suffix}", passed=best, ours="; ".join(
         f"{c} " + _slashed(v) for c, v in power.items()),
-        note=f"shifts {', '.join(f'{s:g}' for s in shifts)}")
+        note=f"shifts {', '.join(f'{s:g}' for s in shifts)}" + "".join(
+            f"; {c} has no point at {rows['shift'].max():g} (beyond the exchange's reach at "
+            f"its training size)" for c in short))
 
 
-def _check_5x2_over_mcnemar(power, fold_rho, noise):
-    """D5: the 5x2cv t-test is more powerful than McNemar's at each shift (classification).
+def _check_5x2_over_mcnemar(data, problem, suffix, fold_rho, noise):
+    """D5: the 5x2cv t-test is more powerful than McNemar's at each shift of `problem`.
 
     Parameters
     ----------
-    power : dict
-        :func:`_classification_power`.
+    data : DataFrame
+        The tests figure's data.
+    problem : str
+        :data:`MATCHED` (D5) or :data:`CLASSIFICATION` (D5 correlation).
+    suffix : str
+        Of the target's id.
     fold_rho : dict
         :func:`_fold_correlations`: a negative one explains a miss.
     noise : str
-        :func:`_alternative_noise`.
+        :func:`_noise` of `problem`.
 
     Returns
     -------
     Check
     """
+    shifts, power = _power(data, problem, ("5x2cv-t", "holdout-mcnemar"))
     d5 = all(a > b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True))
+    why = ("" if d5 or fold_rho[CLASSIFICATION] >= 0 else
+           f"the two folds of a repetition are negatively correlated at the null "
+           f"({fold_rho[CLASSIFICATION]:.3f}, D6): s_i^2 over-estimates the variance of d_11; ")
+    se = [np.hypot(_at(data, problem, "5x2cv-t", shift=s)[1],
+                   _at(data, problem, "holdout-mcnemar", shift=s)[1]) for s in shifts]
+    gaps = [a - b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True)]
     return TARGETS.holds(
-        "D5", passed=d5, note="" if d5 or fold_rho[CLASSIFICATION] >= 0 else (
-            f"the two folds of a repetition are negatively correlated in classification "
-            f"({fold_rho[CLASSIFICATION]:.3f}, D6): s_i^2 over-estimates the variance of "
-            f"d_11; {noise}"),
+        f"D5{suffix}", passed=d5, note=f"shifts {', '.join(f'{s:g}' for s in shifts)}; "
+        f"5x2cv-t minus mcnemar {'/'.join(f'{g:+.3f}' for g in gaps)} (MCSE "
+        f"{'/'.join(f'{e:.3f}' for e in se)}); " + why + noise,
         ours="5x2cv-t " + _slashed(power["5x2cv-t"]) + "; mcnemar "
              + _slashed(power["holdout-mcnemar"]))
 
@@ -1280,8 +1410,13 @@ TESTS = Figure("Rate of rejecting 'equal expected loss' against the shift (B's e
                "loss minus A's at the training size; 0 is the null): 10-fold cv t, 5x2cv t "
                "(Dietterich), 5x2cv F (Alpaydin), McNemar and the proportion test on one hold-out "
                "split testing a third (classification only: they count errors), and the corrected "
-               f"resampled t (J = 15, 10% tested). n = {N}, 4000 data sets per point (quick: "
-               "300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
+               f"resampled t (J = 15, 10% tested). Left and middle: the regression and the "
+               "classification, whose alternative raises the features' correlation (which "
+               "changes the noise too). Right: the classification's exchange alternative, the "
+               "null's population with A's errors where B is right given to B on a share of "
+               "the examples (the null's share of disagreements, an exact effect), at the "
+               f"shifts it reaches at each test's training size. n = {N}, 4000 data sets per "
+               "point (quick: 300), bars 2 MCSE.", compute_tests, plot_tests, check_tests,
                title="Dietterich 1998, Alpaydin 1999: size and power of five CV tests")
 
 REPLICABILITY = Figure("Replicability: the chance that two runs of a test on the same "

@@ -201,6 +201,9 @@ SCENARIOS = Registry("scenario", [
               Param("d", 10, int, f"features, 2 <= d <= {MAX_FEATURES}"),
               Param("delta", 2.0, float, "distance of the class means along feature 1 (> 0)"),
               Param("shift", 0.0, float, "B's expected error rate minus A's at n_train"),
+              Param("alternative", "correlation", str,
+                    "how a shift is made: 'correlation' (the features', which changes the "
+                    "noise too) or 'exchange' (A-only errors become B's: the null's noise)"),
               yields=("scores", "splits")),
     _scenario("cv-stumps", "learning:CvStumps",
               "decision stump on feature 1 (A) vs on feature 2 (B), unstable learners at "

@@ -781,7 +781,7 @@ def normal_cdf(x):
 
 
 @njit(cache=True, nogil=True)
-def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_example):
+def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_example, exchange):
     """The cv-classification scenario's data sets and fits (:mod:`evalmc.sims.learning`).
 
     Per replication: labels ``y ~ Bernoulli(1/2)``, then ``x = L z + (y - 1/2) delta e_1``
@@ -792,7 +792,9 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     ``w . (x - (m0 + m1) / 2) > 0``. Returns the test losses (error rates of each split, or
     with `per_example` each test example's 0/1 error) and the exact risks
     ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2``, ``h = w_1 delta / 2``,
-    ``s = sqrt(w' L L' w)``, b the rule's offset.
+    ``s = sqrt(w' L L' w)``, b the rule's offset. With `exchange` > 0 each example draws a
+    uniform u after the data set; on every split that tests it, where A errs and B does not,
+    A's and B's losses are exchanged if ``u < exchange`` (the risks stay the two rules').
 
     Parameters
     ----------
@@ -808,6 +810,8 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     starts : ndarray of int
         Test folds of a permutation (:meth:`Splits.fold_starts`).
     per_example : bool
+    exchange : float
+        Probability, in [0, 1], that an example's A-only errors become B's; 0 draws nothing.
 
     Returns
     -------
@@ -818,7 +822,8 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
     >>> import numpy as np
     >>> from evalmc.sims.kernels import discriminant_splits
     >>> test_a, test_b, risk_a, risk_b = discriminant_splits(
-    ...     np.random.default_rng(0), 2, 20, 2.0, np.eye(2), 1, np.array([0, 10, 20]), False)
+    ...     np.random.default_rng(0), 2, 20, 2.0, np.eye(2), 1, np.array([0, 10, 20]), False,
+    ...     0.0)
     >>> test_a.round(4).tolist(), risk_a.round(4).tolist()
     ([[0.1, 0.1], [0.1, 0.2]], [[0.2081, 0.193], [0.1634, 0.1736]])
     """
@@ -833,6 +838,7 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
         x = rng.standard_normal((n, d)) @ chol.T
         for t in range(n):
             x[t, 0] += (y[t] - 0.5) * delta
+        coin = rng.random(n) if exchange > 0.0 else np.ones(n)
         for rep in range(repeats):
             order = rng.permutation(n)
             for f in range(folds):
@@ -851,13 +857,18 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
                 scatter = xt.T @ xt
                 gap = means[1] - means[0]
                 mid = 0.5 * (means[0] + means[1])
+                wrong = np.empty((2, test.size))
                 for m, w in enumerate((np.linalg.solve(scatter, gap), gap)):
                     b = -(w @ mid)
-                    wrong = ((x[test] @ w + b > 0.0) != (y[test] == 1)).astype(np.float64)
-                    store_loss(loss, m, i, col, wrong, per_example)
+                    wrong[m] = ((x[test] @ w + b > 0.0) != (y[test] == 1)).astype(np.float64)
                     s = math.sqrt(w @ sigma @ w)
                     h = 0.5 * w[0] * delta
                     risk[m, i, col] = 0.5 * (normal_cdf((b - h) / s) + normal_cdf(-(b + h) / s))
+                for t in range(test.size):
+                    if wrong[0, t] > wrong[1, t] and coin[test[t]] < exchange:
+                        wrong[0, t], wrong[1, t] = 0.0, 1.0
+                for m in range(2):
+                    store_loss(loss, m, i, col, wrong[m], per_example)
     return loss[0], loss[1], risk[0], risk[1]
 
 

@@ -41,6 +41,29 @@ has the optimal direction and is the better (it estimates less); rho moves A ahe
 holds to within the calibration's Monte Carlo error (:attr:`CvClassification.calibration_se`,
 about 4e-5 at the null and 2e-4 at shift 0.05 with the defaults).
 
+**cv-classification, exchange alternative** (``alternative='exchange'``): the correlation
+above changes the noise as well as the effect (with 5x2 splits at shift 0.05, the two folds'
+loss differences correlate about -0.33 instead of -0.10, and a fold's difference has about 4.4
+times the null's variance), so tests compared at a shift are not compared at the null's noise.
+The exchange alternative keeps the null's population and fits. Each example draws a uniform u
+with the data set; on every split that tests it, where A errs and B does not, the two losses
+are exchanged if ``u < r``. An exchanged difference goes from +1 to -1 and no other changes, so
+the share of examples where the learners disagree, which sets a split's variance given the
+fits (``p - mu^2`` an example), is the null's. B's expected error minus A's becomes
+``2 r E[P10]``, P10 the chance that only A errs on an example, exact for each fit
+(:func:`only_a_wrong`, bivariate normal probabilities) and averaged over the calibration's
+training sets, so r follows from `shift` (:func:`exchange_rate`) and A's and B's expected
+errors move by -shift/2 and +shift/2. The shift is at most ``2 E[P10]`` (every A-only error
+exchanged): about 0.066, 0.057 and 0.049 at n_train = 150, 200 and 270 with the defaults.
+Rejected: correcting each of A's errors with probability q (an effect q E[err_A], known without
+P10) turns the examples both get wrong into disagreements, which raised a fold's variance by
+about 30% at shift 0.05 on 150 test examples. Not held fixed: how a fit's own expected
+difference varies between training sets (``(1 - 2r) P10 - P01`` in place of ``P10 - P01``), the
+smaller part of a split's variance, nor how two splits' differences co-vary;
+:mod:`evalmc.reproductions.cvtests` measures the 5x2 folds' correlation and variance at each
+shift (the correlation moves from the null's -0.10 to -0.02 at shift 0.05). ``risk_a``,
+``risk_b`` stay the two rules' risks, before the exchange.
+
 **cv-stumps**: unstable learners (a small change of the training set can move the fitted rule
 far), as the trees and networks of the cross-validation papers. ``x ~ U(0, 1)^2``,
 ``P(y = 1 | x) = 1/2 + slope (x_1 - 1/2) + slope (x_2 - 1/2)``, 0/1 loss. A is the decision
@@ -534,6 +557,8 @@ class CvRegression(CvScenario, registered="cv-regression"):
 CALIBRATION_DRAWS = 20_000
 #: The largest equicorrelation cv-classification's calibration searches.
 RHO_MAX = 0.9
+#: How cv-classification makes a positive shift (module docstring).
+ALTERNATIVES = ("correlation", "exchange")
 
 
 def equicorrelation(d: int, rho: float) -> np.ndarray:
@@ -636,6 +661,16 @@ def expected_errors(n_train: int, d: int, delta: float, rho: float):
     >>> print(f"{err_a:.4f} {err_b:.4f} {se:.1e}")
     0.1596 0.1596 1.0e-05
     """
+    rules, sigma = _fitted_rules(n_train, d, delta, rho)
+    risks = [discriminant_risks(w, b, delta, sigma) for w, b in rules]
+    diff = risks[1] - risks[0]
+    return (float(risks[0].mean()), float(risks[1].mean()),
+            float(diff.std(ddof=1) / np.sqrt(diff.size)))
+
+
+def _fitted_rules(n_train: int, d: int, delta: float, rho: float):
+    """A's and B's rules ``(w, b)`` on the calibration's training sets at equicorrelation
+    rho, each w of shape (:data:`CALIBRATION_DRAWS`, d), and the classes' covariance."""
     mean_errors, scatter = _training_statistics(n_train, d)
     sigma = equicorrelation(d, rho)
     chol = np.linalg.cholesky(sigma)
@@ -644,11 +679,7 @@ def expected_errors(n_train: int, d: int, delta: float, rho: float):
     means[:, 0, 0] -= delta / 2
     gap, mid = means[:, 1] - means[:, 0], means.mean(axis=1)
     lda = np.linalg.solve(chol @ scatter @ chol.T, gap[..., None])[..., 0]
-    risks = [discriminant_risks(w, -np.einsum("ij,ij->i", w, mid), delta, sigma)
-             for w in (lda, gap)]
-    diff = risks[1] - risks[0]
-    return (float(risks[0].mean()), float(risks[1].mean()),
-            float(diff.std(ddof=1) / np.sqrt(diff.size)))
+    return [(w, -np.einsum("ij,ij->i", w, mid)) for w in (lda, gap)], sigma
 
 
 @functools.lru_cache(maxsize=256)
@@ -687,14 +718,119 @@ def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
     return float(scipy.optimize.brentq(gap, 0.0, RHO_MAX, xtol=1e-12))
 
 
+def _bivariate_cdf(h, k, rho):
+    """``P(Z1 < h, Z2 < k)`` of standard normals of correlation rho, |rho| < 1, h and k
+    nonzero: Owen's (1956) identity through his T function (scipy.special.owens_t)."""
+    import scipy.special
+
+    root = np.sqrt(1.0 - rho * rho)
+    opposite = (h * k < 0) | ((h * k == 0) & (h + k < 0))
+    return (0.5 * (scipy.special.ndtr(h) + scipy.special.ndtr(k))
+            - scipy.special.owens_t(h, (k - rho * h) / (h * root))
+            - scipy.special.owens_t(k, (h - rho * k) / (k * root)) - 0.5 * opposite)
+
+
+def only_a_wrong(rule_a, rule_b, delta, sigma):
+    """Exact chance that the rule A errs and the rule B does not on an example of the
+    two-class population (rules ``w . x + b > 0`` for class 1, as :func:`discriminant_risks`).
+
+    On class c the two scores are bivariate normal, means ``w_1 delta (c - 1/2) + b``,
+    covariances ``w' Sigma w``; the chance is a bivariate normal probability per class.
+
+    Parameters
+    ----------
+    rule_a, rule_b : tuple of (ndarray, ndarray)
+        Each rule's ``(w, b)``: w of shape (..., d), b of shape (...).
+    delta : float
+        Distance of the class means along feature 1.
+    sigma : ndarray, shape (d, d)
+        The classes' covariance.
+
+    Returns
+    -------
+    ndarray, shape (...)
+
+    Examples
+    --------
+    A rule on feature 1 against one on feature 2, which sees no class difference:
+
+    >>> import numpy as np
+    >>> from evalmc.sims.learning import only_a_wrong
+    >>> rule_a = (np.array([1.0, 0.0]), np.array(0.0))
+    >>> rule_b = (np.array([0.0, 1.0]), np.array(0.1))
+    >>> round(float(only_a_wrong(rule_a, rule_b, 2.0, np.eye(2))), 4)
+    0.0793
+    """
+    (w_a, b_a), (w_b, b_b) = rule_a, rule_b
+    s_a = np.sqrt(np.einsum("...i,ij,...j->...", w_a, sigma, w_a))
+    s_b = np.sqrt(np.einsum("...i,ij,...j->...", w_b, sigma, w_b))
+    rho = np.einsum("...i,ij,...j->...", w_a, sigma, w_b) / (s_a * s_b)
+    total = 0.0
+    for sign in (-1.0, 1.0):  # class 0 (A wrong: score above 0), then class 1
+        m_a = (b_a + sign * 0.5 * delta * w_a[..., 0]) / s_a
+        m_b = (b_b + sign * 0.5 * delta * w_b[..., 0]) / s_b
+        total = total + _bivariate_cdf(-sign * m_a, sign * m_b, -rho)
+    return 0.5 * total
+
+
+@functools.lru_cache(maxsize=64)
+def _null_differences(n_train: int, d: int, delta: float):
+    """At the null's correlation, each calibration training set's B-minus-A risk and its
+    chance that only A errs (:func:`only_a_wrong`)."""
+    rules, sigma = _fitted_rules(n_train, d, delta, null_correlation(n_train, d, delta, 0.0))
+    gap = discriminant_risks(*rules[1], delta, sigma) - discriminant_risks(*rules[0], delta,
+                                                                           sigma)
+    return gap, only_a_wrong(*rules, delta, sigma)
+
+
+def exchange_rate(n_train: int, d: int, delta: float, shift: float):
+    """The exchange alternative's r (module docstring): the chance that an A-only error
+    becomes B's so that B's expected error minus A's at n_train is `shift`.
+
+    ``r = shift / (2 E[P10])`` at the null's population, E over the calibration's training
+    sets; ValueError unless r is in [0, 1].
+
+    Parameters
+    ----------
+    n_train, d : int
+    delta, shift : float
+
+    Returns
+    -------
+    rate : float
+        r.
+    se : float
+        Monte Carlo standard error of the calibrated B minus A expected error.
+    reach : float
+        The largest shift, ``2 E[P10]`` (r = 1).
+
+    Examples
+    --------
+    >>> from evalmc.sims.learning import exchange_rate
+    >>> rate, se, reach = exchange_rate(270, 2, 2.0, 0.01)
+    >>> print(f"{rate:.3f} {se:.1e} {reach:.4f}")
+    0.722 4.8e-05 0.0139
+    """
+    gap, only_a = _null_differences(n_train, d, delta)
+    reach = 2.0 * float(only_a.mean())
+    if not 0.0 <= shift <= reach:
+        raise ValueError(f"`shift` must be in [0, {reach:.4g}] for the exchange alternative at "
+                         f"n_train = {n_train}, d = {d}, delta = {delta} (every A-only error "
+                         f"exchanged); got {shift}.")
+    diff = gap + shift / reach * 2.0 * only_a
+    return shift / reach, float(diff.std(ddof=1) / np.sqrt(diff.size)), reach
+
+
 @dataclass(frozen=True)
 class CvClassification(CvScenario, registered="cv-classification"):
     """Linear discriminant (A) against nearest mean (B), 0/1 errors on CV splits.
 
     Each replication draws one data set of `n` examples of two Gaussian classes (module
     docstring) and splits it by `scheme`; the features' equicorrelation (:attr:`rho`) is
-    calibrated so that B's expected error minus A's at n_train is `shift`. Parameters: the
-    ``'cv-classification'`` row of :data:`evalmc.sims.SCENARIOS`.
+    calibrated so that B's expected error minus A's at n_train is `shift`, or with
+    ``alternative='exchange'`` is the null's and a share :attr:`exchange` of the examples'
+    A-only errors become B's. Parameters: the ``'cv-classification'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -712,10 +848,11 @@ class CvClassification(CvScenario, registered="cv-classification"):
         d = check_int("d", self.d, low=2, high=MAX_FEATURES)
         check_float("delta", self.delta, low=0, open_low=True)
         check_float("shift", self.shift)
+        check_choice("alternative", self.alternative, ALTERNATIVES)
         self._check_training_size(max(d + 3, 40), f"max(d + 3, 40) = {max(d + 3, 40)}, for "
                                                    f"an invertible pooled covariance and both "
                                                    f"classes")
-        self.rho  # noqa: B018 -- validates `shift`
+        self.rho, self.exchange  # noqa: B018 -- validate `shift`
 
     @property
     def rho(self) -> float:
@@ -726,8 +863,28 @@ class CvClassification(CvScenario, registered="cv-classification"):
         >>> from evalmc.sims.learning import CvClassification
         >>> round(CvClassification(d=2).rho, 4), round(CvClassification(d=2, shift=0.01).rho, 4)
         (0.0614, 0.2893)
+        >>> round(CvClassification(d=2, shift=0.01, alternative="exchange").rho, 4)
+        0.0614
         """
-        return null_correlation(self.n_train, self.d, float(self.delta), float(self.shift))
+        shift = self.shift if self.alternative == "correlation" else 0.0
+        return null_correlation(self.n_train, self.d, float(self.delta), float(shift))
+
+    @property
+    def exchange(self) -> float:
+        """The chance r that an example's A-only errors become B's (:func:`exchange_rate`);
+        0 for the correlation alternative.
+
+        Examples
+        --------
+        >>> from evalmc.sims.learning import CvClassification
+        >>> round(CvClassification(d=2, shift=0.01, alternative="exchange").exchange, 3)
+        0.722
+        >>> CvClassification(d=2, shift=0.01).exchange
+        0.0
+        """
+        if self.alternative == "correlation":
+            return 0.0
+        return exchange_rate(self.n_train, self.d, float(self.delta), float(self.shift))[0]
 
     @property
     def expected_errors(self) -> tuple[float, float]:
@@ -738,8 +895,13 @@ class CvClassification(CvScenario, registered="cv-classification"):
         >>> from evalmc.sims.learning import CvClassification
         >>> [round(err, 4) for err in CvClassification(d=2, shift=0.01).expected_errors]
         [0.1494, 0.1594]
+        >>> scenario = CvClassification(d=2, shift=0.01, alternative="exchange")
+        >>> [round(err, 4) for err in scenario.expected_errors]
+        [0.1546, 0.1646]
         """
-        return expected_errors(self.n_train, self.d, self.delta, self.rho)[:2]
+        err_a, err_b, _ = expected_errors(self.n_train, self.d, self.delta, self.rho)
+        moved = 0.0 if self.alternative == "correlation" else self.shift / 2
+        return err_a - moved, err_b + moved
 
     @property
     def calibration_se(self) -> float:
@@ -751,6 +913,8 @@ class CvClassification(CvScenario, registered="cv-classification"):
         >>> print(f"{CvClassification(d=2).calibration_se:.1e}")
         1.0e-05
         """
+        if self.alternative == "exchange":
+            return exchange_rate(self.n_train, self.d, float(self.delta), float(self.shift))[1]
         return expected_errors(self.n_train, self.d, self.delta, self.rho)[2]
 
     @property
@@ -777,7 +941,8 @@ class CvClassification(CvScenario, registered="cv-classification"):
         Returns
         -------
         test_a, test_b, risk_a, risk_b : ndarray
-            As :meth:`CvScenario.fit`.
+            As :meth:`CvScenario.fit`; with the exchange alternative, the errors after the
+            exchange and the risks of the two rules before it.
 
         Examples
         --------
@@ -793,7 +958,8 @@ class CvClassification(CvScenario, registered="cv-classification"):
         s = self.splits
         chol = np.linalg.cholesky(equicorrelation(self.d, self.rho))
         return discriminant_splits(rng, n_reps, self.n, float(self.delta), chol,
-                                   s.repeats * runs, s.fold_starts(self.n), self.per_example)
+                                   s.repeats * runs, s.fold_starts(self.n), self.per_example,
+                                   self.exchange)
 
 
 @dataclass(frozen=True)

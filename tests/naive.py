@@ -509,12 +509,15 @@ def cv_regression(rng, n_reps, n, beta, p, sd, repeats, starts, per_example=Fals
     return loss[0], loss[1], risk[0], risk[1]
 
 
-def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example=False):
+def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example=False,
+                      exchange=0.0):
     """The cv-classification scenario's fits, plainly: labels, then features with covariance
-    `sigma` and class means -+ delta/2 on feature 1; per fold, Fisher's discriminant (pooled
-    covariance, A) and the nearest mean (B), both cut at the midpoint of the class means.
-    Returns the test error rates (or each test example's 0/1 error) and the exact risks
-    (scipy's normal cdf) of A and B, from the same draws as the kernel."""
+    `sigma` and class means -+ delta/2 on feature 1 (then, if `exchange`, a uniform per
+    example); per fold, Fisher's discriminant (pooled covariance, A) and the nearest mean (B),
+    both cut at the midpoint of the class means, and A's errors where B is right given to B
+    on the examples whose uniform is below `exchange`. Returns the test error rates (or each
+    test example's 0/1 error) and the exact risks (scipy's normal cdf) of A and B, from the
+    same draws as the kernel."""
     d, folds = sigma.shape[0], len(starts) - 1
     chol = np.linalg.cholesky(sigma)
     mu = np.zeros(d)
@@ -524,6 +527,7 @@ def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example
     for i in range(n_reps):
         y = (rng.random(n) < 0.5).astype(int)
         x = rng.standard_normal((n, d)) @ chol.T + np.outer(y - 0.5, 2 * mu)
+        coin = rng.random(n) if exchange > 0 else np.ones(n)
         for rep in range(repeats):
             order = rng.permutation(n)
             for f in range(folds):
@@ -532,16 +536,20 @@ def cv_classification(rng, n_reps, n, delta, sigma, repeats, starts, per_example
                 m0, m1 = xs[ys == 0].mean(axis=0), xs[ys == 1].mean(axis=0)
                 pooled = (np.cov(xs[ys == 0].T, bias=True) * (ys == 0).sum()
                           + np.cov(xs[ys == 1].T, bias=True) * (ys == 1).sum())
+                wrong = []
                 for m, w in enumerate((np.linalg.inv(pooled) @ (m1 - m0), m1 - m0)):
                     b = -w @ (m0 + m1) / 2
-                    wrong = ((x[test] @ w + b > 0).astype(int) != y[test]).astype(float)
-                    if per_example:
-                        loss[m, i] = wrong
-                    else:
-                        loss[m, i, rep * folds + f] = wrong.mean()
+                    wrong.append(((x[test] @ w + b > 0).astype(int) != y[test]).astype(float))
                     s = np.sqrt(w @ sigma @ w)
                     risk[m, i, rep * folds + f] = (stats.norm.cdf((w @ -mu + b) / s)
                                                    + stats.norm.sf((w @ mu + b) / s)) / 2
+                moved = (wrong[0] == 1) & (wrong[1] == 0) & (coin[test] < exchange)
+                wrong = [np.where(moved, 0.0, wrong[0]), np.where(moved, 1.0, wrong[1])]
+                for m in range(2):
+                    if per_example:
+                        loss[m, i] = wrong[m]
+                    else:
+                        loss[m, i, rep * folds + f] = wrong[m].mean()
     return loss[0], loss[1], risk[0], risk[1]
 
 

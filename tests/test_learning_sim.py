@@ -9,10 +9,13 @@ from evalmc.sims.learning import (
     CvClassification,
     CvRegression,
     CvStumps,
+    _bivariate_cdf,
     discriminant_risks,
     equicorrelation,
+    exchange_rate,
     expected_errors,
     expected_risk,
+    only_a_wrong,
     splits_of,
 )
 
@@ -77,13 +80,15 @@ def test_holdout_holds_each_test_examples_loss():
 
 
 @pytest.mark.parametrize("kw", [{}, {"scheme": "kfold", "k": 5}, {"scheme": "5x2"},
-                                {"scheme": "holdout", "shift": 0.01}])
+                                {"scheme": "holdout", "shift": 0.01},
+                                {"scheme": "5x2", "shift": 0.04, "alternative": "exchange"},
+                                {"scheme": "holdout", "shift": 0.04, "alternative": "exchange"}])
 def test_classification_kernel_is_the_plain_numpy_fit_on_the_same_draws(kw):
     s = CvClassification(n=100, d=3, delta=1.5, j=4, **kw)
     ours = s.fit(np.random.default_rng(5), 4)
     plain = naive.cv_classification(np.random.default_rng(5), 4, s.n, s.delta,
                                     equicorrelation(3, s.rho), s.splits.repeats,
-                                    s.splits.fold_starts(s.n), s.per_example)
+                                    s.splits.fold_starts(s.n), s.per_example, s.exchange)
     for got, want in zip(ours, plain, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
 
@@ -122,6 +127,78 @@ CLASSIFICATION_A = [0.1, 0.225, 0.15, 0.175]
 CLASSIFICATION_RHO = 0.18356037567416733
 
 
+def test_bivariate_normal_probability_is_scipy_s():
+    from scipy import stats
+
+    for h, k, rho in [(0.3, -1.2, 0.5), (-0.7, -0.2, -0.9), (1.5, 2.0, 0.99), (-2.0, 0.4, 0.2)]:
+        want = stats.multivariate_normal([0, 0], [[1, rho], [rho, 1]]).cdf([h, k])
+        assert _bivariate_cdf(np.array(h), np.array(k), np.array(rho)) == pytest.approx(
+            want, abs=1e-7)
+
+
+def test_only_a_wrong_is_the_large_sample_share_of_a_only_errors():
+    rng = np.random.default_rng(12)
+    sigma, delta = equicorrelation(3, 0.3), 1.5
+    rule_a, rule_b = (np.array([1.0, -0.4, 0.1]), 0.2), (np.array([0.8, 0.3, 0.0]), -0.1)
+    exact = only_a_wrong(rule_a, rule_b, delta, sigma)
+    y = rng.random(500_000) < 0.5
+    x = rng.multivariate_normal(np.zeros(3), sigma, y.size)
+    x[:, 0] += (y - 0.5) * delta
+    wrong_a, wrong_b = ((x @ w + b > 0) != y for w, b in (rule_a, rule_b))
+    only_a = (wrong_a & ~wrong_b).astype(float)
+    assert abs(only_a.mean() - exact) <= 4 * only_a.std() / np.sqrt(only_a.size)
+
+
+def test_exchange_alternative_at_shift_0_is_the_null_draw_for_draw():
+    """No uniforms are drawn at r = 0: the same data sets, fits and losses as the null's, so
+    the folds' correlation and variance are the null's."""
+    null = CvClassification(n=80, d=3, scheme="5x2")
+    zero = CvClassification(n=80, d=3, scheme="5x2", alternative="exchange")
+    assert zero.exchange == 0.0 and zero.rho == null.rho and zero.truth == "null"
+    for got, want in zip(zero.fit(np.random.default_rng(4), 20),
+                         null.fit(np.random.default_rng(4), 20), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_exchange_effect_is_the_shift():
+    s = CvClassification(n=60, d=3, shift=0.02, scheme="holdout", test_share=0.25,
+                         alternative="exchange")
+    a, b, _, _ = s.fit(np.random.default_rng(9), 20_000)
+    gap, err_a = (b - a).mean(axis=1), a.mean(axis=1)
+    se = np.hypot(gap.std() / np.sqrt(gap.size), s.calibration_se)
+    assert abs(gap.mean() - s.effect) <= 4 * se and s.effect == 0.02
+    assert abs(err_a.mean() - s.expected_errors[0]) <= 4 * err_a.std() / np.sqrt(err_a.size)
+    assert s.truth == "alternative"
+
+
+def test_exchange_keeps_the_share_of_examples_where_the_learners_disagree():
+    """An exchange turns an A-only error into a B-only one: the examples where A and B
+    disagree, which set a split's variance given its fits, are as many as at the null."""
+    shares = []
+    for shift in (0.0, 0.05):
+        s = CvClassification(n=60, d=3, shift=shift, scheme="holdout", test_share=0.25,
+                             alternative="exchange")
+        a, b, _, _ = s.fit(np.random.default_rng(10), 20_000)
+        shares.append((a != b).mean(axis=1))
+    se = np.hypot(*(x.std() / np.sqrt(x.size) for x in shares))
+    assert abs(shares[1].mean() - shares[0].mean()) <= 4 * se
+
+
+def test_exchange_fixed_seed_regression():
+    s = CvClassification(n=80, d=3, scheme="5x2", shift=0.02, alternative="exchange")
+    batch = s.draw(np.random.default_rng(0), 3)
+    np.testing.assert_allclose(batch.a[0, :4], EXCHANGE_A, rtol=1e-12)
+    np.testing.assert_allclose(batch.b[0, :4], EXCHANGE_B, rtol=1e-12)
+    assert s.exchange == pytest.approx(EXCHANGE_RATE, rel=1e-9)
+    rate, _, reach = exchange_rate(40, 3, 2.0, 0.02)
+    assert rate == pytest.approx(0.02 / reach, rel=1e-12)
+
+
+EXCHANGE_A = [0.175, 0.15, 0.15, 0.25]
+EXCHANGE_B = [0.2, 0.175, 0.125, 0.3]
+EXCHANGE_RATE = 0.3357056235968318
+
+
 def test_splits():
     assert splits_of("kfold", 103, 10, 1, 1, 0.1).n_test == 11
     assert splits_of("5x2", 100, 0, 0, 0, 0.1) == splits_of("5x2", 100, 9, 9, 9, 0.5)
@@ -146,6 +223,10 @@ def test_bad_parameters(kw, match):
     ({"delta": 0.0}, "`delta` must be"),
     ({"n": 43}, r"at least 40 examples \(max\(d \+ 3, 40\) = 40, .* trains on 39 of n = 43"),
     ({"shift": 0.5}, r"`shift` must be in \[-0.00\d+, 0.1\d+\] for n_train = 270"),
+    ({"alternative": "means"}, "`alternative` must be one of 'correlation', 'exchange'"),
+    ({"shift": 0.05, "alternative": "exchange", "scheme": "kfold"},
+     r"`shift` must be in \[0, 0.049\d*\] for the exchange alternative at n_train = 270"),
+    ({"shift": -0.01, "alternative": "exchange"}, r"`shift` must be in \[0, "),
 ])
 def test_bad_classification_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
