@@ -938,7 +938,12 @@ def _order_check(id, curves, panels, best, highest, case):
         parts.append(f"{panel}: {best} {means[best]:.3f}"
                      + ("" if pick == best else f" ({word}: {pick} {means[pick]:.3f})"))
         if pick != best:
-            failed.append(f"{panel}: {pick} {word}")
+            mcse = {t: curves[(panel, t)]["mcse"].reindex(rates.index) for t in (pick, best)}
+            se = float(np.sqrt((mcse[pick] ** 2).sum() + (mcse[best] ** 2).sum())) / len(rates)
+            gap = abs(means[pick] - means[best])
+            failed.append(f"{panel}: {pick} {word}" + (
+                f" by {gap:.3f}, within 2 MCSE ({se:.3f}, the means taken as independent): "
+                f"inconclusive" if gap <= 2 * se else ""))
     return TARGETS.holds(id, ours="; ".join(parts) or "no case",
                          passed=not failed and bool(parts), note="; ".join(failed))
 
@@ -948,7 +953,7 @@ def _mean_vs_alpha(id, curves, test, panels, max_n, above, definition, why="", a
     """The mean size of `test` over N (<= max_n) is above (or below) `alpha` by more than
     2 MCSE (of the mean) in every panel; with `hedge`, also how many points have
     ``rate - std < alpha`` (std over the categories, the paper's own hedge)."""
-    parts, missed, hedged = [], [], []
+    parts, missed, hedged, close = [], [], [], []
     for panel in panels:
         curve = curves.get((panel, test), pd.DataFrame({"rate": [], "mcse": [], "std": []}))
         if max_n is not None:
@@ -957,8 +962,11 @@ def _mean_vs_alpha(id, curves, test, panels, max_n, above, definition, why="", a
         m = float(curve["rate"].mean()) if len(curve) else float("nan")
         se = float(np.sqrt((curve["mcse"] ** 2).sum())) / max(len(curve), 1)
         parts.append(f"{panel}: {m:.3f} (MCSE {se:.3f})")
-        if not (np.isfinite(m) and ((m - alpha) if above else (alpha - m)) > 2 * se):
+        margin = (m - alpha) if above else (alpha - m)
+        if not (np.isfinite(m) and margin > 2 * se):
             missed.append(panel)
+            if np.isfinite(m) and margin > 0:
+                close.append(f"{panel} {margin / se:.2f}")
         if hedge:
             hedged.append(((curve["rate"] - curve["std"]) < alpha).sum())
     ours = "; ".join(parts)
@@ -970,6 +978,9 @@ def _mean_vs_alpha(id, curves, test, panels, max_n, above, definition, why="", a
         note = f"mean size not {side} {alpha} by 2 MCSE in panel {', '.join(missed)}"
         note += _why(definition) if not above else ""
         note += f"; {why}" if why else ""
+        if close:
+            note += (f"; on the paper's side of {alpha} but within 2 MCSE (MCSEs away: "
+                     f"{', '.join(close)}): inconclusive, not a contradiction")
     return TARGETS.holds(id, ours=ours, passed=not missed, note=note)
 
 

@@ -164,10 +164,11 @@ def test_undefined_sizes_fail_instead_of_passing():
     assert not checks["K1"].passed and checks["K1"].ours == "no null case"
 
 
-def _fake_curves(rates: dict, panels=keller2005.PANELS):
-    """``{(panel, test): DataFrame indexed by n}`` with the given ``{test: {n: rate}}``."""
-    return {(panel, test): pd.DataFrame({"rate": pd.Series(by_n, dtype=float)})
-            for panel in panels for test, by_n in rates.items()}
+def _fake_curves(rates: dict, panels=keller2005.PANELS, mcse=0.01):
+    """``{(panel, test): DataFrame indexed by n}`` with the given ``{test: {n: rate}}``, each
+    rate's MCSE `mcse`."""
+    return {(panel, test): pd.DataFrame({"rate": pd.Series(by_n, dtype=float)}).assign(
+        mcse=mcse) for panel in panels for test, by_n in rates.items()}
 
 
 def test_agreement_within_tolerance_in_exact_arithmetic_passes():
@@ -190,8 +191,22 @@ def test_order_is_judged_at_the_n_values_all_tests_share():
     assert keller2005._order_check("K6", _fake_curves(rates), keller2005.PANELS,
                                    "bootstrap-df1", True, "alternative set").passed
     rates["bootstrap-df1"] = {100: np.nan, 1000: 0.4}
-    assert not keller2005._order_check("K6", _fake_curves(rates), keller2005.PANELS,
-                                       "bootstrap-df1", True, "alternative set").passed
+    check = keller2005._order_check("K6", _fake_curves(rates), keller2005.PANELS,
+                                    "bootstrap-df1", True, "alternative set")
+    assert not check.passed and "inconclusive" not in check.note
+    # 0.1 below the highest, with MCSEs of 0.1: a miss said to be within Monte Carlo error
+    check = keller2005._order_check("K6", _fake_curves(rates, mcse=0.1), keller2005.PANELS,
+                                    "bootstrap-df1", True, "alternative set")
+    assert not check.passed and "by 0.100, within 2 MCSE (0.141" in check.note
+
+
+def test_a_mean_size_on_the_papers_side_within_two_mcse_is_inconclusive():
+    curves = _fake_curves({"bootstrap-df1": {100: 0.046, 1000: 0.046}}, mcse=0.003)
+    check = keller2005._mean_vs_alpha("K5", curves, "bootstrap-df1", "c", None, False, "exact")
+    assert not check.passed and "MCSEs away: c 1.89): inconclusive" in check.note
+    curves = _fake_curves({"bootstrap-df1": {100: 0.06, 1000: 0.06}}, mcse=0.003)
+    check = keller2005._mean_vs_alpha("K5", curves, "bootstrap-df1", "c", None, False, "exact")
+    assert not check.passed and "inconclusive" not in check.note
 
 
 def test_resolution_is_one_example_of_the_measure():

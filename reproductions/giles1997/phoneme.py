@@ -219,4 +219,5 @@ def check_fig1(data, scale):
         "G0", ours="; ".join(parts), passed=not missed,
         note=f"{len(data)} runs; {spread}" + ("" if not missed else (
             f"; our {' and '.join(missed)} errors are not significantly skewed toward worse "
-            "runs")))]
+            "runs; cause undetermined: the paper states neither how it split its 5,400 "
+            "patterns (ours: the file's first 3,600 train) nor its learning rate")))]
