@@ -58,6 +58,20 @@ def test_fisher_odds_ratio_orientation():
     assert (res.low[0], res.high[0]) == (0.0, np.inf)
 
 
+@pytest.mark.parametrize("log_odds", [False, True])
+def test_beta_difference_quantiles_of_a_row_do_not_depend_on_the_others(log_odds):
+    """A row's quantiles alone or among others that converge sooner or later: bit for bit
+    the same (a cached estimator computes only a block's new tables)."""
+    from evalmc.estimators.comparisons import beta_difference_quantiles
+
+    params = np.array([[4, 2, 2, 4], [1, 1, 30, 2], [200, 100, 3, 50], [2, 9, 9, 2]], float)
+    probs = [0.025, 0.5, 0.975]
+    alone = np.hstack([beta_difference_quantiles(*row, probs, log_odds=log_odds)[:, None]
+                       for row in params])
+    both = beta_difference_quantiles(*params.T, probs, log_odds=log_odds)
+    np.testing.assert_array_equal(both, alone)
+
+
 def test_beta_difference_of_uniforms_is_triangular():
     """U1 - U2 of two uniforms has P(D <= d) = (1 + d)^2 / 2 for d <= 0."""
     probs = [0.005, 0.025, 0.3, 0.5, 0.9]

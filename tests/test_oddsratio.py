@@ -59,3 +59,19 @@ def test_the_interval_holds_the_estimate_and_narrows_with_the_level():
 def test_level_is_checked():
     with pytest.raises(ValueError, match="`level` must be"):
         conditional_odds_ratio(1, 2, 1, 2, level=1.0)
+
+
+def test_a_tables_bits_do_not_depend_on_the_other_tables():
+    """Solved alone or among tables of other sizes and supports, in any order: bit for bit
+    the same (the engine's answers must not depend on how a block is cut or cached)."""
+    rows = np.array([(3, 10, 5, 10), (40, 100, 55, 100), (1, 7, 6, 9), (120, 300, 2, 40)])
+    alone = np.array([conditional_odds_ratio(*row) for row in rows]).T
+    mixed = np.array(conditional_odds_ratio(*np.vstack([_every_table(4), rows[::-1]]).T))
+    np.testing.assert_array_equal(mixed[:, -4:][:, ::-1], alone.reshape(3, -1))
+
+
+def test_counts_out_of_range_are_refused():
+    with pytest.raises(ValueError, match="`k_b` must be whole counts between 0"):
+        conditional_odds_ratio(1, 5, 6, 5)
+    with pytest.raises(ValueError, match="`k_a` must be whole counts"):
+        conditional_odds_ratio(1.5, 5, 2, 5)

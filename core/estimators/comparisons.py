@@ -154,8 +154,8 @@ def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
     else:
         lo0, hi0 = np.full(a1.shape, -1.0), np.full(a1.shape, 1.0)
 
-    def cdf_pdf(d):
-        x = y + d
+    def cdf_pdf(d, rows):
+        x = y[rows] + d[:, None]
         if log_odds:
             x = expit(x)
             jac = x * (1 - x)
@@ -163,8 +163,10 @@ def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
             jac = ((x > 0) & (x < 1)).astype(float)
             x = np.clip(x, 0.0, 1.0)
         inside = (x > 0) & (x < 1)
-        dens = np.where(inside, np.exp(_beta_logpdf(np.where(inside, x, 0.5), a1, b1)), 0.0)
-        return betainc(a1, b1, x) @ w, (dens * jac) @ w
+        a, b = a1[rows], b1[rows]
+        dens = np.where(inside, np.exp(_beta_logpdf(np.where(inside, x, 0.5), a, b)), 0.0)
+        # row sums, not a matrix product: a row's bits must not depend on the other rows
+        return (betainc(a, b, x) * w).sum(axis=1), (dens * jac * w).sum(axis=1)
 
     from scipy.special import ndtri, polygamma
 
@@ -179,17 +181,22 @@ def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
     for p in probs:
         lo, hi = lo0[:, 0].copy(), hi0[:, 0].copy()
         d = np.clip(mean + ndtri(p) * sd, lo0, hi0)[:, 0]
+        active = np.arange(d.size)  # a converged row stops moving
         for _ in range(100):
-            f, dens = cdf_pdf(d[:, None])
+            f, dens = cdf_pdf(d[active], active)
+            da = d[active]
             below = f < p
-            lo, hi = np.where(below, d, lo), np.where(below, hi, d)
+            lo[active] = np.where(below, da, lo[active])
+            hi[active] = np.where(below, hi[active], da)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                step = d - (f - p) / dens
-            bad = ~np.isfinite(step) | (step < lo) | (step > hi)
-            new = np.where(bad, (lo + hi) / 2, step)
-            done = (np.abs(new - d) < 1e-10) | (hi - lo < 1e-10)
-            d = new
-            if done.all():
+                step = da - (f - p) / dens
+            low, high = lo[active], hi[active]
+            bad = ~np.isfinite(step) | (step < low) | (step > high)
+            new = np.where(bad, (low + high) / 2, step)
+            done = (np.abs(new - da) < 1e-10) | (high - low < 1e-10)
+            d[active] = new
+            active = active[~done]
+            if not active.size:
                 break
         out.append(d.reshape(shape))
     return np.array(out)

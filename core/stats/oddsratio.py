@@ -26,6 +26,8 @@ from scipy.special import gammaln, logsumexp, ndtri
 TOL = 1e-13
 #: The starting bracket of ``t``: odds ratios from e^-BOUND to e^BOUND.
 BOUND = 200.0
+#: Tables solved together, at most (memory: about 10 arrays of CHUNK x support floats).
+CHUNK = 4096
 
 
 def _log_binom(n, k):
@@ -70,8 +72,8 @@ def _solve(logw, k, inside, equation, x, start, log_alpha):
         t[active] = new
         active = active[~done]
         if not active.size:
-            break
-    return t
+            return t
+    raise RuntimeError(f"the {equation} equation of {active.size} tables did not converge.")
 
 
 def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
@@ -102,6 +104,11 @@ def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
     level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
     k_a, n_a, k_b, n_b = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (k_a, n_a, k_b, n_b)))
+    for name, k, n in (("k_a", k_a, n_a), ("k_b", k_b, n_b)):
+        if not (np.all(np.isfinite(n) & (n == np.rint(n)) & (n >= 0))
+                and np.all((k == np.rint(k)) & (k >= 0) & (k <= n))):
+            raise ValueError(f"`{name}` must be whole counts between 0 and its number of "
+                             f"trials, and the trials whole numbers >= 0.")
     shape = k_a.shape
     x, n_a, k_b, n_b = (v.ravel() for v in (k_a, n_a, k_b, n_b))
     total = x + k_b
@@ -109,26 +116,40 @@ def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
     ok = (n_a > 0) & (n_b > 0) & (total > 0) & (total < n_a + n_b)
     first, last = np.maximum(0, total - n_b), np.minimum(n_a, total)
     est[ok & (x == first)], est[ok & (x == last)] = 0.0, np.inf
-    solve = ok & (first < last)
-    if solve.any():
-        x_s, n_s, m_s, tot_s = x[solve], n_a[solve], n_b[solve], total[solve]
-        base = first[solve]
-        k = base[:, None] + np.arange(int((last[solve] - base).max()) + 1)
-        inside = k <= last[solve][:, None]
-        kk = np.where(inside, k, base[:, None])
-        logw = _log_binom(n_s[:, None], kk) + _log_binom(m_s[:, None], tot_s[:, None] - kk)
-        log_alpha = np.log((1 - level) / 2)
-        inner = (x_s > base) & (x_s < last[solve])
-        rows = np.flatnonzero(solve)
-        # Starts: the log odds ratio with a half added to each cell, and Woolf's bounds.
-        cells = np.array([x_s, n_s - x_s, tot_s - x_s, m_s - tot_s + x_s]) + 0.5
-        centre = np.log(cells[0] * cells[3] / (cells[1] * cells[2]))
-        half = ndtri((1 + level) / 2) * np.sqrt((1 / cells).sum(axis=0))
-        for equation, out, where, start in (
-                ("mean", est, inner, centre), ("upper tail", low, x_s > base, centre - half),
-                ("lower tail", high, x_s < last[solve], centre + half)):
-            if where.any():
-                t = _solve(logw[where], kk[where], inside[where], equation, x_s[where],
-                           start[where], log_alpha)
-                out[rows[where]] = np.exp(t)
+    # A table's support is padded to min(n_a, n_b) + 1 points, whatever the other tables:
+    # its sums then add the same terms in the same order, so its bits are its own.
+    width = np.minimum(n_a, n_b) + 1
+    solve = np.flatnonzero(ok & (first < last))
+    for w in np.unique(width[solve]):
+        same = solve[width[solve] == w]
+        for rows in np.array_split(same, -(-same.size // CHUNK)):
+            values = _tables(x[rows], n_a[rows], n_b[rows], total[rows], int(w), level)
+            for out, value in zip((est, low, high), values, strict=True):
+                keep = ~np.isnan(value)
+                out[rows[keep]] = value[keep]
     return est.reshape(shape), low.reshape(shape), high.reshape(shape)
+
+
+def _tables(x, n_a, n_b, total, width, level):
+    """The estimate and bounds of tables whose supports have at most `width` points (NaN where
+    the caller's convention applies: an end of the support)."""
+    base, last = np.maximum(0, total - n_b), np.minimum(n_a, total)
+    k = base[:, None] + np.arange(width)
+    inside = k <= last[:, None]
+    kk = np.where(inside, k, base[:, None])
+    logw = _log_binom(n_a[:, None], kk) + _log_binom(n_b[:, None], total[:, None] - kk)
+    log_alpha = np.log((1 - level) / 2)
+    # Starts: the log odds ratio with a half added to each cell, and Woolf's bounds.
+    cells = np.array([x, n_a - x, total - x, n_b - total + x]) + 0.5
+    centre = np.log(cells[0] * cells[3] / (cells[1] * cells[2]))
+    half = ndtri((1 + level) / 2) * np.sqrt((1 / cells).sum(axis=0))
+    values = []
+    for equation, where, start in (("mean", (x > base) & (x < last), centre),
+                                   ("upper tail", x > base, centre - half),
+                                   ("lower tail", x < last, centre + half)):
+        value = np.full(x.shape, np.nan)
+        if where.any():
+            value[where] = np.exp(_solve(logw[where], kk[where], inside[where], equation,
+                                         x[where], start[where], log_alpha))
+        values.append(value)
+    return values
