@@ -32,7 +32,7 @@ correlation is 0.43 for 5x2 and 0.42 for 10 folds at shift 0.05), and the tests 
 the same data sets, as Dietterich's did. That alternative (raising the features' correlation)
 changes the noise as well as the effect: at shift 0.05 the two folds of a 5x2 repetition
 correlate about -0.33 instead of the null's -0.10, and a fold's difference has about 4.4 times
-the null's variance. D4 and D5 are therefore judged on the exchange alternative of
+the null's variance. D4, D5 and A1's power are therefore judged on the exchange alternative of
 :mod:`evalmc.sims.learning` (the null's population and fits; on a share r of the examples, A's
 errors where B is right become B's), which keeps the number of examples where the learners
 disagree, the main part of a split's variance, and whose effect is exact. It does not hold
@@ -166,7 +166,8 @@ TARGETS = Targets([
            "resampled-t, corrected-resampled-t, cv-paired-t (regression; classification)",
            paper="not stated", source=_BF04_REPLICABILITY, role="finding"),
     Target("A1", "5x2cv-f against 5x2cv-t: size, and power at each shift > 0, on both "
-           "problems", paper="lower type I error, higher power",
+           "problems (classification: the exchange alternative, as D4 and D5)",
+           paper="lower type I error, higher power",
            tolerance=f"size lower, power higher at each shift ({_POINT})", source=_A99),
 ])
 
@@ -1181,7 +1182,8 @@ def _check_fold_correlation(data):
 
 
 def _f_against_t(data, problem):
-    """Alpaydin's F against the 5x2cv t on one problem: size at the null, power above it.
+    """Alpaydin's F against the 5x2cv t on one problem: size at the null, power above it (on
+    the classification problem, at the exchange alternative's shifts, as D4 and D5).
 
     Parameters
     ----------
@@ -1201,8 +1203,9 @@ def _f_against_t(data, problem):
     """
     size_f = _at(data, problem, "5x2cv-f", shift=0.0)[0]
     size_t = _at(data, problem, "5x2cv-t", shift=0.0)[0]
-    pos = _positive_shifts(problem)
-    pf, pt = _rates_at(data, problem, "5x2cv-f", pos), _rates_at(data, problem, "5x2cv-t", pos)
+    where = MATCHED if problem == CLASSIFICATION else problem
+    pos = sorted(s for s in data.loc[data["problem"] == where, "shift"].unique() if s > 0)
+    pf, pt = _rates_at(data, where, "5x2cv-f", pos), _rates_at(data, where, "5x2cv-t", pos)
     lower, stronger = size_f < size_t, all(f > t for f, t in zip(pf, pt, strict=True))
     misses = [f"{problem.removeprefix('cv-')}: {what}" for what, ok in
               (("F's size not lower", lower), ("F not more powerful", stronger)) if not ok]
@@ -1237,8 +1240,8 @@ def _check_f_over_t(data, fold_rho):
 
 
 def _f_causes(data, misses, fold_rho) -> str:
-    """What explains A1's misses: the regression's positively correlated folds, and the
-    correlation alternative's noise, with F against t on the exchange alternative.
+    """What explains A1's misses: the regression's positively correlated folds; in
+    classification, F against t on the correlation alternative too.
 
     Parameters
     ----------
@@ -1261,15 +1264,19 @@ def _f_causes(data, misses, fold_rho) -> str:
             f"({fold_rho['cv-regression']:.3f}, D6), which both statistics take as "
             f"independent, so both are liberal")
     if "classification: F not more powerful" in misses:
+        sizes = [_at(data, CLASSIFICATION, c, shift=0.0)[0] for c in ("5x2cv-f", "5x2cv-t")]
         shifts = sorted(s for s in data.loc[data["problem"] == MATCHED, "shift"].unique()
                         if s > 0)
         pf, pt = (_rates_at(data, MATCHED, c, shifts) for c in ("5x2cv-f", "5x2cv-t"))
-        above = sum(f > t for f, t in zip(pf, pt, strict=True))
+        weaker = [f"{s:g}" for s, f, t in zip(shifts, pf, pt, strict=True) if f <= t]
+        other = _positive_shifts(CLASSIFICATION)
+        of, ot = (_rates_at(data, CLASSIFICATION, c, other) for c in ("5x2cv-f", "5x2cv-t"))
         causes.append(
-            f"the classification's correlation alternative changes the folds' noise too (D5 "
-            f"correlation); on the exchange alternative, which keeps the null's "
-            f"disagreements, F is more powerful at {above} of {len(shifts)} shifts "
-            f"({_slashed(pf)} vs {_slashed(pt)} at {', '.join(f'{s:g}' for s in shifts)})")
+            f"in classification F's size is the lower ({sizes[0]:.3f} vs {sizes[1]:.3f}), "
+            f"which costs it power at the exchange alternative's shifts {', '.join(weaker)}; "
+            f"on the correlation alternative, which changes the folds' noise too, F is not "
+            f"above t at {sum(f <= t for f, t in zip(of, ot, strict=True))} of {len(other)} "
+            f"shifts ({_slashed(of)} vs {_slashed(ot)})")
     return ": " + "; ".join(causes) if causes else ""
 
 

@@ -498,8 +498,19 @@ def estimator_labels(summary: pd.DataFrame, specs: dict) -> pd.Series:
     >>> estimator_labels(summary, specs).tolist()
     ['clt-diff', 'clt-diff', 'CLT']
     """
-    return summary["estimator"].map({get_estimator(spec).name: label
-                                     for spec, label in specs.items()})
+    names = {}
+    for spec, label in specs.items():
+        name = get_estimator(spec).name
+        if names.get(name, label) != label:
+            raise ValueError(f"specs {spec!r} and another name the same estimator {name!r} "
+                             f"with two labels, {names[name]!r} and {label!r}.")
+        names[name] = label
+    labels = summary["estimator"].map(names)
+    if labels.isna().any():
+        missing = sorted(set(summary.loc[labels.isna(), "estimator"]))
+        raise ValueError(f"no label for the estimators {missing}; labels are given for "
+                         f"{sorted(names)}.")
+    return labels
 
 
 def save_figure(out: Path, paper: str, figure: Figure, data: pd.DataFrame, checks, seconds,

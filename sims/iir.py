@@ -116,13 +116,14 @@ def _output(z, g, bias, v, c, hidden):
 
 
 @njit(cache=True, nogil=True)
-def _finite_step(lr, err, delta, z, db, da, b, a, g, v, c, hidden):
-    """Whether the update about to be made keeps every weight finite."""
+def _finite_step(lr, err, delta, z, db, da, b, a, g, bias, v, c, hidden, learn_gains):
+    """Whether the update about to be made keeps every weight it changes finite."""
     ok = math.isfinite(c[0] - lr * err)
     for h in range(b.shape[0]):
         step = lr * delta[h] * g[h]
         ok = (ok and math.isfinite(v[h] - lr * err * hidden[h])
-              and math.isfinite(g[h] - lr * delta[h] * z[h]))
+              and math.isfinite(bias[h] - lr * delta[h])
+              and (not learn_gains or math.isfinite(g[h] - lr * delta[h] * z[h])))
         for i in range(b.shape[1]):
             ok = ok and math.isfinite(b[h, i] - step * db[h, i])
         for k in range(a.shape[1]):
@@ -153,7 +154,8 @@ def _iir_sgd(u, y, start, stop, n_updates, lr0, learn_gains, b, a, g, bias, v, c
             err = out - y[t]
             for h in range(n_hidden):
                 delta[h] = (1.0 - hidden[h] * hidden[h]) * err * v[h]
-            if not _finite_step(lr, err, delta, z, db, da, b, a, g, v, c, hidden):
+            if not _finite_step(lr, err, delta, z, db, da, b, a, g, bias, v, c, hidden,
+                                learn_gains):
                 return done
             for h in range(n_hidden):
                 step = lr * delta[h] * g[h]

@@ -85,6 +85,7 @@ import numpy as np
 
 from evalmc.sims import MAX_FEATURES, MAX_RUNS
 from evalmc.sims.base import Batch, Scenario, read_only
+from evalmc.sims.twomodels import orthant
 from evalmc.sims.validation import check_choice, check_float, check_int, check_sd
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
@@ -718,18 +719,6 @@ def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
     return float(scipy.optimize.brentq(gap, 0.0, RHO_MAX, xtol=1e-12))
 
 
-def _bivariate_cdf(h, k, rho):
-    """``P(Z1 < h, Z2 < k)`` of standard normals of correlation rho, |rho| < 1, h and k
-    nonzero: Owen's (1956) identity through his T function (scipy.special.owens_t)."""
-    import scipy.special
-
-    root = np.sqrt(1.0 - rho * rho)
-    opposite = (h * k < 0) | ((h * k == 0) & (h + k < 0))
-    return (0.5 * (scipy.special.ndtr(h) + scipy.special.ndtr(k))
-            - scipy.special.owens_t(h, (k - rho * h) / (h * root))
-            - scipy.special.owens_t(k, (h - rho * k) / (k * root)) - 0.5 * opposite)
-
-
 def only_a_wrong(rule_a, rule_b, delta, sigma):
     """Exact chance that the rule A errs and the rule B does not on an example of the
     two-class population (rules ``w . x + b > 0`` for class 1, as :func:`discriminant_risks`).
@@ -769,7 +758,7 @@ def only_a_wrong(rule_a, rule_b, delta, sigma):
     for sign in (-1.0, 1.0):  # class 0 (A wrong: score above 0), then class 1
         m_a = (b_a + sign * 0.5 * delta * w_a[..., 0]) / s_a
         m_b = (b_b + sign * 0.5 * delta * w_b[..., 0]) / s_b
-        total = total + _bivariate_cdf(-sign * m_a, sign * m_b, -rho)
+        total = total + orthant(-sign * m_a, sign * m_b, -rho)
     return 0.5 * total
 
 
@@ -792,8 +781,14 @@ def exchange_rate(n_train: int, d: int, delta: float, shift: float):
 
     Parameters
     ----------
-    n_train, d : int
-    delta, shift : float
+    n_train : int
+        Training examples of the fits the shift is measured at.
+    d : int
+        Features of the classification problem.
+    delta : float
+        The separation of its two classes' means.
+    shift : float
+        The asked-for B's expected error minus A's.
 
     Returns
     -------

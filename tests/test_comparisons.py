@@ -12,13 +12,12 @@ import evalmc
 from evalmc.estimators.comparisons import (
     beta_difference_quantiles,
     independent_coverage,
-    orthant,
     paired_cells,
     paired_posterior,
 )
 from evalmc.estimators.intervals import get_estimator
 from evalmc.sims.base import Batch
-from evalmc.sims.twomodels import PairedModels, TwoModels
+from evalmc.sims.twomodels import PairedModels, TwoModels, orthant
 
 #: (k_A, n_A, k_B, n_B) of the fixed-input checks, with empty and full counts.
 TABLES = [(3, 5, 1, 5), (0, 10, 4, 10), (10, 10, 9, 10), (17, 30, 22, 30), (40, 100, 71, 90)]

@@ -98,14 +98,17 @@ def test_skewness_and_median_checks_can_pass_and_fail():
 
 def test_teacher_share_is_judged_against_one_half():
     assert teacher._share([True, True, False]) == pytest.approx((2 / 3, np.sqrt(2 / 27)))
-    assert teacher._shares_check("G2", [("x", 0.6, 0.1)]).passed
-    assert not teacher._shares_check("G2", [("x", 0.6, 0.1), ("y", 0.5, 0.1)]).passed
-    # A verdict resting on a share within 1 SE of one half is a coin flip; one that a share far
-    # below one half decides is not.
-    assert "coin flip" in teacher._shares_check("G4 K=1", [("x", 0.45, 0.11)]).note
-    assert "coin flip" in teacher._shares_check("G4 K=5", [("x", 0.60, 0.11)]).note
-    assert "coin flip" not in teacher._shares_check("G2", [("x", 0.6, 0.11),
-                                                            ("y", 0.1, 0.07)]).note
+    assert teacher._shares_check("G2", [("x", 0.6, 0.1)], 20).passed
+    assert not teacher._shares_check("G2", [("x", 0.6, 0.1), ("y", 0.5, 0.1)], 20).passed
+    # A verdict resting on a share within 1 SE of one half is a coin flip; one that a share
+    # more than 2 SE below one half decides says the pattern is not general; in between, not
+    # significantly below.
+    assert "coin flip over 20" in teacher._shares_check("G4 K=1", [("x", 0.45, 0.11)], 20).note
+    assert "coin flip" in teacher._shares_check("G4 K=5", [("x", 0.60, 0.11)], 20).note
+    far = teacher._shares_check("G2", [("x", 0.6, 0.11), ("y", 0.1, 0.07)], 20).note
+    assert "coin flip" not in far and "minority of the 20 teachers" in far
+    between = teacher._shares_check("G3", [("x", 0.35, 0.107)], 5).note
+    assert "fewer than half of the 5 teachers, but not below one half by 2 SE" in between
 
 
 def test_g12_fresh_and_g14_can_fail():

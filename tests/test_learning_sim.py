@@ -9,7 +9,6 @@ from evalmc.sims.learning import (
     CvClassification,
     CvRegression,
     CvStumps,
-    _bivariate_cdf,
     discriminant_risks,
     equicorrelation,
     exchange_rate,
@@ -125,15 +124,6 @@ def test_calibration_moves_the_discriminant_ahead_with_the_correlation():
 
 CLASSIFICATION_A = [0.1, 0.225, 0.15, 0.175]
 CLASSIFICATION_RHO = 0.18356037567416733
-
-
-def test_bivariate_normal_probability_is_scipy_s():
-    from scipy import stats
-
-    for h, k, rho in [(0.3, -1.2, 0.5), (-0.7, -0.2, -0.9), (1.5, 2.0, 0.99), (-2.0, 0.4, 0.2)]:
-        want = stats.multivariate_normal([0, 0], [[1, rho], [rho, 1]]).cdf([h, k])
-        assert _bivariate_cdf(np.array(h), np.array(k), np.array(rho)) == pytest.approx(
-            want, abs=1e-7)
 
 
 def test_only_a_wrong_is_the_large_sample_share_of_a_only_errors():

@@ -44,7 +44,7 @@ import numpy as np
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.estimators.items import _level, _proportions
-from evalmc.sims.twomodels import RHO_LAW
+from evalmc.sims.twomodels import RHO_LAW, orthant
 from evalmc.sims.validation import check_int
 
 #: Gauss-Legendre nodes of the Beta-difference quadrature.
@@ -360,43 +360,6 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
         return EstimateResult(est, low, high, failed=np.zeros(est.shape, bool))
 
     return Estimator("", "", func, level)
-
-
-def orthant(h, k, rho):
-    """The bivariate standard normal probability ``P(X <= h, Y <= k)`` at correlation `rho`,
-    by Owen's T function: ``(Phi(h) + Phi(k)) / 2 - T(h, a_h) - T(k, a_k) - beta`` with
-    ``a_h = (k - rho h) / (h sqrt(1 - rho^2))``, ``a_k = (h - rho k) / (k sqrt(1 - rho^2))``
-    and ``beta = 1/2`` when ``h k < 0`` (or ``h k = 0`` and ``h + k < 0``), else 0; at ``h =
-    0`` the limit ``T(h, a_h) = sign(k) / 4`` (likewise at ``k = 0``).
-
-    Parameters
-    ----------
-    h, k : array_like
-        The upper limits (broadcast together).
-    rho : array_like
-        Correlations in (-1, 1).
-
-    Returns
-    -------
-    ndarray
-
-    Examples
-    --------
-    >>> from evalmc.estimators.comparisons import orthant
-    >>> float(orthant(0.3, -0.5, 0.6).round(6))
-    0.270071
-    """
-    from scipy.special import ndtr, owens_t
-
-    h, k, rho = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, rho)))
-    root = np.sqrt(1 - rho**2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_h = np.where(h == 0, np.sign(k) / 4, owens_t(h, (k - rho * h) / (h * root)))
-        t_k = np.where(k == 0, np.sign(h) / 4, owens_t(k, (h - rho * k) / (k * root)))
-    both_zero = (h == 0) & (k == 0)
-    beta = np.where((h * k < 0) | ((h * k == 0) & (h + k < 0)), 0.5, 0.0)
-    out = (ndtr(h) + ndtr(k)) / 2 - t_h - t_k - beta
-    return np.where(both_zero, 0.25 + np.arcsin(rho) / (2 * np.pi), out)
 
 
 def paired_cells(theta_a, theta_b, rho):
