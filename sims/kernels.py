@@ -864,7 +864,7 @@ def discriminant_splits(rng, n_reps, n, delta, chol, repeats, starts, per_exampl
                     s = math.sqrt(w @ sigma @ w)
                     h = 0.5 * w[0] * delta
                     risk[m, i, col] = 0.5 * (normal_cdf((b - h) / s) + normal_cdf(-(b + h) / s))
-                for t in range(test.size):
+                for t in range(test.size if exchange > 0.0 else 0):
                     if wrong[0, t] > wrong[1, t] and coin[test[t]] < exchange:
                         wrong[0, t], wrong[1, t] = 0.0, 1.0
                 for m in range(2):

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special
 
 from evalmc.sims.base import Batch, Scenario
+from evalmc.sims.scores import _ShiftTruth
 from evalmc.sims.validation import check_choice, check_float, check_int, check_sd
 
 #: How :class:`BestOfN` measures the chosen variant: on the runs it was chosen by, or on fresh ones.
@@ -96,7 +97,7 @@ class BestOfN(_EffectTruth, Scenario, registered="best-of-n"):
 
 
 @dataclass(frozen=True)
-class Rerun(Scenario, registered="rerun"):
+class Rerun(_ShiftTruth, Scenario, registered="rerun"):
     """The experiment run again, up to `tries` times, until Welch's t-test is significant.
 
     Each try draws `n` runs of A, ``N(shift, sd^2)``, and `n` of B, ``N(0, sd^2)``; the first
@@ -113,38 +114,12 @@ class Rerun(Scenario, registered="rerun"):
     ((2, 10), (2, 10), 'null', 0.0)
     """
 
-    estimand: ClassVar[str] = "mean difference"
-
     def __post_init__(self):
         object.__setattr__(self, "n", check_int("n", self.n, low=2))
         object.__setattr__(self, "tries", check_int("tries", self.tries, low=1))
         check_float("shift", self.shift)
         check_sd("sd", self.sd)
         check_float("alpha", self.alpha, low=0, high=1, open_low=True, open_high=True)
-
-    @property
-    def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.selection import Rerun
-        >>> Rerun().truth, Rerun(shift=1.0).truth
-        ('null', 'alternative')
-        """
-        return "null" if self.shift == 0 else "alternative"
-
-    @property
-    def effect(self) -> float:
-        """A's population mean minus B's: `shift`.
-
-        Examples
-        --------
-        >>> from evalmc.sims.selection import Rerun
-        >>> Rerun(shift=0.5).effect
-        0.5
-        """
-        return float(self.shift)
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` replications: the reported try's runs of A and of B.

@@ -43,7 +43,7 @@ import functools
 import numpy as np
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
-from evalmc.estimators.items import _level, _proportions
+from evalmc.estimators.items import _level, _proportions, _z_interval
 from evalmc.sims.twomodels import RHO_LAW, orthant
 from evalmc.sims.validation import check_int
 
@@ -64,6 +64,12 @@ _MARGIN_LOGLIK = 20.0
 def _counts(batch):
     a, b = _proportions(batch)
     return a.sum(axis=1), a.shape[1], b.sum(axis=1), b.shape[1]
+
+
+def _table_keys(k_a, n_a, k_b, n_b) -> np.ndarray:
+    """Each replication's table ``(k_A, n_A, k_B, n_B)`` as integers: the key of a cache."""
+    return np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
+                            np.full(k_b.shape, n_b)]).astype(np.int64)
 
 
 def clt_diff(level: float = 0.95) -> Estimator:
@@ -95,8 +101,7 @@ def clt_diff(level: float = 0.95) -> Estimator:
         k_a, n_a, k_b, n_b = _counts(batch)
         p_a, p_b = k_a / n_a, k_b / n_b
         se = np.sqrt(p_a * (1 - p_a) / n_a + p_b * (1 - p_b) / n_b)
-        diff = p_a - p_b
-        return EstimateResult(diff, diff - z * se, diff + z * se)
+        return _z_interval(p_a - p_b, se, z)
 
     return Estimator("", "", func, level)
 
@@ -198,6 +203,9 @@ def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
             active = active[~done]
             if not active.size:
                 break
+        else:
+            raise RuntimeError(f"the {p} quantile of {active.size} differences did not "
+                               f"converge.")
         out.append(d.reshape(shape))
     return np.array(out)
 
@@ -229,10 +237,8 @@ def _cap(cache: dict, size: int = 200_000) -> dict:
 _BETA_CACHE: dict = {}
 
 
-def _beta_intervals(batch, level, log_odds):
-    k_a, n_a, k_b, n_b = _counts(batch)
-    keys = np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
-                            np.full(k_b.shape, n_b)]).astype(np.int64)
+def _beta_intervals(counts, level, log_odds):
+    keys = _table_keys(*counts)
     probs = ((1 - level) / 2, 0.5, (1 + level) / 2) if log_odds else ((1 - level) / 2,
                                                                         (1 + level) / 2)
     cache = _cap(_BETA_CACHE.setdefault((level, log_odds), {}))
@@ -273,8 +279,8 @@ def bayes_diff(level: float = 0.95) -> Estimator:
     level, _ = _level(level)
 
     def func(batch, rng):
-        k_a, n_a, k_b, n_b = _counts(batch)
-        low, high = _beta_intervals(batch, level, log_odds=False)
+        k_a, n_a, k_b, n_b = counts = _counts(batch)
+        low, high = _beta_intervals(counts, level, log_odds=False)
         return EstimateResult((k_a + 1) / (n_a + 2) - (k_b + 1) / (n_b + 2), low, high)
 
     return Estimator("", "", func, level)
@@ -307,7 +313,7 @@ def bayes_odds_ratio(level: float = 0.95) -> Estimator:
     level, _ = _level(level)
 
     def func(batch, rng):
-        low, mid, high = _beta_intervals(batch, level, log_odds=True)
+        low, mid, high = _beta_intervals(_counts(batch), level, log_odds=True)
         return EstimateResult(np.exp(mid), np.exp(low), np.exp(high))
 
     return Estimator("", "", func, level)
@@ -348,9 +354,7 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
     def func(batch, rng):
         from evalmc.stats.oddsratio import conditional_odds_ratio
 
-        k_a, n_a, k_b, n_b = _counts(batch)
-        keys = np.column_stack([np.rint(k_a), np.full(k_a.shape, n_a), np.rint(k_b),
-                                np.full(k_b.shape, n_b)]).astype(np.int64)
+        keys = _table_keys(*_counts(batch))
 
         def compute(rows):
             return list(np.array(conditional_odds_ratio(*rows.T, level=level)).T)

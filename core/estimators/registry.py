@@ -26,8 +26,8 @@ IMPORTANCE_DRAWS = 10_000
 _K = Param("k", 1, int, "samples drawn per item (each item needs n_samples >= k)")
 
 
-def _items(name: str, function: str, description: str, params, facts) -> Entry:
-    return Entry(name, f"evalmc.estimators.items:{function}", description, params, facts)
+def _row(module: str, name: str, function: str, description: str, params, facts) -> Entry:
+    return Entry(name, f"evalmc.estimators.{module}:{function}", description, params, facts)
 
 
 ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
@@ -46,38 +46,42 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     Entry("bootstrap-diff", "evalmc.estimators.intervals:bootstrap_diff",
           "percentile bootstrap interval of mean(A) - mean(B): pairs resampled together when "
           "the runs are paired, A and B independently otherwise", (_N_BOOT, _LEVEL), _OF_EFFECT),
-    _items("wilson", "wilson", "Wilson score interval of A's accuracy (0/1 item scores)",
-           (_LEVEL,), _OF_MEAN_A),
-    _items("newcombe-diff", "newcombe_diff", "Newcombe's hybrid score interval of A's accuracy "
-           "minus B's, independent samples", (_LEVEL,), _OF_EFFECT),
-    _items("newcombe-paired", "newcombe_paired", "Newcombe's (1998, method 10) score interval "
-           "of A's accuracy minus B's on the same items", (_LEVEL,), _PAIRED_EFFECT),
-    _items("paired-z-interval", "paired_z_interval", "mean(A - B) +- z sd / sqrt(n) over items "
-           "(Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
-    _items("clustered-interval", "clustered_interval", "mean(A - B) +- z cluster-robust (CR0) "
-           "standard error (Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
-    _items("cluster-bootstrap-interval", "cluster_bootstrap_interval", "percentile interval of "
-           "mean(A - B) resampling clusters",
-           (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _PAIRED_EFFECT),
-    Entry("clt-diff", "evalmc.estimators.comparisons:clt_diff", "CLT (Wald) interval of A's "
-          "accuracy minus B's, independent samples (0/1 item scores)", (_LEVEL,), _OF_EFFECT),
-    Entry("bayes-diff", "evalmc.estimators.comparisons:bayes_diff", "posterior interval of "
-          "A's accuracy minus B's, independent Beta(1, 1) priors and samples", (_LEVEL,),
-          _OF_EFFECT),
-    Entry("fisher-odds-ratio", "evalmc.estimators.comparisons:fisher_odds_ratio", "interval of "
-          "the odds ratio of A's accuracy to B's inverting Fisher's exact test, independent "
-          "samples", (_LEVEL,), _OF_ODDS_RATIO),
-    Entry("bayes-odds-ratio", "evalmc.estimators.comparisons:bayes_odds_ratio", "posterior "
-          "interval of the odds ratio of A's accuracy to B's, independent Beta(1, 1) priors",
-          (_LEVEL,), _OF_ODDS_RATIO),
-    Entry("bayes-paired", "evalmc.estimators.comparisons:bayes_paired", "posterior interval "
-          "of A's accuracy minus B's on the same items, latent bivariate normal model "
-          "(Bowyer et al. 2025)", (_LEVEL,), _PAIRED_EFFECT),
-    _items("passk-interval", "passk_interval", "A's mean unbiased pass@k (Chen et al. 2021) +- "
-           "z sd / sqrt(n_items); its estimand is A's pass@k (A's mean for k=1)", (_K, _LEVEL),
-           {"needs": "samples"}),
-    *[Entry(name, f"evalmc.estimators.proportions:{function}", description, params,
-            {**_OF_MEAN_A, **facts}) for name, function, description, params, facts in (
+    _row("items", "wilson", "wilson",
+         "Wilson score interval of A's accuracy (0/1 item scores)", (_LEVEL,), _OF_MEAN_A),
+    _row("items", "newcombe-diff", "newcombe_diff",
+         "Newcombe's hybrid score interval of A's accuracy minus B's, independent samples",
+         (_LEVEL,), _OF_EFFECT),
+    _row("items", "newcombe-paired", "newcombe_paired",
+         "Newcombe's (1998, method 10) score interval of A's accuracy minus B's on the same "
+         "items", (_LEVEL,), _PAIRED_EFFECT),
+    _row("items", "paired-z-interval", "paired_z_interval",
+         "mean(A - B) +- z sd / sqrt(n) over items (Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
+    _row("items", "clustered-interval", "clustered_interval",
+         "mean(A - B) +- z cluster-robust (CR0) standard error (Miller 2024)", (_LEVEL,),
+         _PAIRED_EFFECT),
+    _row("items", "cluster-bootstrap-interval", "cluster_bootstrap_interval",
+         "percentile interval of mean(A - B) resampling clusters",
+         (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _PAIRED_EFFECT),
+    _row("comparisons", "clt-diff", "clt_diff",
+         "CLT (Wald) interval of A's accuracy minus B's, independent samples (0/1 item scores)",
+         (_LEVEL,), _OF_EFFECT),
+    _row("comparisons", "bayes-diff", "bayes_diff",
+         "posterior interval of A's accuracy minus B's, independent Beta(1, 1) priors and "
+         "samples", (_LEVEL,), _OF_EFFECT),
+    _row("comparisons", "fisher-odds-ratio", "fisher_odds_ratio",
+         "interval of the odds ratio of A's accuracy to B's inverting Fisher's exact test, "
+         "independent samples", (_LEVEL,), _OF_ODDS_RATIO),
+    _row("comparisons", "bayes-odds-ratio", "bayes_odds_ratio",
+         "posterior interval of the odds ratio of A's accuracy to B's, independent Beta(1, 1) "
+         "priors", (_LEVEL,), _OF_ODDS_RATIO),
+    _row("comparisons", "bayes-paired", "bayes_paired",
+         "posterior interval of A's accuracy minus B's on the same items, latent bivariate "
+         "normal model (Bowyer et al. 2025)", (_LEVEL,), _PAIRED_EFFECT),
+    _row("items", "passk-interval", "passk_interval",
+         "A's mean unbiased pass@k (Chen et al. 2021) +- z sd / sqrt(n_items); its estimand is "
+         "A's pass@k (A's mean for k=1)", (_K, _LEVEL), {"needs": "samples"}),
+    *[_row("proportions", name, function, description, params, {**_OF_MEAN_A, **facts})
+      for name, function, description, params, facts in (
         ("wald", "wald", "CLT (Wald) interval of A's accuracy, p +- z sqrt(p (1 - p) / n) "
          "(0/1 item scores)", (_LEVEL,), {}),
         ("clopper-pearson", "clopper_pearson", "Clopper-Pearson (Beta quantile) interval of "
