@@ -198,8 +198,7 @@ def _exact(interval, level, n, theta_a, theta_b) -> float:
         return float("nan")
     spec = f"{interval}(level={level})"
     target = INDEPENDENT_INTERVALS[interval]
-    return float(np.mean([independent_coverage(spec, n, ta, tb, target=target)
-                          for ta, tb in zip(theta_a, theta_b, strict=True)]))
+    return float(np.mean(independent_coverage(spec, n, theta_a, theta_b, target=target)))
 
 
 def compute_paired(scale: str = "paper", runs: Runs | None = None, priors=("uniform",),

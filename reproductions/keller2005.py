@@ -83,7 +83,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from evalmc.criteria import get_criterion
 from evalmc.registry import parse_spec
-from evalmc.reproductions.report import Figure, Runs, Target, Targets
+from evalmc.reproductions.report import Figure, Runs, Target, Targets, pooled_mcse
 from evalmc.sims.classifiers import PairedClassifiers
 from evalmc.sims.validation import check_choice, check_float, check_int
 from evalmc.stats.mcse import rate_mcse, wilson_interval
@@ -938,8 +938,8 @@ def _order_check(id, curves, panels, best, highest, case):
         parts.append(f"{panel}: {best} {means[best]:.3f}"
                      + ("" if pick == best else f" ({word}: {pick} {means[pick]:.3f})"))
         if pick != best:
-            se = {t: float(np.sqrt((curves[(panel, t)]["mcse"].reindex(rates.index) ** 2)
-                                   .sum())) / len(rates) for t in (pick, best)}
+            se = {t: pooled_mcse(curves[(panel, t)]["mcse"].reindex(rates.index))
+                  for t in (pick, best)}
             failed.append(f"{panel}: {pick} {word} by {abs(means[pick] - means[best]):.3f} "
                           f"(the means' MCSEs {se[pick]:.3f}, {se[best]:.3f})")
     return TARGETS.holds(id, ours="; ".join(parts) or "no case",

@@ -269,3 +269,15 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="does not define `target` 'odds-ratio'"):
         evalmc.run_estimation({"n": 5}, "paired-models", ["bayes-odds-ratio"],
                               target="odds-ratio", n_reps=10, seed=0, progress=False)
+
+
+@pytest.mark.parametrize("spec, target", [("clt-diff", "effect"),
+                                          ("fisher-odds-ratio(level=0.9)", "odds-ratio")])
+def test_exact_coverage_of_many_pairs_is_each_pairs(spec, target):
+    """The intervals are built once for every pair of accuracies: the same bits as one pair
+    at a time."""
+    theta_a, theta_b = np.array([0.2, 0.55, 0.9]), np.array([0.5, 0.5, 0.15])
+    many = independent_coverage(spec, 12, theta_a, theta_b, target=target)
+    one = [independent_coverage(spec, 12, a, b, target=target)
+           for a, b in zip(theta_a, theta_b, strict=True)]
+    assert many.tolist() == one

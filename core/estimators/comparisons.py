@@ -507,12 +507,13 @@ def bayes_paired(level: float = 0.95) -> Estimator:
     return Estimator("", "", func, level)
 
 
-def independent_coverage(estimator, n: int, theta_a: float, theta_b: float, *,
-                         target: str = "effect", tail: float = 1e-12) -> float:
+def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "effect",
+                         tail: float = 1e-12):
     """Exact coverage of a deterministic interval for two independent samples of `n` 0/1
     answers: ``sum_{k_A, k_B} Bin(k_A; n, theta_A) Bin(k_B; n, theta_B) 1{truth in
     interval(k_A, k_B)}``, over the counts whose binomial probabilities are above `tail` (the
-    rest bound the error by ``2 n tail``).
+    rest bound the error by ``2 n tail``). The intervals depend on the counts alone, so each
+    table's is computed once for every pair of accuracies.
 
     Parameters
     ----------
@@ -520,8 +521,8 @@ def independent_coverage(estimator, n: int, theta_a: float, theta_b: float, *,
         An interval estimator of independent samples that draws no random numbers.
     n : int
         Answers per model.
-    theta_a, theta_b : float
-        The accuracies, in (0, 1).
+    theta_a, theta_b : float or array_like
+        The accuracies, in (0, 1), broadcast together.
     target : {'effect', 'odds-ratio'}
         The estimand: ``theta_A - theta_B`` or the odds ratio.
     tail : float
@@ -529,18 +530,20 @@ def independent_coverage(estimator, n: int, theta_a: float, theta_b: float, *,
 
     Returns
     -------
-    float
+    float or ndarray
+        A float for scalar accuracies, else one coverage per pair.
 
     Examples
     --------
     >>> from evalmc.estimators.comparisons import independent_coverage
     >>> round(independent_coverage("clt-diff", 10, 0.7, 0.4), 4)
     0.9337
+    >>> independent_coverage("clt-diff", 10, [0.7, 0.5], 0.4).round(4)
+    array([0.9337, 0.9101])
     """
     from scipy.stats import binom
 
     from evalmc.estimators.intervals import get_estimator
-    from evalmc.sims.base import Batch
     from evalmc.sims.validation import check_choice
 
     estimator = get_estimator(estimator)
@@ -548,15 +551,38 @@ def independent_coverage(estimator, n: int, theta_a: float, theta_b: float, *,
         raise ValueError(f"`estimator` must be a deterministic interval; got {estimator.name!r}.")
     n = check_int("n", n, low=1)
     check_choice("target", target, ("effect", "odds-ratio"))
+    scalar = np.ndim(theta_a) == 0 and np.ndim(theta_b) == 0
+    theta_a, theta_b = (t.ravel() for t in np.broadcast_arrays(
+        np.asarray(theta_a, dtype=float), np.asarray(theta_b, dtype=float)))
     truth = theta_a - theta_b if target == "effect" else (
         theta_a * (1 - theta_b) / ((1 - theta_a) * theta_b))
     k = np.arange(n + 1)
-    pmf_a, pmf_b = binom.pmf(k, n, theta_a), binom.pmf(k, n, theta_b)
-    k_a, k_b = np.meshgrid(k[pmf_a > tail], k[pmf_b > tail], indexing="ij")
-    k_a, k_b = k_a.ravel(), k_b.ravel()
-    cols = np.arange(n)
-    batch = Batch((cols < k_a[:, None]).astype(float), (cols < k_b[:, None]).astype(float),
-                  paired=False)
-    res = estimator(batch, None)
-    covered = (res.low <= truth) & (truth <= res.high)
-    return float((pmf_a[k_a] * pmf_b[k_b] * covered).sum())
+    pmf_a, pmf_b = binom.pmf(k, n, theta_a[:, None]), binom.pmf(k, n, theta_b[:, None])
+    keep_a, keep_b = pmf_a > tail, pmf_b > tail
+    rows, cols = np.flatnonzero(keep_a.any(axis=0)), np.flatnonzero(keep_b.any(axis=0))
+    low, high = _interval_grid(estimator, n, rows, cols)
+    out = np.empty(theta_a.size)
+    for i, t in enumerate(truth):
+        ra, rb = keep_a[i, rows], keep_b[i, cols]
+        sub = np.ix_(ra, rb)
+        covered = (low[sub] <= t) & (t <= high[sub])
+        out[i] = (pmf_a[i, rows[ra]][:, None] * pmf_b[i, cols[rb]] * covered).ravel().sum()
+    return float(out[0]) if scalar else out
+
+
+def _interval_grid(estimator, n, rows, cols, cells=2**22):
+    """Bounds of `estimator` at every table ``(k_A, k_B)`` in ``rows x cols``, built a band of
+    rows at a time (at most `cells` scores per side); each table's bounds are its own."""
+    from evalmc.sims.base import Batch
+
+    low, high = np.empty((rows.size, cols.size)), np.empty((rows.size, cols.size))
+    scores = np.arange(n)
+    step = max(1, cells // (cols.size * n))
+    for start in range(0, rows.size, step):
+        k_a, k_b = np.meshgrid(rows[start:start + step], cols, indexing="ij")
+        batch = Batch((scores < k_a.reshape(-1, 1)).astype(float),
+                      (scores < k_b.reshape(-1, 1)).astype(float), paired=False)
+        res = estimator(batch, None)
+        low[start:start + step] = res.low.reshape(k_a.shape)
+        high[start:start + step] = res.high.reshape(k_a.shape)
+    return low, high

@@ -30,7 +30,13 @@ from scipy import stats
 
 from evalmc.estimators.describe import bimodality_coefficient
 from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
-from evalmc.reproductions.giles1997.protocol import _BLOCK, SCALE, TARGETS, _collect
+from evalmc.reproductions.giles1997.protocol import (
+    _BLOCK,
+    SCALE,
+    TARGETS,
+    _below_best,
+    _collect,
+)
 from evalmc.reproductions.report import Runs
 from evalmc.sims import Scenario
 from evalmc.sims.base import Records, param
@@ -388,8 +394,7 @@ def check_fig3(data, scale):
      ('G6g', True)]
     """
     mlp = data[data["network"] == "MLP"]
-    flags = [mlp[c].mean() - mlp[c].std(ddof=1) < mlp[c].min()
-             for c in ("train_nmse", "test_nmse")]
+    flags = [_below_best(mlp[c])[1] for c in ("train_nmse", "test_nmse")]
     median = data.groupby("network")["test_nmse"].median()
     worse = median["FIR gains"] > max(median["MLP"], median["FIR no gains"])
     return [TARGETS.holds(
@@ -415,17 +420,11 @@ def _g6f_note(test):
             f"{fir.max():.2g}); for our FIR MLP with gains against the paper's, see G6c")
 
 
-def _below(values):
-    """The mean minus one sd, and whether it is below the best (lowest) run."""
-    low = values.mean() - values.std(ddof=1)
-    return low, bool(low < values.min())
-
-
 def _iir_checks(data):
     """G6d to G6g: the IIR MLPs against the paper's Fig 3 and its text."""
     nmse = {name: data[data["network"] == name] for name in ("FIR gains", *_IIR)}
     test = {name: sub["test_nmse"] for name, sub in nmse.items()}
-    below = {name: [_below(nmse[name][c]) for c in ("train_nmse", "test_nmse")]
+    below = {name: [_below_best(nmse[name][c]) for c in ("train_nmse", "test_nmse")]
              for name in _IIR}
     both = all(below[name][1][1] for name in _IIR)
     checks = [TARGETS.holds(

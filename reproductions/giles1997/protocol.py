@@ -206,6 +206,12 @@ def _data_sets(scenario, scale: str, sets: str, runs: Runs) -> pd.DataFrame:
     return data.rename(columns={"rep": "data_set"}).drop(columns="updates")
 
 
+def _below_best(values) -> tuple[float, bool]:
+    """The mean minus one sd of `values` (errors), and whether it is below the best (lowest)."""
+    low = values.mean() - values.std(ddof=1)
+    return low, bool(low < values.min())
+
+
 def _t_pvalue(acc, alternative="two-sided"):
     """One-sample t-test of accuracies against 50%; 1 when all runs agree exactly on 50."""
     if np.ptp(acc) == 0:

@@ -16,7 +16,14 @@ from scipy import stats
 
 from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
 from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
-from evalmc.reproductions.giles1997.protocol import _BLOCK, SCALE, SEED, TARGETS, _collect
+from evalmc.reproductions.giles1997.protocol import (
+    _BLOCK,
+    SCALE,
+    SEED,
+    TARGETS,
+    _below_best,
+    _collect,
+)
 from evalmc.reproductions.report import Runs
 from evalmc.sims import Scenario
 from evalmc.sims.base import Records, param
@@ -304,10 +311,6 @@ def check_fig4(data, scale):
     return checks
 
 
-def _below_best(values) -> bool:
-    return bool(values.mean() - values.std(ddof=1) < values.min())
-
-
 def check_fig5(data, scale):
     """Judge Fig 5's patterns by the share of teachers showing them: the median below the
     mean at K = 1 and above at K = 15 (G3), mean minus one sd below the best run at K = 1 and 5
@@ -346,6 +349,6 @@ def check_fig5(data, scale):
     for k in (1, 5):
         runs = {c: _by_teacher(data, k, c) for c in ("train_nmse", "test_nmse")}
         checks.append(_shares_check(f"G4 K={k}", [(f"K={k}", *_share(
-            _below_best(runs["train_nmse"][t]) and _below_best(runs["test_nmse"][t])
+            _below_best(runs["train_nmse"][t])[1] and _below_best(runs["test_nmse"][t])[1]
             for t in teachers))], len(teachers)))
     return checks
