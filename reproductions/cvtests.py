@@ -1181,6 +1181,10 @@ def _check_fold_correlation(data):
                            note="MCSE " + ", ".join(f"{m:.3f}" for m in folds["mcse"]))
 
 
+#: Alpaydin's F and the 5x2cv t-test it refines (A1).
+F_AND_T = ("5x2cv-f", "5x2cv-t")
+
+
 def _f_against_t(data, problem):
     """Alpaydin's F against the 5x2cv t on one problem: size at the null, power above it (on
     the classification problem, at the exchange alternative's shifts, as D4 and D5).
@@ -1203,9 +1207,8 @@ def _f_against_t(data, problem):
     """
     size_f = _at(data, problem, "5x2cv-f", shift=0.0)[0]
     size_t = _at(data, problem, "5x2cv-t", shift=0.0)[0]
-    where = MATCHED if problem == CLASSIFICATION else problem
-    pos = sorted(s for s in data.loc[data["problem"] == where, "shift"].unique() if s > 0)
-    pf, pt = _rates_at(data, where, "5x2cv-f", pos), _rates_at(data, where, "5x2cv-t", pos)
+    _, power = _power(data, MATCHED if problem == CLASSIFICATION else problem, F_AND_T)
+    pf, pt = power.values()
     lower, stronger = size_f < size_t, all(f > t for f, t in zip(pf, pt, strict=True))
     misses = [f"{problem.removeprefix('cv-')}: {what}" for what, ok in
               (("F's size not lower", lower), ("F not more powerful", stronger)) if not ok]
@@ -1265,12 +1268,10 @@ def _f_causes(data, misses, fold_rho) -> str:
             f"independent, so both are liberal")
     if "classification: F not more powerful" in misses:
         sizes = [_at(data, CLASSIFICATION, c, shift=0.0)[0] for c in ("5x2cv-f", "5x2cv-t")]
-        shifts = sorted(s for s in data.loc[data["problem"] == MATCHED, "shift"].unique()
-                        if s > 0)
-        pf, pt = (_rates_at(data, MATCHED, c, shifts) for c in ("5x2cv-f", "5x2cv-t"))
-        weaker = [f"{s:g}" for s, f, t in zip(shifts, pf, pt, strict=True) if f <= t]
-        other = _positive_shifts(CLASSIFICATION)
-        of, ot = (_rates_at(data, CLASSIFICATION, c, other) for c in ("5x2cv-f", "5x2cv-t"))
+        shifts, power = _power(data, MATCHED, F_AND_T)
+        weaker = [f"{s:g}" for s, f, t in zip(shifts, *power.values(), strict=True) if f <= t]
+        other, power = _power(data, CLASSIFICATION, F_AND_T)
+        of, ot = power.values()
         causes.append(
             f"in classification F's size is the lower ({sizes[0]:.3f} vs {sizes[1]:.3f}), "
             f"which costs it power at the exchange alternative's shifts {', '.join(weaker)}; "
