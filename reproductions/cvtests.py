@@ -996,21 +996,6 @@ def _power(data, problem, tests) -> tuple[list, dict]:
     return shifts, {c: _rates_at(data, problem, c, shifts) for c in tests}
 
 
-def _positive_shifts(problem) -> list:
-    """The shifts of `problem` above 0, where the tests' rates are their power.
-
-    Parameters
-    ----------
-    problem : str
-        One of :data:`PROBLEMS`.
-
-    Returns
-    -------
-    list of float
-    """
-    return [s for s in SHIFTS[problem] if s > 0]
-
-
 def _rates_at(data, problem, criterion, shifts) -> list:
     """The rejection rates of `criterion` on `problem` at each of `shifts`.
 
