@@ -378,7 +378,8 @@ def parse_spec(spec: str) -> tuple[str, list[tuple[str, str]]]:
 
 
 def format_spec(name: str, args: Mapping, defaults: Mapping | None = None) -> str:
-    """``name(key=value,...)`` of the arguments that differ from `defaults`, numbers as ``:g``.
+    """``name(key=value,...)`` of the arguments that differ from `defaults`, a float as ``:g``
+    unless that would round it (then in full).
 
     The inverse of :func:`parse_spec`: the name a thing built with `args` is known by (its
     results and its random streams are named by it).
@@ -405,8 +406,19 @@ def format_spec(name: str, args: Mapping, defaults: Mapping | None = None) -> st
     'welch-t'
     >>> format_spec("bayes-signed-rank", {"n_samples": 1_000_000})  # integers in full
     'bayes-signed-rank(n_samples=1000000)'
+    >>> format_spec("bayes-signed-rank", {"rope": 0.0100000001})  # not rounded to 0.01
+    'bayes-signed-rank(rope=0.0100000001)'
     """
     defaults = defaults or {}
-    shown = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in args.items()
+    shown = [f"{k}={_text(v)}" for k, v in args.items()
              if v is not None and not (k in defaults and v == defaults[k])]
     return f"{name}({','.join(shown)})" if shown else name
+
+
+def _text(value) -> str:
+    """A value as a name shows it: a float as ``:g`` when that reads back as the same float,
+    else in full (two values one name would be one cache key)."""
+    if isinstance(value, float):
+        short = f"{value:g}"
+        return short if float(short) == value else repr(float(value))
+    return str(value)

@@ -54,12 +54,12 @@ from scipy import integrate, stats
 
 from evalmc.estimators.boon import boo_n_normal, expected_best, rank_weights
 from evalmc.estimators.intervals import EstimateResult, Estimator
+from evalmc.inputs.checks import check_choice
 from evalmc.reproductions.report import Figure, Target, Targets, legend_below
 from evalmc.sims import Scenario
 from evalmc.sims.base import param
 from evalmc.sims.pools import PRESETS
 from evalmc.sims.scores import ValTestBatch
-from evalmc.sims.validation import check_choice
 from evalmc.study.estimation import run_estimation
 from evalmc.study.rates import make_design
 

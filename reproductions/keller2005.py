@@ -82,10 +82,10 @@ import pandas as pd
 from matplotlib.figure import Figure as MplFigure
 
 from evalmc.criteria import get_criterion
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.registry import parse_spec
 from evalmc.reproductions.report import Figure, Runs, Target, Targets, pooled_mcse
 from evalmc.sims.classifiers import PairedClassifiers
-from evalmc.sims.validation import check_choice, check_float, check_int
 from evalmc.stats.mcse import rate_mcse, wilson_interval
 from evalmc.study.rates import make_design, run_study
 

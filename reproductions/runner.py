@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import evalmc.reproductions
+from evalmc.inputs.checks import check_choice
 from evalmc.reproductions import SCALES
 from evalmc.reproductions.registry import FIGURES
-from evalmc.sims.validation import check_choice
 
 if TYPE_CHECKING:
     from evalmc.reproductions.report import Check, Figure

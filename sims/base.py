@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from evalmc.sims.validation import check_choice
+from evalmc.inputs.checks import check_choice
 
 #: Alternatives a criterion can test: A differs from B, A is better, A is worse.
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -692,7 +692,7 @@ class Scenario:
 
         Returns the blocks joined (None if they cannot be: :meth:`Batch.concat`) and each
         block; scenarios that can draw the joined batch directly do so, and, given the blocks'
-        :class:`~evalmc.sims.streams.BlockStreams` as `rngs`, may draw them all in one kernel
+        :class:`~evalmc.compute.streams.BlockStreams` as `rngs`, may draw them all in one kernel
         call. Either way block ``k`` holds exactly what ``draw(rngs[k], sizes[k])`` gives.
 
         Parameters

@@ -23,8 +23,8 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
+from evalmc.inputs.checks import check_float, check_int, check_sd
 from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.validation import check_float, check_int, check_sd
 
 
 def biased_sd(k, sd, rho):

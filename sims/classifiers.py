@@ -48,8 +48,8 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
+from evalmc.inputs.checks import NULL_TOLERANCE, check_choice, check_float, check_int
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import NULL_TOLERANCE, check_choice, check_float, check_int
 
 N_CELLS = 8
 #: The cells by label (NEG 0, POS 1) and by which of A and B are correct, numbered

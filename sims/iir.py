@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalmc.sims.jit import njit
+from evalmc.compute.jit import njit
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.networks import fast_tanh
-from evalmc.sims.validation import check_float, check_int
 
 #: Bound of a filter's output: beyond it tanh(g z) is exactly +-1 for any gain |g| > 1e-98, and
 #: the feedback sums stay finite for coefficients below 1e200.

@@ -2,7 +2,7 @@
 
 On data like yours, does a test hold its level, and what power does it have? The scenario
 ``item-model`` fits the latent Gaussian model below to two models' item scores (a file
-:func:`~evalmc.sims.itemlogs.read_items` reads) and draws fresh items from it: under the null
+:func:`~evalmc.inputs.itemlogs.read_items` reads) and draws fresh items from it: under the null
 (equal expected scores, all the structure kept) or at a difference `delta` in score points.
 
 **Model.** On a latent scale standardised so that one score's latent variance is 1, model
@@ -81,9 +81,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Scenario
 from evalmc.sims.items import ClusteredBatch
-from evalmc.sims.validation import check_float, check_int
 
 #: The five latent variances, in order.
 PARTS = ("cluster", "interaction", "item", "model_item", "sample")
@@ -368,7 +368,7 @@ class ItemFit:
 def _item_grid(table, a: str, b: str):
     """A's and B's scores (items x samples) with items grouped by cluster (clusters in order
     of first appearance, items in the table's order within), and the cluster sizes."""
-    from evalmc.sims.itemlogs import paired_items
+    from evalmc.inputs.itemlogs import paired_items
 
     pair = paired_items(table, a, b)
     if pair.a.shape[1] != pair.b.shape[1]:
@@ -527,7 +527,7 @@ def fit_items(table, a: str, b: str) -> ItemFit:
     Parameters
     ----------
     table : DataFrame
-        From :func:`~evalmc.sims.itemlogs.read_items` (columns ``model, item, sample, cluster,
+        From :func:`~evalmc.inputs.itemlogs.read_items` (columns ``model, item, sample, cluster,
         score``); ``attrs['cluster']`` None means no clusters.
     a, b : str
         The two models; each needs the same samples on every item, as many as the other.
@@ -556,7 +556,7 @@ def fit_items(table, a: str, b: str) -> ItemFit:
     >>> fit.clipped
     ('interaction',)
     """
-    from evalmc.sims.itemlogs import COLUMNS
+    from evalmc.inputs.itemlogs import COLUMNS
 
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
@@ -722,7 +722,7 @@ def layout(fit: ItemFit, n_items: int) -> tuple[int, ...]:
 class ItemModel(Scenario, registered="item-model"):
     """Two models' item scores drawn from the latent model fitted to your own file.
 
-    The file (read by :func:`~evalmc.sims.itemlogs.read_items` with `metric`, `cluster` and
+    The file (read by :func:`~evalmc.inputs.itemlogs.read_items` with `metric`, `cluster` and
     `sample`) is fitted once (:func:`fit_items`, stored in :attr:`fit`); each replication
     draws fresh clusters, items and samples whose expected scores differ by `delta`, their
     average the file's pooled mean (module docstring). Parameters: the ``'item-model'`` row of
@@ -764,7 +764,7 @@ class ItemModel(Scenario, registered="item-model"):
     def __post_init__(self):
         from pathlib import Path
 
-        from evalmc.sims.itemlogs import read_items
+        from evalmc.inputs.itemlogs import read_items
 
         check_float("delta", self.delta)
         n_items = check_int("n_items", self.n_items, low=0)

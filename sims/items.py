@@ -43,8 +43,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from evalmc.inputs.checks import check_choice, check_float, check_int, check_sd, population_sum
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import check_choice, check_float, check_int, check_sd, population_sum
 
 #: What `llm-items` scores: correctness (0/1) or the latent value itself.
 SCORES = ("correct", "latent")
@@ -274,7 +274,7 @@ class Items(Scenario, registered="llm-items"):
     @property
     def truth(self) -> str:
         """``'null'`` when ``skill_a + shift = skill_b``, up to rounding
-        (:func:`~evalmc.sims.validation.population_sum`), else ``'alternative'``.
+        (:func:`~evalmc.inputs.checks.population_sum`), else ``'alternative'``.
 
         Examples
         --------

@@ -1,8 +1,9 @@
 """Numba kernels of the simulators: each fills a caller-allocated array.
 
 A ``*_slab`` kernel draws a slab of blocks in one call, each block from its own stream
-(:class:`evalmc.sims.streams.BlockStreams`): it seeds one Generator block after block with
-:func:`enter_block`, which :func:`pcg64_states` makes cheap.
+(:class:`evalmc.compute.streams.BlockStreams`): it seeds one Generator block after block with
+:func:`~evalmc.compute.seeding.enter_block`, which
+:func:`~evalmc.compute.seeding.pcg64_states` makes cheap.
 
 Kept apart from the scenario classes so that listing or validating a scenario never imports
 Numba; a scenario imports this module when it first draws.
@@ -11,10 +12,9 @@ Numba; a scenario imports this module when it first draws.
 import math
 
 import numpy as np
-from numba import objmode
 
-from evalmc.sims.jit import njit
-from evalmc.sims.streams import POOL_SIZE, set_block_state
+from evalmc.compute.jit import njit
+from evalmc.compute.seeding import enter_block
 
 
 @njit(cache=True, nogil=True)
@@ -190,172 +190,17 @@ def smoothed_bootstrap_into(rng, data, bandwidth, shift, a, b):
                 b[i, j - n_a] = x
 
 
-# Seeding a slab of blocks (evalmc.sims.streams): numpy.random.SeedSequence's constants
-# (numpy/random/bit_generator.pyx) and PCG64's multiplier (numpy/random/src/pcg64/pcg64.h,
-# PCG_DEFAULT_MULTIPLIER_128), in halves.
-_INIT_A, _MULT_A = 0x43B0D7E5, 0x931E8875
-_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
-_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
-_PCG_MULT_HI, _PCG_MULT_LO = 0x2360ED051FC65DA4, 0x4385DF649FCCF645
-_M32 = np.uint64(0xFFFFFFFF)
-_SHIFT = np.uint64(16)
-
-
-@njit(cache=True, nogil=True)
-def _hashmix(value, hash_const):
-    """SeedSequence's ``hashmix`` on 32-bit words held in uint64 (`hash_const` is updated)."""
-    value = value ^ hash_const[0]
-    hash_const[0] = (hash_const[0] * np.uint64(_MULT_A)) & _M32
-    value = (value * hash_const[0]) & _M32
-    return value ^ (value >> _SHIFT)
-
-
-@njit(cache=True, nogil=True)
-def _mix(x, y):
-    """SeedSequence's ``mix`` on 32-bit words held in uint64."""
-    result = (np.uint64(_MIX_MULT_L) * x - np.uint64(_MIX_MULT_R) * y) & _M32
-    return result ^ (result >> _SHIFT)
-
-
-@njit(cache=True, nogil=True)
-def _mul_lo(a, b):
-    """The low and high 64-bit words of the 128-bit product of two 64-bit words."""
-    s = np.uint64(32)
-    a0, a1, b0, b1 = a & _M32, a >> s, b & _M32, b >> s
-    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-    mid = (p00 >> s) + (p01 & _M32) + (p10 & _M32)
-    return (mid << s) | (p00 & _M32), p11 + (p01 >> s) + (p10 >> s) + (mid >> s)
-
-
-@njit(cache=True, nogil=True)
-def _step(state_hi, state_lo, inc_hi, inc_lo, mult_hi, mult_lo):
-    """One step of PCG64's 128-bit LCG: ``state * mult + inc`` modulo 2^128."""
-    lo, hi = _mul_lo(state_lo, mult_lo)
-    hi += state_hi * mult_lo + state_lo * mult_hi
-    new_lo = lo + inc_lo
-    carry = np.uint64(1) if new_lo < lo else np.uint64(0)
-    return hi + inc_hi + carry, new_lo
-
-
-@njit(cache=True, nogil=True)
-def pcg64_states(prefix, first, count, out):
-    """The initial PCG64 states of ``default_rng(SeedSequence(seed, spawn_key=(c, b)))`` for
-    blocks ``b = first, ..., first + count - 1``, into `out` of shape (count, 4), as
-    ``(state_hi, state_lo, inc_hi, inc_lo)``.
-
-    `prefix` is the SeedSequence's entropy before the block's words (32-bit words held in
-    uint64): the seed's words padded with zeros to the pool size, then the condition's.
-    Numpy's algorithm, vectorized over blocks: ``mix_entropy`` into a pool of 4 words,
-    ``generate_state(4, np.uint64)``, then PCG64's ``pcg64_set_seed`` (state 0, increment
-    ``2 * seq + 1``, a step, add the seed, a step).
-
-    Parameters
-    ----------
-    prefix : ndarray of uint64
-        The SeedSequence's entropy before the block's words, one 32-bit word per element.
-    first : int
-        The first block.
-    count : int
-        Blocks.
-    out : ndarray of uint64, shape (count, 4)
-        Filled in place, row k with block ``first + k``'s state.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.kernels import pcg64_states
-    >>> from evalmc.sims.streams import block_rng, pcg64_state
-    >>> out = np.empty((2, 4), np.uint64)
-    >>> pcg64_states(np.array([1, 0, 0, 0, 7], np.uint64), 3, 2, out)  # seed 1, condition 7
-    >>> out[1].tolist() == pcg64_state(block_rng(1, 7, 4))
-    True
-    """
-    mult_hi, mult_lo = np.uint64(_PCG_MULT_HI), np.uint64(_PCG_MULT_LO)
-    one = np.uint64(1)
-    entropy = np.zeros(prefix.size + 2, np.uint64)  # 32-bit words, held in uint64
-    entropy[:prefix.size] = prefix
-    pool = np.empty(POOL_SIZE, np.uint64)
-    hash_const = np.empty(1, np.uint64)
-    seed = np.zeros(4, np.uint64)
-    for k in range(count):
-        block = np.uint64(first + k)
-        n = prefix.size + 1
-        entropy[prefix.size] = block & _M32
-        if block >> np.uint64(32):
-            entropy[n] = block >> np.uint64(32)
-            n += 1
-        hash_const[0] = np.uint64(_INIT_A)
-        for i in range(POOL_SIZE):  # SeedSequence.mix_entropy
-            pool[i] = _hashmix(entropy[i] if i < n else np.uint64(0), hash_const)
-        for i_src in range(POOL_SIZE):
-            for i_dst in range(POOL_SIZE):
-                if i_src != i_dst:
-                    pool[i_dst] = _mix(pool[i_dst], _hashmix(pool[i_src], hash_const))
-        for i_src in range(POOL_SIZE, n):
-            for i_dst in range(POOL_SIZE):
-                pool[i_dst] = _mix(pool[i_dst], _hashmix(entropy[i_src], hash_const))
-        h = np.uint64(_INIT_B)
-        for i in range(8):  # SeedSequence.generate_state(4, np.uint64), low word first
-            value = pool[i % POOL_SIZE] ^ h
-            h = (h * np.uint64(_MULT_B)) & _M32
-            value = (value * h) & _M32
-            value ^= value >> _SHIFT
-            if i % 2 == 0:
-                seed[i // 2] = value
-            else:
-                seed[i // 2] |= value << np.uint64(32)
-        inc_hi = (seed[2] << one) | (seed[3] >> np.uint64(63))  # pcg64_set_seed
-        inc_lo = (seed[3] << one) | one
-        s_hi, s_lo = _step(np.uint64(0), np.uint64(0), inc_hi, inc_lo, mult_hi, mult_lo)
-        added = s_lo + seed[1]
-        s_hi = s_hi + seed[0] + (one if added < s_lo else np.uint64(0))
-        s_hi, s_lo = _step(s_hi, added, inc_hi, inc_lo, mult_hi, mult_lo)
-        out[k, 0], out[k, 1], out[k, 2], out[k, 3] = s_hi, s_lo, inc_hi, inc_lo
-
-
-@njit(cache=True)
-def enter_block(rng, states, k):
-    """In a kernel, set the PCG64 Generator `rng` to block k's initial state ``states[k]``
-    (:attr:`evalmc.sims.streams.BlockStreams.states`).
-
-    It takes the GIL for a few microseconds, to call numpy's state setter
-    (:func:`~evalmc.sims.streams.set_block_state`); the kernel around it may release the GIL
-    for all the rest. Left without ``nogil``: its object-mode block would warn.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        On a PCG64 bit generator; changed in place.
-    states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states, as :attr:`~evalmc.sims.streams.BlockStreams.states`.
-    k : int
-        The block.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.kernels import enter_block
-    >>> from evalmc.sims.streams import BlockStreams, block_rng
-    >>> rng = np.random.default_rng(0)
-    >>> enter_block(rng, BlockStreams(seed=1, cid=7, first=0, count=2).states, 1)
-    >>> float(rng.random()) == float(block_rng(1, 7, 1).random())
-    True
-    """
-    with objmode():
-        set_block_state(rng, states, k)
-
-
 @njit(cache=True, nogil=True)
 def skewnorm_slab(rng, states, bounds, loc, scale, skew, shift, a, b):
     """:func:`skewnorm_into` for a slab of blocks: rows ``bounds[k]:bounds[k + 1]`` from
-    block k's stream (:class:`~evalmc.sims.streams.BlockStreams`).
+    block k's stream (:class:`~evalmc.compute.streams.BlockStreams`).
 
     Parameters
     ----------
     rng : numpy.random.Generator
         PCG64, set to each block's state in turn (:func:`enter_block`).
     states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+        The blocks' initial states (:attr:`~evalmc.compute.streams.BlockStreams.states`).
     bounds : ndarray of int64, shape (blocks + 1,)
         The blocks' first rows, and the end.
     loc, scale, skew, shift : float
@@ -369,7 +214,8 @@ def skewnorm_slab(rng, states, bounds, loc, scale, skew, shift, a, b):
 
     >>> import numpy as np
     >>> from evalmc.sims.kernels import skewnorm_into, skewnorm_slab
-    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> from evalmc.compute.streams import BlockStreams
+    >>> from evalmc.compute.pcg64 import block_rng
     >>> a, b = np.empty((3, 2)), np.empty((3, 2))
     >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
     ...     skewnorm_slab, np.array([0, 1, 3]), 0.0, 1.0, -4.0, 0.0, a, b)
@@ -396,7 +242,7 @@ def mixture_slab(rng, states, bounds, weight, loc1, loc2, scale1, scale2, shift,
     rng : numpy.random.Generator
         PCG64, set to each block's state in turn (:func:`enter_block`).
     states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+        The blocks' initial states (:attr:`~evalmc.compute.streams.BlockStreams.states`).
     bounds : ndarray of int64, shape (blocks + 1,)
         The blocks' first rows, and the end.
     weight, loc1, loc2, scale1, scale2, shift : float
@@ -408,7 +254,8 @@ def mixture_slab(rng, states, bounds, weight, loc1, loc2, scale1, scale2, shift,
     --------
     >>> import numpy as np
     >>> from evalmc.sims.kernels import mixture_into, mixture_slab
-    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> from evalmc.compute.streams import BlockStreams
+    >>> from evalmc.compute.pcg64 import block_rng
     >>> a, b = np.empty((3, 2)), np.empty((3, 2))
     >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
     ...     mixture_slab, np.array([0, 1, 3]), 0.3, 0.0, 3.0, 1.0, 1.0, 10.0, a, b)
@@ -435,7 +282,7 @@ def smoothed_bootstrap_slab(rng, states, bounds, data, bandwidth, shift, a, b):
     rng : numpy.random.Generator
         PCG64, set to each block's state in turn (:func:`enter_block`).
     states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+        The blocks' initial states (:attr:`~evalmc.compute.streams.BlockStreams.states`).
     bounds : ndarray of int64, shape (blocks + 1,)
         The blocks' first rows, and the end.
     data : ndarray of float, shape (m,)
@@ -449,7 +296,8 @@ def smoothed_bootstrap_slab(rng, states, bounds, data, bandwidth, shift, a, b):
     --------
     >>> import numpy as np
     >>> from evalmc.sims.kernels import smoothed_bootstrap_into, smoothed_bootstrap_slab
-    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> from evalmc.compute.streams import BlockStreams
+    >>> from evalmc.compute.pcg64 import block_rng
     >>> data, a, b = np.array([0.9, 0.8]), np.empty((3, 2)), np.empty((3, 2))
     >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
     ...     smoothed_bootstrap_slab, np.array([0, 1, 3]), data, 0.01, 0.0, a, b)
@@ -478,7 +326,7 @@ def gaussian_slab(rng, states, bounds, dfs, out):
     rng : numpy.random.Generator
         PCG64, set to each block's state in turn (:func:`enter_block`).
     states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states (:attr:`~evalmc.sims.streams.BlockStreams.states`).
+        The blocks' initial states (:attr:`~evalmc.compute.streams.BlockStreams.states`).
     bounds : ndarray of int64, shape (blocks + 1,)
         The blocks' first columns, and the end.
     dfs : ndarray of float, shape (rows,)
@@ -493,7 +341,8 @@ def gaussian_slab(rng, states, bounds, dfs, out):
 
     >>> import numpy as np
     >>> from evalmc.sims.kernels import gaussian_slab
-    >>> from evalmc.sims.streams import BlockStreams, block_rng
+    >>> from evalmc.compute.streams import BlockStreams
+    >>> from evalmc.compute.pcg64 import block_rng
     >>> out = np.empty((2, 5))
     >>> BlockStreams(seed=1, cid=7, first=0, count=2).run(
     ...     gaussian_slab, np.array([0, 3, 5]), np.array([0.0, 4.0]), out)

@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Batch, Scenario, read_only
-from evalmc.sims.validation import check_float, check_int
 
 
 class TableBatch(Batch):

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalmc.sims.jit import njit
-from evalmc.sims.validation import check_float, check_int
+from evalmc.compute.jit import njit
+from evalmc.inputs.checks import check_float, check_int
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Scenario
 from evalmc.sims.scores import ValTestBatch
-from evalmc.sims.validation import check_choice, check_float, check_int
 
 _GH_NODES, _GH_WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
 _GH_WEIGHTS = _GH_WEIGHTS / _GH_WEIGHTS.sum()

@@ -27,9 +27,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.items import ClusteredBatch
-from evalmc.sims.validation import check_float, check_int
 
 
 class _OneModel:

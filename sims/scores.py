@@ -18,10 +18,10 @@ from typing import ClassVar
 import numpy as np
 import scipy
 
+from evalmc.compute.streams import BlockStreams
+from evalmc.inputs.checks import check_float, check_int, check_sd, population_sum
+from evalmc.inputs.tables import drop_missing, numeric_column, only_score_column, read_table
 from evalmc.sims.base import Batch, Scenario, SlabBlocks, read_only
-from evalmc.sims.streams import BlockStreams
-from evalmc.sims.tables import drop_missing, numeric_column, only_score_column, read_table
-from evalmc.sims.validation import check_float, check_int, check_sd, population_sum
 
 _N_RUNS = "number of runs (scores) per replication"
 
@@ -131,7 +131,7 @@ class _Independent:
 
     A slab of blocks is drawn into one pair of arrays, each block from its own generator, so
     it is the same as the blocks drawn one by one and joined, without the copy; given the
-    blocks' :class:`~evalmc.sims.streams.BlockStreams`, in a single kernel call.
+    blocks' :class:`~evalmc.compute.streams.BlockStreams`, in a single kernel call.
     """
 
     def draw(self, rng, n_reps):
@@ -201,7 +201,7 @@ class Normal(Scenario, registered="normal"):
     @property
     def effect(self) -> float:
         """A's population mean minus B's, ``mean_a + shift - mean_b``
-        (:func:`~evalmc.sims.validation.population_sum`: 0 when only rounding parts them).
+        (:func:`~evalmc.inputs.checks.population_sum`: 0 when only rounding parts them).
 
         Examples
         --------
@@ -259,7 +259,7 @@ class Normal(Scenario, registered="normal"):
 
     def draw_slab(self, rngs, sizes):
         """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
-        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.sims.streams.BlockStreams`, every
+        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.compute.streams.BlockStreams`, every
         block's moments in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
         draws.
 
@@ -281,7 +281,8 @@ class Normal(Scenario, registered="normal"):
         --------
         >>> import numpy as np
         >>> from evalmc.sims.scores import Normal
-        >>> from evalmc.sims.streams import BlockStreams, block_rng
+        >>> from evalmc.compute.streams import BlockStreams
+        >>> from evalmc.compute.pcg64 import block_rng
         >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
         >>> joined, blocks = Normal(n_a=5).draw_slab(streams, [2, 3])
         >>> joined.n_reps, [block.n_reps for block in blocks]
@@ -362,7 +363,7 @@ class PairedNormal(Scenario, registered="paired-normal"):
     @property
     def effect(self) -> float:
         """A's population mean minus B's, ``mean_diff + shift``
-        (:func:`~evalmc.sims.validation.population_sum`: 0 when only rounding parts them).
+        (:func:`~evalmc.inputs.checks.population_sum`: 0 when only rounding parts them).
 
         Examples
         --------
@@ -418,7 +419,7 @@ class PairedNormal(Scenario, registered="paired-normal"):
 
     def draw_slab(self, rngs, sizes):
         """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
-        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.sims.streams.BlockStreams`, every
+        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.compute.streams.BlockStreams`, every
         block's statistics in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
         draws.
 
@@ -440,7 +441,8 @@ class PairedNormal(Scenario, registered="paired-normal"):
         --------
         >>> import numpy as np
         >>> from evalmc.sims.scores import PairedNormal
-        >>> from evalmc.sims.streams import BlockStreams, block_rng
+        >>> from evalmc.compute.streams import BlockStreams
+        >>> from evalmc.compute.pcg64 import block_rng
         >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
         >>> joined, blocks = PairedNormal(rho=0.5).draw_slab(streams, [2, 3])
         >>> joined.n_reps, [block.n_reps for block in blocks]
@@ -803,7 +805,7 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
 
 def read_scores(file: str, column: str = "", *, option: str = "column",
                 dropna: bool = True) -> np.ndarray:
-    """Read one column of finite scores from a CSV file (:mod:`evalmc.sims.tables`).
+    """Read one column of finite scores from a CSV file (:mod:`evalmc.inputs.tables`).
 
     Parameters
     ----------
@@ -838,7 +840,7 @@ def read_scores(file: str, column: str = "", *, option: str = "column",
 
 def score_column(frame, column: str = "", *, option: str = "column",
                  dropna: bool = True) -> np.ndarray:
-    """One column of `frame` (from :func:`evalmc.sims.tables.read_table`) as finite scores:
+    """One column of `frame` (from :func:`evalmc.inputs.tables.read_table`) as finite scores:
     at least 2, not all equal; `column` may be empty when there is one column of scores.
 
     Parameters

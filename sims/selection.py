@@ -15,9 +15,9 @@ from typing import ClassVar
 import numpy as np
 from scipy import special
 
+from evalmc.inputs.checks import check_choice, check_float, check_int, check_sd
 from evalmc.sims.base import Batch, Scenario
 from evalmc.sims.scores import _ShiftTruth
-from evalmc.sims.validation import check_choice, check_float, check_int, check_sd
 
 #: How :class:`BestOfN` measures the chosen variant: on the runs it was chosen by, or on fresh ones.
 SELECT = ("same", "fresh")

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalmc.sims.jit import njit
+from evalmc.compute.jit import njit
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.networks import epoch_order, fast_tanh
-from evalmc.sims.validation import check_float, check_int
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Batch, Scenario
-from evalmc.sims.validation import check_float, check_int
 
 #: The Beta law of ``(rho + 1) / 2`` when `rho` is not fixed.
 RHO_LAW = (4.0, 2.0)

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalmc.cli import main
-from evalmc.sims.itemlogs import PairedItems, paired_items, read_items
+from evalmc.inputs.itemlogs import PairedItems, paired_items, read_items
 from evalmc.study.audit import _crossing, audit, observed_batch, observed_se
 
 EXAMPLES = Path(__file__).parent / "examples"

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalmc.sims.itemlogs import (
+from evalmc.inputs.itemlogs import (
     COLUMNS,
     detect_format,
     lm_eval_model,

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalmc.estimators.boon import boo_n_discrete, boon_nonparametric, nonparametric_weights
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 
 FAST = settings(max_examples=60, deadline=None)

@@ -4,9 +4,10 @@ exactly the numbers of its own ``default_rng(SeedSequence(seed, spawn_key=(c, b)
 import numpy as np
 import pytest
 
-from evalmc.sims import kernels
+from evalmc.compute import seeding
+from evalmc.compute.pcg64 import block_rng, pcg64_state
+from evalmc.compute.streams import BlockStreams
 from evalmc.sims.scores import Empirical, Mixture, Normal, PairedNormal, SkewNormal
-from evalmc.sims.streams import BlockStreams, block_rng, pcg64_state
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**32 - 1, 2**32, 2**127 + 3, 2**200 + 1])
@@ -20,7 +21,7 @@ def test_slab_seeding_is_numpys(seed, cid):
 
 
 def test_seeding_falls_back_on_numpy_when_the_copy_disagrees(monkeypatch):
-    monkeypatch.setattr(kernels, "pcg64_states", lambda prefix, first, count, out: out.fill(1))
+    monkeypatch.setattr(seeding, "pcg64_states", lambda prefix, first, count, out: out.fill(1))
     streams = BlockStreams(3, 9, 10, 3)
     assert [row.tolist() for row in streams.states] == [
         pcg64_state(block_rng(3, 9, b)) for b in (10, 11, 12)]

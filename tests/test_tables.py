@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from evalmc.cli import main
+from evalmc.inputs.tables import drop_missing, is_score_column, numeric_column, read_table, wide
 from evalmc.sims.scores import read_scores
-from evalmc.sims.tables import drop_missing, is_score_column, numeric_column, read_table, wide
 
 
 def _file(tmp_path, text, name="runs.csv", mode="w"):

@@ -41,8 +41,8 @@ from evalmc.criteria.outperform import (
 from evalmc.criteria.permutation import EXACT_MAX as FLIP_EXACT_MAX
 from evalmc.criteria.permutation import N_RESAMPLES as PERMUTATIONS
 from evalmc.estimators.registry import BEST
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_choice, check_float, check_int
 
 #: Most bootstrap resamples :func:`compare` takes: the exact rates of its caveat cost time in B.
 MAX_RESAMPLES = 10_000_000

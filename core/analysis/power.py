@@ -23,7 +23,7 @@ from scipy import stats
 from scipy.special import ndtr, ndtri
 
 from evalmc.criteria.outperform import GAMMA, N_RESAMPLES, conclusion_probabilities
-from evalmc.sims.validation import check_float, check_int
+from evalmc.inputs.checks import check_float, check_int
 
 #: Gauss-Hermite nodes for the integral over the bias (exact for polynomials of degree < 2n).
 N_NODES = 80

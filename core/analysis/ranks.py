@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalmc.sims.validation import check_choice, check_float
+from evalmc.inputs.checks import check_choice, check_float
 
 
 @dataclass

@@ -248,7 +248,7 @@ def load_table(args, pair_by: str | None = None):
     1    1  0.93  0.91
     >>> tmp.cleanup()
     """
-    from evalmc.sims.tables import read_table, wide
+    from evalmc.inputs.tables import read_table, wide
 
     if (args.model is None) != (args.score is None):
         raise UsageError("`--model` and `--score` go together: they read a long-format file "

@@ -203,8 +203,8 @@ def _runs(args):
     score, from the command's file."""
     import numpy as np
 
+    from evalmc.inputs.tables import numeric_column, only_score_column
     from evalmc.sims.scores import score_column
-    from evalmc.sims.tables import numeric_column, only_score_column
 
     frame = load_table(args)
     test_col = args.test or only_score_column(

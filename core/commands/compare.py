@@ -157,7 +157,7 @@ def run(args) -> int:
         raise UsageError("`--plot` draws the bootstrap law of two models' paired runs; it does "
                          "not go with `--unpaired` or `--models`.")
     from evalmc.analysis.comparison import MAX_RESAMPLES, compare, compare_unpaired
-    from evalmc.sims.validation import check_int
+    from evalmc.inputs.checks import check_int
 
     check_int("resamples", args.resamples, low=1, high=MAX_RESAMPLES)
     if args.model is not None and args.pair_by is None and not args.unpaired:
@@ -170,7 +170,7 @@ def run(args) -> int:
         a, b, n_dropped = _independent_runs(frame, args)
         pairing = None
     else:
-        from evalmc.sims.tables import read_pairs
+        from evalmc.inputs.tables import read_pairs
 
         a, b, dropped = read_pairs(frame, args.a, args.b, args.pair_by, dropna=args.dropna)
         if dropped:
@@ -207,7 +207,7 @@ def _compare_models(frame, args) -> int:
     import pandas as pd
 
     from evalmc.analysis.comparison import compare_models, level_label
-    from evalmc.sims.tables import key_column, numeric_column
+    from evalmc.inputs.tables import key_column, numeric_column
 
     table = pd.DataFrame({name: numeric_column(frame, name, option="--models")
                           for name in args.models})
@@ -251,7 +251,7 @@ def _compare_models(frame, args) -> int:
 def _refuse_order_pairing(args) -> None:
     """Raise UsageError when the long file has a column that may key its runs: pairing each
     model's i-th run would trust the file's order."""
-    from evalmc.sims.tables import key_word, read_table
+    from evalmc.inputs.tables import key_word, read_table
 
     keys = [str(c) for c in read_table(args.file).columns
             if c not in (args.model, args.score) and key_word(c)]
@@ -266,7 +266,7 @@ def _independent_runs(frame, args):
     `args.dropna`), and how many were dropped."""
     import numpy as np
 
-    from evalmc.sims.tables import numeric_column
+    from evalmc.inputs.tables import numeric_column
 
     samples, dropped = [], 0
     for option, column in (("--a", args.a), ("--b", args.b)):

@@ -92,7 +92,7 @@ def run(args) -> int:
         if path:
             check_writable(path, option)
     from evalmc.estimators.describe import describe_columns
-    from evalmc.sims.tables import check_wide, ids_note, numeric_column, score_columns
+    from evalmc.inputs.tables import check_wide, ids_note, numeric_column, score_columns
 
     frame = load_table(args)
     text, ids = [], {}

@@ -93,7 +93,7 @@ def run(args) -> int:
     >>> tmp.cleanup()
     """
     from evalmc.analysis.ranks import ranks
-    from evalmc.sims.tables import check_wide, ids_note, numeric_column, score_columns
+    from evalmc.inputs.tables import check_wide, ids_note, numeric_column, score_columns
 
     if not 0 < args.alpha < 1:
         raise UsageError(f"`alpha` must be in (0, 1); got {args.alpha}.")

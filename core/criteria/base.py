@@ -22,8 +22,8 @@ import numpy as np
 
 from evalmc.criteria.capture import captured_stdout, warn_printed
 from evalmc.engine.options import check_interrupted
+from evalmc.inputs.checks import check_choice
 from evalmc.sims.base import ALTERNATIVES, Batch, check_needs
-from evalmc.sims.validation import check_choice
 from evalmc.stats.nulls import null_distribution
 
 
@@ -433,8 +433,8 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
     args = args or {}
     facts = entry.facts
     test = entry.load()
-    if entry.params:  # a family: its target checks the arguments and builds the test
-        test = test(**args)
+    if entry.params:  # a family: its target checks the arguments and builds the test, with
+        test = test(**{**entry.defaults(), **args})  # the row's defaults, which name it
     elif facts.get("options"):
         test = functools.partial(test, **facts["options"])
     return BuiltinCriterion(

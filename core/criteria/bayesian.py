@@ -26,8 +26,8 @@ from evalmc.criteria.registry import BAYES_PRIOR as PRIOR
 from evalmc.criteria.registry import BAYES_SAMPLES as N_SAMPLES
 from evalmc.criteria.registry import BAYES_THRESHOLD as THRESHOLD
 from evalmc.engine.options import check_interrupted
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_float, check_int
 
 
 def correlated_t_probability(d: np.ndarray, rope: float = 0.0,

@@ -17,8 +17,8 @@ import numpy as np
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import BOOTSTRAP_RESAMPLES as N_RESAMPLES
+from evalmc.inputs.checks import check_choice, check_int
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_choice, check_int
 
 METHODS = ("bca", "percentile", "basic")
 #: Replications resampled at once: bounds the replicates held in memory.

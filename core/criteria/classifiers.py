@@ -23,8 +23,8 @@ import scipy
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import CLASSIFIER_BOOT as DEFAULT_N_BOOT
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.classifiers import A_WRONG, B_WRONG
-from evalmc.sims.validation import check_float, check_int
 from evalmc.stats.exact import mcnemar_binomial, mcnemar_chi2
 
 #: Bootstrap replicates by default: 50 / alpha for the smallest alpha of Keller et al. (0.01).

@@ -48,9 +48,9 @@ import numpy as np
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import SACREBLEU_AR_TRIALS, SACREBLEU_BS_RESAMPLES
+from evalmc.inputs.checks import check_int
 from evalmc.sims.base import Batch
 from evalmc.sims.items import sample_scores
-from evalmc.sims.validation import check_int
 
 #: Elements (replications x resamples x categories) drawn at once.
 CHUNK = 4_000_000

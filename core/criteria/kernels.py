@@ -6,6 +6,7 @@ Numba; a criterion imports this module when it first runs.
 
 import numpy as np
 
+from evalmc.compute.jit import njit
 from evalmc.sims.classifiers import (
     NEG_A,
     NEG_B,
@@ -16,7 +17,6 @@ from evalmc.sims.classifiers import (
     POS_BOTH,
     POS_NEITHER,
 )
-from evalmc.sims.jit import njit
 from evalmc.sims.kernels import chain_link, multinomial_into
 
 

@@ -41,9 +41,9 @@ from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import DELTA_PAPER, GAMMA
 from evalmc.criteria.registry import OUTPERFORM_RESAMPLES as N_RESAMPLES
 from evalmc.criteria.ttests import welch_statistic
+from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.base import Batch
 from evalmc.sims.benchmarks import PairedRunsBatch
-from evalmc.sims.validation import check_float, check_int
 
 #: Pairs up to which the bootstrap cdf is tabulated whole (memory quadratic in k); above,
 #: :func:`outperform_test` bisects on it (memory linear in k), with the same order statistics.

@@ -25,9 +25,9 @@ import numpy as np
 
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.signed_rank import wilcoxon
+from evalmc.inputs.checks import check_int
 from evalmc.sims.base import Batch
 from evalmc.sims.multidataset import TableBatch
-from evalmc.sims.validation import check_int
 
 
 def _table(batch: TableBatch) -> np.ndarray:

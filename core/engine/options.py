@@ -117,7 +117,7 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
     """
     import importlib.util
 
-    from evalmc.sims.validation import check_choice, check_float, check_int
+    from evalmc.inputs.checks import check_choice, check_float, check_int
 
     n_reps = check_int("n_reps", n_reps, low=1)
     seed = check_int("seed", seed, low=0)
@@ -180,7 +180,7 @@ def check_target(target_mcse, max_reps, n_reps: int, *, high: float | None = 0.5
     ...
     ValueError: `target_mcse` must be in (0, 0.5]; got 0.7.
     """
-    from evalmc.sims.validation import check_float, check_int
+    from evalmc.inputs.checks import check_float, check_int
 
     if target_mcse is None:
         if max_reps is not None:

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field
 from tqdm.auto import tqdm
 from tqdm.std import EMA
 
+from evalmc.compute.pcg64 import block_rng
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.executors import open_pool
 from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE, block_rows
 from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
-from evalmc.sims.streams import block_rng
 
 __all__ = ["Failure", "Outcome", "Plan", "Scheduler", "StudyError", "block_rng",
            "choose_backend", "run"]

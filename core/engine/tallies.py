@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evalmc.sims.jit import njit
+from evalmc.compute.jit import njit
 from evalmc.stats.mcse import wilson_interval
 from evalmc.stats.nulls import critical_values
 

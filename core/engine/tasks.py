@@ -3,7 +3,7 @@
 A worker draws up to :data:`SLAB_REPS` replications at once (fewer, down to one block, when
 their scores would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`): the scenario draws the
 slab's blocks in one call, each block from its own stream
-(:class:`~evalmc.sims.streams.BlockStreams`), and each analysis that needs no randomness runs
+(:class:`~evalmc.compute.streams.BlockStreams`), and each analysis that needs no randomness runs
 once on the whole slab, so Python's share of the work, which holds the GIL, stays small. An
 analysis that draws random numbers runs block by block, each block with its own stream. The
 task returns each block's tally (or, when nothing needs them one by one and they add up in any
@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalmc.compute.streams import BlockStreams
 from evalmc.engine.options import block_rows, check_interrupted
-from evalmc.sims.streams import BlockStreams
 
 #: Replications a worker draws at once (bounds its memory); analyses run once per slab.
 SLAB_REPS = 16_384

@@ -18,9 +18,9 @@ from functools import lru_cache
 import numpy as np
 from scipy import integrate, stats
 
+from evalmc.compute.jit import njit
 from evalmc.estimators.registry import BEST, CI_METHODS
-from evalmc.sims.jit import njit
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 
 ESTIMATORS = ("nonparametric", "parametric")
 _CHUNK = 4_000_000  # resampled indices drawn at once

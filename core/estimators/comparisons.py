@@ -44,8 +44,8 @@ import numpy as np
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.estimators.items import _level, _proportions, _z_interval
+from evalmc.inputs.checks import check_int
 from evalmc.sims.twomodels import RHO_LAW, orthant
-from evalmc.sims.validation import check_int
 
 #: Gauss-Legendre nodes of the Beta-difference quadrature.
 NODES = 96
@@ -544,7 +544,7 @@ def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "
     from scipy.stats import binom
 
     from evalmc.estimators.intervals import get_estimator
-    from evalmc.sims.validation import check_choice
+    from evalmc.inputs.checks import check_choice
 
     estimator = get_estimator(estimator)
     if estimator.uses_rng or estimator.level is None:

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalmc.sims.tables import is_score_column
-from evalmc.sims.validation import check_choice
+from evalmc.inputs.checks import check_choice
+from evalmc.inputs.tables import is_score_column
 from evalmc.stats.normality import check_sample, ks_normal, lilliefors, shapiro_wilk
 
 #: Sarle's bimodality coefficient of a uniform distribution; larger values suggest two modes.
@@ -158,7 +158,7 @@ def describe_columns(data, columns=None, *, dropna: bool = True,
         Series keeps its name).
     columns : str or list of str, optional
         Default: every column of scores (most filled cells numbers; see
-        :func:`evalmc.sims.tables.is_score_column`).
+        :func:`evalmc.inputs.tables.is_score_column`).
     dropna : bool
         Skip missing values; False makes one an error naming its row.
     best : {'min', 'max'}

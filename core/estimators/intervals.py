@@ -20,8 +20,8 @@ import scipy
 
 from evalmc.criteria.base import function_digest
 from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT, TARGETS
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Batch
-from evalmc.sims.validation import check_choice, check_float, check_int
 
 #: Replications whose bootstrap means are held at once (bounds memory to ROWS x n_boot).
 ROWS = 256
@@ -611,6 +611,9 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
         return UserEstimator(load_criterion(spec).func, name=spec)
     entry, args = ESTIMATORS.resolve(spec, args)
     target = entry.load()
-    est = target(**args) if entry.params else Estimator("", "", target)
+    # the row is the one home of the defaults and facts: what runs is what the name says
+    est = target(**{**entry.defaults(), **args}) if entry.params else Estimator("", "", target)
+    facts = entry.facts
     return replace(est, name=entry.name_with(args), description=entry.description,
-                   estimand=entry.facts.get("estimand"), paired=entry.facts.get("paired", False))
+                   estimand=facts.get("estimand"), paired=facts.get("paired", False),
+                   needs=facts.get("needs", "scores"))

@@ -31,7 +31,7 @@ import numpy as np
 
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.estimators.registry import CLUSTER_BOOT
-from evalmc.sims.validation import check_float, check_int
+from evalmc.inputs.checks import check_float, check_int
 
 
 def _level(level):
@@ -323,4 +323,4 @@ def passk_interval(k: int = 1, level: float = 0.95) -> Estimator:
         a, _ = passk_scores(batch, k)
         return _z_interval(a.mean(axis=1), a.std(axis=1, ddof=1) / np.sqrt(a.shape[1]), z)
 
-    return Estimator("", "", func, level, needs="samples")
+    return Estimator("", "", func, level)

@@ -1,6 +1,6 @@
 """Numba kernels of the built-in interval estimators (imported when one first runs)."""
 
-from evalmc.sims.jit import njit
+from evalmc.compute.jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -42,7 +42,7 @@ from scipy import special, stats
 from evalmc.estimators.intervals import EstimateResult, Estimator
 from evalmc.estimators.items import _level, _z_interval
 from evalmc.estimators.registry import IMPORTANCE_DRAWS, PROPORTION_BOOT
-from evalmc.sims.validation import check_choice, check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 
 #: The methods of :func:`bounds`.
 METHODS = ("wald", "wilson", "clopper-pearson", "beta-posterior", "bootstrap")
@@ -273,7 +273,7 @@ def clustered_wald(level: float = 0.95) -> Estimator:
 
         return _z_interval(*clustered_mean_se(batch, np.asarray(batch.a, dtype=float)), z)
 
-    return Estimator("", "", func, level, needs="clusters")
+    return Estimator("", "", func, level)
 
 
 def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
@@ -448,4 +448,4 @@ def clustered_bayes(level: float = 0.95, n_samples: int = IMPORTANCE_DRAWS, prio
                 theta, loglik, rng.random(shape), level)
         return EstimateResult(counts.sum(axis=1) / sizes.sum(), low, high)
 
-    return Estimator("", "", func, level, uses_rng=True, needs="clusters")
+    return Estimator("", "", func, level, uses_rng=True)

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from evalmc.inputs.checks import check_choice, check_int
 from evalmc.lessons import LESSONS, get_lesson
 from evalmc.lessons.base import SCALES
-from evalmc.sims.validation import check_choice, check_int
 
 
 @dataclass(frozen=True)

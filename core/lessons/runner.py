@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from evalmc.inputs.checks import check_choice, check_int
 from evalmc.lessons import LESSONS, get_lesson
 from evalmc.lessons.base import SCALES, Headline, Lesson
 from evalmc.lessons.page import index, render
-from evalmc.sims.validation import check_choice, check_int
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special, stats
 
-from evalmc.sims.validation import check_float
+from evalmc.inputs.checks import check_float
 
 
 def _table(lo, hi) -> tuple[np.ndarray, np.ndarray, int]:

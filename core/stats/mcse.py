@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from evalmc.sims.validation import check_float
+from evalmc.inputs.checks import check_float
 
 #: Bradley's (1978) liberal criterion: a test is robust when its size lies in [0.5a, 1.5a].
 BRADLEY_BAND = (0.5, 1.5)

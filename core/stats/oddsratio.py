@@ -99,7 +99,7 @@ def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
     >>> est.round(4).tolist(), low.round(4).tolist(), high.round(4).tolist()
     ([4.9184, nan, inf], [0.218, 0.0, 0.4934], [391.9924, inf, inf])
     """
-    from evalmc.sims.validation import check_float
+    from evalmc.inputs.checks import check_float
 
     level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
     k_a, n_a, k_b, n_b = np.broadcast_arrays(*(np.asarray(v, dtype=float)

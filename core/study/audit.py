@@ -1,6 +1,6 @@
 """Audit the tests and error bars of one evaluation, on data like its own.
 
-:func:`audit` reads two models' item-level results (:func:`~evalmc.sims.itemlogs.read_items`),
+:func:`audit` reads two models' item-level results (:func:`~evalmc.inputs.itemlogs.read_items`),
 fits the generative model of :mod:`evalmc.sims.itemmodel` to them, and runs, on data drawn
 from the fit:
 
@@ -42,7 +42,7 @@ import pandas as pd
 
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
-from evalmc.sims.validation import check_float, check_int
+from evalmc.inputs.checks import check_float, check_int
 
 #: Differences of the power curve, in multiples of the observed standard error.
 GRID = (1.0, 2.0, 2.8, 4.0, 5.6)
@@ -226,15 +226,15 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     Parameters
     ----------
     path : path or sequence of paths
-        Item-level results (:func:`~evalmc.sims.itemlogs.read_items` reads each: a CSV or
+        Item-level results (:func:`~evalmc.inputs.itemlogs.read_items` reads each: a CSV or
         JSONL table, an lm-evaluation-harness samples log, an inspect_ai log); several files
         (one log per model, as the harnesses write them) are stacked
-        (:func:`~evalmc.sims.itemlogs.stack_items`) and the model is fitted to the stacked
+        (:func:`~evalmc.inputs.itemlogs.stack_items`) and the model is fitted to the stacked
         table.
     a, b : str
         The two models compared, A - B.
     metric, cluster, sample, item, model, fmt : str, optional
-        What to read, passed to :func:`~evalmc.sims.itemlogs.read_items`.
+        What to read, passed to :func:`~evalmc.inputs.itemlogs.read_items`.
     deltas : sequence of float
         Differences A - B, in score points, at which to report power (besides the grid); a
         negative one counts as its absolute value, since the fitted model treats A and B
@@ -277,7 +277,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     >>> result.verdicts["verdict"].tolist()
     ['calibrated', 'undetermined']
     """
-    from evalmc.sims.itemlogs import read_items, stack_items
+    from evalmc.inputs.itemlogs import read_items, stack_items
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
@@ -309,8 +309,8 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
     from evalmc.criteria import get_criterion
     from evalmc.estimators.intervals import UserEstimator, get_estimator
+    from evalmc.inputs.itemlogs import paired_items
     from evalmc.sims import get_scenario
-    from evalmc.sims.itemlogs import paired_items
     from evalmc.sims.itemmodel import faithfulness
     from evalmc.study.estimation import run_estimation
     from evalmc.study.rates import run_study
@@ -384,7 +384,7 @@ def observed_batch(pair):
     Parameters
     ----------
     pair : PairedItems
-        From :func:`~evalmc.sims.itemlogs.paired_items`.
+        From :func:`~evalmc.inputs.itemlogs.paired_items`.
 
     Returns
     -------
@@ -393,7 +393,7 @@ def observed_batch(pair):
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.itemlogs import PairedItems
+    >>> from evalmc.inputs.itemlogs import PairedItems
     >>> pair = PairedItems(["1", "2", "3"], ["p", "q", "p"], np.array([[1.0], [0.0], [1.0]]),
     ...                    np.array([[0.0], [0.0], [1.0]]), {})
     >>> batch = observed_batch(pair)

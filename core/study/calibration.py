@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 
 from evalmc.criteria import get_criterion
 from evalmc.engine.options import BLOCK_SIZE, REPS, TASK_SECONDS
+from evalmc.inputs.checks import check_float
 from evalmc.sims import get_scenario
 from evalmc.sims.base import Scenario
-from evalmc.sims.validation import check_float
 from evalmc.study.design import Design, default_grid
 
 

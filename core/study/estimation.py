@@ -30,9 +30,9 @@ from evalmc.engine.scheduler import Failure
 from evalmc.engine.tallies import EstimateTally, precision_mcse
 from evalmc.estimators.intervals import EstimateResult, UserEstimator, get_estimator
 from evalmc.estimators.registry import TARGET_DOCS, TARGETS
+from evalmc.inputs.checks import check_choice, check_float
 from evalmc.sims import Scenario
 from evalmc.sims.base import check_needs
-from evalmc.sims.validation import check_choice, check_float
 from evalmc.study.design import Design
 
 MEASURES = ("bias", "emp_se", "rmse", "coverage", "width")

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalmc.sims.validation import check_float, check_int
+from evalmc.inputs.checks import check_float, check_int
 
 #: Replications of each point while bracketing (one block: the unit later rounds add to).
 START_REPS = 400

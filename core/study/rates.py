@@ -35,9 +35,9 @@ from evalmc.engine.options import (
 )
 from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index, precision_mcse
+from evalmc.inputs.checks import check_float
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.learning import SplitsBatch
-from evalmc.sims.validation import check_float
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.study.design import Design, make_design
 

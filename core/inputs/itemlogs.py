@@ -3,7 +3,7 @@
 :func:`read_items` reads a file into a DataFrame with the columns ``model, item, sample,
 cluster, score``, whatever wrote it:
 
-- **a table of your own**, CSV (or TSV; read by :func:`evalmc.sims.tables.read_table`) or JSON
+- **a table of your own**, CSV (or TSV; read by :func:`evalmc.inputs.tables.read_table`) or JSON
   Lines (one object per line), one row per scored item;
 - **lm-evaluation-harness** per-sample logs, ``samples_<task>_<date>.jsonl`` as written by
   ``lm_eval --log_samples`` (``EvaluationTracker.save_results_samples`` in
@@ -150,7 +150,7 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from evalmc.sims.itemlogs import read_items
+    >>> from evalmc.inputs.itemlogs import read_items
     >>> path = Path(tempfile.mkdtemp()) / "items.csv"
     >>> _ = path.write_text("model,item,score\\nA,q2,1\\nA,q1,0\\nB,q1,1\\nB,q2,0.5\\n")
     >>> read_items(path)
@@ -201,7 +201,7 @@ def detect_format(path) -> str:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from evalmc.sims.itemlogs import detect_format
+    >>> from evalmc.inputs.itemlogs import detect_format
     >>> path = Path(tempfile.mkdtemp()) / "samples_arc_easy_2024-05-01T10-00-00.jsonl"
     >>> _ = path.write_text('{"doc_id": 0, "resps": [], "acc": 1.0}\\n')
     >>> detect_format(path)
@@ -234,7 +234,7 @@ def detect_format(path) -> str:
 
 def _read_csv(path: Path) -> list[tuple[str, dict]]:
     """The rows of a CSV file as (origin, record) pairs."""
-    from evalmc.sims.tables import read_table
+    from evalmc.inputs.tables import read_table
 
     frame = read_table(path, option="path")
     records = frame.to_dict(orient="records")
@@ -434,7 +434,7 @@ def lm_eval_model(path) -> str:
     --------
     >>> import json, tempfile
     >>> from pathlib import Path
-    >>> from evalmc.sims.itemlogs import lm_eval_model
+    >>> from evalmc.inputs.itemlogs import lm_eval_model
     >>> folder = Path(tempfile.mkdtemp()) / "EleutherAI__pythia-160m"
     >>> folder.mkdir()
     >>> samples = folder / "samples_arc_easy_2024-05-01T10-00-00.123456.jsonl"
@@ -748,7 +748,7 @@ def stack_items(tables: Iterable[pd.DataFrame], *,
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.itemlogs import stack_items
+    >>> from evalmc.inputs.itemlogs import stack_items
     >>> run = pd.DataFrame({"model": ["A", "A"], "item": ["1", "2"], "sample": [0, 0],
     ...                     "cluster": ["1", "2"], "score": [1.0, 0.0]})
     >>> stack_items([run, run.assign(sample=1)])
@@ -797,7 +797,7 @@ class PairedItems(NamedTuple):
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.itemlogs import PairedItems
+    >>> from evalmc.inputs.itemlogs import PairedItems
     >>> pair = PairedItems(["1", "2"], ["1", "2"], np.array([[1.0], [0.0]]),
     ...                    np.array([[0.0], [0.0]]), {})
     >>> float((pair.a - pair.b).mean())
@@ -838,7 +838,7 @@ def paired_items(table: pd.DataFrame, a: str, b: str, *, common: bool = False) -
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.itemlogs import paired_items
+    >>> from evalmc.inputs.itemlogs import paired_items
     >>> table = pd.DataFrame({"model": ["A", "A", "A", "A", "B", "B"],
     ...                       "item": ["1", "1", "2", "2", "1", "2"],
     ...                       "sample": [1, 2, 1, 2, 0, 0],

@@ -33,7 +33,7 @@ def check_int(name: str, value, *, low: int | None = None, high: int | None = No
 
     Examples
     --------
-    >>> from evalmc.sims.validation import check_int
+    >>> from evalmc.inputs.checks import check_int
     >>> check_int("n", 5.0, low=2)
     5
     >>> check_int("n", 1, low=2)
@@ -81,7 +81,7 @@ def check_float(
 
     Examples
     --------
-    >>> from evalmc.sims.validation import check_float
+    >>> from evalmc.inputs.checks import check_float
     >>> check_float("rho", 0.5, low=-1, high=1, open_low=True, open_high=True)
     0.5
     >>> check_float("rho", 1, low=-1, high=1, open_low=True, open_high=True)
@@ -127,7 +127,7 @@ def check_sd(name: str, value, *, zero: bool = False) -> float:
 
     Examples
     --------
-    >>> from evalmc.sims.validation import check_sd
+    >>> from evalmc.inputs.checks import check_sd
     >>> check_sd("sd", 2)
     2.0
     >>> check_sd("sd", 1e200)
@@ -167,7 +167,7 @@ def population_sum(what: str, plus: dict, minus: dict | None = None) -> float:
 
     Examples
     --------
-    >>> from evalmc.sims.validation import population_sum
+    >>> from evalmc.inputs.checks import population_sum
     >>> 0.7 + 0.1 - 0.8 == 0, population_sum("the effect", {"a": 0.7, "s": 0.1}, {"b": 0.8})
     (False, 0.0)
     >>> population_sum("A's mean", {"mean_a": 1e308, "shift": 1e308})
@@ -208,7 +208,7 @@ def check_choice(name: str, value, choices) -> str:
 
     Examples
     --------
-    >>> from evalmc.sims.validation import check_choice
+    >>> from evalmc.inputs.checks import check_choice
     >>> check_choice("scheme", "kfold", ("kfold", "5x2"))
     'kfold'
     >>> check_choice("scheme", "loo", ("kfold", "5x2"))

@@ -79,7 +79,7 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
     --------
     >>> import tempfile
     >>> from pathlib import Path
-    >>> from evalmc.sims.tables import read_table
+    >>> from evalmc.inputs.tables import read_table
     >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
     >>> _ = path.write_text("model;seed;acc\\nA;1;0,91\\nB;1;0,89\\nA;2;0,93\\nB;2;\\n")
     >>> frame = read_table(path)
@@ -256,7 +256,7 @@ def is_score_column(raw: pd.Series, decimal: str = ".") -> bool:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import is_score_column
+    >>> from evalmc.inputs.tables import is_score_column
     >>> bool(is_score_column(pd.Series(["0.9", "0.8", "n/a"])))
     True
     >>> bool(is_score_column(pd.Series(["A", "B"])))
@@ -300,7 +300,7 @@ def score_columns(frame: pd.DataFrame, exclude=()) -> tuple[list, list[str], dic
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import score_columns
+    >>> from evalmc.inputs.tables import score_columns
     >>> frame = pd.DataFrame({"n": [1, 2, 3], "model": ["A", "B", "C"], "seed": [7, 3, 5],
     ...                       "acc": [0.91, 0.89, 0.90]})
     >>> score_columns(frame)
@@ -353,7 +353,7 @@ def key_word(name) -> str | None:
 
     Examples
     --------
-    >>> from evalmc.sims.tables import key_word
+    >>> from evalmc.inputs.tables import key_word
     >>> [key_word(n) for n in ("seed", "Random Seed", "cv_fold", "data_set", "datasetId", "acc")]
     ['seed', 'seed', 'fold', 'dataset', 'id', None]
     """
@@ -390,7 +390,7 @@ def ids_note(ids: dict) -> str:
 
     Examples
     --------
-    >>> from evalmc.sims.tables import ids_note
+    >>> from evalmc.inputs.tables import ids_note
     >>> ids_note({"seed": "integers 0..9, each once"})
     "'seed' (integers 0..9, each once)"
     """
@@ -414,7 +414,7 @@ def check_wide(frame: pd.DataFrame, text, *, option: str, fix: str) -> None:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import check_wide
+    >>> from evalmc.inputs.tables import check_wide
     >>> long = pd.DataFrame({"model": ["A", "B", "A", "B"], "acc": [0.9, 0.8, 0.91, 0.79]})
     >>> check_wide(long, ["model"], option="FILE", fix="give --model model --score acc")
     Traceback (most recent call last):
@@ -452,7 +452,7 @@ def only_score_column(frame: pd.DataFrame, *, option: str, fix: str = "") -> str
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import only_score_column
+    >>> from evalmc.inputs.tables import only_score_column
     >>> only_score_column(pd.DataFrame({"seed": [0, 1, 2], "acc": [0.91, 0.89, 0.93]}),
     ...                   option="--column")
     'acc'
@@ -488,7 +488,7 @@ def numeric_column(frame: pd.DataFrame, column, *, option: str) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import numeric_column
+    >>> from evalmc.inputs.tables import numeric_column
     >>> numeric_column(pd.DataFrame({"acc": [0.91, None]}), "acc", option="--score").tolist()
     [0.91, nan]
     >>> numeric_column(pd.DataFrame({"acc": ["0.91", "high"]}), "acc", option="--score")
@@ -532,7 +532,7 @@ def key_column(frame: pd.DataFrame, column, *, option: str) -> pd.Series:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import key_column
+    >>> from evalmc.inputs.tables import key_column
     >>> key_column(pd.DataFrame({"model": ["A", "B"]}), "model", option="--model").tolist()
     ['A', 'B']
     """
@@ -563,7 +563,7 @@ def drop_missing(values: np.ndarray, *, dropna: bool, option: str, column) -> np
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.tables import drop_missing
+    >>> from evalmc.inputs.tables import drop_missing
     >>> values = np.array([0.9, np.nan, 0.8])
     >>> drop_missing(values, dropna=True, option="--score", column="acc").tolist()
     [0.9, 0.8]
@@ -599,7 +599,7 @@ def wide(frame: pd.DataFrame, model, score, pair_by=None) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import wide
+    >>> from evalmc.inputs.tables import wide
     >>> long = pd.DataFrame({"model": ["A", "B", "A", "B"], "seed": [1, 1, 2, 2],
     ...                      "acc": [0.91, 0.89, 0.93, None]})
     >>> table = wide(long, "model", "acc", pair_by="seed")
@@ -666,7 +666,7 @@ def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
     Examples
     --------
     >>> import pandas as pd
-    >>> from evalmc.sims.tables import read_pairs
+    >>> from evalmc.inputs.tables import read_pairs
     >>> frame = pd.DataFrame({"seed": [1, 2, 3], "a": [0.91, 0.93, 0.90],
     ...                       "b": [0.89, None, 0.88]})
     >>> a, b, dropped = read_pairs(frame, "a", "b", pair_by="seed")

@@ -35,7 +35,7 @@ def njit(**options):
     Examples
     --------
     >>> import numpy as np
-    >>> from evalmc.sims.jit import njit
+    >>> from evalmc.compute.jit import njit
     >>> @njit(nogil=True)
     ... def total(x):
     ...     return x.sum()
