@@ -882,3 +882,54 @@ def resampled_t_size(rng, reps, n, n_test, splits, d, p, sd, alpha):
             diffs.append(losses[0] - losses[1])
         hits += cv_tests(diffs, n_test, n - n_test)["plain"] <= alpha
     return hits / reps
+
+
+def _exact(value):
+    return lambda: (value(), 0.0)
+
+
+def _simulated(reps, rate):
+    def reference():
+        p = rate(np.random.default_rng(2024), reps)
+        return p, math.sqrt(max(p * (1 - p), 1e-4) / reps)
+    return reference
+
+
+def _wald_small_coverage():
+    """Exact: the sum of Binomial(k; 30, 0.9) over the k that the 95% Wald interval covers."""
+    from evalmc.stats.binomial import coverage_at
+
+    p = np.arange(31) / 30
+    half = stats.norm.ppf(0.975) * np.sqrt(p * (1 - p) / 30)
+    return float(coverage_at(p - half, p + half, 0.9))
+
+
+def _seeds_for_power():
+    from statsmodels.stats.power import TTestPower
+
+    return math.ceil(TTestPower().solve_power(0.5, power=0.8, alpha=0.05))
+
+
+#: Each lesson's headline by an independent route: ``() -> (value, its Monte Carlo standard
+#: error)``, keyed by the lesson's id (a lesson without one fails its test).
+LESSON_REFERENCES = {
+    # one run each, known sigma: P(N(0, 2) > 1.9952)
+    "single-run": _exact(lambda: stats.norm.sf(1.9952 / math.sqrt(2))),
+    # E[max of 10 N(0, 1)], Bajgar et al.'s Boo_10 = 1.53875
+    "boo-n": _exact(lambda: expected_max_normal(10)),
+    "student-t": _exact(lambda: student_t_size(5, 20, 3.0, 1.0, 0.05)),
+    # E[gain of the best] = 0.5 + E[max of 10] / sqrt(10), over the true gain 0.5
+    "winners-curse": _exact(lambda: 1 + expected_max_normal(10) / (math.sqrt(10) * 0.5)),
+    "mcnemar": _exact(lambda: proportion_test_power(200, 0.765, 0.065, 0.035, 0.05)),
+    "seeds-power": _exact(_seeds_for_power),
+    "wald-small": _exact(_wald_small_coverage),
+    "mean-sd-skewed": _simulated(4000, lambda r, n: mean_sd_below_best(r, n, 10, 0.2, 0.0, 0.25,
+                                                                       2.0, 0.5)),
+    "snooping": _simulated(20_000, lambda r, n: snooping_rate(r, n, 10, 10, 0.05)),
+    "rerun": _simulated(20_000, lambda r, n: rerun_rate(r, n, 10, 5, 0.05)),
+    "multiplicity": _simulated(2000, lambda r, n: any_pair_wilcoxon(r, n, 20, 5, 0.05)),
+    "clustered-items": _simulated(1500, lambda r, n: per_item_z_size(r, n, 500, 25, 0.3, 0.4,
+                                                                     0.5, 0.05)),
+    "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
+                                                                 0.05)),
+}

@@ -1,9 +1,10 @@
 """The lessons: each headline against an independent reference, the pages and figures they
 write, grading a student's test, the command line, and the gallery being current.
 
-Each lesson's study runs once here, at the smallest size its headline check needs (``SMALL``),
-in a fixture the tests share. The gallery check does not rerun the lessons: each page embeds
-the fingerprint of the code and inputs that made it (:mod:`evalmc.lessons.page`).
+Each lesson's study runs once here, at the smallest size its headline check needs (the size of
+its ``regression`` value), in a fixture the tests share; the independent reference of each
+headline is ``naive.LESSON_REFERENCES``. The gallery check does not rerun the lessons: each page
+embeds the fingerprint of the code and inputs that made it (:mod:`evalmc.lessons.page`).
 """
 
 import json
@@ -28,67 +29,19 @@ from evalmc.reproductions.report import layout_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 GALLERY = ROOT / "figures" / "lessons"
-#: Replications per condition of each lesson's study in these tests.
-SMALL = {"single-run": 1000, "boo-n": 600, "mean-sd-skewed": 1000, "snooping": 2000,
-         "student-t": 2000, "resampled-t": 300, "rerun": 2000, "multiplicity": 800,
-         "winners-curse": 2000, "clustered-items": 1500, "seeds-power": 40_000,
-         "mcnemar": 2000, "wald-small": 1000}
-#: The headline of each lesson at its SMALL size, seed 0 (exact regression values).
-REGRESSION = {"single-run": 0.092, "boo-n": 1.5873, "mean-sd-skewed": 0.657,
-              "snooping": 0.2305, "student-t": 0.2615, "resampled-t": 0.1667,
-              "rerun": 0.216, "multiplicity": 0.28875, "winners-curse": 1.9429,
-              "clustered-items": 0.15, "seeds-power": 34, "mcnemar": 0.02,
-              "wald-small": 0.79}
 
 
 @pytest.fixture(scope="module")
 def studies():
-    """Each lesson's frame at its SMALL size, seed 0, computed once on first use."""
+    """Each lesson's frame at the size of its regression value, seed 0, computed once on first
+    use."""
     cache = {}
 
     def get(name):
         if name not in cache:
-            cache[name] = get_lesson(name).compute(SMALL[name], 0, 2)
+            cache[name] = get_lesson(name).compute(get_lesson(name).regression.reps, 0, 2)
         return cache[name]
     return get
-
-
-def _reference(name):
-    """(value, its Monte Carlo standard error) of an independent reference of the headline."""
-    rng = np.random.default_rng(2024)
-    if name == "single-run":  # one run each, known sigma: P(N(0, 2) > 1.9952)
-        return stats.norm.sf(1.9952 / math.sqrt(2)), 0.0
-    if name == "boo-n":  # E[max of 10 N(0, 1)], Bajgar et al.'s Boo_10 = 1.53875
-        return naive.expected_max_normal(10), 0.0
-    if name == "student-t":
-        return naive.student_t_size(5, 20, 3.0, 1.0, 0.05), 0.0
-    if name == "winners-curse":  # E[gain of the best] = 0.5 + E[max of 10] / sqrt(10)
-        return 1 + naive.expected_max_normal(10) / (math.sqrt(10) * 0.5), 0.0
-    if name == "mcnemar":
-        return naive.proportion_test_power(200, 0.765, 0.065, 0.035, 0.05), 0.0
-    if name == "seeds-power":
-        from statsmodels.stats.power import TTestPower
-
-        return math.ceil(TTestPower().solve_power(0.5, power=0.8, alpha=0.05)), 0.0
-    if name == "wald-small":  # exact: sum of Binomial(k; 30, 0.9) over the k it covers
-        from evalmc.stats.binomial import coverage_at
-
-        p = np.arange(31) / 30
-        half = stats.norm.ppf(0.975) * np.sqrt(p * (1 - p) / 30)
-        return float(coverage_at(p - half, p + half, 0.9)), 0.0
-    reps, rate = {
-        "mean-sd-skewed": (4000, lambda r: naive.mean_sd_below_best(r, 4000, 10, 0.2, 0.0,
-                                                                    0.25, 2.0, 0.5)),
-        "snooping": (20_000, lambda r: naive.snooping_rate(r, 20_000, 10, 10, 0.05)),
-        "rerun": (20_000, lambda r: naive.rerun_rate(r, 20_000, 10, 5, 0.05)),
-        "multiplicity": (2000, lambda r: naive.any_pair_wilcoxon(r, 2000, 20, 5, 0.05)),
-        "clustered-items": (1500, lambda r: naive.per_item_z_size(r, 1500, 500, 25, 0.3, 0.4,
-                                                                  0.5, 0.05)),
-        "resampled-t": (300, lambda r: naive.resampled_t_size(r, 300, 100, 10, 15, 10, 5,
-                                                              1.0, 0.05)),
-    }[name]
-    p = rate(rng)
-    return p, math.sqrt(max(p * (1 - p), 1e-4) / reps)
 
 
 def test_at_least_twelve_lessons_each_loading_as_registered():
@@ -98,7 +51,7 @@ def test_at_least_twelve_lessons_each_loading_as_registered():
         assert isinstance(lesson, Lesson) and lesson.id == name
         assert entry.facts["grades"] == (lesson.grading is not None)
         assert len(lesson.predict) == len(lesson.answers) >= 1
-    assert set(SMALL) == set(LESSONS) == set(REGRESSION)
+    assert set(naive.LESSON_REFERENCES) == set(LESSONS)
 
 
 def test_the_registry_and_the_command_parser_import_no_numerical_library():
@@ -111,26 +64,27 @@ def test_the_registry_and_the_command_parser_import_no_numerical_library():
     assert json.loads(out) == []
 
 
-@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("name", list(LESSONS))
 def test_headline_is_within_4_mcse_of_an_independent_reference(name, studies):
     head = get_lesson(name).headline(studies(name))
-    want, want_mcse = _reference(name)
+    want, want_mcse = naive.LESSON_REFERENCES[name]()
     assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("name", list(LESSONS))
 def test_full_scale_headline_is_within_4_mcse_of_the_reference(name):
     lesson = get_lesson(name)
     head = lesson.headline(lesson.compute(lesson.reps["full"], 1, 2))
-    want, want_mcse = _reference(name)
+    want, want_mcse = naive.LESSON_REFERENCES[name]()
     assert abs(head.value - want) <= 4 * math.hypot(head.mcse, want_mcse), (head, want)
 
 
-@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("name", list(LESSONS))
 def test_headline_fixed_seed_value(name, studies):
-    assert get_lesson(name).headline(studies(name)).value == pytest.approx(REGRESSION[name],
-                                                                           abs=1e-4)
+    lesson = get_lesson(name)
+    assert lesson.headline(studies(name)).value == pytest.approx(lesson.regression.value,
+                                                                 abs=1e-4)
 
 
 def test_boo_n_headline_is_the_published_boo_10():
@@ -149,7 +103,7 @@ def test_wald_small_every_coverage_is_within_4_mcse_of_the_exact_sum(studies):
         assert abs(row.coverage - exact) <= 4 * row.mcse, row
 
 
-@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("name", list(LESSONS))
 def test_figure_reads_on_a_projector(name, studies):
     lesson = get_lesson(name)
     fig = lesson.plot(studies(name))
@@ -259,7 +213,7 @@ def test_list_prints_every_lesson(capsys):
     rows = json.loads(capsys.readouterr().out)
     assert [r["lesson"] for r in rows] == list(LESSONS)
     graded = {r["lesson"] for r in rows if r["grades"] == "yes"}
-    assert graded == {"student-t", "single-run", "seeds-power"}
+    assert graded == {n for n in LESSONS if get_lesson(n).grading is not None} and graded
 
 
 def test_gallery_is_current():

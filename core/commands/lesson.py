@@ -17,6 +17,11 @@ DEFAULT_OUT = "lessons"
 GALLERY_OUT = "figures/lessons"
 
 
+#: It writes figures and pages into its --out folder instead of printing results (so it has
+#: no --format of results: tests/test_cli_conventions.py).
+PRINTS = False
+
+
 def register(sub) -> None:
     """Add ``evalmc lesson`` to `sub`, with :func:`run` as its default.
 

@@ -7,6 +7,10 @@ import sys
 from evalmc.commands import int_arg
 from evalmc.reproductions.registry import FIGURES, PAPERS
 
+#: It writes figures and the report into its --out folder instead of printing results (so it has
+#: no --format of results: tests/test_cli_conventions.py).
+PRINTS = False
+
 
 def register(sub) -> None:
     """Add ``evalmc reproduce`` to `sub`, with :func:`run` as its default.

@@ -51,6 +51,16 @@ class Headline:
 
 
 @dataclass(frozen=True)
+class Regression:
+    """A lesson's exact fixed-seed check: its headline's `value` with seed 0 at `reps`
+    replications per condition, the smallest size at which its independent check (in the tests)
+    decides."""
+
+    reps: int
+    value: float
+
+
+@dataclass(frozen=True)
 class Published:
     """A paper's number for the lesson's headline, and where it is stated.
 
@@ -141,6 +151,8 @@ class Lesson:
         ``plot(frame) -> matplotlib Figure``.
     published : Published, optional
         A paper's number for the headline.
+    regression : Regression
+        Its headline at a small size with seed 0, exact: the tests check it.
     grading : Grading, optional
         How ``evalmc lesson grade`` judges a student's test on this lesson.
 
@@ -164,6 +176,7 @@ class Lesson:
     compute: Callable
     headline: Callable
     plot: Callable
+    regression: Regression
     published: Published | None = None
     grading: Grading | None = None
 

@@ -8,7 +8,7 @@ single model"), and the non-parametric estimate of Boo_5, the expected best of 5
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson, Published
+from evalmc.lessons.base import Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick
 
@@ -85,6 +85,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(600, 1.5873),
     published=Published("Boo_10 of N(0, 1) = 1.53875", "Bajgar et al. (2018)",
                         "The expected best of 10 normal runs is Boo_10 of the runs' "
                         "distribution."),

@@ -9,7 +9,7 @@ the clustered standard error (``clustered-z``).
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson
+from evalmc.lessons.base import Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -69,4 +69,5 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(1500, 0.15),
 )

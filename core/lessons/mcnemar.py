@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalmc.lessons.base import Lesson
+from evalmc.lessons.base import Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -109,4 +109,5 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(2000, 0.02),
 )

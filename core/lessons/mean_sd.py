@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalmc.lessons.base import Lesson, Published
+from evalmc.lessons.base import Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, new_figure
 from evalmc.lessons.studies import pick
 
@@ -81,6 +81,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(1000, 0.657),
     published=Published("mean - sd below the best trial (a qualitative finding, no rate)",
                         "Giles and Lawrence (1997), Figs. 4-5"),
 )

@@ -8,7 +8,7 @@ Holm's adjustment (``wilcoxon-holm``), and by Friedman's test of all k at once.
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson
+from evalmc.lessons.base import Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -67,4 +67,5 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(800, 0.28875),
 )

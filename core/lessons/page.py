@@ -1,9 +1,11 @@
 """A lesson's page (Markdown), the gallery's index, and the fingerprint that dates a page.
 
 A page embeds the fingerprint of what made it: the source of the lesson's module and of the
-lesson framework (the registry, whose summary the page quotes, included), the scale and the
-seed. A page whose fingerprint differs from the one the
-code gives now is out of date, which a test can tell without running the study again.
+lesson framework, the lesson's own row of the registry (whose summary the page quotes), the
+scale and the seed; another lesson's row or module does not date it, and a page holds nothing
+that changes from one run to the next (no wall-clock time). A page whose fingerprint differs
+from the one the code gives now is out of date, which a test can tell without running the study
+again.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import inspect
 from evalmc.lessons.base import Lesson
 
 #: Modules of the framework whose source every fingerprint covers.
-FRAMEWORK = ("evalmc.lessons", "evalmc.lessons.base", "evalmc.lessons.figures",
-             "evalmc.lessons.page", "evalmc.lessons.studies")
+FRAMEWORK = ("evalmc.lessons.base", "evalmc.lessons.figures", "evalmc.lessons.page",
+             "evalmc.lessons.studies")
 _MARK = "<!-- lesson-fingerprint: "
 
 
@@ -42,7 +44,9 @@ def fingerprint(lesson: Lesson, scale: str, seed: int) -> str:
     >>> fingerprint(lesson, "class", 0) == fingerprint(lesson, "class", 1)
     False
     """
-    digest = hashlib.sha256(f"{lesson.id}|{scale}|{seed}".encode())
+    from evalmc.lessons import LESSONS
+
+    digest = hashlib.sha256(f"{lesson.id}|{scale}|{seed}|{LESSONS[lesson.id]!r}".encode())
     for name in (*FRAMEWORK, inspect.getmodule(lesson.compute).__name__):
         digest.update(inspect.getsource(importlib.import_module(name)).encode())
     return digest.hexdigest()[:16]
@@ -71,8 +75,7 @@ def page_fingerprint(text: str) -> str | None:
     return None
 
 
-def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int,
-           seconds: float) -> str:
+def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int) -> str:
     """The lesson's page: question, predict-first questions, result, answers, why, what to do.
 
     Parameters
@@ -85,8 +88,6 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int,
         The (student) seed the study ran with.
     n_reps : int
         Replications per condition.
-    seconds : float
-        How long the study took.
 
     Returns
     -------
@@ -99,7 +100,7 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int,
     >>> from evalmc.lessons.base import Headline
     >>> from evalmc.lessons.page import render
     >>> text = render(get_lesson("rerun"), Headline("size", 0.2, 0.01), scale="class",
-    ...               seed=0, n_reps=1000, seconds=1.0)
+    ...               seed=0, n_reps=1000)
     >>> text.splitlines()[0]
     '# Re-running until significant'
     """
@@ -113,7 +114,7 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int,
     lines += ["", "## What the simulation shows", "",
               f"![{lesson.title}]({lesson.id}.png)", "",
               f"**{headline.text()}**; {n_reps:,} replications per condition, seed {seed}, "
-              f"`{scale}` scale ({seconds:.1f} s). The shaded bands in the figure are two "
+              f"`{scale}` scale. The shaded bands in the figure are two "
               f"Monte Carlo standard errors either side; the numbers are in "
               f"[{lesson.id}.csv]({lesson.id}.csv).", ""]
     if lesson.published is not None:

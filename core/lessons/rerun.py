@@ -7,7 +7,7 @@ try that is reported: its rejection rate is the chance of a "significant" result
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson
+from evalmc.lessons.base import Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -60,4 +60,5 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(2000, 0.216),
 )

@@ -10,7 +10,7 @@ corrected resampled t (``corrected-resampled-t``).
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson, Published
+from evalmc.lessons.base import Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -68,6 +68,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(300, 0.1667),
     published=Published("far above 5% ('high type I error')", "Dietterich (1998), the "
                         "resampled paired t-test; Nadeau and Bengio (2003)"),
 )

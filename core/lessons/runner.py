@@ -87,7 +87,7 @@ def lesson(name: str, *, scale: str = "class", student_seed: int = 0, out=None,
     head = item.headline(data)
     fig = item.plot(data)
     seconds = time.perf_counter() - start
-    page = render(item, head, scale=scale, seed=seed, n_reps=item.reps[scale], seconds=seconds)
+    page = render(item, head, scale=scale, seed=seed, n_reps=item.reps[scale])
     files = ()
     if out is not None:
         folder = Path(out)

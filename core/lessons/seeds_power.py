@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalmc.lessons.base import Grading, Headline, Lesson, Published
+from evalmc.lessons.base import Grading, Headline, Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 
 GAINS = (0.3, 0.5, 0.8)
@@ -86,6 +86,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(40_000, 34),
     published=Published("29 pairs for the P(A>B) test at gamma = 0.75",
                         "Bouthillier et al. (2021), Noether's sample size",
                         "A different test and effect; statsmodels' TTestPower gives 34 "

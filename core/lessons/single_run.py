@@ -9,7 +9,7 @@ gamma = 0.75).
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Grading, Lesson, Published
+from evalmc.lessons.base import Grading, Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -73,6 +73,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(1000, 0.092),
     published=Published("about 10% (tolerance in our report: 4 points)",
                         "Bouthillier et al. (2021), Fig. 6, single point at P(A>B) = 0.5"),
     grading=Grading("pipelines", {"k": 10}, ("p_ab", 0.5, 0.75), ("welch-t",)),

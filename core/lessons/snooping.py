@@ -9,7 +9,7 @@ runs by a one-sided Welch t-test, on the same runs it was chosen by (``select='s
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Lesson
+from evalmc.lessons.base import Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -64,4 +64,5 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(2000, 0.2305),
 )

@@ -6,7 +6,7 @@ Study: the ``normal`` scenario, A with 5 runs and B with 20, both of mean 0; A's
 
 from __future__ import annotations
 
-from evalmc.lessons.base import Grading, Lesson
+from evalmc.lessons.base import Grading, Lesson, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
@@ -64,6 +64,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(2000, 0.2615),
     grading=Grading("normal", {"n_a": N_A, "n_b": N_B, "sd_a": HEADLINE_SD},
                     ("shift", 0.0, 3.0), ("welch-t",)),
 )

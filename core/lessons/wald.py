@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalmc.lessons.base import Lesson, Published
+from evalmc.lessons.base import Lesson, Published, Regression
 from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick
 
@@ -119,6 +119,7 @@ LESSON = Lesson(
     compute=_compute,
     headline=_headline,
     plot=_plot,
+    regression=Regression(1000, 0.79),
     published=Published(
         '"CLT-based methods perform very poorly, usually dramatically underestimating '
         'uncertainty (i.e. producing error bars that are too small)" (quoted)',
