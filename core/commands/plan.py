@@ -134,6 +134,27 @@ def run(args) -> int:
 
     cost = _cost_options(args) if args.cost or args.unit_costs else None
     scenario = get_scenario(args.scenario)
+    bounds = _bounds(args)
+    if cost is not None:
+        return _run_cost(args, scenario, given, null, bounds, cost)
+    result = plan(scenario, args.criterion, solve=args.solve, power=args.power,
+                  alpha=args.alpha, params=given, null=null or None, tie=args.tie,
+                  tol=args.tol, max_reps=args.max_reps or MAX_REPS, seed=args.seed,
+                  n_jobs=args.jobs, backend=args.backend, cache=args.cache,
+                  progress=not args.quiet and None, **bounds)
+    return _write(args, result, lambda: result.summary().to_csv(index=False))
+
+
+def _single(grid: dict, option: str) -> dict:
+    """The one value of each parameter of `grid`, from ``--param`` or ``--null``."""
+    for key, values in grid.items():
+        if len(values) != 1:
+            raise UsageError(f"`{option}` {key} takes one value; got {len(values)}.")
+    return {key: values[0] for key, values in grid.items()}
+
+
+def _bounds(args) -> dict:
+    """``--low`` and ``--high``, integers when the parameter solved is one."""
     params = {p.name: p for p in SCENARIOS[args.scenario].params}
     kind = params[args.solve].kind if args.solve in params else None
     bounds = {}
@@ -145,30 +166,7 @@ def run(args) -> int:
                                  f"parameter; got {value:g}.")
             value = int(value)
         bounds[label] = value
-    if cost is not None:
-        return _run_cost(args, scenario, given, null, bounds, cost)
-    result = plan(scenario, args.criterion, solve=args.solve, power=args.power,
-                  alpha=args.alpha, params=given, null=null or None, tie=args.tie,
-                  tol=args.tol, max_reps=args.max_reps or MAX_REPS, seed=args.seed,
-                  n_jobs=args.jobs, backend=args.backend, cache=args.cache,
-                  progress=not args.quiet and None, **bounds)
-    if args.format == "json":
-        write(json_text(result.to_dict()), args.out)
-    elif args.format == "csv":
-        write(result.summary().to_csv(index=False), args.out)
-    else:
-        write(result.report(), args.out)
-    if args.plot:
-        result.plot().savefig(args.plot, dpi=130)
-    return 0
-
-
-def _single(grid: dict, option: str) -> dict:
-    for key, values in grid.items():
-        if len(values) != 1:
-            raise UsageError(f"`{option}` {key} takes one value; got {len(values)}.")
-    return {key: values[0] for key, values in grid.items()}
-
+    return bounds
 
 
 def _cost_options(args) -> tuple:
@@ -180,6 +178,16 @@ def _cost_options(args) -> tuple:
     if not first or sep and not text.strip(","):
         raise UsageError(f"`--cost` must be FIRST or FIRST=V1,V2,... (a size, and its values "
                          f"if not searched); got {args.cost!r}.")
+    _check_sizes(args, first)
+    values = _cost_values(text) if sep else None
+    costs = _unit_costs(args.unit_costs) if args.unit_costs else (1.0, 1.0)
+    if args.tie:
+        raise UsageError("`--tie` does not go with `--cost`: the two sizes vary apart.")
+    return first, values, costs
+
+
+def _check_sizes(args, first) -> None:
+    """The size of ``--cost`` and ``--solve``: two different integer parameters."""
     if first == args.solve:
         raise UsageError(f"`--cost` must name a size other than `--solve` {args.solve}; got "
                          f"{first!r}.")
@@ -190,28 +198,30 @@ def _cost_options(args) -> tuple:
     if params.get(args.solve) is None or params[args.solve].kind is not int:
         raise UsageError(f"with `--cost`, `--solve` must be an integer parameter (the second "
                          f"size); got {args.solve!r}.")
-    values = [] if sep else None
-    for v in text.split(",") if sep else ():
+
+
+def _cost_values(text) -> list:
+    """The values ``V1,V2,...`` of ``--cost``: positive integers."""
+    values = []
+    for v in text.split(","):
         try:
             values.append(int(v))
         except ValueError:
             raise UsageError(f"`--cost` values must be positive integers; got {v!r}.") from None
         if values[-1] < 1:
             raise UsageError(f"`--cost` values must be positive integers; got {v!r}.")
-    costs = (1.0, 1.0)
-    if args.unit_costs:
-        parts = args.unit_costs.split(",")
-        try:
-            costs = tuple(float(c) for c in parts)
-        except ValueError:
-            raise UsageError(f"`--unit-costs` must be two numbers C1,C2; got "
-                             f"{args.unit_costs!r}.") from None
-        if len(costs) != 2 or not all(c > 0 and c < float("inf") for c in costs):
-            raise UsageError(f"`--unit-costs` must be two positive numbers C1,C2; got "
-                             f"{args.unit_costs!r}.")
-    if args.tie:
-        raise UsageError("`--tie` does not go with `--cost`: the two sizes vary apart.")
-    return first, values, costs
+    return values
+
+
+def _unit_costs(text) -> tuple:
+    """``--unit-costs C1,C2``: two positive finite numbers."""
+    try:
+        costs = tuple(float(c) for c in text.split(","))
+    except ValueError:
+        raise UsageError(f"`--unit-costs` must be two numbers C1,C2; got {text!r}.") from None
+    if len(costs) != 2 or not all(c > 0 and c < float("inf") for c in costs):
+        raise UsageError(f"`--unit-costs` must be two positive numbers C1,C2; got {text!r}.")
+    return costs
 
 
 def _run_cost(args, scenario, given, null, bounds, cost) -> int:
@@ -228,12 +238,22 @@ def _run_cost(args, scenario, given, null, bounds, cost) -> int:
                        max_reps=args.max_reps or MAX_REPS, n_jobs=args.jobs,
                        backend=args.backend, cache=args.cache,
                        progress=not args.quiet and None, **high)
+    return _write(args, result, lambda: _cost_csv(result, first))
+
+
+def _cost_csv(result, first) -> str:
+    """The designs as CSV, the cheapest flagged."""
+    table = result.designs.copy()
+    table["cheapest"] = table[first] == result.best[first]
+    return table.to_csv(index=False)
+
+
+def _write(args, result, csv) -> int:
+    """Write `result` as ``--format`` asks (`csv()` its CSV), and its figure with ``--plot``."""
     if args.format == "json":
         write(json_text(result.to_dict()), args.out)
     elif args.format == "csv":
-        table = result.designs.copy()
-        table["cheapest"] = table[first] == result.best[first]
-        write(table.to_csv(index=False), args.out)
+        write(csv(), args.out)
     else:
         write(result.report(), args.out)
     if args.plot:

@@ -285,6 +285,7 @@ class PlanResult:
         return "\n".join(lines)
 
     def _given(self) -> str:
+        """The fixed parameters and the tied ones, as ``key=value, ...``."""
         return _pairs({**self.params, **{k: self.solve for k in self.tie}})
 
     def plot(self, ax=None):
@@ -439,173 +440,13 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
     solve  value ci_low ci_high  power power_mcse   size size_mcse bradley  n_reps  points
     shift 0.6643 0.6559  0.6727 0.8050     0.0099 0.0512    0.0035  robust   14400      11
     """
-    from evalmc.criteria import get_criterion
-    from evalmc.sims import SCENARIOS, get_scenario
-    from evalmc.sims.base import Scenario
-    from evalmc.study.design import Design
-    from evalmc.study.rates import run_study
-
-    name = scenario if isinstance(scenario, str) else getattr(scenario, "name", None)
-    if isinstance(scenario, str):
-        scenario = get_scenario(scenario)
-    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
-        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
-    name = name or scenario.__name__
-    crit = get_criterion(criterion)
-    check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
-    check_float("power", power, low=0, high=1, open_low=True, open_high=True)
-    if power <= alpha:
-        raise ValueError(f"`power` must exceed `alpha` ({alpha:g}); got {power:g}.")
-    max_reps = check_int("max_reps", max_reps, low=2 * START_REPS)
-    defaults = _defaults(scenario, name, SCENARIOS)
-    if solve not in defaults:
-        raise ValueError(f"`solve` must be a parameter of scenario {name!r}: "
-                         f"{', '.join(defaults)}; got {solve!r}.")
-    kinds = {k: type(v) for k, v in defaults.items()}
-    if kinds[solve] is int:
-        kind = "integer"
-    elif kinds[solve] is float:
-        kind = "effect"
-    else:
-        raise ValueError(f"`solve` must be a numeric parameter; {solve!r} of scenario "
-                         f"{name!r} is a {kinds[solve].__name__}.")
-    params = dict(params or {})
-    if not isinstance(params, Mapping):
-        raise ValueError(f"`params` must be a mapping of name to one value; got {params!r}.")
-    for key, value in params.items():
-        if key not in defaults:
-            raise ValueError(f"unknown parameter `{key}` for scenario {name!r}; valid "
-                             f"parameters: {', '.join(defaults)}.")
-        if isinstance(value, (list, tuple, np.ndarray)):
-            raise ValueError(f"`params` takes one value per parameter; got {key}={value!r}.")
-    if solve in params:
-        raise ValueError(f"`{solve}` is the parameter solved: leave it out of `params` (give "
-                         "`low` to start the search elsewhere).")
-    tie = [tie] if isinstance(tie, str) else list(tie)
-    for key in tie:
-        if key not in defaults or kinds[key] is not int or key == solve or key in params:
-            raise ValueError(f"`tie` must name integer parameters of scenario {name!r} other "
-                             f"than `{solve}` and those of `params`; got {key!r}.")
-    if kind == "effect" and tie:
-        raise ValueError("`tie` goes with an integer parameter solved, not an effect.")
-    if null is None:
-        effect = next((e for e in EFFECTS if e in defaults), None)
-        if effect is None:
-            raise ValueError(f"scenario {name!r} has no `shift` or `delta` parameter: give "
-                             "`null`, the parameters of its null condition (e.g. "
-                             "null={'mean_a': 0.0}).")
-        null = {effect: defaults[effect]}
-    null = dict(null)
-    for key in null:
-        if key not in defaults or key == solve and kind == "integer" or key in tie:
-            raise ValueError(f"`null` must name parameters of scenario {name!r} other than "
-                             f"`{solve}`; got {key!r}.")
-    if kind == "integer" and all(params.get(k, defaults[k]) == v for k, v in null.items()):
-        raise ValueError(f"the alternative is the null ({_pairs(null)}): give the effect to "
-                         f"detect in `params` (e.g. {next(iter(null))}=0.5).")
-    tol = TOL[kind] if tol is None else check_float("tol", tol, low=0, high=1,
-                                                    open_low=True, open_high=True)
-    low, high = _bounds(kind, low, high)
-
-    def cond(x, extra=None):
-        values = {**params, solve: x, **{k: x for k in tie}}
-        values.update(extra or {})  # the null of an effect sets the effect itself
-        return values
-
-    # validate the first condition before any replication: names and values, at once
-    Design.build({k: [v] for k, v in cond(low).items()}, scenario)
-    Design.build({k: [v] for k, v in cond(low, null).items()}, scenario)
-
+    iv = _plan_iv(scenario, criterion, solve, power, alpha, params, null, tie, low, high, tol,
+                  max_reps)
     with tempfile.TemporaryDirectory(prefix="evalmc-plan-") as tmp:
-        store = cache or tmp
-        seen: dict = {}  # value -> (rejections, valid reps, reps run)
-
-        def evaluate(xs, reps, extra=None, into=seen):
-            out = {}
-            for x in xs:
-                if extra is None and into.get(x, (0, 0, 0))[2] >= reps:
-                    out[x] = into[x]
-                    continue
-                design = Design.build({k: [v] for k, v in cond(x, extra).items()}, scenario)
-                res = run_study(design, scenario, [crit], n_reps=reps, seed=seed,
-                                alpha=(alpha,), block_size=START_REPS, n_jobs=n_jobs,
-                                backend=backend, cache=store, progress=progress)
-                row = res.summary.iloc[0]
-                valid = int(row["n_reps"] - row["n_failed"])
-                if valid == 0:
-                    raise ValueError(f"{crit.name} failed on every replication at "
-                                     f"{solve}={_fmt(x)}.")
-                out[x] = (int(round(row["rate"] * valid)), valid, reps, row)
-                if extra is None:
-                    into[x] = out[x]
-            return out
-
-        notes: list[str] = []
-        _bracket(evaluate, seen, kind, low, high, power, solve, notes)
-        if all(_rate(s) >= power for s in seen.values()):  # reached at `low` already
-            converged, fit, est = True, _fallback_fit(kind), (low, low, low)
-        else:
-            converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps, solve,
-                                          notes)
-        value, ci_low, ci_high = est
-        per_point = max(s[2] for s in seen.values())
-        at = evaluate([value], max(per_point, START_REPS))[value]
-        if np.isfinite(fit["b0"]) and not fit["ceiling_reps"] and _above(at, power):
-            # the crossing is not confirmed: the power at the answer is well above the target
-            ceiling = _plateau(evaluate, seen, kind, power, solve)
-            if ceiling[0] < 1:
-                converged, fit, est = _refine(evaluate, seen, kind, power, tol, max_reps,
-                                              solve, notes, ceiling)
-                value, ci_low, ci_high = est
-                per_point = max(s[2] for s in seen.values())
-                at = evaluate([value], max(per_point, START_REPS))[value]
-            else:
-                fit["ceiling_reps"] = ceiling[3]
-                notes.append(f"the power at {solve}={_fmt(value)} is {_rate(at):.4f}, above "
-                             f"the target by more than three MCSEs: the fitted curve does not "
-                             "describe the points near it (see `points`).")
-        if kind == "integer" and converged and _above(at, power, below=True):
-            # a discrete test's sawtooth: the next tooth up that reaches the target
-            first, reps = value, at[2]
-            for _ in range(SAWTOOTH_STEPS):
-                value += 1
-                at = evaluate([value], reps)[value]
-                if not _above(at, power, below=True):
-                    break
-            else:
-                converged = False
-            ci_high = max(ci_high, value)
-            notes.append(f"the power is not monotone in {solve} (a sawtooth): at {solve}="
-                         f"{first} it is {_rate(seen[first]):.4f}, below the target by more "
-                         "than three MCSEs; " + (
-                             f"{solve}={value} is the next value that reaches it." if converged
-                             else f"none of the {SAWTOOTH_STEPS} values after it reaches it "
-                             f"(the last, {value}, is given)."))
-        size_row = evaluate([value], max(per_point, SIZE_REPS), extra=null)[value][3]
-    spent = (sum(s[2] for s in seen.values()) + max(per_point, SIZE_REPS)
-             + fit.pop("ceiling_reps"))
-    from evalmc.stats.mcse import rate_mcse
-
-    pw, pw_se = (float(v) for v in rate_mcse(at[0], at[1]))
-    if size_row["truth"] != "null":
-        notes.append(f"the null condition ({_pairs(null)}) is not a null of the scenario "
-                     f"(truth: {size_row['truth']}); give `null`.")
-    bradley = str(size_row["bradley"])
-    if bradley == "liberal":
-        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
-                     "liberal): part of this power is false positives; the plan is not to be "
-                     "trusted with this criterion.")
-    elif bradley not in ("robust", "conservative") and size_row["ci_low"] > alpha:
-        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (95% "
-                     f"interval from {size_row['ci_low']:.4f}), above alpha {alpha:g}: part "
-                     "of this power is false positives.")
-    elif bradley == "conservative":
-        notes.append(f"the size at {solve}={_fmt(value)} is {size_row['rate']:.4f} (Bradley: "
-                     "conservative): a calibrated criterion would need less.")
-    points = _points_frame(seen, solve)
-    return PlanResult(name, crit.name, solve, kind, float(power), float(alpha), value, ci_low,
-                      ci_high, pw, pw_se, float(size_row["rate"]), float(size_row["mcse"]),
-                      bradley, int(spent), converged, points, fit, params, null, notes, tie)
+        search = _Search(iv, _Power(iv, seed=seed, n_jobs=n_jobs, backend=backend,
+                                    cache=cache or tmp, progress=progress))
+        search.run()
+    return search.result()
 
 
 @dataclass(frozen=True)
@@ -879,52 +720,20 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence | None =
       24     14      13       14  80.0
       48     10      10       10  88.0
     """
-    sizes = tuple(sizes)
-    if len(sizes) != 2 or sizes[0] == sizes[1] or not all(isinstance(s, str) for s in sizes):
-        raise ValueError(f"`sizes` must name two different parameters; got {sizes!r}.")
-    if values is not None:
-        values = [check_int("values", v, low=1) for v in values]
-        if not values:
-            raise ValueError("`values` must hold at least one value of the first size.")
-    costs = tuple(check_float("unit_costs", c, low=0, open_low=True) for c in unit_costs)
-    if len(costs) != 2:
-        raise ValueError(f"`unit_costs` must hold two costs; got {unit_costs!r}.")
-    high = check_int("high", high, low=2)
+    sizes, values, costs, high = _plan_cost_iv(sizes, values, unit_costs, high)
     a, b = sizes
-    solved: dict = {}  # value of the first size -> (row of designs, plan or None)
 
-    def design(v):
-        if v in solved:
-            return solved[v][0]
-        try:
-            res = plan(scenario, criterion, solve=b, power=power, alpha=alpha,
-                       params={**(params or {}), a: v}, null=null, high=high, seed=seed,
-                       **options)
-        except UnreachableTarget as err:
-            row = {a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
-                   "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
-                   "power": np.nan, "n_reps": err.n_reps, "reached": False}
-            solved[v] = (row, None)
-            return row
-        if res.kind != "integer":
-            raise ValueError(f"`sizes` must name integer parameters; `{b}` is an effect.")
-        row = {a: v, "value": res.value, "ci_low": res.ci_low, "ci_high": res.ci_high,
-               "cost": costs[0] * v + costs[1] * res.value,
-               "cost_low": costs[0] * v + costs[1] * res.ci_low,
-               "cost_high": costs[0] * v + costs[1] * res.ci_high,
-               "power": res.power, "n_reps": res.n_reps, "reached": True}
-        solved[v] = (row, res)
-        return row
+    def solve_second(v):
+        return plan(scenario, criterion, solve=b, power=power, alpha=alpha,
+                    params={**(params or {}), a: v}, null=null, high=high, seed=seed, **options)
 
+    design = _CostDesigns(solve_second, sizes, costs)
     if values is not None:
         for v in values:
             design(v)
     else:
         _search_first(design, high, options.get("tol") or TOL["integer"])
-    order = sorted(solved)
-    designs = pd.DataFrame([solved[v][0] for v in order]).astype(
-        {"value": "Int64", "ci_low": "Int64", "ci_high": "Int64"})
-    plans = [solved[v][1] for v in order]
+    designs, plans = design.table()
     reached = designs[designs["reached"]]
     if reached.empty:
         raise ValueError(f"the power reaches {power:g} at no value of `{a}` with `{b}` up to "
@@ -940,11 +749,63 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence | None =
                     values is None)
 
 
+def _plan_cost_iv(sizes, values, unit_costs, high):
+    """:func:`plan_cost`'s own inputs checked: ``(sizes, values, costs, high)``."""
+    sizes = tuple(sizes)
+    if len(sizes) != 2 or sizes[0] == sizes[1] or not all(isinstance(s, str) for s in sizes):
+        raise ValueError(f"`sizes` must name two different parameters; got {sizes!r}.")
+    if values is not None:
+        values = [check_int("values", v, low=1) for v in values]
+        if not values:
+            raise ValueError("`values` must hold at least one value of the first size.")
+    costs = tuple(check_float("unit_costs", c, low=0, open_low=True) for c in unit_costs)
+    if len(costs) != 2:
+        raise ValueError(f"`unit_costs` must hold two costs; got {unit_costs!r}.")
+    return sizes, values, costs, check_int("high", high, low=2)
+
+
+class _CostDesigns:
+    """The designs of :func:`plan_cost` solved so far; called with a value of the first size,
+    solves the second there (once) and returns the design's row."""
+
+    def __init__(self, solve, sizes, costs):
+        self.solve, self.sizes, self.costs = solve, sizes, costs
+        self.solved: dict = {}  # value of the first size -> (row of designs, plan or None)
+
+    def __call__(self, v) -> dict:
+        if v not in self.solved:
+            self.solved[v] = self._design(v)
+        return self.solved[v][0]
+
+    def _design(self, v) -> tuple:
+        """``(row, plan)`` at ``a = v``; ``(row of NaN, None)`` where the target is not reached."""
+        a, b = self.sizes
+        try:
+            res = self.solve(v)
+        except UnreachableTarget as err:
+            return {a: v, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan,
+                    "cost": np.nan, "cost_low": np.nan, "cost_high": np.nan,
+                    "power": np.nan, "n_reps": err.n_reps, "reached": False}, None
+        if res.kind != "integer":
+            raise ValueError(f"`sizes` must name integer parameters; `{b}` is an effect.")
+        costs = self.costs
+        return {a: v, "value": res.value, "ci_low": res.ci_low, "ci_high": res.ci_high,
+                "cost": costs[0] * v + costs[1] * res.value,
+                "cost_low": costs[0] * v + costs[1] * res.ci_low,
+                "cost_high": costs[0] * v + costs[1] * res.ci_high,
+                "power": res.power, "n_reps": res.n_reps, "reached": True}, res
+
+    def table(self) -> tuple:
+        """The designs in order of the first size, as a frame, and their plans."""
+        order = sorted(self.solved)
+        designs = pd.DataFrame([self.solved[v][0] for v in order]).astype(
+            {"value": "Int64", "ci_low": "Int64", "ci_high": "Int64"})
+        return designs, [self.solved[v][1] for v in order]
+
+
 def _search_first(design, high, tol) -> None:
-    """Solve the first size of :func:`plan_cost`: `design(v)` solves the second at ``a = v``
-    and returns its row. Doubling from 2 until the cost has risen at two values past the
-    cheapest (or the second size is at its lowest, 1, or `a` passes `high`), then a ternary
-    search between the cheapest's neighbours, until it cannot tell its two points apart."""
+    """Search the first size of :func:`plan_cost` (`design(v)` solves the second there and
+    returns its row): doubling from 2, then a ternary search about the cheapest."""
     def cost(v):
         row = design(v)
         return row["cost"] if row["reached"] else math.inf
@@ -971,6 +832,8 @@ def _search_first(design, high, tol) -> None:
             hi = m2
         else:
             lo = m1
+
+
 def _frontier(designs, plans, sizes, costs, budgets) -> pd.DataFrame:
     """For each budget, the design of highest fitted power that costs at most that."""
     a, b = sizes
@@ -991,13 +854,148 @@ def _frontier(designs, plans, sizes, costs, budgets) -> pd.DataFrame:
     return pd.DataFrame(frontier)
 
 
-def _defaults(scenario, name, registry) -> dict:
-    if name in registry and registry[name].load() is scenario:
-        return {p.name: p.default for p in registry[name].params}
+@dataclass(frozen=True)
+class _PlanInputs:
+    """The inputs of :func:`plan`, checked and normalised by :func:`_plan_iv`."""
+
+    name: str
+    scenario: type
+    crit: object
+    solve: str
+    kind: str
+    power: float
+    alpha: float
+    params: dict
+    null: dict
+    tie: list
+    low: float
+    high: float
+    tol: float
+    max_reps: int
+
+    def cond(self, x, extra=None) -> dict:
+        """The scenario's parameters at ``solve = x`` (and the tied ones), `extra` on top."""
+        values = {**self.params, self.solve: x, **{k: x for k in self.tie}}
+        values.update(extra or {})  # the null of an effect sets the effect itself
+        return values
+
+
+def _plan_iv(scenario, criterion, solve, power, alpha, params, null, tie, low, high, tol,
+             max_reps) -> _PlanInputs:
+    """Check :func:`plan`'s inputs, each error naming its input, before any replication runs;
+    the first condition and its null are built to check their values too."""
+    from evalmc.criteria import get_criterion
+    from evalmc.study.design import Design
+
+    scenario, name = _scenario_iv(scenario)
+    crit = get_criterion(criterion)
+    check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    check_float("power", power, low=0, high=1, open_low=True, open_high=True)
+    if power <= alpha:
+        raise ValueError(f"`power` must exceed `alpha` ({alpha:g}); got {power:g}.")
+    max_reps = check_int("max_reps", max_reps, low=2 * START_REPS)
+    defaults = _defaults(scenario, name)
+    kind = _kind_iv(solve, defaults, name)
+    params = _params_iv(params, solve, defaults, name)
+    tie = _tie_iv(tie, solve, kind, params, defaults, name)
+    null = _null_iv(null, solve, kind, params, tie, defaults, name)
+    tol = TOL[kind] if tol is None else check_float("tol", tol, low=0, high=1,
+                                                    open_low=True, open_high=True)
+    low, high = _bounds(kind, low, high)
+    iv = _PlanInputs(name, scenario, crit, solve, kind, power, alpha, params, null, tie, low,
+                     high, tol, max_reps)
+    for extra in (None, null):  # names and values at once
+        Design.build({k: [v] for k, v in iv.cond(low, extra).items()}, scenario)
+    return iv
+
+
+def _scenario_iv(scenario) -> tuple:
+    """The scenario class and its name, from a name or a class."""
+    from evalmc.sims import get_scenario
+    from evalmc.sims.base import Scenario
+
+    name = scenario if isinstance(scenario, str) else getattr(scenario, "name", None)
+    if isinstance(scenario, str):
+        scenario = get_scenario(scenario)
+    if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
+        raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")
+    return scenario, name or scenario.__name__
+
+
+def _defaults(scenario, name) -> dict:
+    """The scenario's parameters and their defaults (the registry's, for a registered one)."""
+    from evalmc.sims import SCENARIOS
+
+    if name in SCENARIOS and SCENARIOS[name].load() is scenario:
+        return {p.name: p.default for p in SCENARIOS[name].params}
     return {p.name: p.default for p in scenario.parameters()}
 
 
+def _kind_iv(solve, defaults, name) -> str:
+    """'integer' or 'effect': the kind of the parameter solved."""
+    if solve not in defaults:
+        raise ValueError(f"`solve` must be a parameter of scenario {name!r}: "
+                         f"{', '.join(defaults)}; got {solve!r}.")
+    kinds = {int: "integer", float: "effect"}
+    if type(defaults[solve]) not in kinds:
+        raise ValueError(f"`solve` must be a numeric parameter; {solve!r} of scenario "
+                         f"{name!r} is a {type(defaults[solve]).__name__}.")
+    return kinds[type(defaults[solve])]
+
+
+def _params_iv(params, solve, defaults, name) -> dict:
+    """The fixed parameters as a dict: known, one value each, not the one solved."""
+    params = dict(params or {})
+    if not isinstance(params, Mapping):
+        raise ValueError(f"`params` must be a mapping of name to one value; got {params!r}.")
+    for key, value in params.items():
+        if key not in defaults:
+            raise ValueError(f"unknown parameter `{key}` for scenario {name!r}; valid "
+                             f"parameters: {', '.join(defaults)}.")
+        if isinstance(value, (list, tuple, np.ndarray)):
+            raise ValueError(f"`params` takes one value per parameter; got {key}={value!r}.")
+    if solve in params:
+        raise ValueError(f"`{solve}` is the parameter solved: leave it out of `params` (give "
+                         "`low` to start the search elsewhere).")
+    return params
+
+
+def _tie_iv(tie, solve, kind, params, defaults, name) -> list:
+    """The tied parameters as a list: integer ones, other than `solve` and `params`'."""
+    tie = [tie] if isinstance(tie, str) else list(tie)
+    for key in tie:
+        if (key not in defaults or type(defaults[key]) is not int or key == solve
+                or key in params):
+            raise ValueError(f"`tie` must name integer parameters of scenario {name!r} other "
+                             f"than `{solve}` and those of `params`; got {key!r}.")
+    if kind == "effect" and tie:
+        raise ValueError("`tie` goes with an integer parameter solved, not an effect.")
+    return tie
+
+
+def _null_iv(null, solve, kind, params, tie, defaults, name) -> dict:
+    """The null's overrides as a dict (default: the effect parameter at its default), which
+    must differ from the alternative when a size is solved."""
+    if null is None:
+        effect = next((e for e in EFFECTS if e in defaults), None)
+        if effect is None:
+            raise ValueError(f"scenario {name!r} has no `shift` or `delta` parameter: give "
+                             "`null`, the parameters of its null condition (e.g. "
+                             "null={'mean_a': 0.0}).")
+        null = {effect: defaults[effect]}
+    null = dict(null)
+    for key in null:
+        if key not in defaults or key == solve and kind == "integer" or key in tie:
+            raise ValueError(f"`null` must name parameters of scenario {name!r} other than "
+                             f"`{solve}`; got {key!r}.")
+    if kind == "integer" and all(params.get(k, defaults[k]) == v for k, v in null.items()):
+        raise ValueError(f"the alternative is the null ({_pairs(null)}): give the effect to "
+                         f"detect in `params` (e.g. {next(iter(null))}=0.5).")
+    return null
+
+
 def _bounds(kind, low, high):
+    """`low` and `high` checked, with their defaults."""
     if kind == "integer":
         low = 2 if low is None else low
         for label, v in (("low", low), ("high", high)):
@@ -1015,136 +1013,324 @@ def _bounds(kind, low, high):
     return low, high
 
 
-def _bracket(evaluate, seen, kind, low, high, target, solve, notes):
-    """Double from `low` until the power reaches the target (an effect above it halves).
+class _Power:
+    """The power function of :func:`plan`: the criterion's rejections at a value of the solved
+    parameter, one condition of the engine; under the null, its size."""
 
-    An integer value at which the criterion fails too often (degenerate samples of a small
-    design) is passed over while doubling, and said in a note."""
-    from evalmc.engine.scheduler import StudyError
+    def __init__(self, iv: _PlanInputs, *, seed, n_jobs, backend, cache, progress):
+        self.iv, self.seed, self.n_jobs, self.backend = iv, seed, n_jobs, backend
+        self.cache, self.progress = cache, progress
 
-    failed = []
+    def __call__(self, x, reps, extra=None) -> tuple:
+        """``(rejections, valid replications, replications run, summary row)`` at ``solve =
+        x`` on `reps` replications (`extra`: the null's parameters on top)."""
+        from evalmc.study.design import Design
+        from evalmc.study.rates import run_study
 
-    def power_at(x):
-        if kind != "integer":
-            return _rate(evaluate([x], START_REPS)[x])
+        iv = self.iv
+        design = Design.build({k: [v] for k, v in iv.cond(x, extra).items()}, iv.scenario)
+        res = run_study(design, iv.scenario, [iv.crit], n_reps=reps, seed=self.seed,
+                        alpha=(iv.alpha,), block_size=START_REPS, n_jobs=self.n_jobs,
+                        backend=self.backend, cache=self.cache, progress=self.progress)
+        row = res.summary.iloc[0]
+        valid = int(row["n_reps"] - row["n_failed"])
+        if valid == 0:
+            raise ValueError(f"{iv.crit.name} failed on every replication at "
+                             f"{iv.solve}={_fmt(x)}.")
+        return int(round(row["rate"] * valid)), valid, reps, row
+
+    def size(self, x, reps):
+        """The summary row of the null condition at ``solve = x``: the size, its verdict."""
+        return self(x, reps, self.iv.null)[3]
+
+
+class _Search:
+    """The search of :func:`plan` (the module's algorithm) on a power function; `seen` holds
+    the evaluated points, value -> ``(rejections, valid reps, reps run, summary row)``."""
+
+    def __init__(self, iv: _PlanInputs, power: _Power):
+        self.iv, self.power = iv, power
+        self.seen: dict = {}
+        self.notes: list[str] = []
+        self.failed: list = []  # integer values passed over while bracketing
+
+    def run(self) -> None:
+        """Bracket, refine, confirm the answer (a sawtooth's next tooth), then its size."""
+        iv = self.iv
+        self.bracket()
+        if all(_rate(s) >= iv.power for s in self.seen.values()):  # reached at `low` already
+            self.converged, self.fit, est = True, _fallback_fit(iv.kind), (iv.low,) * 3
+        else:
+            self.converged, self.fit, est = self.refine()
+        self._answer(est)
+        self.confirm()
+        if iv.kind == "integer" and self.converged and _above(self.at, iv.power, below=True):
+            self.sawtooth()
+        self.size_row = self.power.size(self.value, max(self.per_point, SIZE_REPS))
+
+    def result(self) -> PlanResult:
+        """The plan, once :meth:`run`."""
+        from evalmc.stats.mcse import rate_mcse
+
+        iv, row = self.iv, self.size_row
+        spent = self.spent() + max(self.per_point, SIZE_REPS) + self.fit.pop("ceiling_reps")
+        pw, pw_se = (float(v) for v in rate_mcse(self.at[0], self.at[1]))
+        self.notes.extend(_size_notes(iv, row, self.value))
+        return PlanResult(iv.name, iv.crit.name, iv.solve, iv.kind, float(iv.power),
+                          float(iv.alpha), self.value, self.ci_low, self.ci_high, pw, pw_se,
+                          float(row["rate"]), float(row["mcse"]), str(row["bradley"]),
+                          int(spent), self.converged, _points_frame(self.seen, iv.solve),
+                          self.fit, iv.params, iv.null, self.notes, iv.tie)
+
+    def point(self, x, reps) -> tuple:
+        """The point at `x` on `reps` replications at least: run (and kept) unless it was."""
+        if self.seen.get(x, (0, 0, 0))[2] < reps:
+            self.seen[x] = self.power(x, reps)
+        return self.seen[x]
+
+    def spent(self, ceiling=None) -> int:
+        """Replications run so far: the points', and the plateau's once measured."""
+        return sum(s[2] for s in self.seen.values()) + (ceiling[3] if ceiling else 0)
+
+    def bracket(self) -> None:
+        """Double from `low` until the power reaches the target (an effect above it halves);
+        an integer value where the criterion fails too often is passed over, in a note."""
+        iv = self.iv
+        x = iv.low
+        power = self._start(x)
+        if power >= iv.power:
+            self._reached_at_low()
+            return
+        history = [power]
+        checked = False
+        while power < iv.power:
+            if x >= iv.high:
+                raise UnreachableTarget(
+                    f"the power at {iv.solve}={_fmt(x)} (`high`) is {power:.3f}, below the "
+                    f"target {iv.power:g}: raise `high`, or check the effect.", self.spent())
+            if (not checked and len(history) >= 3 and power > 0.5
+                    and power - history[-3] < 0.02):  # flat over two doublings: a plateau?
+                self.plateau()  # raises if below the target
+                checked = True
+            x = min(_round(x * 2, iv.kind), iv.high)
+            power = self._start(x)
+            history.append(power)
+        if self.failed:
+            self.notes.append(f"the criterion failed too often at {iv.solve} = "
+                              f"{', '.join(map(str, self.failed))} (degenerate samples): "
+                              "passed over.")
+
+    def _start(self, x) -> float:
+        """The power at `x` on :data:`START_REPS`; -1 for an integer where it fails."""
+        from evalmc.engine.scheduler import StudyError
+
+        if self.iv.kind != "integer":
+            return _rate(self.point(x, START_REPS))
         try:
-            return _rate(evaluate([x], START_REPS)[x])
+            return _rate(self.point(x, START_REPS))
         except StudyError:
-            failed.append(x)
+            self.failed.append(x)
             return -1.0
 
-    x = low
-    power = power_at(x)
-    if power >= target:
-        if kind == "integer":
-            notes.append(f"the target is reached at the lowest value tried, {solve}={low}: "
-                         "the answer is at most that (give a smaller `low`).")
+    def _reached_at_low(self) -> None:
+        """The target reached at `low`: said for an integer; an effect halves until it is not."""
+        iv = self.iv
+        if iv.kind == "integer":
+            self.notes.append(f"the target is reached at the lowest value tried, "
+                              f"{iv.solve}={iv.low}: the answer is at most that (give a "
+                              "smaller `low`).")
             return
+        x = iv.low
         for _ in range(20):
-            x = _round(x / 2, kind)
-            if power_at(x) < target:
+            x = _round(x / 2, iv.kind)
+            if self._start(x) < iv.power:
                 return
-        raise ValueError(f"the power reaches {target:g} even at {solve}={_fmt(x)}: give "
+        raise ValueError(f"the power reaches {iv.power:g} even at {iv.solve}={_fmt(x)}: give "
                          "`low`.")
-    history = [power]
-    checked = False
-    while power < target:
-        if x >= high:
-            raise UnreachableTarget(f"the power at {solve}={_fmt(x)} (`high`) is {power:.3f}, "
-                                    f"below the target {target:g}: raise `high`, or check the "
-                                    "effect.", _spent(seen, None))
-        if (not checked and len(history) >= 3 and power > 0.5
-                and power - history[-3] < 0.02):  # flat over two doublings: a plateau?
-            _plateau(evaluate, seen, kind, target, solve)  # raises if below the target
-            checked = True
-        x = min(_round(x * 2, kind), high)
-        power = power_at(x)
-        history.append(power)
-    if failed:
-        notes.append(f"the criterion failed too often at {solve} = "
-                     f"{', '.join(map(str, failed))} (degenerate samples): passed over.")
 
-
-def _refine(evaluate, seen, kind, target, tol, max_reps, solve, notes, ceiling=None):
-    """Fit, evaluate near the crossing with doubling replications, refit, until precise.
-
-    `ceiling`: ``(level, MCSE, where, replications)`` once the plateau check has run (by
-    :func:`_plateau`); it runs here when a point falls short of the fitted curve."""
-    reps = START_REPS
-    while True:
-        fit, est = _estimate(seen, kind, target, ceiling[:2] if ceiling else (1.0, 0.0))
-        if fit is not None and ceiling is None and (_falls_short(seen, kind, fit, target)
-                                                    or _unconfirmed(seen, est, target)):
-            ceiling = _plateau(evaluate, seen, kind, target, solve)
-            continue
-        if (kind == "effect" and fit is not None and ceiling is not None and ceiling[0] < 1
-                and not _precise(kind, *est, tol)
-                and fit["ceiling_half"] ** 2 > fit["half"] ** 2 / 2
-                and _spent(seen, ceiling) + ceiling[3] + SIZE_REPS <= max_reps):
-            # the plateau's error is most of the interval's: measure it better (an effect's;
-            # a size's power often overshoots its plateau, a sawtooth, where it would not help)
-            ceiling = _plateau(evaluate, seen, kind, target, solve, ceiling[2], 2 * ceiling[3])
-            continue
-        if fit is None:  # no monotone fit: bisect the bracket
-            below = max(x for x, s in seen.items() if _rate(s) < target)
-            above = min(x for x, s in seen.items() if _rate(s) >= target and x > below)
-            if kind == "integer" and above - below <= 1:
-                fit = _fallback_fit(kind)
-                return True, fit, (above, above, above)
-            nxt = [_round((below + above) / 2, kind)]
-        else:
-            value, lo, hi = est
-            if _precise(kind, value, lo, hi, tol) and reps >= MIN_REPS:
-                _said(notes, fit, ceiling, solve)
+    def refine(self, ceiling=None) -> tuple:
+        """Fit, evaluate near the crossing with doubling replications, refit, until precise:
+        ``(converged, fit, (value, lo, hi))``. `ceiling`: :meth:`plateau`'s, once measured."""
+        iv = self.iv
+        reps = START_REPS
+        while True:
+            fit, est = _estimate(self.seen, iv.kind, iv.power,
+                                 ceiling[:2] if ceiling else (1.0, 0.0))
+            measured = self._measure_ceiling(fit, est, ceiling)
+            if measured is not None:
+                ceiling = measured
+                continue
+            if fit is None:  # no monotone fit: bisect the bracket
+                below, above = self._straddle()
+                if iv.kind == "integer" and above - below <= 1:
+                    return True, _fallback_fit(iv.kind), (above, above, above)
+                nxt = [_round((below + above) / 2, iv.kind)]
+            elif _precise(iv.kind, *est, iv.tol) and reps >= MIN_REPS:
+                self._said(fit, ceiling)
                 return True, fit, est
-            nxt = _next_points(kind, fit, est, tol)
-        reps *= 2
-        spent = _spent(seen, ceiling)
-        extra = sum(reps - seen.get(x, (0, 0, 0))[2] for x in set(nxt))
-        if spent + extra + max(reps, SIZE_REPS) > max_reps:
-            if fit is None:
-                raise ValueError(f"no power curve could be fitted within `max_reps` "
-                                 f"({max_reps}) replications.")
-            _said(notes, fit, ceiling, solve)
-            notes.append(f"stopped at the cap of {max_reps:,} replications before the "
-                         f"interval reached the tolerance (+-{tol:.0%}); raise `max_reps`.")
-            return False, fit, est
-        evaluate(sorted(set(nxt)), reps)
+            else:
+                nxt = _next_points(iv.kind, fit, est, iv.tol)
+            reps *= 2
+            if self._over_cap(nxt, reps, ceiling):
+                return self._capped(fit, est, ceiling)
+            for x in sorted(set(nxt)):
+                self.point(x, reps)
+
+    def _measure_ceiling(self, fit, est, ceiling):
+        """The plateau measured when the fit calls for it, else None: once a point falls short
+        or the crossing is unconfirmed, again (an effect's) when its error dominates."""
+        if fit is None:
+            return None
+        if ceiling is None:
+            return self.plateau() if self._falls_short(fit) or self._unconfirmed(est) else None
+        iv = self.iv
+        if (iv.kind == "effect" and ceiling[0] < 1 and not _precise(iv.kind, *est, iv.tol)
+                and fit["ceiling_half"] ** 2 > fit["half"] ** 2 / 2
+                and self.spent(ceiling) + ceiling[3] + SIZE_REPS <= iv.max_reps):
+            # (a size's power often overshoots its plateau, a sawtooth, where it would not help)
+            return self.plateau(ceiling[2], 2 * ceiling[3])
+        return None
+
+    def _straddle(self) -> tuple:
+        """The largest value below the target and the smallest above it past that."""
+        target = self.iv.power
+        below = max(x for x, s in self.seen.items() if _rate(s) < target)
+        above = min(x for x, s in self.seen.items() if _rate(s) >= target and x > below)
+        return below, above
+
+    def _over_cap(self, nxt, reps, ceiling) -> bool:
+        """Whether evaluating `nxt` on `reps` each, then the size, would pass `max_reps`."""
+        extra = sum(reps - self.seen.get(x, (0, 0, 0))[2] for x in set(nxt))
+        return self.spent(ceiling) + extra + max(reps, SIZE_REPS) > self.iv.max_reps
+
+    def _capped(self, fit, est, ceiling) -> tuple:
+        """Stop at the cap, saying so: ``(False, fit, est)``; an error without a fit."""
+        iv = self.iv
+        if fit is None:
+            raise ValueError(f"no power curve could be fitted within `max_reps` "
+                             f"({iv.max_reps}) replications.")
+        self._said(fit, ceiling)
+        self.notes.append(f"stopped at the cap of {iv.max_reps:,} replications before the "
+                          f"interval reached the tolerance (+-{iv.tol:.0%}); raise `max_reps`.")
+        return False, fit, est
+
+    def _said(self, fit, ceiling) -> None:
+        """Record the plateau's replications in `fit`; a level below 1 is said in a note."""
+        fit["ceiling_reps"] = ceiling[3] if ceiling else 0
+        if ceiling and ceiling[0] < 1:
+            self.notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE "
+                              f"{ceiling[1]:.4f}, {ceiling[3]:,} replications) at "
+                              f"{self.iv.solve}={_fmt(ceiling[2])}; the curve is fitted with "
+                              "that ceiling.")
+
+    def _falls_short(self, fit) -> bool:
+        """Whether a point where the curve (local, or fitted on every point) reaches the target
+        is clearly short of it (binomial tail < 1e-3, 0.01 short): a sign of a plateau."""
+        from scipy.stats import binom, norm
+
+        _, u, k, n = _arrays(self.seen, self.iv.kind)
+        curves = [(fit["b0"], fit["b1"])]
+        whole = _probit(u, k, n)  # on every point: the local fit may not reach the flat part
+        if whole is not None:
+            curves.append(whole[0])
+        for b0, b1 in curves:
+            p = fit["ceiling"] * norm.cdf(b0 + b1 * u)
+            above = p >= self.iv.power
+            if np.any(above & (p - k / n > 0.01) & (binom.cdf(k, n, p) < 1e-3)):
+                return True
+        return False
+
+    def _unconfirmed(self, est) -> bool:
+        """Whether the power at the answer or its low end (refined) is above the target by
+        three MCSEs, or at the high end below it: the points do not cross where the fit does."""
+        value, lo, hi = est
+        seen, target = self.seen, self.iv.power
+        return any(x in seen and seen[x][1] >= 2 * START_REPS and _above(seen[x], target, below)
+                   for x, below in ((lo, False), (value, False), (hi, True)))
+
+    def plateau(self, where=None, reps=PLATEAU_REPS) -> tuple:
+        """The power far above the bracket: ``(level, MCSE, where, replications)``, level 1
+        when within three MCSEs of it; raises when not clearly above the target."""
+        from evalmc.stats.mcse import rate_mcse
+
+        iv = self.iv
+        if where is None:  # four times the bracket's top for a size, twice for an effect
+            where = _round(max(self.seen) * (4 if iv.kind == "integer" else 2), iv.kind)
+        k, n = self.power(where, reps)[:2]
+        level, se = (float(v) for v in rate_mcse(k, n))
+        se = max(se, 0.5 / n)  # never zero: all rejections still leave 1/n of doubt
+        if level - 3 * se <= iv.power:
+            raise UnreachableTarget(
+                f"the power levels off at {level:.4f} (MCSE {se:.4f}, at {iv.solve}="
+                f"{_fmt(where)}, {n:,} replications), not clearly above the target `power` "
+                f"{iv.power:g}: no {iv.solve} is sure to reach it. Lower `power`, or give a "
+                "larger effect.", self.spent() + n)
+        if level + 3 * se >= 1:
+            return 1.0, 0.0, where, n
+        return level, se, where, n
+
+    def _answer(self, est) -> None:
+        """Take `est` as the answer, and measure the power there as well as any point."""
+        self.value, self.ci_low, self.ci_high = est
+        self.per_point = max(s[2] for s in self.seen.values())
+        self.at = self.point(self.value, max(self.per_point, START_REPS))
+
+    def confirm(self) -> None:
+        """Where the power at the answer is above the target by three MCSEs, measure the
+        plateau: refine again below a ceiling under 1, or say the curve misses the points."""
+        iv, fit = self.iv, self.fit
+        if not (np.isfinite(fit["b0"]) and not fit["ceiling_reps"] and _above(self.at, iv.power)):
+            return
+        ceiling = self.plateau()
+        if ceiling[0] < 1:
+            self.converged, self.fit, est = self.refine(ceiling)
+            self._answer(est)
+        else:
+            fit["ceiling_reps"] = ceiling[3]
+            self.notes.append(f"the power at {iv.solve}={_fmt(self.value)} is "
+                              f"{_rate(self.at):.4f}, above the target by more than three "
+                              "MCSEs: the fitted curve does not describe the points near it "
+                              "(see `points`).")
+
+    def sawtooth(self) -> None:
+        """A discrete test's sawtooth, the answer's power clearly short of the target: step up
+        to the next value that reaches it (at most :data:`SAWTOOTH_STEPS`)."""
+        solve, power = self.iv.solve, self.iv.power
+        first, reps = self.value, self.at[2]
+        for _ in range(SAWTOOTH_STEPS):
+            self.value += 1
+            self.at = self.point(self.value, reps)
+            if not _above(self.at, power, below=True):
+                break
+        else:
+            self.converged = False
+        self.ci_high = max(self.ci_high, self.value)
+        self.notes.append(f"the power is not monotone in {solve} (a sawtooth): at {solve}="
+                          f"{first} it is {_rate(self.seen[first]):.4f}, below the target by "
+                          "more than three MCSEs; " + (
+                              f"{solve}={self.value} is the next value that reaches it."
+                              if self.converged else f"none of the {SAWTOOTH_STEPS} values "
+                              f"after it reaches it (the last, {self.value}, is given)."))
 
 
-def _said(notes, fit, ceiling, solve) -> None:
-    """Record the plateau's replications in `fit`, and say in `notes` where the power levels
-    off, as last measured."""
-    fit["ceiling_reps"] = ceiling[3] if ceiling else 0
-    if ceiling and ceiling[0] < 1:
-        notes.append(f"the power levels off below 1: {ceiling[0]:.4f} (MCSE {ceiling[1]:.4f}, "
-                     f"{ceiling[3]:,} replications) at {solve}={_fmt(ceiling[2])}; the curve "
-                     "is fitted with that ceiling.")
-
-
-def _spent(seen, ceiling) -> int:
-    """Replications run so far: the points', and the plateau's once measured."""
-    return sum(s[2] for s in seen.values()) + (ceiling[3] if ceiling else 0)
-
-
-def _falls_short(seen, kind, fit, target) -> bool:
-    """Whether a point where the fitted curve is at or above the target has clearly less power
-    than the curve (a binomial tail below 1e-3 and at least 0.01 short), by the local fit or
-    one on every point: the sign of a power that levels off below the ceiling the curve
-    assumes."""
-    from scipy.stats import binom, norm
-
-    _, u, k, n = _arrays(seen, kind)
-    curves = [(fit["b0"], fit["b1"])]
-    whole = _probit(u, k, n)  # on every point: the local fit may not reach the flat part
-    if whole is not None:
-        curves.append(whole[0])
-    for b0, b1 in curves:
-        p = fit["ceiling"] * norm.cdf(b0 + b1 * u)
-        above = p >= target
-        if np.any(above & (p - k / n > 0.01) & (binom.cdf(k, n, p) < 1e-3)):
-            return True
-    return False
+def _size_notes(iv: _PlanInputs, row, value) -> list:
+    """What the size at the answer says of the plan: a null that is not one, a liberal or
+    conservative criterion, a size above alpha."""
+    notes = []
+    if row["truth"] != "null":
+        notes.append(f"the null condition ({_pairs(iv.null)}) is not a null of the scenario "
+                     f"(truth: {row['truth']}); give `null`.")
+    at = f"the size at {iv.solve}={_fmt(value)} is {row['rate']:.4f}"
+    bradley = str(row["bradley"])
+    if bradley == "liberal":
+        notes.append(f"{at} (Bradley: liberal): part of this power is false positives; the "
+                     "plan is not to be trusted with this criterion.")
+    elif bradley not in ("robust", "conservative") and row["ci_low"] > iv.alpha:
+        notes.append(f"{at} (95% interval from {row['ci_low']:.4f}), above alpha "
+                     f"{iv.alpha:g}: part of this power is false positives.")
+    elif bradley == "conservative":
+        notes.append(f"{at} (Bradley: conservative): a calibrated criterion would need less.")
+    return notes
 
 
 def _above(entry, target, below=False) -> bool:
@@ -1154,45 +1340,16 @@ def _above(entry, target, below=False) -> bool:
     return (-1 if below else 1) * (k / n - target) > 3 * math.sqrt(target * (1 - target) / n)
 
 
-def _unconfirmed(seen, est, target) -> bool:
-    """Whether the power observed at the solved value or the low end of its interval (after a
-    round of refinement) is above the target by more than three MCSEs, or at the high end
-    below it: the fitted crossing is not where the points cross."""
-    value, lo, hi = est
-    return any(x in seen and seen[x][1] >= 2 * START_REPS and _above(seen[x], target, below)
-               for x, below in ((lo, False), (value, False), (hi, True)))
-
-
-def _plateau(evaluate, seen, kind, target, solve, where=None, reps=PLATEAU_REPS):
-    """The power far above the bracket (`where`, by default four times its top for an integer,
-    twice for an effect) on `reps` replications: ``(level, MCSE, where, replications)``, the
-    level 1 when it is within three MCSEs of 1. Raises when it does not exceed the target by
-    three MCSEs: then no value reaches the target for sure."""
-    from evalmc.stats.mcse import rate_mcse
-
-    if where is None:
-        where = _round(max(seen) * (4 if kind == "integer" else 2), kind)
-    k, n = evaluate([where], reps, into={})[where][:2]
-    level, se = (float(v) for v in rate_mcse(k, n))
-    se = max(se, 0.5 / n)  # never zero: all rejections still leave 1/n of doubt
-    if level - 3 * se <= target:
-        raise UnreachableTarget(
-            f"the power levels off at {level:.4f} (MCSE {se:.4f}, at {solve}={_fmt(where)}, "
-            f"{n:,} replications), not clearly above the target `power` {target:g}: no "
-            f"{solve} is sure to reach it. Lower `power`, or give a larger effect.",
-            _spent(seen, None) + n)
-    if level + 3 * se >= 1:
-        return 1.0, 0.0, where, n
-    return level, se, where, n
-
-
 def _precise(kind, value, lo, hi, tol) -> bool:
+    """Whether the interval ``[lo, hi]`` is within the tolerance (a size's: or three values)."""
     if kind == "integer":
         return hi - lo <= 2 or (hi - lo) / 2 <= tol * value
     return (hi - lo) / 2 <= tol * value
 
 
 def _next_points(kind, fit, est, tol):
+    """The next round's points: the crossing and its interval's ends, at least a unit or the
+    tolerance apart."""
     value, lo, hi = est
     u = fit["u"]
     half = max(fit["half"], math.log1p(tol) if kind == "integer" else tol * abs(u))
@@ -1206,10 +1363,8 @@ def _next_points(kind, fit, est, tol):
 
 
 def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
-    """The probit fit, then the crossing and its 95% interval (None where it cannot).
-
-    `ceiling` is the level the power tends to and its MCSE: ``(1, 0)`` unless the plateau
-    check found one below 1; its error enters the crossing's interval."""
+    """The probit fit and ``(crossing, lo, hi)``, its 95% interval, or ``(None, None)``;
+    `ceiling`, the power's level and its MCSE, widens the interval."""
     from scipy.stats import norm
 
     c, c_se = ceiling
@@ -1258,9 +1413,8 @@ def _arrays(seen, kind):
 
 
 def _probit(u, k, n, ceiling=1.0):
-    """Binomial probit GLM of `k` successes in `n` on `u`, by Fisher scoring: ``((b0, b1),
-    cov)``, or None when it does not converge to an increasing curve. With a `ceiling` c < 1
-    the curve is ``c * Phi(b0 + b1 u)`` (c known: a power that levels off at c)."""
+    """Binomial probit GLM ``ceiling * Phi(b0 + b1 u)`` of `k` in `n` by Fisher scoring:
+    ``((b0, b1), cov)``, or None without an increasing curve."""
     from scipy.stats import norm
 
     if len(np.unique(u)) < 2:
@@ -1300,6 +1454,7 @@ def _probit(u, k, n, ceiling=1.0):
 
 
 def _fallback_fit(kind):
+    """The fit of a plan without a curve (NaN coefficients)."""
     return {"b0": float("nan"), "b1": float("nan"), "ceiling_reps": 0,
             "scale": "log" if kind == "integer" else "linear", "cov": np.full((2, 2), np.nan),
             "u": float("nan"), "half": float("nan"), "ceiling_half": float("nan"),
@@ -1308,6 +1463,7 @@ def _fallback_fit(kind):
 
 
 def _points_frame(seen, solve):
+    """The evaluated points as a frame, with Wilson intervals."""
     from evalmc.stats.mcse import wilson_interval
 
     rows = []
@@ -1320,24 +1476,29 @@ def _points_frame(seen, solve):
 
 
 def _rate(entry) -> float:
+    """A point's rejection rate among its valid replications."""
     return entry[0] / entry[1]
 
 
 def _round(x, kind):
+    """A value of the solved parameter: the integer at or above, or four significant digits."""
     if kind == "integer":
         return max(1, int(math.ceil(x - 1e-9)))
     return float(f"{x:.4g}")
 
 
 def _fmt(v) -> str:
+    """A value as the messages show it."""
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
 def _pairs(mapping) -> str:
+    """``key=value, ...``."""
     return ", ".join(f"{k}={_fmt(v)}" for k, v in mapping.items())
 
 
 def _plain(value):
+    """Nested dicts, lists and numpy scalars as plain Python values (for JSON)."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
