@@ -28,90 +28,21 @@ from evalmc.sims.base import Batch, Scenario
 
 
 def biased_sd(k, sd, rho):
-    """Sd of the mean of `k` runs with variance ``sd^2`` and average correlation `rho` (Eq 7).
-
-    ``Var = sd^2 / k + (k - 1) / k * rho * sd^2``; with ``rho = 0`` it is the ideal
-    estimator's ``sd / sqrt(k)`` (Eq 6).
-
-    Parameters
-    ----------
-    k : int or array_like
-        Runs averaged.
-    sd : float
-        Sd of one run.
-    rho : float
-        Average correlation of two runs.
-
-    Returns
-    -------
-    ndarray
-        The sd of the mean, of the shape of `k`.
-
-    Examples
-    --------
-    >>> from evalmc.sims.benchmarks import biased_sd
-    >>> print(f"{biased_sd(10, 1.0, 0.0):.4f}")
-    0.3162
-    >>> biased_sd([10, 50], 1.0, 0.2).round(4).tolist()
-    [0.5292, 0.4648]
-    """
+    """Sd of the mean of `k` runs of sd `sd` and average correlation `rho` (Eq 7):
+    ``sqrt(sd^2 / k + (k - 1) / k * rho * sd^2)``, the ideal ``sd / sqrt(k)`` at ``rho = 0``."""
     k = np.asarray(k, dtype=float)
     return np.sqrt(sd**2 / k + (k - 1) / k * rho * sd**2)
 
 
 def shift_for(p_ab, sigma=1.0):
-    """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`.
-
-    ``Phi^-1(p_ab) sigma sqrt(2)``: the difference of two independent runs has sd
-    ``sigma sqrt(2)``.
-
-    Parameters
-    ----------
-    p_ab : float or array_like
-        Probability that a run of A beats a run of B, in (0, 1).
-    sigma : float
-        Sd of one run.
-
-    Returns
-    -------
-    float or ndarray
-
-    Examples
-    --------
-    >>> from evalmc.sims.benchmarks import shift_for
-    >>> print(f"{shift_for(0.75):.4f} {shift_for(0.5):.4f}")
-    0.9539 0.0000
-    """
+    """Mean difference A - B that makes ``P(A > B) = p_ab`` for two runs of sd `sigma`:
+    ``Phi^-1(p_ab) sigma sqrt(2)``."""
     return scipy.special.ndtri(p_ab) * sigma * np.sqrt(2.0)
 
 
 class PairedRunsBatch(Batch):
-    """A batch of paired runs holding the number of pairs A wins up front.
-
-    ``diff = a - b`` is drawn on first use, given the wins, and the scores after it; A wins
-    exactly the pairs where ``diff > 0``.
-
-    Parameters
-    ----------
-    wins : ndarray of int, shape (n_reps,)
-        Pairs A wins in each replication.
-    draw_diff : callable
-        ``draw_diff() -> diff``, the differences given the wins, shape (n_reps, k).
-    fill : callable
-        ``fill(diff) -> (a, b)``, the scores given the differences.
-    sizes : tuple of int
-        ``(k, k)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.benchmarks import Benchmark
-    >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
-    >>> batch.n_reps, batch.wins.tolist(), (batch.diff > 0).sum(axis=1).tolist()
-    (2, [6, 6], [6, 6])
-    >>> bool(np.allclose(batch.a - batch.b, batch.diff))
-    True
-    """
+    """Paired runs holding the number of pairs A wins, ``wins``, up front: ``diff = a - b`` is
+    drawn given the wins on first use (A wins exactly where ``diff > 0``), the scores after it."""
 
     generic = False
 
@@ -123,31 +54,14 @@ class PairedRunsBatch(Batch):
 
     @property
     def diff(self) -> np.ndarray:
-        """``a - b``, shape (n_reps, k), drawn given the wins on first use.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
-        >>> batch.diff[0, :3].round(4).tolist(), (batch.diff > 0).sum(axis=1).tolist()
-        ([-1.3717, 1.8356, -0.7169], [6, 6])
-        """
+        """``a - b``, shape (n_reps, k), drawn given the wins on first use."""
         if self._diff is None:
             self._diff = self._draw_diff()
         return self._diff
 
     @property
     def n_reps(self) -> int:
-        """Replications (studies) in the batch.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> Benchmark(k=5).draw(np.random.default_rng(0), 3).n_reps
-        3
-        """
+        """Replications (studies) in the batch."""
         return self.wins.shape[0]
 
 
@@ -184,98 +98,37 @@ class Benchmark(Scenario, registered="pipelines"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``p_ab == 0.5``, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> Benchmark().truth, Benchmark(p_ab=0.75).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when ``p_ab == 0.5``, else ``'alternative'``."""
         return "null" if self.p_ab == 0.5 else "alternative"
 
     @property
     def effect(self) -> float:
-        """P(A>B) - 1/2: positive when A's runs beat B's more often than not.
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> Benchmark(p_ab=0.75).effect
-        0.25
-        """
+        """P(A>B) - 1/2: positive when A's runs beat B's more often than not."""
         return self.p_ab - 0.5
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(k, k)``: runs of each pipeline.
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> Benchmark(k=10).sizes
-        (10, 10)
-        """
+        """``(k, k)``: runs of each pipeline."""
         return (self.k, self.k)
 
     @property
     def shift(self) -> float:
-        """Mean score of A minus that of B, ``Phi^-1(p_ab) sigma sqrt(2)`` (:func:`shift_for`).
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> round(Benchmark(p_ab=0.75).shift, 4), round(Benchmark(p_ab=0.75, sigma=2.0).shift, 4)
-        (0.9539, 1.9077)
-        """
+        """Mean score of A minus that of B, ``Phi^-1(p_ab) sigma sqrt(2)`` (:func:`shift_for`)."""
         return float(shift_for(self.p_ab, self.sigma))
 
     @property
     def rho(self) -> float:
-        """Average correlation between two runs of one pipeline in one study (Eq 7):
-        ``bias_sd^2 / (bias_sd^2 + sigma^2)``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> Benchmark().rho, round(Benchmark(bias_sd=0.5).rho, 4)
-        (0.0, 0.2)
-        """
+        """Average correlation of two runs of one pipeline in one study (Eq 7),
+        ``bias_sd^2 / (bias_sd^2 + sigma^2)``."""
         return self.bias_sd**2 / (self.bias_sd**2 + self.sigma**2)
 
     @property
     def mean_sd(self) -> float:
-        """Sd of a pipeline's mean over its `k` runs: Eq 7 with the runs' total variance.
-
-        Examples
-        --------
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> round(Benchmark(k=10).mean_sd, 4), round(Benchmark(k=10, bias_sd=0.5).mean_sd, 4)
-        (0.3162, 0.5916)
-        """
+        """Sd of a pipeline's mean over its `k` runs: Eq 7 with the runs' total variance."""
         return float(biased_sd(self.k, np.hypot(self.sigma, self.bias_sd), self.rho))
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` studies: each pipeline's bias and the pairs A wins now, the rest lazily.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        PairedRunsBatch
-            ``wins`` (n_reps,); ``diff``, ``a`` and ``b`` (n_reps, k) on first use.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.benchmarks import Benchmark
-        >>> batch = Benchmark(k=10, p_ab=0.75).draw(np.random.default_rng(0), 2)
-        >>> batch.wins.tolist(), batch.diff.shape, batch.a.shape
-        ([6, 6], (2, 10), (2, 10))
-        """
+        """Draw `n_reps` studies: each pipeline's bias and the pairs A wins now, the rest lazily."""
         # Given the two biases, the pairs' differences D = A - B are iid N(mu, 2 sigma^2), so the
         # number of pairs A wins is Binomial(k, Phi(mu / (sigma sqrt 2))): the P(A>B) test needs
         # nothing else. The differences are drawn only when a criterion asks for them, given the

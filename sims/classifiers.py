@@ -68,29 +68,8 @@ RATES = ("tpr_a", "fpr_a", "tpr_b", "fpr_b", "rho")
 
 
 def multinomial_rows(rng, n_reps, n, p) -> np.ndarray:
-    """`n_reps` independent multinomial draws of `n` over `p` (a Numba kernel, row by row).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n_reps : int
-        Draws (rows).
-    n : int
-        Trials of each draw.
-    p : array_like
-        Cell probabilities, summing to 1.
-
-    Returns
-    -------
-    ndarray of int64, shape (n_reps, len(p))
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.classifiers import multinomial_rows
-    >>> multinomial_rows(np.random.default_rng(0), 2, 10, [0.2, 0.3, 0.5]).tolist()
-    [[2, 2, 6], [0, 1, 9]]
-    """
+    """`n_reps` independent multinomial draws of `n` over `p`, shape (n_reps, len(p)) (a Numba
+    kernel, row by row)."""
     p = np.ascontiguousarray(p, dtype=float)
     out = np.empty((n_reps, p.size), np.int64)
     from evalmc.sims.kernels import multinomial_rows_into
@@ -112,28 +91,8 @@ def _both_correct(p_a, p_b, rho):
 
 
 def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarray:
-    """Population probability of each of the 8 cells (see the module docstring).
-
-    Parameters
-    ----------
-    prevalence : float
-        Share of positive examples.
-    tpr_a, fpr_a, tpr_b, fpr_b : float
-        True and false positive rates of A and of B.
-    rho : float
-        Correlation of A's and B's latent scores (Gaussian copula).
-
-    Returns
-    -------
-    ndarray, shape (8,)
-        Summing to 1, cell ``4 * label + 2 * a_correct + b_correct``.
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import cell_probabilities
-    >>> cell_probabilities(0.5, 0.8, 0.1, 0.8, 0.1, 0.5).round(4).tolist()
-    [0.0162, 0.0338, 0.0338, 0.4162, 0.0436, 0.0564, 0.0564, 0.3436]
-    """
+    """Population probability of each of the 8 cells (module docstring) from the prevalence,
+    both models' TPR and FPR, and the copula's `rho`."""
     p = np.empty(N_CELLS)
     for label, weight, acc_a, acc_b in ((0, 1 - prevalence, 1 - fpr_a, 1 - fpr_b),
                                         (1, prevalence, tpr_a, tpr_b)):
@@ -146,72 +105,20 @@ def cell_probabilities(prevalence, tpr_a, fpr_a, tpr_b, fpr_b, rho) -> np.ndarra
 
 
 def table_cells(prevalence, p_both, p_a_only, p_b_only) -> np.ndarray:
-    """Population probability of each of the 8 cells, the paired table in each class.
-
-    Parameters
-    ----------
-    prevalence : float
-        Share of positive examples.
-    p_both, p_a_only, p_b_only : float
-        Probabilities that both models are right on an example, only A, only B; both are
-        wrong with the rest, ``1 - p_both - p_a_only - p_b_only``.
-
-    Returns
-    -------
-    ndarray, shape (8,)
-        Summing to 1, cell ``4 * label + 2 * a_correct + b_correct``: ``1 - prevalence``
-        times the table for the negatives, `prevalence` times it for the positives.
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import table_cells
-    >>> table_cells(0.25, 0.7, 0.12, 0.08).round(4).tolist()
-    [0.075, 0.06, 0.09, 0.525, 0.025, 0.02, 0.03, 0.175]
-    """
+    """Population probability of each of the 8 cells, the paired table (`p_both`, `p_a_only`,
+    `p_b_only`, both wrong the rest) in each class."""
     table = np.array([max(1.0 - math.fsum((p_both, p_a_only, p_b_only)), 0.0), p_b_only,
                       p_a_only, p_both])
     return np.concatenate([(1 - prevalence) * table, prevalence * table]) / table.sum()
 
 
 def error_rate(prevalence, tpr, fpr) -> float:
-    """Population classification error of a classifier with this TPR and FPR.
-
-    ``prevalence (1 - tpr) + (1 - prevalence) fpr``.
-
-    Parameters
-    ----------
-    prevalence, tpr, fpr : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import error_rate
-    >>> round(error_rate(0.5, 0.8, 0.1), 4)
-    0.15
-    """
+    """Population classification error, ``prevalence (1 - tpr) + (1 - prevalence) fpr``."""
     return prevalence * (1 - tpr) + (1 - prevalence) * fpr
 
 
 def f1_score(prevalence, tpr, fpr) -> float:
-    """Population F1 = 2 TP / (2 TP + FN + FP) with rates in place of counts (0 if undefined).
-
-    Parameters
-    ----------
-    prevalence, tpr, fpr : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import f1_score
-    >>> round(f1_score(0.5, 0.8, 0.1), 4)
-    0.8421
-    """
+    """Population F1 = 2 TP / (2 TP + FN + FP) with rates in place of counts (0 if undefined)."""
     denom = prevalence * (1 + tpr) + (1 - prevalence) * fpr
     return 2 * prevalence * tpr / denom if denom > 0 else 0.0
 
@@ -222,28 +129,8 @@ def _check_rate(name, value):
 
 
 class CountsBatch(Batch):
-    """Two classifiers on one evaluation set of n examples per replication: the examples of
-    each cell of the table label x A correct x B correct, cell ``4 * label + 2 * a_correct +
-    b_correct`` (the sufficient statistic of the tests on counts).
-
-    The per-example correctness ``a``, ``b`` is drawn from the counts only if asked for
-    (replaying a failure); criteria on scores do not apply (``holds`` has no ``'scores'``).
-
-    Parameters
-    ----------
-    counts : ndarray of int, shape (n_reps, 8)
-        Each replication's table; and the keywords of :class:`~evalmc.sims.base.Batch`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.classifiers import CountsBatch, correctness
-    >>> counts = np.array([[1, 0, 0, 1, 0, 1, 0, 1]])
-    >>> batch = CountsBatch(paired=True, counts=counts, sizes=(4, 4),
-    ...                     fill=lambda: correctness(counts))
-    >>> sorted(batch.holds), batch.n_reps, batch.a.tolist()
-    (['counts'], 1, [[0.0, 1.0, 0.0, 1.0]])
-    """
+    """Each replication's 8-cell table in ``counts`` (the sufficient statistic of the tests on
+    counts); the per-example correctness ``a``, ``b`` is drawn from it only if asked for."""
 
     holds = frozenset({"counts"})
     per_rep = ("counts",)
@@ -254,16 +141,7 @@ class CountsBatch(Batch):
 
     @property
     def n_reps(self) -> int:
-        """Replications: rows of :attr:`counts`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.classifiers import CountsBatch
-        >>> CountsBatch(paired=True, counts=np.ones((3, 8), int), sizes=(8, 8),
-        ...             fill=lambda: None).n_reps
-        3
-        """
+        """Replications: rows of :attr:`counts`."""
         return self.counts.shape[0]
 
 
@@ -273,18 +151,11 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
     ``Batch.counts`` holds each evaluation set's 8-cell table. ``Batch.a`` and ``Batch.b``
     hold the examples' correctness (1 correct, 0 wrong) of A and of B, in cell order; score
-    criteria do not apply to this scenario (run_study refuses them). Parameters: the
-    ``'paired-classifiers'`` row of :data:`evalmc.sims.SCENARIOS`.
-
-    With ``p_both``, ``p_a_only`` and ``p_b_only`` given, the paired table in place of the
-    rates and `rho` (which must then keep their defaults), each class holds that table (see
-    the module docstring).
-
-    Attributes
-    ----------
-    cells : ndarray, shape (8,)
-        The cells' population probabilities (:func:`cell_probabilities`, or
-        :func:`table_cells` with the paired table given).
+    criteria do not apply to this scenario (run_study refuses them). With ``p_both``,
+    ``p_a_only`` and ``p_b_only`` given, the paired table in place of the rates and `rho` (which
+    must then keep their defaults), each class holds that table (module docstring); ``cells``
+    holds the cells' population probabilities. Parameters: the ``'paired-classifiers'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -350,27 +221,8 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         return acc_a, 1 - acc_a, acc_b, 1 - acc_b
 
     def difference(self, measure: str | None = None) -> float:
-        """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``).
-
-        Parameters
-        ----------
-        measure : {'dcerr', 'df1'}, optional
-            Default: the scenario's `measure`.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> scenario = PairedClassifiers(tpr_a=0.9)
-        >>> round(scenario.difference(), 4), round(scenario.difference("df1"), 4)
-        (-0.05, 0.0579)
-        >>> table = PairedClassifiers(p_both=0.7, p_a_only=0.12, p_b_only=0.08)
-        >>> round(table.difference(), 4), round(table.difference("df1"), 4)
-        (-0.04, 0.04)
-        """
+        """Population difference A - B in error rate (``'dcerr'``) or in F1 (``'df1'``); default the
+        scenario's `measure`."""
         measure = check_choice("measure", measure or self.measure, MEASURES)
         rate = error_rate if measure == "dcerr" else f1_score
         tpr_a, fpr_a, tpr_b, fpr_b = self._rates()
@@ -378,91 +230,28 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
     @property
     def effect(self) -> float:
-        """Population difference in the scenario's `measure`, positive when A is better: B's
-        error rate minus A's (A's accuracy minus B's) for 'dcerr', A's F1 minus B's for 'df1'.
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> better = PairedClassifiers(tpr_a=0.9)
-        >>> round(better.effect, 4), round(better.difference(), 4)
-        (0.05, -0.05)
-        >>> round(PairedClassifiers(tpr_a=0.9, measure="df1").effect, 4)
-        0.0579
-        """
+        """Population difference in `measure`, positive when A is better: B's error rate minus A's
+        for 'dcerr', A's F1 minus B's for 'df1'."""
         return -self.difference() if self.measure == "dcerr" else self.difference()
 
     @property
     def estimand(self) -> str:
-        """What :attr:`effect` is: ``'mean difference'`` for 'dcerr' (the mean of A's
-        per-example correctness minus B's), ``'F1 difference'`` for 'df1'.
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> PairedClassifiers().estimand, PairedClassifiers(measure="df1").estimand
-        ('mean difference', 'F1 difference')
-        """
+        """``'mean difference'`` for 'dcerr' (of per-example correctness), ``'F1 difference'`` for
+        'df1'."""
         return "mean difference" if self.measure == "dcerr" else "F1 difference"
 
     def truth_of(self, measure: str) -> str:
-        """Exact-null truth for `measure`: ``'null'`` when the population difference is 0.
-
-        Parameters
-        ----------
-        measure : {'dcerr', 'df1'}
-
-        Returns
-        -------
-        str
-            ``'null'`` or ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> PairedClassifiers(tpr_a=0.9).truth_of("dcerr")
-        'alternative'
-        """
+        """Exact-null truth for `measure`: ``'null'`` when the population difference is 0."""
         return "null" if abs(self.difference(measure)) <= NULL_TOLERANCE else "alternative"
 
     @property
     def truth(self) -> str:
-        """Exact-null truth for this scenario's `measure`.
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> PairedClassifiers().truth, PairedClassifiers(tpr_a=0.9).truth
-        ('null', 'alternative')
-        """
+        """Exact-null truth for this scenario's `measure`."""
         return self.truth_of(self.measure)
 
     def with_difference(self, measure: str, value: float) -> PairedClassifiers:
-        """The same population with A's TPR set so that the difference `measure` is `value`.
-
-        A's FPR, B and `rho` are kept; ``value=0`` gives an exact null. The TPR is solved in
-        closed form: from ``Cerr = prevalence (1 - tpr) + (1 - prevalence) fpr`` for 'dcerr',
-        from ``F1 = 2 prevalence tpr / (prevalence (1 + tpr) + (1 - prevalence) fpr)`` for 'df1'.
-
-        Parameters
-        ----------
-        measure : {'dcerr', 'df1'}
-        value : float
-            The population difference A - B wanted.
-
-        Returns
-        -------
-        PairedClassifiers
-            With the new `tpr_a` and `measure`; ValueError if no TPR in [0, 1] reaches `value`,
-            or if the paired table is given (move `p_a_only` then).
-
-        Examples
-        --------
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> better = PairedClassifiers().with_difference("dcerr", -0.05)
-        >>> round(better.tpr_a, 4), round(better.difference(), 4), better.truth
-        (0.9, -0.05, 'alternative')
-        """
+        """The same population with A's TPR set, in closed form, so that the difference `measure` is
+        `value`; ValueError if no TPR in [0, 1] reaches it, or if the paired table is given."""
         check_choice("measure", measure, MEASURES)
         if self.p_both is not None:
             raise ValueError("`with_difference` sets A's TPR, which the paired table (p_both, "
@@ -482,26 +271,7 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
         return replace(self, tpr_a=float(tpr), measure=measure)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` evaluation sets of `n` examples as 8-cell tables.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        CountsBatch
-            Paired; ``counts`` (n_reps, 8); ``a``, ``b`` (n_reps, n) on first use.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.classifiers import PairedClassifiers
-        >>> batch = PairedClassifiers(n=50).draw(np.random.default_rng(0), 3)
-        >>> batch.counts[0].tolist(), batch.counts.sum(axis=1).tolist(), batch.a.shape
-        ([1, 1, 0, 15, 4, 6, 4, 19], [50, 50, 50], (3, 50))
-        """
+        """Draw `n_reps` evaluation sets of `n` examples as 8-cell tables (:class:`CountsBatch`)."""
         counts = multinomial_rows(rng, n_reps, self.n, self.cells)
         # the per-example correctness is drawn only if asked for (replaying a failure)
         return CountsBatch(paired=True, fill=lambda: correctness(counts),
@@ -509,23 +279,8 @@ class PairedClassifiers(Scenario, registered="paired-classifiers"):
 
 
 def correctness(counts) -> tuple[np.ndarray, np.ndarray]:
-    """Per-example correctness (1.0 correct, 0.0 wrong) of A and B, examples in cell order.
-
-    Parameters
-    ----------
-    counts : ndarray of int, shape (n_reps, 8), rows summing to the same n
-
-    Returns
-    -------
-    a, b : ndarray, shape (n_reps, n)
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import correctness
-    >>> a, b = correctness([[0, 1, 0, 0, 0, 0, 1, 1]])
-    >>> a.tolist(), b.tolist()
-    ([[0.0, 1.0, 1.0]], [[1.0, 0.0, 1.0]])
-    """
+    """Per-example correctness ``(a, b)`` (1.0 correct, 0.0 wrong) of A and B from rows of
+    `counts`, examples in cell order."""
     counts = np.asarray(counts)
     n_reps = counts.shape[0]
     cell = np.repeat(np.tile(np.arange(N_CELLS), n_reps), counts.ravel()).reshape(n_reps, -1)

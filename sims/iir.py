@@ -16,6 +16,10 @@ sensitivity is filtered by the synapse's own feedback, ``dz(t)/db_i = u(t-i) + s
 dz(t-j)/db_i`` and ``dz(t)/da_k = z(t-k) + sum_j a_j dz(t-j)/da_k``, the coefficients' change
 along the pass ignored; with the coefficients held, it is the exact gradient.
 
+Assumed where the paper is silent: 6 feedforward taps (its "6 taps", as for its FIR filters)
+and feedback order 2, the least whose poles can be complex (a resonance, as the series'
+quasi-period); the feedback coefficients start at 0, so that every filter starts stable.
+
 No stability constraint: the paper states none. An unstable filter's output grows until its
 unit's tanh is exactly +-1 in double precision; it is held within ``+-SATURATION`` (its
 derivative there 0), so that the network stays computable and its error finite. Should an update
@@ -41,25 +45,8 @@ SATURATION = 1e100
 
 @dataclass(frozen=True)
 class IIRRuns:
-    """Trained IIR MLPs: their outputs along the series and how their training ended.
-
-    Attributes
-    ----------
-    outputs : ndarray, shape (n_runs, n)
-        Each network's output at every step of the series, from a zero filter state.
-    unstable : ndarray of bool, shape (n_runs,)
-        Whether a synapse of the trained network has a pole on or outside the unit circle.
-    updates : ndarray of int, shape (n_runs,)
-        Updates made: fewer than asked when an update would have left the float range.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.iir import IIRRuns
-    >>> runs = IIRRuns(np.zeros((2, 3)), np.array([False, True]), np.array([10, 10]))
-    >>> int(runs.unstable.sum())
-    1
-    """
+    """Trained IIR MLPs: their `outputs` along the series (n_runs, n), whether each ends
+    `unstable` (a pole on or outside the unit circle), and the `updates` made."""
 
     outputs: np.ndarray
     unstable: np.ndarray
@@ -68,9 +55,8 @@ class IIRRuns:
 
 @njit(cache=True, nogil=True)
 def _filters(u, t, b, a, zs, sb, sa, z, db, da):
-    """Advance every hidden unit's filter to step `t` (``u`` is 0 before step 0): its output
-    ``z[h]`` and sensitivities ``db[h, i] = dz/db_hi``, ``da[h, k] = dz/da_hk``, then shift the
-    histories ``zs[h, j]`` (the output at ``t-1-j``), ``sb``, ``sa`` by one step."""
+    """Advance every hidden unit's filter to step `t`: its output ``z[h]`` and sensitivities
+    ``db``, ``da``, then shift the histories ``zs``, ``sb``, ``sa`` by one step."""
     n_hidden, n_ff = b.shape
     n_fb = a.shape[1]
     for h in range(n_hidden):
@@ -133,9 +119,8 @@ def _finite_step(lr, err, delta, z, db, da, b, a, g, bias, v, c, hidden, learn_g
 
 @njit(cache=True, nogil=True)
 def _iir_sgd(u, y, start, stop, n_updates, lr0, learn_gains, b, a, g, bias, v, c):
-    """Online SGD of an IIR MLP along the series `u`: passes over steps ``0..stop-1``, each
-    from a zero filter state, one update at each step ``t >= start`` (target ``y[t]``), until
-    `n_updates`. Returns the updates made: fewer when one would have left the float range."""
+    """Online SGD of an IIR MLP along `u`, passes over steps ``0..stop-1`` updating from `start`,
+    until `n_updates`; the updates made (fewer when one would leave the float range)."""
     n_hidden, n_ff = b.shape
     n_fb = a.shape[1]
     zs, sb, sa = (np.zeros((n_hidden, n_fb)), np.zeros((n_hidden, n_ff, n_fb)),
@@ -190,7 +175,7 @@ def _iir_forward(u, b, a, g, bias, v, c, out):
 
 def _unstable(a) -> bool:
     """Whether a filter of feedback `a` (one row per synapse) has a pole on or outside the unit
-    circle: a root of ``x^N - a_1 x^(N-1) - ... - a_N``."""
+    circle."""
     return any(np.abs(np.roots(np.r_[1.0, -row])).max(initial=0.0) >= 1.0 for row in a)
 
 
@@ -212,58 +197,8 @@ def _check_series(u, y, start, stop):
 def iir_outputs(u, y, *, start: int, stop: int, n_runs: int, n_hidden: int, n_updates: int,
                 gains: bool = True, taps: int = 6, feedback: int = 2, fan_in: int = 1,
                 lr0: float = 0.1, rng) -> IIRRuns:
-    """Train IIR MLPs, with or without synaptic gains, along a series; their outputs on all of
-    it.
-
-    Each pass runs the steps ``0..stop-1`` from a zero filter state, the steps before `start`
-    only filling the filters, and updates at each later step ``t`` toward ``y[t]``.
-
-    Assumed where Giles and Lawrence (1997) are silent: `taps` = 6 feedforward taps, the paper's
-    "6 taps" as for its FIR filters, and `feedback` = 2, the least order whose poles can be
-    complex (a resonance, as the Mackey-Glass series' quasi-period); the feedforward taps start
-    as the FIR MLP's, the feedback coefficients at 0, so that every filter starts stable, as
-    the FIR filter of its taps (started ``U(-2.4, 2.4)`` like a weight, most second-order
-    filters would be unstable from the first step).
-
-    Parameters
-    ----------
-    u : ndarray, shape (n,)
-        The input series (standardize it first).
-    y : ndarray, shape (n,)
-        The target of each step.
-    start, stop : int
-        The trained steps: ``start..stop-1``.
-    n_runs, n_hidden, n_updates : int
-        Networks, hidden tanh units, and per-step updates of each network.
-    gains : bool
-        Learn a synaptic gain per hidden unit (initially 1); without, the gains stay 1.
-    taps, feedback : int
-        Feedforward taps ``M + 1`` and feedback order ``N`` of each first-layer filter.
-    fan_in : int
-        The ``F`` of the hidden units' start ``U(-2.4/F, 2.4/F)``: 1, the unit's one synapse,
-        as the FIR MLP of :func:`evalmc.sims.temporal.fir_outputs`.
-    lr0 : float
-        Initial learning rate; it falls linearly to 0 over the updates.
-    rng : numpy.random.Generator
-        Per run, draws the feedforward taps and hidden biases ``U(-2.4/F, 2.4/F)`` unit by unit
-        (taps then bias), then the output weights and bias ``U(-2.4/n_hidden, 2.4/n_hidden)``.
-
-    Returns
-    -------
-    IIRRuns
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.iir import iir_outputs
-    >>> u = np.sin(np.arange(60) / 3.0)
-    >>> runs = iir_outputs(u[:-1], u[1:], start=5, stop=40, n_runs=2, n_hidden=3,
-    ...                    n_updates=500, rng=np.random.default_rng(0))
-    >>> runs.outputs.shape, ((runs.outputs[:, 40:] - u[41:]) ** 2).mean(axis=1).round(3).tolist()
-    ((2, 59), [0.009, 0.031])
-    >>> runs.unstable.tolist(), runs.updates.tolist()  # the second ends with a pole outside
-    ([False, True], [500, 500])
-    """
+    """Train `n_runs` IIR MLPs, with or without synaptic `gains`, along `u` on the steps
+    ``start..stop-1`` (the earlier ones only fill the filters); their :class:`IIRRuns`."""
     u, y, start, stop = _check_series(u, y, start, stop)
     n_runs = check_int("n_runs", n_runs, low=1)
     n_hidden = check_int("n_hidden", n_hidden, low=1)

@@ -95,50 +95,8 @@ _EDGE = 1e-9
 
 @dataclass(frozen=True, eq=False)
 class ItemFit:
-    """The latent Gaussian model fitted to two models' item scores (:func:`fit_items`).
-
-    Attributes
-    ----------
-    kind : {'binary', 'continuous'}
-        0/1 scores, or any others (through the Gaussian copula).
-    mu_a, mu_b : float
-        The models' latent means, reproducing their mean scores.
-    cluster, interaction, item, model_item, sample : float
-        The five latent variances (sum 1).
-    clipped : tuple of str
-        The variances whose estimate was negative and set to 0.
-    n_items : int
-        Items read.
-    cluster_sizes : tuple of int
-        Items per cluster, clusters in order of first appearance (all 1 without clusters).
-    n_samples : int
-        Scores per item.
-    levels : ndarray
-        The distinct scores (the marginal's values), ascending.
-    cuts : ndarray
-        The latent thresholds between consecutive levels: a latent value in
-        ``(cuts[j - 1], cuts[j]]`` scores ``levels[j]``.
-    mean_a, mean_b, mean : float
-        A's, B's and the pooled mean score read.
-    correlations : dict
-        The latent correlations ``r_samp``, ``r_ab``, ``r_clu``, ``r_clu_ab`` (NaN where not
-        identifiable).
-    observed : dict
-        :func:`item_statistics` of the scores read.
-    digest : str
-        A digest of the scores read (and of their clusters).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.sims.itemmodel import fit_items
-    >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-    ...                       "sample": 0, "cluster": list("1234") * 2,
-    ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-    >>> fit = fit_items(table, "A", "B")
-    >>> fit.kind, round(fit.mu_a, 4), fit.sample, fit.cluster
-    ('binary', 0.6745, 0.0, 0.0)
-    """
+    """The latent Gaussian model fitted to two models' item scores (:func:`fit_items`): latent
+    means, the five variances (:data:`PARTS`), the scores' `levels` and their latent `cuts`."""
 
     kind: str
     mu_a: float
@@ -163,48 +121,12 @@ class ItemFit:
 
     @property
     def variances(self) -> dict[str, float]:
-        """The five latent variances by name.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> round(sum(fit_items(table, "A", "B").variances.values()), 12)
-        1.0
-        """
+        """The five latent variances by name."""
         return {name: getattr(self, name) for name in PARTS}
 
     def expected(self, mu) -> np.ndarray:
         """Expected score of a model of latent mean `mu`: ``v_0 + sum_j (v_j - v_(j-1))
-        Phi(mu - t_j)`` (the module docstring), exact.
-
-        Parameters
-        ----------
-        mu : float or array_like
-
-        Returns
-        -------
-        ndarray
-            Of the shape of `mu`.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> fit = fit_items(table, "A", "B")
-        >>> float(fit.expected(fit.mu_a)), float(fit.expected(0.0))
-        (0.75, 0.5)
-        """
+        Phi(mu - t_j)`` (the module docstring), exact."""
         from scipy.special import ndtr
 
         mu = np.asarray(mu, dtype=float)
@@ -212,30 +134,8 @@ class ItemFit:
         return self.levels[0] + (steps * ndtr(mu[..., None] - self.cuts)).sum(axis=-1)
 
     def latent_mean(self, score: float, *, name: str = "delta") -> float:
-        """The latent mean whose expected score is `score` (strictly inside the scores'
-        range, else ValueError naming `name`).
-
-        Parameters
-        ----------
-        score : float
-            The expected score wanted.
-        name : str
-            The parameter a message names.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> round(fit_items(table, "A", "B").latent_mean(0.8), 4)
-        0.8416
-        """
+        """The latent mean whose expected score is `score` (strictly inside the scores' range, else
+        ValueError naming `name`)."""
         from scipy.optimize import brentq
         from scipy.special import ndtri
 
@@ -255,33 +155,7 @@ class ItemFit:
                             xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=200))
 
     def latent_means(self, delta: float) -> tuple[float, float]:
-        """``(mu_A, mu_B)`` whose expected scores are ``mean +- delta / 2``.
-
-        Parameters
-        ----------
-        delta : float
-            A's expected score minus B's.
-
-        Returns
-        -------
-        tuple of float
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> fit = fit_items(table, "A", "B")
-        >>> [round(float(fit.expected(mu)), 12) for mu in fit.latent_means(0.2)]
-        [0.725, 0.525]
-        >>> fit.latent_means(2.0)
-        Traceback (most recent call last):
-        ...
-        ValueError: `delta` asks for an expected score of 1.625, outside the scores' range \
-(0, 1).
-        """
+        """``(mu_A, mu_B)`` whose expected scores are ``mean +- delta / 2``."""
         if delta == 0:
             mu = self.latent_mean(self.mean)
             return mu, mu
@@ -290,39 +164,8 @@ class ItemFit:
 
     def draw_scores(self, rng, n_reps: int, mu_a: float, mu_b: float,
                     cluster_sizes=None) -> tuple[np.ndarray, np.ndarray]:
-        """Scores of `n_reps` fresh sets of items, all replications at once.
-
-        Draws, in order, the clusters' difficulties and interactions (n_reps, clusters), the
-        items' difficulties (n_reps, items), both models' item effects (2, n_reps, items), then
-        A's and B's sample noise (n_reps, items, samples) each, all from `rng`.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-        mu_a, mu_b : float
-            The models' latent means.
-        cluster_sizes : sequence of int, optional
-            Items per cluster; default the file's.
-
-        Returns
-        -------
-        a, b : ndarray, shape (n_reps, items * n_samples)
-            Item by item, an item's samples consecutive.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> fit = fit_items(table, "A", "B")
-        >>> a, b = fit.draw_scores(np.random.default_rng(0), 2, fit.mu_a, fit.mu_b)
-        >>> a.tolist()
-        [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]]
-        """
+        """Scores ``(a, b)`` of `n_reps` fresh sets of items (shape (n_reps, items * n_samples), an
+        item's samples consecutive), in the file's clusters unless `cluster_sizes` is given."""
         sizes = np.asarray(self.cluster_sizes if cluster_sizes is None else cluster_sizes,
                            dtype=np.int64)
         n, g, s = int(sizes.sum()), len(sizes), self.n_samples
@@ -342,26 +185,7 @@ class ItemFit:
 
     def score(self, z) -> np.ndarray:
         """The observed scores of latent values `z`: ``levels[j]`` for `z` in
-        ``(cuts[j - 1], cuts[j]]`` (binary: ``1{z > 0}``).
-
-        Parameters
-        ----------
-        z : array_like
-
-        Returns
-        -------
-        ndarray of float
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from evalmc.sims.itemmodel import fit_items
-        >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-        ...                       "sample": 0, "cluster": list("1234") * 2,
-        ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-        >>> fit_items(table, "A", "B").score([-0.5, 0.0, 0.5]).tolist()
-        [0.0, 0.0, 1.0]
-        """
+        ``(cuts[j - 1], cuts[j]]`` (binary: ``1{z > 0}``)."""
         return self.levels[np.searchsorted(self.cuts, np.asarray(z, dtype=float), side="left")]
 
 
@@ -406,27 +230,8 @@ def _phi2(h: float, k: float, r: float) -> float:
 
 
 def tetrachoric(p_x: float, p_y: float, p11: float) -> float:
-    """The tetrachoric correlation: ``r`` with ``Phi2(Phi^-1(p_x), Phi^-1(p_y); r) = p11``.
-
-    A share `p11` beyond what correlations of (-1, 1) allow gives the nearest edge.
-
-    Parameters
-    ----------
-    p_x, p_y : float
-        The shares of 1 of the two binary variables, in (0, 1).
-    p11 : float
-        The share of pairs where both are 1.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.itemmodel import tetrachoric
-    >>> abs(tetrachoric(0.5, 0.5, 0.25)) < 1e-9, round(tetrachoric(0.5, 0.5, 1 / 3), 6)
-    (True, 0.5)
-    """
+    """The tetrachoric correlation: ``r`` with ``Phi2(Phi^-1(p_x), Phi^-1(p_y); r) = p11``, the
+    nearest edge of (-1, 1) when `p11` is beyond reach."""
     from scipy.optimize import brentq
     from scipy.special import ndtri
 
@@ -522,40 +327,8 @@ def _centring_correction(r: dict, sizes: np.ndarray, s: int, clustered: bool) ->
 
 
 def fit_items(table, a: str, b: str) -> ItemFit:
-    """Fit the latent Gaussian model (module docstring) to models `a` and `b` of `table`.
-
-    Parameters
-    ----------
-    table : DataFrame
-        From :func:`~evalmc.inputs.itemlogs.read_items` (columns ``model, item, sample, cluster,
-        score``); ``attrs['cluster']`` None means no clusters.
-    a, b : str
-        The two models; each needs the same samples on every item, as many as the other.
-
-    Returns
-    -------
-    ItemFit
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import pandas as pd
-    >>> from evalmc.sims.itemmodel import fit_items
-    >>> rng = np.random.default_rng(1)
-    >>> skill = rng.standard_normal(40)
-    >>> table = pd.DataFrame({
-    ...     "model": ["A"] * 40 + ["B"] * 40, "item": [str(i) for i in range(40)] * 2,
-    ...     "sample": 0, "cluster": [str(i // 4) for i in range(40)] * 2,
-    ...     "score": np.concatenate([skill + rng.standard_normal(40),
-    ...                              skill + rng.standard_normal(40)])})
-    >>> fit = fit_items(table, "A", "B")
-    >>> fit.kind, fit.cluster_sizes[:3], fit.n_samples
-    ('continuous', (4, 4, 4), 1)
-    >>> {k: round(v, 3) for k, v in fit.variances.items()}
-    {'cluster': 0.184, 'interaction': 0.0, 'item': 0.359, 'model_item': 0.457, 'sample': 0.0}
-    >>> fit.clipped
-    ('interaction',)
-    """
+    """Fit the latent Gaussian model (module docstring) to models `a` and `b` of an item
+    `table` (:func:`~evalmc.inputs.itemlogs.read_items`); an :class:`ItemFit`."""
     from evalmc.inputs.itemlogs import COLUMNS
 
     missing = [c for c in COLUMNS if c not in table.columns]
@@ -611,39 +384,8 @@ def fit_items(table, a: str, b: str) -> ItemFit:
 
 
 def item_statistics(a, b, cluster_sizes, n_samples: int = 1) -> dict[str, np.ndarray]:
-    """Per replication, the quantities that decide a paired test's error rates on item scores.
-
-    ``mean_a``, ``mean_b``: the models' mean scores; ``discordance``: the mean of
-    ``|A - B|`` over (item, sample) pairs (for 0/1 scores the share where they differ);
-    ``icc_diff``: the intraclass correlation (one-way ANOVA estimator, unequal clusters) of
-    the per-item differences of the means over samples within clusters, NaN without clusters
-    (all of one item, or a single cluster); ``within_var``: the variance of an item's scores
-    over its samples (ddof 1), averaged over items and both models, NaN with one sample;
-    ``item_corr``: the correlation of A's and B's item means.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (n_reps, n_items * n_samples)
-        Scores, item by item, an item's samples consecutive.
-    cluster_sizes : sequence of int
-        Items per cluster, in order.
-    n_samples : int
-        Scores per item.
-
-    Returns
-    -------
-    dict of str to ndarray, shape (n_reps,)
-        Keyed by :data:`STATISTICS`.
-
-    Examples
-    --------
-    >>> from evalmc.sims.itemmodel import item_statistics
-    >>> stats = item_statistics([[1, 1, 0, 1, 0, 0, 1, 1]], [[1, 0, 0, 0, 0, 0, 1, 0]],
-    ...                         (2, 2), n_samples=2)
-    >>> {k: round(float(v[0]), 4) for k, v in stats.items()}
-    {'mean_a': 0.625, 'mean_b': 0.25, 'discordance': 0.375, 'icc_diff': 0.0, \
-'within_var': 0.1875, 'item_corr': 0.9045}
-    """
+    """Per replication, the quantities of :data:`STATISTICS` that decide a paired test's error
+    rates on item scores (means, discordance, ICC of the differences, within-item variance, ...)."""
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
     sizes = np.asarray(cluster_sizes, dtype=np.int64)
@@ -685,30 +427,8 @@ def item_statistics(a, b, cluster_sizes, n_samples: int = 1) -> dict[str, np.nda
 
 
 def layout(fit: ItemFit, n_items: int) -> tuple[int, ...]:
-    """Cluster sizes of `n_items` items like the file's: the file's own for 0, else clusters
-    of the file's mean cluster size (rounded half up), the last one holding the rest.
-
-    Parameters
-    ----------
-    fit : ItemFit
-    n_items : int
-        0, or at least 2.
-
-    Returns
-    -------
-    tuple of int
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.sims.itemmodel import fit_items, layout
-    >>> table = pd.DataFrame({"model": ["A"] * 4 + ["B"] * 4, "item": list("1234") * 2,
-    ...                       "sample": 0, "cluster": list("1122") * 2,
-    ...                       "score": [1.0, 0, 1, 1, 1, 0, 0, 1]})
-    >>> fit = fit_items(table, "A", "B")
-    >>> layout(fit, 0), layout(fit, 5)
-    ((2, 2), (2, 2, 1))
-    """
+    """Cluster sizes of `n_items` items like the file's: the file's own for 0, else clusters of
+    the file's mean cluster size (rounded half up), the last one holding the rest."""
     if n_items == 0:
         return fit.cluster_sizes
     k = max(1, int(np.floor(fit.n_items / len(fit.cluster_sizes) + 0.5)))
@@ -723,19 +443,11 @@ class ItemModel(Scenario, registered="item-model"):
     """Two models' item scores drawn from the latent model fitted to your own file.
 
     The file (read by :func:`~evalmc.inputs.itemlogs.read_items` with `metric`, `cluster` and
-    `sample`) is fitted once (:func:`fit_items`, stored in :attr:`fit`); each replication
-    draws fresh clusters, items and samples whose expected scores differ by `delta`, their
-    average the file's pooled mean (module docstring). Parameters: the ``'item-model'`` row of
+    `sample`) is fitted once (:func:`fit_items`, stored in ``fit``); each replication draws
+    fresh clusters, items and samples whose expected scores differ by `delta`, their average the
+    file's pooled mean (module docstring), at the latent means ``mu`` in clusters of
+    ``cluster_sizes`` (:func:`layout`). Parameters: the ``'item-model'`` row of
     :data:`evalmc.sims.SCENARIOS`.
-
-    Attributes
-    ----------
-    fit : ItemFit
-        The fitted model.
-    mu : tuple of float
-        The latent means ``(mu_A, mu_B)`` at `delta`.
-    cluster_sizes : tuple of int
-        Items per cluster of a replication (:func:`layout`).
 
     Examples
     --------
@@ -792,171 +504,39 @@ class ItemModel(Scenario, registered="item-model"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `delta` is 0, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
-        ...                     "B,3,1\\n")
-        >>> [ItemModel(file=str(path), a="A", b="B", delta=d).truth for d in (0, 0.1)]
-        ['null', 'alternative']
-        """
+        """``'null'`` when `delta` is 0, else ``'alternative'``."""
         return "null" if self.delta == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's expected score minus B's: `delta`.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
-        ...                     "B,3,1\\n")
-        >>> ItemModel(file=str(path), a="A", b="B", delta=0.1).effect
-        0.1
-        """
+        """A's expected score minus B's: `delta`."""
         return float(self.delta)
 
     @property
     def a_mean(self) -> float:
-        """A's expected score: the file's pooled mean plus ``delta / 2``.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
-        ...                     "B,3,1\\n")
-        >>> ItemModel(file=str(path), a="A", b="B", delta=0.1).a_mean
-        0.55
-        """
+        """A's expected score: the file's pooled mean plus ``delta / 2``."""
         return float(self.fit.mean + self.delta / 2)
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """Scores per replication of each model: items times samples.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
-        ...                     "B,3,1\\n")
-        >>> ItemModel(file=str(path), a="A", b="B").sizes, ItemModel(
-        ...     file=str(path), a="A", b="B", n_items=50).sizes
-        ((3, 3), (50, 50))
-        """
+        """Scores per replication of each model: items times samples."""
         n = sum(self.cluster_sizes) * self.fit.n_samples
         return (n, n)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` fresh sets of items (:meth:`ItemFit.draw_scores`).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        ClusteredBatch
-            Paired scores (n_reps, items * samples), ``cluster_sizes`` and ``n_samples`` set.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> import numpy as np
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,0.2\\nA,2,0.9\\nA,3,0.5\\nB,1,0.1\\n"
-        ...                     "B,2,0.7\\nB,3,0.6\\n")
-        >>> batch = ItemModel(file=str(path), a="A", b="B").draw(np.random.default_rng(0), 2)
-        >>> batch.a.tolist()
-        [[0.1, 0.6, 0.1], [0.5, 0.2, 0.5]]
-        """
+        """Draw `n_reps` fresh sets of items (:meth:`ItemFit.draw_scores`)."""
         a, b = self.fit.draw_scores(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes)
         return ClusteredBatch(a, b, paired=True, cluster_sizes=self.cluster_sizes,
                               n_samples=self.fit.n_samples)
 
     def fingerprint(self) -> str:
-        """The parameters' fingerprint and a digest of the scores read: editing the file
-        changes it.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.itemmodel import ItemModel
-        >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,0\\nB,2,0\\n"
-        ...                     "B,3,1\\n")
-        >>> before = ItemModel(file=str(path), a="A", b="B").fingerprint()
-        >>> _ = path.write_text("model,item,score\\nA,1,1\\nA,2,0\\nA,3,1\\nB,1,1\\nB,2,0\\n"
-        ...                     "B,3,0\\n")
-        >>> ItemModel(file=str(path), a="A", b="B").fingerprint() == before
-        False
-        """
+        """The parameters' fingerprint plus a digest of the scores read from the file."""
         return f"{super().fingerprint()}|scores={self.fit.digest}"
 
 
 def faithfulness(scenario: ItemModel, rng, n_reps: int = 200):
-    """Does data simulated from the fit look like the file? Each :func:`item_statistics`
-    quantity of the file against `n_reps` data sets drawn from the fit itself (``mu_A``,
-    ``mu_B`` as fitted, i.e. `delta` the file's mean difference) in the file's own clusters.
-
-    The file's value is one draw, not a mean: it is compared with the spread of the
-    simulated values, ``|observed - simulated mean| <= 4 sd`` (sd over the simulated data
-    sets), not with the MCSE of their mean. A quantity undefined on the file (ICC without
-    clusters, within-item variance with one sample) is NaN on both sides and counts as
-    faithful.
-
-    Parameters
-    ----------
-    scenario : ItemModel
-        Its fit is used; its `delta` and `n_items` are not.
-    rng : numpy.random.Generator
-    n_reps : int
-        Simulated data sets (at least 2).
-
-    Returns
-    -------
-    DataFrame
-        One row per quantity: ``quantity``, ``observed``, ``simulated`` (mean), ``mcse``
-        (sd / sqrt(n_reps)), ``sd``, ``faithful``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> import numpy as np
-    >>> from evalmc.sims.itemmodel import ItemModel, faithfulness
-    >>> path = Path(tempfile.mkdtemp()) / "items.csv"
-    >>> rows = [f"{m},q{i},{i % 3},{int((i * 7 + len(m) * i) % 5 < 3)}"
-    ...         for m in ("base", "tuned") for i in range(12)]
-    >>> _ = path.write_text("model,item,topic,score\\n" + "\\n".join(rows) + "\\n")
-    >>> scenario = ItemModel(file=str(path), a="tuned", b="base", cluster="topic")
-    >>> table = faithfulness(scenario, np.random.default_rng(0), n_reps=100)
-    >>> table["quantity"].tolist()
-    ['mean_a', 'mean_b', 'discordance', 'icc_diff', 'within_var', 'item_corr']
-    >>> bool(table["faithful"].all())
-    True
-    """
+    """Each :func:`item_statistics` quantity of the file against `n_reps` data sets drawn from
+    the fit itself, faithful within 4 sd of the simulated values (NaN on both sides counts)."""
     import pandas as pd
 
     n_reps = check_int("n_reps", n_reps, low=2)

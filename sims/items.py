@@ -51,39 +51,12 @@ SCORES = ("correct", "latent")
 
 
 class ClusteredBatch(Batch):
-    """Paired item scores, items in consecutive clusters (the questions of one passage), each
-    item answered `n_samples` times (repeated generations).
+    """Paired item scores, items in consecutive clusters (`cluster_size`, or `cluster_sizes`),
+    each item answered `n_samples` times.
 
     ``a`` and ``b`` hold each item's mean score over its samples, so every criterion reads one
-    score per item; ``samples`` holds the samples themselves, for those that read them
-    (:func:`sample_scores`).
-
-    Parameters
-    ----------
-    a, b : ndarray, shape (n_reps, n_items * n_samples)
-        Scores, item by item, and within an item sample by sample (or, with `samples`, the
-        items' means); and the keywords of :class:`~evalmc.sims.base.Batch`.
-    cluster_size : int, optional
-        Items per cluster, when all clusters have as many; it divides the items.
-    cluster_sizes : sequence of int, optional
-        Items of each cluster, in order (instead of `cluster_size`); they sum to the items.
-    n_samples : int
-        Scores per item (1: one answer per item).
-    samples : tuple of ndarray, optional
-        With `n_samples` above 1: A's and B's scores sample by sample, when `a` and `b` are
-        already the items' means (as rows and joins of a batch pass them).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch
-    >>> batch = ClusteredBatch(np.ones((2, 6)), np.zeros((2, 6)), paired=True, cluster_size=3)
-    >>> sorted(batch.holds), batch.take(1).cluster_sizes
-    (['clusters', 'samples', 'scores'], (3, 3))
-    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0, 0.0, 0.0]]), np.zeros((1, 6)),
-    ...                        paired=True, cluster_sizes=(1, 2), n_samples=2)
-    >>> batch.a.tolist(), batch.cluster_sizes, batch.samples[0].shape
-    ([[0.5, 1.0, 0.0]], (1, 2), (1, 6))
+    score per item; ``samples`` holds the samples themselves (:func:`sample_scores`). Given
+    `n_samples` above 1 and no `samples`, `a` and `b` are the samples, item by item.
     """
 
     holds = Batch.holds | {"clusters", "samples"}
@@ -122,53 +95,16 @@ class ClusteredBatch(Batch):
 
 
 def cluster_sizes(batch: Batch) -> np.ndarray:
-    """Items per cluster of `batch`, in order: its ``cluster_sizes``, all 1 when its columns
-    are independent items.
-
-    Parameters
-    ----------
-    batch : Batch
-
-    Returns
-    -------
-    ndarray of int64
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
-    >>> from evalmc.sims.items import ClusteredBatch, cluster_sizes
-    >>> plain = Batch(np.ones((1, 4)), np.zeros((1, 4)), paired=True)
-    >>> cluster_sizes(plain).tolist(), cluster_sizes(ClusteredBatch(
-    ...     plain.a, plain.b, paired=True, cluster_size=2)).tolist()
-    ([1, 1, 1, 1], [2, 2])
-    """
+    """Items per cluster of `batch`, in order: its ``cluster_sizes``, all 1 when its columns are
+    independent items."""
     if isinstance(batch, ClusteredBatch):
         return np.array(batch.cluster_sizes, dtype=np.int64)
     return np.ones(batch.sizes[0], dtype=np.int64)
 
 
 def sample_scores(batch: Batch) -> tuple[np.ndarray, np.ndarray]:
-    """A's and B's scores sample by sample: ``(n_reps, n_items, n_samples)`` each.
-
-    Parameters
-    ----------
-    batch : Batch
-        A :class:`ClusteredBatch`, or plain scores (one sample per item).
-
-    Returns
-    -------
-    a, b : ndarray of float, shape (n_reps, n_items, n_samples)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch, sample_scores
-    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)), paired=True,
-    ...                        cluster_size=1, n_samples=2)
-    >>> sample_scores(batch)[0].tolist()
-    [[[1.0, 0.0], [1.0, 1.0]]]
-    """
+    """A's and B's scores sample by sample, ``(n_reps, n_items, n_samples)`` each (one sample per
+    item for plain scores)."""
     samples = getattr(batch, "samples", None)
     if samples is None:
         return (np.asarray(batch.a, dtype=float)[:, :, None],
@@ -182,9 +118,9 @@ class Items(Scenario, registered="llm-items"):
     """Two models' correctness on the same items, clustered (LLM evaluation).
 
     Each replication draws `n_items` fresh items, in `n_clusters` clusters of correlated
-    difficulty and model advantage (see the module docstring), each scored `n_samples` times;
-    the scores are 0/1 (or latent values: `scores`), paired by item. Parameters: the
-    ``'llm-items'`` row of :data:`evalmc.sims.SCENARIOS`.
+    difficulty and model advantage (module docstring), each scored `n_samples` times; the scores
+    are 0/1 (or latent values: `scores`), paired by item. Parameters: the ``'llm-items'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -223,46 +159,17 @@ class Items(Scenario, registered="llm-items"):
 
     @property
     def cluster_size(self) -> int:
-        """Items per cluster (1 without clusters).
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> Items(n_items=100, n_clusters=10).cluster_size, Items(n_items=100).cluster_size
-        (10, 1)
-        """
+        """Items per cluster (1 without clusters)."""
         return self.n_items // self.n_clusters if self.n_clusters else 1
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(n_items * n_samples, n_items * n_samples)``: the scores of a replication.
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> Items(n_items=50).sizes, Items(n_items=50, n_samples=3).sizes
-        ((50, 50), (150, 150))
-        """
+        """``(n_items * n_samples, n_items * n_samples)``: the scores of a replication."""
         return (self.n_items * self.n_samples, self.n_items * self.n_samples)
 
     def variances(self) -> dict[str, float]:
-        """The five latent variances of the standardised model (:mod:`evalmc.sims.itemmodel`):
-        see the module docstring; they sum to 1. A negative `rho` can make ``item``
-        negative, which that model (variances only) cannot represent.
-
-        Returns
-        -------
-        dict
-            ``cluster``, ``interaction``, ``item``, ``model_item``, ``sample``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> parts = Items(n_clusters=10, icc=0.5, tau=1.0, persistence=0.5).variances()
-        >>> {k: round(v, 4) for k, v in parts.items()}
-        {'cluster': 0.2222, 'interaction': 0.1111, 'item': 0.3333, 'model_item': 0.1111, \
-'sample': 0.2222}
-        """
+        """The five latent variances of the standardised model (module docstring), summing to 1; a
+        negative `rho` can make ``item`` negative."""
         total = self.sd**2 + self.tau**2 / 4 + 1
         p = self.persistence
         return {"cluster": self.icc * self.sd**2 / total,
@@ -274,57 +181,23 @@ class Items(Scenario, registered="llm-items"):
     @property
     def truth(self) -> str:
         """``'null'`` when ``skill_a + shift = skill_b``, up to rounding
-        (:func:`~evalmc.inputs.checks.population_sum`), else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> Items(skill_a=0.7, skill_b=0.8, shift=0.1).truth  # 0.7 + 0.1 != 0.8 in floats
-        'null'
-        """
+        (:func:`~evalmc.inputs.checks.population_sum`), else ``'alternative'``."""
         gap = population_sum("A's skill minus B's", {"skill_a": self.skill_a,
                                                       "shift": self.shift},
                              {"skill_b": self.skill_b})
         return "null" if gap == 0 else "alternative"
 
     def accuracy(self, skill: float) -> float:
-        """Accuracy over the population of items of a model of `skill`.
-
-        ``Phi(skill / sqrt(sd^2 + 1 + tau^2 / 4))``.
-
-        Parameters
-        ----------
-        skill : float
-            On the probit scale.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> round(Items().accuracy(0.5), 4)
-        0.6382
-        """
+        """Accuracy over the population of items of a model of `skill`,
+        ``Phi(skill / sqrt(sd^2 + 1 + tau^2 / 4))``."""
         from scipy.special import ndtr
 
         return float(ndtr(skill / np.sqrt(self.sd**2 + 1 + self.tau**2 / 4)))
 
     @property
     def effect(self) -> float:
-        """A's population mean score minus B's; 0 under the null (:attr:`truth`): the accuracy
-        difference for 0/1 scores, the latent mean difference ``skill_a + shift - skill_b``
-        for ``scores='latent'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.items import Items
-        >>> round(Items(shift=0.5).effect, 4), Items(skill_a=0.7, skill_b=0.8, shift=0.1).effect
-        (0.1221, 0.0)
-        >>> Items(shift=0.5, scores="latent").effect
-        0.5
-        """
+        """A's population mean score minus B's (0 under the null): the accuracy difference, or
+        ``skill_a + shift - skill_b`` for ``scores='latent'``."""
         if self.truth == "null":
             return 0.0
         if self.scores == "latent":
@@ -332,28 +205,7 @@ class Items(Scenario, registered="llm-items"):
         return self.accuracy(self.skill_a + self.shift) - self.accuracy(self.skill_b)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` sets of items and both models' correctness on them.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        ClusteredBatch
-            Paired scores ``a``, ``b`` (n_reps, n_items * n_samples), 0/1 or latent, items
-            ordered by cluster, an item's samples consecutive; ``cluster_sizes`` and
-            ``n_samples`` set.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.items import Items
-        >>> batch = Items(n_items=6, n_clusters=2).draw(np.random.default_rng(0), 2)
-        >>> batch.a.tolist(), batch.cluster_sizes
-        ([[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]], (3, 3))
-        """
+        """Draw `n_reps` sets of items and both models' scores on them (:class:`ClusteredBatch`)."""
         n, k = self.n_items, self.cluster_size
         clusters = rng.standard_normal((n_reps, n // k)) * (np.sqrt(self.icc) * self.sd)
         favour = np.repeat(rng.standard_normal((n_reps, n // k)) * (self.tau / 2), k, axis=1)

@@ -14,65 +14,49 @@ A better.
 
 ``Batch.a[i, j]``, ``Batch.b[i, j]``: A's and B's mean loss on the test examples of split j of
 replication i (paired by split); for ``holdout``, A's and B's loss on test example j of the one
-split (for McNemar's test). ``Batch.splits``: the scheme's :class:`Splits`. With ``runs > 1``
-the scheme runs that many times on each data set, with fresh permutations: ``Batch.reruns``
-holds the other runs' losses, on which a study measures each test's replicability (Bouckaert
-and Frank 2004: the chance that two runs reach the same decision). The other runs' permutations
-come from the same stream as the data, so for a given seed `runs` changes the data sets after
-the first and hence the first run's rates (within their Monte Carlo error).
+split (for McNemar's test). With ``runs > 1`` the scheme runs that many times on each data set,
+with fresh permutations: ``Batch.reruns`` holds the other runs' losses, on which a study
+measures each test's replicability (Bouckaert and Frank 2004). The other runs' permutations
+come from the same stream as the data, so `runs` changes the data sets after the first.
 
-**cv-regression**: ``x ~ N(0, I_d)``, ``y = x . beta + sd e``, e standard normal, squared
-loss. A fits least squares on all d features; B on the first p. The last d - p coefficients are
-all ``c``; B treats them as noise, of variance ``sd^2 + (d - p) c^2``. A model with
-coefficients ``b`` (zero beyond B's p) has risk ``sd^2 + |b - beta|^2``, computed for every
-fit. Over training sets of size n1 (Gaussian design, no intercept) its expectation is
+**cv-regression**: ``x ~ N(0, I_d)``, ``y = x . beta + sd e``, squared loss. A fits least
+squares on all d features; B on the first p. The last d - p coefficients are all ``c``; B
+treats them as noise, of variance ``sd^2 + (d - p) c^2``. A fit ``b`` has risk
+``sd^2 + |b - beta|^2``; over training sets of size n1 its expectation is
 ``s^2 (1 + q / (n1 - q - 1))`` for q features and residual variance s^2, so c follows from
 `shift` (B's expected risk minus A's, in sd^2) in closed form.
 
 **cv-classification**: two equally likely classes, ``x | y ~ N((y - 1/2) delta e_1, Sigma)``,
 Sigma the equicorrelation matrix ``(1 - rho) I + rho 1 1'``, 0/1 loss. A is Fisher's linear
 discriminant (pooled covariance), B the nearest-mean classifier; both cut at the midpoint of
-the class means. A linear rule's risk is two normal cdfs (:func:`discriminant_risks`), computed
-for every fit. The expected risks over training sets have no closed form: they are averaged
-over :data:`CALIBRATION_DRAWS` training sets drawn through their sufficient statistics (class
-counts, class means, a Wishart pooled scatter) with common random numbers, and rho is the root
-of "B's expected error minus A's = `shift`" (error-rate units). At rho = 0 the nearest mean
-has the optimal direction and is the better (it estimates less); rho moves A ahead. The null
-holds to within the calibration's Monte Carlo error (:attr:`CvClassification.calibration_se`,
-about 4e-5 at the null and 2e-4 at shift 0.05 with the defaults).
+the class means. A linear rule's risk is two normal cdfs (:func:`discriminant_risks`). The
+expected risks over training sets have no closed form: they are averaged over
+:data:`CALIBRATION_DRAWS` training sets drawn through their sufficient statistics with common
+random numbers, and rho is the root of "B's expected error minus A's = `shift`". At rho = 0
+the nearest mean is the better; rho moves A ahead. The null holds to within the
+calibration's Monte Carlo error (:attr:`CvClassification.calibration_se`, about 4e-5).
 
 **cv-classification, exchange alternative** (``alternative='exchange'``): the correlation
-above changes the noise as well as the effect (with 5x2 splits at shift 0.05, the two folds'
-loss differences correlate about -0.33 instead of -0.10, and a fold's difference has about 4.4
-times the null's variance), so tests compared at a shift are not compared at the null's noise.
-The exchange alternative keeps the null's population and fits. Each example draws a uniform u
-with the data set; on every split that tests it, where A errs and B does not, the two losses
-are exchanged if ``u < r``. An exchanged difference goes from +1 to -1 and no other changes, so
-the share of examples where the learners disagree, which sets a split's variance given the
-fits (``p - mu^2`` an example), is the null's. B's expected error minus A's becomes
-``2 r E[P10]``, P10 the chance that only A errs on an example, exact for each fit
-(:func:`only_a_wrong`, bivariate normal probabilities) and averaged over the calibration's
-training sets, so r follows from `shift` (:func:`exchange_rate`) and A's and B's expected
-errors move by -shift/2 and +shift/2. The shift is at most ``2 E[P10]`` (every A-only error
-exchanged): about 0.066, 0.057 and 0.049 at n_train = 150, 200 and 270 with the defaults.
-Rejected: correcting each of A's errors with probability q (an effect q E[err_A], known without
-P10) turns the examples both get wrong into disagreements, which raised a fold's variance by
-about 30% at shift 0.05 on 150 test examples. Not held fixed: how a fit's own expected
-difference varies between training sets (``(1 - 2r) P10 - P01`` in place of ``P10 - P01``), the
-smaller part of a split's variance, nor how two splits' differences co-vary;
-:mod:`evalmc.reproductions.cvtests` measures the 5x2 folds' correlation and variance at each
-shift (the correlation moves from the null's -0.10 to -0.02 at shift 0.05). ``risk_a``,
-``risk_b`` stay the two rules' risks, before the exchange.
+above changes the noise as well as the effect (with 5x2 splits at shift 0.05, a fold's
+difference has about 4.4 times the null's variance). The exchange alternative keeps the
+null's population and fits: each example draws a uniform u with the data set, and on every
+split that tests it, where A errs and B does not, the two losses are exchanged if ``u < r``.
+The share of examples where the learners disagree, which sets a split's variance given the
+fits, stays the null's; B's expected error minus A's becomes ``2 r E[P10]``, P10 the chance
+that only A errs (:func:`only_a_wrong`), so r follows from `shift` (:func:`exchange_rate`).
+The shift is at most ``2 E[P10]`` (about 0.05 to 0.07 with the defaults). Correcting each of
+A's errors with probability q instead would turn the examples both get wrong into
+disagreements (a fold's variance about 30% higher at shift 0.05). Not held fixed: how
+a fit's own expected difference varies between training sets, nor how two splits' differences
+co-vary (:mod:`evalmc.reproductions.cvtests` measures them). ``risk_a``, ``risk_b`` stay the
+two rules' risks, before the exchange.
 
 **cv-stumps**: unstable learners (a small change of the training set can move the fitted rule
 far), as the trees and networks of the cross-validation papers. ``x ~ U(0, 1)^2``,
 ``P(y = 1 | x) = 1/2 + slope (x_1 - 1/2) + slope (x_2 - 1/2)``, 0/1 loss. A is the decision
-stump of fewest training errors on feature 1, B on feature 2; on its own feature a stump sees
-``P(y = 1 | u) = 1/2 + slope (u - 1/2)``, so its risk is an exact integral
-(:func:`evalmc.sims.kernels.stump_risk`). Near the best threshold the training error is
-flat, so the fitted threshold moves far between training sets. The population is symmetric in
-the two features: the null (equal expected error at every training size) holds exactly, and
-this problem has no alternative.
+stump of fewest training errors on feature 1, B on feature 2, whose risks are exact integrals
+(:func:`evalmc.sims.kernels.stump_risk`). The population is symmetric in the two features:
+the null holds exactly, and this problem has no alternative.
 """
 
 from __future__ import annotations
@@ -93,25 +77,8 @@ SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
 
 @dataclass(frozen=True)
 class Splits:
-    """How one data set of `n` examples is split, as the criteria need to know it.
-
-    Attributes
-    ----------
-    scheme : str
-    repeats, folds : int
-        Repetitions (a fresh permutation each) and splits per repetition; a split of a random
-        or holdout scheme is a repetition of one fold.
-    n_train, n_test : int
-        Training and test examples of a split (for k folds, of the largest test fold's
-        complement: the folds differ by at most one example).
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import Splits
-    >>> splits = Splits("kfold", repeats=1, folds=10, n_train=90, n_test=10)
-    >>> splits.count, splits.fold_starts(100).tolist()
-    (10, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100])
-    """
+    """How one data set of `n` examples is split: `repeats` permutations of `folds` splits each
+    (random and holdout: one fold), of `n_train` and `n_test` examples (the largest test fold)."""
 
     scheme: str
     repeats: int
@@ -121,69 +88,19 @@ class Splits:
 
     @property
     def count(self) -> int:
-        """Splits per data set: ``repeats * folds``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import Splits
-        >>> Splits("repeated-kfold", repeats=3, folds=10, n_train=90, n_test=10).count
-        30
-        """
+        """Splits per data set: ``repeats * folds``."""
         return self.repeats * self.folds
 
     def fold_starts(self, n: int) -> np.ndarray:
         """Where each test fold starts in a permutation of the n examples, and the end of the
-        last: ``[0, n_test]`` for one split, else k nearly equal blocks.
-
-        Parameters
-        ----------
-        n : int
-            Examples in the data set.
-
-        Returns
-        -------
-        ndarray of int64, shape (folds + 1,)
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import splits_of
-        >>> splits_of("5x2", 101, k=10, r=1, j=1, test_share=0.1).fold_starts(101).tolist()
-        [0, 50, 101]
-        >>> splits_of("holdout", 100, k=10, r=1, j=1, test_share=0.2).fold_starts(100).tolist()
-        [0, 20]
-        """
+        last: ``[0, n_test]`` for one split, else k nearly equal blocks."""
         if self.folds == 1:
             return np.array([0, self.n_test], dtype=np.int64)
         return np.linspace(0, n, self.folds + 1).round().astype(np.int64)
 
 
 def splits_of(scheme: str, n: int, k: int, r: int, j: int, test_share: float) -> Splits:
-    """The :class:`Splits` of `scheme` on n examples (validated).
-
-    Parameters
-    ----------
-    scheme : {'kfold', 'repeated-kfold', 'random', '5x2', 'holdout'}
-    n : int
-        Examples in the data set.
-    k : int
-        Folds (kfold, repeated-kfold).
-    r : int
-        Repetitions (repeated-kfold).
-    j : int
-        Random splits (random).
-    test_share : float
-        Share of the examples tested (random, holdout), in (0, 1).
-
-    Returns
-    -------
-    Splits
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import splits_of
-    >>> splits_of("random", 100, k=10, r=1, j=15, test_share=0.1)
-    Splits(scheme='random', repeats=15, folds=1, n_train=90, n_test=10)
-    """
+    """The :class:`Splits` of `scheme` on n examples (validated)."""
     check_choice("scheme", scheme, SCHEMES)
     if scheme in ("kfold", "repeated-kfold"):
         k = check_int("k", k, low=2, high=n)
@@ -202,55 +119,13 @@ def splits_of(scheme: str, n: int, k: int, r: int, j: int, test_share: float) ->
 
 def expected_risk(q: int, n_train: int, residual_var: float) -> float:
     """Expected squared-error risk of least squares on q standard Gaussian features, trained
-    on n_train examples with residual variance `residual_var`: ``s^2 (1 + q / (n - q - 1))``.
-
-    Parameters
-    ----------
-    q : int
-        Features of the model.
-    n_train : int
-        Training examples, more than ``q + 1``.
-    residual_var : float
-        Variance of what the model cannot explain.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import expected_risk
-    >>> round(expected_risk(5, 95, 1.0), 4)
-    1.0562
-    """
+    on n_train examples with residual variance `residual_var`: ``s^2 (1 + q / (n - q - 1))``."""
     return residual_var * (1.0 + q / (n_train - q - 1))
 
 
 class SplitsBatch(Batch):
-    """Paired test losses on the splits of one data set per replication, with how the data
-    set was split, and the same replications under other runs of the scheme.
-
-    Parameters
-    ----------
-    a, b : ndarray, shape (n_reps, m)
-        Losses of A and B, column j on split j (or test example j of a hold-out); and the
-        keywords of :class:`~evalmc.sims.base.Batch`.
-    splits : Splits
-        How each data set was split.
-    reruns : sequence of (ndarray, ndarray), optional
-        For replicability: `a`, `b` of the same replications under each other run of the
-        scheme (other splits of the same data sets).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.learning import Splits, SplitsBatch
-    >>> batch = SplitsBatch(np.ones((2, 5)), np.zeros((2, 5)), paired=True,
-    ...                     splits=Splits("kfold", 1, 5, 40, 10),
-    ...                     reruns=[(np.full((2, 5), 2.0), np.zeros((2, 5)))])
-    >>> sorted(batch.holds), batch.splits.count, batch.take(1).reruns[0][0].shape
-    (['scores', 'splits'], 5, (1, 5))
-    """
+    """Paired test losses on the splits of one data set per replication, with its `splits`, and
+    in `reruns` the pairs ``(a, b)`` of the same data sets under each other run of the scheme."""
 
     holds = Batch.holds | {"splits"}
     per_rep = ("reruns",)
@@ -262,42 +137,15 @@ class SplitsBatch(Batch):
         self.reruns = tuple(read_only(tuple(pair)) for pair in reruns)
 
     def rerun_batches(self) -> list[SplitsBatch]:
-        """The replications under each other run (:attr:`reruns`), as batches like this one.
-
-        Returns
-        -------
-        list of SplitsBatch
-            One per other run, in order; empty without reruns.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import Splits, SplitsBatch
-        >>> batch = SplitsBatch(np.ones((2, 3)), np.zeros((2, 3)), paired=True,
-        ...                     splits=Splits("kfold", 1, 3, 20, 10),
-        ...                     reruns=[(np.full((2, 3), 2.0), np.zeros((2, 3)))])
-        >>> [rerun.a[:, 0].tolist() for rerun in batch.rerun_batches()]
-        [[2.0, 2.0]]
-        """
+        """The replications under each other run (:attr:`reruns`), as batches like this one."""
         return [SplitsBatch(a, b, paired=self.paired, splits=self.splits)
                 for a, b in self.reruns]
 
 
 @dataclass(frozen=True)
 class CvScenario(Scenario):
-    """Base of the learning scenarios: one data set of n examples, split by `scheme`.
-
-    Subclasses add the population and the algorithms, and implement :meth:`fit`.
-
-    Examples
-    --------
-    The splits of a hold-out scheme, as every learning scenario reads them:
-
-    >>> from evalmc.sims.learning import CvRegression
-    >>> scenario = CvRegression(n=60, scheme="holdout", test_share=0.2)
-    >>> scenario.n_train, scenario.per_example, scenario.sizes
-    (48, True, (12, 12))
-    """
+    """Base of the learning scenarios: one data set of n examples, split by `scheme`; subclasses
+    add the population and the algorithms, and implement :meth:`fit`."""
 
     #: The loss of an example: ``'squared'`` or ``'0/1'``.
     loss: ClassVar[str] = ""
@@ -314,91 +162,34 @@ class CvScenario(Scenario):
 
     @property
     def splits(self) -> Splits:
-        """How the scheme splits the data set (:func:`splits_of`).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, scheme="kfold", k=5).splits
-        Splits(scheme='kfold', repeats=1, folds=5, n_train=48, n_test=12)
-        """
+        """How the scheme splits the data set (:func:`splits_of`)."""
         return splits_of(self.scheme, self.n, self.k, self.r, self.j, self.test_share)
 
     @property
     def n_train(self) -> int:
-        """The training size the truth refers to (the smallest of the scheme's splits).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, scheme="5x2").n_train
-        30
-        """
+        """The training size the truth refers to (the smallest of the scheme's splits)."""
         return self.splits.n_train
 
     @property
     def per_example(self) -> bool:
-        """Whether a replication holds each test example's loss (one hold-out split).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, scheme="holdout").per_example, CvRegression(n=60).per_example
-        (True, False)
-        """
+        """Whether a replication holds each test example's loss (one hold-out split)."""
         return self.scheme == "holdout"
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """Columns of ``Batch.a`` and ``Batch.b``: splits, or test examples for holdout.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, scheme="kfold", k=5).sizes
-        (5, 5)
-        """
+        """Columns of ``Batch.a`` and ``Batch.b``: splits, or test examples for holdout."""
         s = self.splits
         m = s.n_test if self.per_example else s.count
         return (m, m)
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60).truth, CvRegression(n=60, shift=0.1).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when `shift` is 0, else ``'alternative'``."""
         return "null" if self.shift == 0 else "alternative"
 
     def draw(self, rng, n_reps):
         """The test losses of each data set's first run of the scheme; with ``runs > 1``, those
-        of the other runs, on the same data sets, in ``Batch.reruns``.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Data sets (replications).
-
-        Returns
-        -------
-        Batch
-            Paired losses ``a``, ``b`` of shape (n_reps, m), m = :attr:`sizes`; ``splits``
-            set; ``reruns`` holding ``runs - 1`` pairs of the same shape.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import CvRegression
-        >>> batch = CvRegression(n=60, scheme="kfold", k=5, runs=3).draw(
-        ...     np.random.default_rng(0), 2)
-        >>> batch.a.shape, len(batch.reruns), batch.reruns[0][0].shape
-        ((2, 5), 2, (2, 5))
-        """
+        of the other runs, on the same data sets, in ``Batch.reruns``."""
         test_a, test_b, _, _ = self.fit(rng, n_reps, runs=self.runs)
         width = test_a.shape[1] // self.runs
         a, b = ([x[:, r * width:(r + 1) * width] for r in range(self.runs)]
@@ -407,35 +198,8 @@ class CvScenario(Scenario):
                            reruns=tuple(zip(a[1:], b[1:], strict=True)))
 
     def fit(self, rng, n_reps, runs=1):  # pragma: no cover
-        """Every split's test losses and the exact risks of its fitted models.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-            Draws the data sets, then the permutations.
-        n_reps : int
-            Data sets (replications).
-        runs : int
-            Runs of the scheme on each data set, each with fresh permutations; their splits
-            follow one another in the columns.
-
-        Returns
-        -------
-        test_a, test_b : ndarray, shape (n_reps, runs x splits), or (n_reps, runs x n_test)
-            for holdout
-        risk_a, risk_b : ndarray, shape (n_reps, runs x splits)
-
-        Examples
-        --------
-        A subclass's fits, two runs of 15 random splits: the second run's splits follow the
-        first's.
-
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import CvRegression
-        >>> test_a, _, risk_a, _ = CvRegression(n=60).fit(np.random.default_rng(0), 2, runs=2)
-        >>> test_a.shape, risk_a.shape
-        ((2, 30), (2, 30))
-        """
+        """Every split's test losses ``test_a, test_b`` (runs' splits one after the other) and the
+        exact risks ``risk_a, risk_b`` of its fitted models."""
         raise NotImplementedError
 
 
@@ -484,69 +248,23 @@ class CvRegression(CvScenario, registered="cv-regression"):
 
     @property
     def omitted(self) -> float:
-        """c, each of the d - p coefficients B omits (set by `shift`).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> round(CvRegression(n=60).omitted, 4), round(CvRegression(n=60, shift=0.1).omitted, 4)
-        (0.1525, 0.2034)
-        """
+        """c, each of the d - p coefficients B omits (set by `shift`)."""
         target = (self._risk_a() + self.shift * self.sd**2) / expected_risk(
             self.p, self.n_train, 1.0) - self.sd**2
         return float(np.sqrt(max(target, 0.0) / (self.d - self.p)))
 
     @property
     def beta(self) -> np.ndarray:
-        """The population coefficients: 1 for B's p features, c for the others.
-
-        Returns
-        -------
-        ndarray, shape (d,)
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, d=4, p=2).beta.round(4).tolist()
-        [1.0, 1.0, 0.1429, 0.1429]
-        """
+        """The population coefficients: 1 for B's p features, c for the others."""
         return np.r_[np.ones(self.p), np.full(self.d - self.p, self.omitted)]
 
     @property
     def effect(self) -> float:
-        """B's expected risk minus A's at n_train (positive: A better): ``shift * sd^2``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvRegression
-        >>> CvRegression(n=60, sd=2.0, shift=0.1).effect
-        0.4
-        """
+        """B's expected risk minus A's at n_train (positive: A better): ``shift * sd^2``."""
         return float(self.shift * self.sd**2)
 
     def fit(self, rng, n_reps, runs=1):
-        """Every split's test losses and exact risks of both fits (:meth:`CvScenario.fit`).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-        runs : int
-
-        Returns
-        -------
-        test_a, test_b, risk_a, risk_b : ndarray
-            As :meth:`CvScenario.fit`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import CvRegression
-        >>> test_a, _, risk_a, _ = CvRegression(n=60, scheme="kfold", k=5).fit(
-        ...     np.random.default_rng(0), 2)
-        >>> test_a.shape, risk_a.shape
-        ((2, 5), (2, 5))
-        """
+        """Every split's test losses and exact risks of both fits (:meth:`CvScenario.fit`)."""
         from evalmc.sims.kernels import least_squares_splits
 
         s = self.splits
@@ -563,55 +281,13 @@ ALTERNATIVES = ("correlation", "exchange")
 
 
 def equicorrelation(d: int, rho: float) -> np.ndarray:
-    """``(1 - rho) I + rho 1 1'``, d x d.
-
-    Parameters
-    ----------
-    d : int
-    rho : float
-
-    Returns
-    -------
-    ndarray, shape (d, d)
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import equicorrelation
-    >>> equicorrelation(2, 0.5).tolist()
-    [[1.0, 0.5], [0.5, 1.0]]
-    """
+    """``(1 - rho) I + rho 1 1'``, d x d."""
     return (1.0 - rho) * np.eye(d) + rho
 
 
 def discriminant_risks(w, b, delta, sigma):
-    """Exact error rates of the rules ``w . x + b > 0`` (class 1) on the two-class population.
-
-    ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2`` with ``h = w_1 delta / 2`` and
-    ``s = sqrt(w' Sigma w)``; `w` of shape (..., d), `b` of shape (...).
-
-    Parameters
-    ----------
-    w : ndarray, shape (..., d)
-        The rules' directions.
-    b : float or ndarray, shape (...)
-        Their offsets.
-    delta : float
-        Distance of the class means along feature 1.
-    sigma : ndarray, shape (d, d)
-        The classes' covariance.
-
-    Returns
-    -------
-    ndarray, shape (...)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.learning import discriminant_risks
-    >>> w = np.array([[1.0, 0.0], [1.0, 1.0]])
-    >>> discriminant_risks(w, np.zeros(2), 2.0, np.eye(2)).round(4).tolist()
-    [0.1587, 0.2398]
-    """
+    """Exact error rates of the rules ``w . x + b > 0`` (class 1) on the two-class population,
+    ``(Phi((b - h) / s) + Phi(-(b + h) / s)) / 2``: ``h = w_1 delta / 2``, ``s^2 = w' Sigma w``."""
     import scipy.special
 
     s = np.sqrt(np.einsum("...i,ij,...j->...", w, sigma, w))
@@ -638,30 +314,7 @@ def _training_statistics(n_train: int, d: int):
 
 def expected_errors(n_train: int, d: int, delta: float, rho: float):
     """Expected error rates of A (linear discriminant) and B (nearest mean) trained on n_train
-    examples, and the standard error of B's minus A's (common random numbers).
-
-    Parameters
-    ----------
-    n_train : int
-        Training examples.
-    d : int
-        Features.
-    delta : float
-        Distance of the class means along feature 1.
-    rho : float
-        Equicorrelation of the features.
-
-    Returns
-    -------
-    err_a, err_b, se : float
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import expected_errors
-    >>> err_a, err_b, se = expected_errors(270, 2, 2.0, 0.0614)
-    >>> print(f"{err_a:.4f} {err_b:.4f} {se:.1e}")
-    0.1596 0.1596 1.0e-05
-    """
+    examples, and the standard error of B's minus A's (common random numbers)."""
     rules, sigma = _fitted_rules(n_train, d, delta, rho)
     risks = [discriminant_risks(w, b, delta, sigma) for w, b in rules]
     diff = risks[1] - risks[0]
@@ -685,26 +338,8 @@ def _fitted_rules(n_train: int, d: int, delta: float, rho: float):
 
 @functools.lru_cache(maxsize=256)
 def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
-    """The rho at which B's expected error minus A's, at n_train, is `shift`.
-
-    The root in [0, :data:`RHO_MAX`] of :func:`expected_errors`' difference, by Brent's
-    method; ValueError when `shift` is out of reach.
-
-    Parameters
-    ----------
-    n_train, d : int
-    delta, shift : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import null_correlation
-    >>> round(null_correlation(270, 2, 2.0, 0.0), 4)
-    0.0614
-    """
+    """The rho in [0, :data:`RHO_MAX`] at which B's expected error minus A's, at n_train, is
+    `shift` (Brent's method); ValueError when `shift` is out of reach."""
     import scipy.optimize
 
     def gap(rho):
@@ -720,36 +355,8 @@ def null_correlation(n_train: int, d: int, delta: float, shift: float) -> float:
 
 
 def only_a_wrong(rule_a, rule_b, delta, sigma):
-    """Exact chance that the rule A errs and the rule B does not on an example of the
-    two-class population (rules ``w . x + b > 0`` for class 1, as :func:`discriminant_risks`).
-
-    On class c the two scores are bivariate normal, means ``w_1 delta (c - 1/2) + b``,
-    covariances ``w' Sigma w``; the chance is a bivariate normal probability per class.
-
-    Parameters
-    ----------
-    rule_a, rule_b : tuple of (ndarray, ndarray)
-        Each rule's ``(w, b)``: w of shape (..., d), b of shape (...).
-    delta : float
-        Distance of the class means along feature 1.
-    sigma : ndarray, shape (d, d)
-        The classes' covariance.
-
-    Returns
-    -------
-    ndarray, shape (...)
-
-    Examples
-    --------
-    A rule on feature 1 against one on feature 2, which sees no class difference:
-
-    >>> import numpy as np
-    >>> from evalmc.sims.learning import only_a_wrong
-    >>> rule_a = (np.array([1.0, 0.0]), np.array(0.0))
-    >>> rule_b = (np.array([0.0, 1.0]), np.array(0.1))
-    >>> round(float(only_a_wrong(rule_a, rule_b, 2.0, np.eye(2))), 4)
-    0.0793
-    """
+    """Exact chance that rule A errs and rule B does not on an example of the two-class
+    population (rules ``(w, b)`` as :func:`discriminant_risks`; a bivariate normal per class)."""
     (w_a, b_a), (w_b, b_b) = rule_a, rule_b
     s_a = np.sqrt(np.einsum("...i,ij,...j->...", w_a, sigma, w_a))
     s_b = np.sqrt(np.einsum("...i,ij,...j->...", w_b, sigma, w_b))
@@ -773,39 +380,8 @@ def _null_differences(n_train: int, d: int, delta: float):
 
 
 def exchange_rate(n_train: int, d: int, delta: float, shift: float):
-    """The exchange alternative's r (module docstring): the chance that an A-only error
-    becomes B's so that B's expected error minus A's at n_train is `shift`.
-
-    ``r = shift / (2 E[P10])`` at the null's population, E over the calibration's training
-    sets; ValueError unless r is in [0, 1].
-
-    Parameters
-    ----------
-    n_train : int
-        Training examples of the fits the shift is measured at.
-    d : int
-        Features of the classification problem.
-    delta : float
-        The separation of its two classes' means.
-    shift : float
-        The asked-for B's expected error minus A's.
-
-    Returns
-    -------
-    rate : float
-        r.
-    se : float
-        Monte Carlo standard error of the calibrated B minus A expected error.
-    reach : float
-        The largest shift, ``2 E[P10]`` (r = 1).
-
-    Examples
-    --------
-    >>> from evalmc.sims.learning import exchange_rate
-    >>> rate, se, reach = exchange_rate(270, 2, 2.0, 0.01)
-    >>> print(f"{rate:.3f} {se:.1e} {reach:.4f}")
-    0.722 4.8e-05 0.0139
-    """
+    """The exchange alternative's ``r = shift / (2 E[P10])``, the calibration's standard error,
+    and the reach ``2 E[P10]`` (r = 1); ValueError unless r is in [0, 1]."""
     gap, only_a = _null_differences(n_train, d, delta)
     reach = 2.0 * float(only_a.mean())
     if not 0.0 <= shift <= reach:
@@ -851,103 +427,39 @@ class CvClassification(CvScenario, registered="cv-classification"):
 
     @property
     def rho(self) -> float:
-        """The population's equicorrelation, set by `shift` (:func:`null_correlation`).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvClassification
-        >>> round(CvClassification(d=2).rho, 4), round(CvClassification(d=2, shift=0.01).rho, 4)
-        (0.0614, 0.2893)
-        >>> round(CvClassification(d=2, shift=0.01, alternative="exchange").rho, 4)
-        0.0614
-        """
+        """The population's equicorrelation, set by `shift` (:func:`null_correlation`)."""
         shift = self.shift if self.alternative == "correlation" else 0.0
         return null_correlation(self.n_train, self.d, float(self.delta), float(shift))
 
     @property
     def exchange(self) -> float:
         """The chance r that an example's A-only errors become B's (:func:`exchange_rate`);
-        0 for the correlation alternative.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvClassification
-        >>> round(CvClassification(d=2, shift=0.01, alternative="exchange").exchange, 3)
-        0.722
-        >>> CvClassification(d=2, shift=0.01).exchange
-        0.0
-        """
+        0 for the correlation alternative."""
         if self.alternative == "correlation":
             return 0.0
         return exchange_rate(self.n_train, self.d, float(self.delta), float(self.shift))[0]
 
     @property
     def expected_errors(self) -> tuple[float, float]:
-        """A's and B's expected error rates at n_train (calibrated: :func:`expected_errors`).
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvClassification
-        >>> [round(err, 4) for err in CvClassification(d=2, shift=0.01).expected_errors]
-        [0.1494, 0.1594]
-        >>> scenario = CvClassification(d=2, shift=0.01, alternative="exchange")
-        >>> [round(err, 4) for err in scenario.expected_errors]
-        [0.1546, 0.1646]
-        """
+        """A's and B's expected error rates at n_train (calibrated: :func:`expected_errors`)."""
         err_a, err_b, _ = expected_errors(self.n_train, self.d, self.delta, self.rho)
         moved = 0.0 if self.alternative == "correlation" else self.shift / 2
         return err_a - moved, err_b + moved
 
     @property
     def calibration_se(self) -> float:
-        """Monte Carlo standard error of the calibrated B minus A expected error.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvClassification
-        >>> print(f"{CvClassification(d=2).calibration_se:.1e}")
-        1.0e-05
-        """
+        """Monte Carlo standard error of the calibrated B minus A expected error."""
         if self.alternative == "exchange":
             return exchange_rate(self.n_train, self.d, float(self.delta), float(self.shift))[1]
         return expected_errors(self.n_train, self.d, self.delta, self.rho)[2]
 
     @property
     def effect(self) -> float:
-        """B's expected error rate minus A's at n_train (positive: A better): the shift.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvClassification
-        >>> CvClassification(d=2, shift=0.01).effect
-        0.01
-        """
+        """B's expected error rate minus A's at n_train (positive: A better): the shift."""
         return float(self.shift)
 
     def fit(self, rng, n_reps, runs=1):
-        """Every split's test errors and exact risks of both rules (:meth:`CvScenario.fit`).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-        runs : int
-
-        Returns
-        -------
-        test_a, test_b, risk_a, risk_b : ndarray
-            As :meth:`CvScenario.fit`; with the exchange alternative, the errors after the
-            exchange and the risks of the two rules before it.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import CvClassification
-        >>> scenario = CvClassification(d=2, scheme="holdout")
-        >>> test_a, _, risk_a, _ = scenario.fit(np.random.default_rng(0), 2)
-        >>> test_a.shape, risk_a.shape
-        ((2, 30), (2, 1))
-        """
+        """Every split's test errors (after any exchange) and exact risks of both rules."""
         from evalmc.sims.kernels import discriminant_splits
 
         s = self.splits
@@ -962,10 +474,9 @@ class CvStumps(CvScenario, registered="cv-stumps"):
     """A decision stump on feature 1 (A) against one on feature 2 (B), 0/1 errors on CV splits.
 
     The unstable learners of the module docstring's **cv-stumps**: each replication draws one
-    data set of `n` examples and splits it by `scheme`; each stump's threshold and labels are
-    those of fewest training errors. The population is symmetric in the two features, so A and
-    B have equal expected error at every training size: the truth is the null, exactly.
-    Parameters: the ``'cv-stumps'`` row of :data:`evalmc.sims.SCENARIOS`.
+    data set of `n` examples and splits it by `scheme`. The population is symmetric in the two
+    features, so the truth is the null, exactly. Parameters: the ``'cv-stumps'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -985,50 +496,16 @@ class CvStumps(CvScenario, registered="cv-stumps"):
 
     @property
     def truth(self) -> str:
-        """``'null'``: the two stumps' expected errors are equal by symmetry.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvStumps
-        >>> CvStumps(n=60).truth
-        'null'
-        """
+        """``'null'``: the two stumps' expected errors are equal by symmetry."""
         return "null"
 
     @property
     def effect(self) -> float:
-        """B's expected error rate minus A's: 0 at every training size.
-
-        Examples
-        --------
-        >>> from evalmc.sims.learning import CvStumps
-        >>> CvStumps(n=60).effect
-        0.0
-        """
+        """B's expected error rate minus A's: 0 at every training size."""
         return 0.0
 
     def fit(self, rng, n_reps, runs=1):
-        """Every split's test errors and exact risks of both stumps (:meth:`CvScenario.fit`).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-        runs : int
-
-        Returns
-        -------
-        test_a, test_b, risk_a, risk_b : ndarray
-            As :meth:`CvScenario.fit`.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.learning import CvStumps
-        >>> test_a, _, risk_a, _ = CvStumps(n=60, scheme="5x2").fit(np.random.default_rng(0), 2)
-        >>> test_a.shape, risk_a.shape
-        ((2, 10), (2, 10))
-        """
+        """Every split's test errors and exact risks of both stumps (:meth:`CvScenario.fit`)."""
         from evalmc.sims.kernels import stump_splits
 
         s = self.splits

@@ -23,22 +23,8 @@ from evalmc.sims.base import Batch, Scenario, read_only
 
 
 class TableBatch(Batch):
-    """k models' scores on several data sets: the whole `table`, and models 0 and 1 as the
-    paired scores ``a``, ``b``.
-
-    Parameters
-    ----------
-    table : ndarray, shape (n_reps, n_datasets, k)
-        Every model's score on every data set.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.multidataset import TableBatch
-    >>> batch = TableBatch(table=np.arange(12.0).reshape(1, 4, 3))
-    >>> sorted(batch.holds), batch.a.tolist(), batch.rows(0, 1).table.shape
-    (['scores', 'table'], [[0.0, 3.0, 6.0, 9.0]], (1, 4, 3))
-    """
+    """k models' scores on several data sets: the whole `table` (n_reps, n_datasets, k), and
+    models 0 and 1 as the paired scores ``a``, ``b``."""
 
     holds = Batch.holds | {"table"}
     per_rep = ("table",)
@@ -90,74 +76,26 @@ class MultiDataset(Scenario, registered="multi-dataset"):
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(n_datasets, n_datasets)``: models 0 and 1, paired by data set.
-
-        Examples
-        --------
-        >>> from evalmc.sims.multidataset import MultiDataset
-        >>> MultiDataset(n_datasets=4).sizes
-        (4, 4)
-        """
+        """``(n_datasets, n_datasets)``: models 0 and 1, paired by data set."""
         return (self.n_datasets, self.n_datasets)
 
     @property
     def effects(self) -> np.ndarray:
-        """Each model's effect, best first.
-
-        Examples
-        --------
-        >>> from evalmc.sims.multidataset import MultiDataset
-        >>> MultiDataset(k=3, spread=1.0).effects.tolist()
-        [1.0, 0.5, 0.0]
-        """
+        """Each model's effect, best first."""
         return self.spread * np.arange(self.k - 1, -1, -1) / (self.k - 1)
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``spread == 0`` (all models equal), else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.multidataset import MultiDataset
-        >>> MultiDataset().truth, MultiDataset(spread=1.0).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when ``spread == 0`` (all models equal), else ``'alternative'``."""
         return "null" if self.spread == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """Model 0 minus model 1 (``Batch.a`` minus ``Batch.b``).
-
-        Examples
-        --------
-        >>> from evalmc.sims.multidataset import MultiDataset
-        >>> MultiDataset(k=3, spread=1.0).effect
-        0.5
-        """
+        """Model 0 minus model 1 (``Batch.a`` minus ``Batch.b``)."""
         return float(self.spread / (self.k - 1))
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` score tables.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        TableBatch
-            ``table`` (n_reps, n_datasets, k); ``a``, ``b`` models 0 and 1, paired.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.multidataset import MultiDataset
-        >>> scenario = MultiDataset(k=3, n_datasets=4, spread=1.0)
-        >>> batch = scenario.draw(np.random.default_rng(0), 2)
-        >>> batch.table.shape, batch.a.round(4).tolist()
-        ((2, 4, 3), [[-0.4852, 1.6699, 2.4755, 2.2619], [0.3956, 1.9325, 0.7481, 0.8874]])
-        """
+        """Draw `n_reps` score tables (a :class:`TableBatch`)."""
         d, k = self.n_datasets, self.k
         noise_sd = self.sd_run / np.sqrt(self.runs)
         table = (rng.standard_normal((n_reps, d, 1)) * self.sd_dataset + self.effects

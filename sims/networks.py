@@ -30,23 +30,8 @@ from evalmc.inputs.checks import check_float, check_int
 
 @dataclass(frozen=True)
 class MLPs:
-    """Weights of ``n_runs`` networks of one shape.
-
-    Attributes
-    ----------
-    w1 : ndarray, shape (n_runs, n_hidden, n_in)
-    b1 : ndarray, shape (n_runs, n_hidden)
-    w2 : ndarray, shape (n_runs, n_out, n_hidden)
-    b2 : ndarray, shape (n_runs, n_out)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import MLPs
-    >>> nets = MLPs(np.ones((2, 3, 1)), np.zeros((2, 3)), np.ones((2, 1, 3)), np.zeros((2, 1)))
-    >>> nets.predict(np.array([[0.0], [1.0]]))[:, :, 0].round(4).tolist()
-    [[0.0, 2.2848], [0.0, 2.2848]]
-    """
+    """Weights of ``n_runs`` networks of one shape: `w1` (n_runs, n_hidden, n_in), `b1`, `w2`
+    (n_runs, n_out, n_hidden), `b2`."""
 
     w1: np.ndarray
     b1: np.ndarray
@@ -54,61 +39,23 @@ class MLPs:
     b2: np.ndarray
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Outputs of every network on inputs `x` (shape (n, n_in)): shape (n_runs, n, n_out).
-
-        Network r's output is ``b2[r] + w2[r] tanh(w1[r] x + b1[r])``.
-
-        Parameters
-        ----------
-        x : ndarray, shape (n, n_in)
-
-        Returns
-        -------
-        ndarray, shape (n_runs, n, n_out)
-
-        Examples
-        --------
-        One network, two hidden units; at x = 1 the output is ``0.1 + tanh(1) - tanh(1) / 2``:
-
-        >>> import numpy as np
-        >>> from evalmc.sims.networks import MLPs
-        >>> nets = MLPs(np.ones((1, 2, 1)), np.zeros((1, 2)), np.array([[[1.0, -0.5]]]),
-        ...             np.full((1, 1), 0.1))
-        >>> nets.predict(np.array([[0.0], [1.0]])).round(4).tolist()
-        [[[0.1], [0.4808]]]
-        """
+        """Outputs of every network on inputs `x` (n, n_in), shape (n_runs, n, n_out): network r's
+        is ``b2[r] + w2[r] tanh(w1[r] x + b1[r])``."""
         hidden = np.tanh(np.einsum("ni,rhi->rnh", x, self.w1) + self.b1[:, None, :])
         return np.einsum("rnh,roh->rno", hidden, self.w2) + self.b2[:, None, :]
 
 
 @njit(cache=True, nogil=True)
 def fast_tanh(s):
-    """``tanh(s)`` as ``1 - 2 / (exp(2 s) + 1)``: within 4e-16 of ``np.tanh`` (absolute), and a
-    third of its cost inside the kernels, where tanh is most of the time of an update.
-
-    Parameters
-    ----------
-    s : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.networks import fast_tanh
-    >>> round(fast_tanh(0.5), 6)
-    0.462117
-    """
+    """``tanh(s)`` as ``1 - 2 / (exp(2 s) + 1)``: within 4e-16 of ``np.tanh``, and a third of
+    its cost inside the kernels."""
     return 1.0 - 2.0 / (np.exp(2.0 * s) + 1.0)
 
 
 @njit(cache=True, nogil=True)
 def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err):
-    """Per-example backpropagation on one network, in place, on examples ``x[order[t]]``.
-
-    `hidden` and `err` are scratch arrays of sizes n_hidden and n_out.
-    """
+    """Per-example backpropagation on one network, in place, on examples ``x[order[t]]``
+    (`hidden`, `err`: scratch arrays)."""
     n_in = x.shape[1]
     n_hidden = w1.shape[0]
     n_out = w2.shape[0]
@@ -141,37 +88,8 @@ def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err):
 
 def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float = 0.1,
                rng: np.random.Generator) -> MLPs:
-    """Train `n_runs` networks from independent random starts on one data set.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n, n_in)
-        Inputs (standardize them first: see :func:`standardize`).
-    y : ndarray, shape (n,) or (n, n_out)
-        Targets.
-    n_runs, n_hidden, n_updates : int
-        Networks, hidden tanh units, and per-example updates of each network.
-    lr0 : float
-        Initial learning rate; it falls linearly to 0 over the updates.
-    rng : numpy.random.Generator
-        Run after run, draws the initial weights (unit by unit, each unit's bias after its
-        weights), then the examples of all its updates; the Numba kernel then trains on them.
-
-    Returns
-    -------
-    MLPs
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import nmse, train_mlps
-    >>> x = np.random.default_rng(1).standard_normal((20, 2))
-    >>> y = x[:, 0] - x[:, 1]
-    >>> nets = train_mlps(x, y, n_runs=2, n_hidden=3, n_updates=200,
-    ...                   rng=np.random.default_rng(0))
-    >>> nets.w1.shape, nmse(nets, x, y).round(4).tolist()
-    ((2, 3, 2), [0.0246, 0.0336])
-    """
+    """Train `n_runs` networks from independent random starts on one data set; `rng` draws,
+    run after run, the initial weights then the examples of all its updates."""
     x = np.ascontiguousarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     y = np.ascontiguousarray(y[:, None] if y.ndim == 1 else y)
@@ -204,27 +122,7 @@ def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float =
 
 def epoch_order(rng: np.random.Generator, n_examples: int, n_updates: int) -> np.ndarray:
     """The example of each of `n_updates` updates: passes over the `n_examples` training
-    examples, each pass a new random permutation; the last pass may stop part-way.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n_examples : int
-        Training examples.
-    n_updates : int
-        Updates.
-
-    Returns
-    -------
-    ndarray of int, shape (n_updates,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import epoch_order
-    >>> epoch_order(np.random.default_rng(0), 3, 7).tolist()
-    [2, 0, 1, 2, 1, 0, 2]
-    """
+    examples, each pass a new random permutation; the last pass may stop part-way."""
     passes = -(-n_updates // n_examples)
     order = rng.permuted(np.tile(np.arange(n_examples), (passes, 1)), axis=1)
     return order.ravel()[:n_updates]
@@ -239,101 +137,28 @@ def _check_positive(name, value) -> float:
 
 
 def standardize(train, *others):
-    """Scale columns to zero mean and unit variance with the training set's mean and sd.
-
-    Parameters
-    ----------
-    train : ndarray, shape (n, ...)
-        The training set, whose column means and sds are used.
-    *others : ndarray
-        Sets transformed with them (test sets).
-
-    Returns
-    -------
-    tuple of ndarray
-        `train` and each of `others`, transformed by the same affine map.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import standardize
-    >>> train, test = standardize(np.array([[1.0], [3.0]]), np.array([[2.0]]))
-    >>> train.tolist(), test.tolist()
-    ([[-1.0], [1.0]], [[0.0]])
-    """
+    """`train` and each of `others` scaled to the training set's zero column mean and unit
+    variance."""
     mean, sd = train.mean(axis=0), train.std(axis=0)
     return tuple((a - mean) / sd for a in (train, *others))
 
 
 def nmse(nets: MLPs, x, y) -> np.ndarray:
-    """Normalized mean squared error of each network: MSE / variance of the targets.
-
-    Parameters
-    ----------
-    nets : MLPs
-    x : ndarray, shape (n, n_in)
-    y : ndarray, shape (n,) or (n, n_out)
-
-    Returns
-    -------
-    ndarray, shape (n_runs,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import MLPs, nmse
-    >>> zero = MLPs(np.zeros((1, 2, 1)), np.zeros((1, 2)), np.zeros((1, 1, 2)), np.zeros((1, 1)))
-    >>> nmse(zero, np.zeros((2, 1)), np.array([1.0, -1.0])).tolist()
-    [1.0]
-    """
+    """Normalized mean squared error of each network: MSE / variance of the targets."""
     y = y[:, None] if y.ndim == 1 else y
     return ((nets.predict(x) - y) ** 2).mean(axis=(1, 2)) / y.var()
 
 
 def percent_correct(nets: MLPs, x, labels) -> np.ndarray:
-    """Percentage of examples whose output's sign matches the label in {-1, +1}.
-
-    Parameters
-    ----------
-    nets : MLPs
-        Networks with one output.
-    x : ndarray, shape (n, n_in)
-    labels : ndarray, shape (n,)
-        -1 or +1.
-
-    Returns
-    -------
-    ndarray, shape (n_runs,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import MLPs, percent_correct
-    >>> nets = MLPs(np.ones((1, 1, 1)), np.zeros((1, 1)), np.ones((1, 1, 1)), np.zeros((1, 1)))
-    >>> percent_correct(nets, np.array([[1.0], [-1.0]]), np.array([1.0, 1.0])).tolist()
-    [50.0]
-    """
+    """Percentage of examples whose output's sign matches the label in {-1, +1}."""
     correct = (np.sign(nets.predict(x)[..., 0]) == labels).sum(axis=1)
     return 100.0 * correct / labels.size
 
 
 @dataclass(frozen=True)
 class Task:
-    """A data set: standardized training and test inputs and their targets.
-
-    Attributes
-    ----------
-    x_train, x_test : ndarray, shape (n_train, n_in) and (n_test, n_in)
-    y_train, y_test : ndarray, shape (n_train,) and (n_test,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import random_label_task
-    >>> task = random_label_task(np.random.default_rng(0), n_train=10, n_test=5)
-    >>> task.x_train.shape, task.y_test.shape
-    ((10, 5), (5,))
-    """
+    """A data set: standardized training and test inputs `x_train`, `x_test` and their targets
+    `y_train`, `y_test`."""
 
     x_train: np.ndarray
     y_train: np.ndarray
@@ -343,36 +168,8 @@ class Task:
 
 def teacher_task(rng, *, k: float, n_train: int = 1000, n_test: int = 5000, n_in: int = 5,
                  n_hidden: int = 5) -> Task:
-    """The paper's artificial task: targets of a random teacher MLP.
-
-    Teacher weights ``U(-k, k)``, teacher biases ``U(-0.01, 0.01)``; inputs standard normal
-    (the paper: "zero mean and unit variance"). Inputs are standardized with the training
-    set's statistics; the targets too (assumed, not stated in the paper: with ``k = 15`` the
-    raw targets have an sd of about 30 and SGD at rate 0.1 diverges). Errors are then NMSE.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the teacher, then the inputs.
-    k : float
-        Range of the teacher's weights (> 0).
-    n_train, n_test : int
-        Training and test examples.
-    n_in, n_hidden : int
-        The teacher's inputs and hidden units.
-
-    Returns
-    -------
-    Task
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import teacher_task
-    >>> task = teacher_task(np.random.default_rng(0), k=1.0, n_train=20, n_test=10)
-    >>> task.x_train.shape, task.x_test.shape, round(float(task.y_train.std()), 4)
-    ((20, 5), (10, 5), 1.0)
-    """
+    """The paper's artificial task: targets of a random teacher MLP (weights ``U(-k, k)``, biases
+    ``U(-0.01, 0.01)``), inputs and targets standardized (targets: assumed, else SGD diverges)."""
     k = _check_positive("k", k)
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)
@@ -388,31 +185,8 @@ def teacher_task(rng, *, k: float, n_train: int = 1000, n_test: int = 5000, n_in
 
 
 def random_label_task(rng, *, n_train: int = 100, n_test: int = 100, n_in: int = 5) -> Task:
-    """The paper's random problem: uniform random inputs, labels ±1 by a fair coin.
-
-    No network can beat 50% correct on average on the test set: any "significant" result is
-    spurious. Inputs are standardized with the training set's statistics.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n_train, n_test : int
-        Training and test examples.
-    n_in : int
-        Inputs.
-
-    Returns
-    -------
-    Task
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.networks import random_label_task
-    >>> task = random_label_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> task.x_train.shape, task.y_train[:5].tolist()
-    ((10, 5), [-1.0, -1.0, 1.0, 1.0, -1.0])
-    """
+    """The paper's random problem: uniform random inputs, labels ±1 by a fair coin, so any
+    "significant" result is spurious."""
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)
     x = rng.random((n_train + n_test, n_in))
@@ -423,11 +197,8 @@ def random_label_task(rng, *, n_train: int = 100, n_test: int = 100, n_in: int =
 
 @njit(cache=True, nogil=True)
 def _mackey_glass(a, b, c, lag, dt, x0, out):
-    """RK4 on dx/dt = a x(t - tau) / (1 + x(t - tau)^c) - b x(t), ``tau = lag * dt``.
-
-    The history before 0 is the constant `x0`; the delayed term at a half step is the mean of
-    its two grid neighbours. ``out[i]`` is x at time ``i * dt``.
-    """
+    """RK4 on dx/dt = a x(t - tau) / (1 + x(t - tau)^c) - b x(t), ``tau = lag * dt``, from the
+    constant history `x0`; ``out[i]`` is x at time ``i * dt``."""
     out[0] = x0
     for i in range(out.shape[0] - 1):
         d0 = out[i - lag] if i >= lag else x0
@@ -447,39 +218,8 @@ def _mackey_glass(a, b, c, lag, dt, x0, out):
 def mackey_glass(n_samples: int, *, a: float = 0.2, b: float = 0.1, c: float = 10.0,
                  tau: float = 30.0, sample_every: float = 6.0, dt: float = 0.1,
                  x0: float = 1.2, transient: float = 1000.0) -> np.ndarray:
-    """The Mackey-Glass series, sampled every `sample_every` time units after a transient.
-
-    Integrated by fourth-order Runge-Kutta with step `dt` from the constant history `x0`
-    (`tau` and `sample_every` must be multiples of `dt`); the first `transient` time units
-    are dropped.
-
-    Parameters
-    ----------
-    n_samples : int
-        Samples returned.
-    a, b, c : float
-        The equation's constants: ``dx/dt = a x(t - tau) / (1 + x(t - tau)^c) - b x(t)``.
-    tau : float
-        The delay.
-    sample_every : float
-        Time between samples.
-    dt : float
-        Integration step.
-    x0 : float
-        The constant history before time 0.
-    transient : float
-        Time dropped at the start.
-
-    Returns
-    -------
-    ndarray, shape (n_samples,)
-
-    Examples
-    --------
-    >>> from evalmc.sims.networks import mackey_glass
-    >>> mackey_glass(5).round(4).tolist()
-    [1.2527, 1.0096, 0.8028, 0.5677, 0.448]
-    """
+    """The Mackey-Glass series ``dx/dt = a x(t - tau) / (1 + x(t - tau)^c) - b x(t)`` by RK4 of
+    step `dt`, sampled every `sample_every` time units after a `transient`."""
     n_samples = check_int("n_samples", n_samples, low=1)
     for name, value in (("tau", tau), ("sample_every", sample_every), ("dt", dt)):
         _check_positive(name, value)
@@ -493,31 +233,8 @@ def mackey_glass(n_samples: int, *, a: float = 0.2, b: float = 0.1, c: float = 1
 
 
 def mackey_glass_task(*, window: int = 6, n_train: int = 1000, n_test: int = 1000) -> Task:
-    """One-step prediction of the Mackey-Glass series (tau = 30, sampled every 6).
-
-    Inputs are the last `window` samples, the target the next one; the first `n_train`
-    patterns train, the following `n_test` test. The inputs are standardized with the training
-    set's statistics; the targets are the raw series, as Giles and Lawrence (1997): "All inputs
-    were normalized to zero mean and unit variance".
-
-    Parameters
-    ----------
-    window : int
-        Past samples in an input.
-    n_train, n_test : int
-        Training and test patterns.
-
-    Returns
-    -------
-    Task
-
-    Examples
-    --------
-    >>> from evalmc.sims.networks import mackey_glass_task
-    >>> task = mackey_glass_task(window=3, n_train=10, n_test=5)
-    >>> task.x_train.shape, task.y_test.shape
-    ((10, 3), (5,))
-    """
+    """One-step prediction of the Mackey-Glass series (tau = 30, sampled every 6) from the last
+    `window` samples; inputs standardized, targets raw, as Giles and Lawrence (1997)."""
     window = check_int("window", window, low=1)
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)

@@ -34,26 +34,8 @@ _GH_WEIGHTS = _GH_WEIGHTS / _GH_WEIGHTS.sum()
 
 @dataclass(frozen=True)
 class PoolSpec:
-    """A pool of runs: clusters with bivariate normal (validation, test) scores.
-
-    Attributes
-    ----------
-    weights : tuple of float
-        Share of runs in each cluster.
-    means, sds : tuple of float
-        Each cluster's mean and sd, the same for validation and test scores.
-    rho : float
-        Correlation of validation and test scores within a cluster.
-
-    Examples
-    --------
-    >>> from evalmc.sims.pools import get_pool
-    >>> pool = get_pool("asreader-random")
-    >>> round(pool.mean, 4), round(pool.sd, 4), round(pool.spearman, 4)
-    (61.2602, 2.4801, 0.8304)
-    >>> pool.cdf([60.0, 62.0]).round(4).tolist()
-    [0.2182, 0.5328]
-    """
+    """A pool of runs: clusters (share `weights`, mean `means`, sd `sds`) of bivariate normal
+    (validation, test) scores with within-cluster correlation `rho`."""
 
     weights: tuple
     means: tuple
@@ -71,28 +53,8 @@ class PoolSpec:
 
     @classmethod
     def gaussian(cls, mean: float, sd: float, spearman: float) -> PoolSpec:
-        """One cluster whose scores have the given Spearman correlation.
-
-        The Gaussian correlation is ``2 sin(pi spearman / 6)``.
-
-        Parameters
-        ----------
-        mean, sd : float
-            Mean and sd of the validation and of the test score.
-        spearman : float
-            Spearman correlation of validation and test scores, in (-1, 1).
-
-        Returns
-        -------
-        PoolSpec
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import PoolSpec
-        >>> pool = PoolSpec.gaussian(68.41, 0.67, 0.10)
-        >>> round(float(pool.rho), 4), round(pool.spearman, 4)
-        (0.1047, 0.1)
-        """
+        """One cluster whose scores have the given Spearman correlation (Gaussian correlation
+        ``2 sin(pi spearman / 6)``)."""
         check_float("spearman", spearman, low=-1, high=1, open_low=True, open_high=True)
         return cls((1.0,), (mean,), (sd,), 2.0 * np.sin(np.pi * spearman / 6.0))
 
@@ -103,128 +65,37 @@ class PoolSpec:
 
     @property
     def mean(self) -> float:
-        """Mean score, ``sum_c weights[c] means[c]``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> round(get_pool("asreader-random").mean, 4), get_pool("resnet-fixed").mean
-        (61.2602, 68.41)
-        """
+        """Mean score, ``sum_c weights[c] means[c]``."""
         w, mu, _ = self._arrays()
         return float(w @ mu)
 
     @property
     def sd(self) -> float:
-        """Standard deviation of the score (within and between clusters).
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> round(get_pool("asreader-random").sd, 4), round(get_pool("resnet-fixed").sd, 4)
-        (2.4801, 0.67)
-        """
+        """Standard deviation of the score (within and between clusters)."""
         w, mu, sd = self._arrays()
         return float(np.sqrt(w @ (sd**2 + mu**2) - self.mean**2))
 
     def cdf(self, x):
-        """Cumulative distribution function of the validation (and the test) score.
-
-        Parameters
-        ----------
-        x : float or array_like
-
-        Returns
-        -------
-        ndarray, of the shape of `x`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").cdf([60.0, 62.0]).round(4).tolist()
-        [0.2182, 0.5328]
-        """
+        """Cumulative distribution function of the validation (and the test) score."""
         w, mu, sd = self._arrays()
         return scipy.special.ndtr((np.asarray(x, float)[..., None] - mu) / sd) @ w
 
     def sf(self, x):
-        """Survival function of the score.
-
-        Parameters
-        ----------
-        x : float or array_like
-
-        Returns
-        -------
-        ndarray, of the shape of `x`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").sf([60.0]).round(4).tolist()
-        [0.7818]
-        """
+        """Survival function of the score."""
         w, mu, sd = self._arrays()
         return scipy.special.ndtr((mu - np.asarray(x, float)[..., None]) / sd) @ w
 
     def pdf(self, x):
-        """Density of the score.
-
-        Parameters
-        ----------
-        x : float or array_like
-
-        Returns
-        -------
-        ndarray, of the shape of `x`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").pdf([60.0]).round(4).tolist()
-        [0.0411]
-        """
+        """Density of the score."""
         w, mu, sd = self._arrays()
         return scipy.stats.norm.pdf(np.asarray(x, float)[..., None], mu, sd) @ w
 
     def quantile(self, u):
-        """Quantile function of the score: the root of ``cdf(x) = u``.
-
-        Parameters
-        ----------
-        u : float or array_like
-            Probabilities in (0, 1).
-
-        Returns
-        -------
-        ndarray, of the shape of `u`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").quantile([0.5]).round(4).tolist()
-        [61.8431]
-        """
+        """Quantile function of the score: the root of ``cdf(x) = u``."""
         return self._root(self.cdf, u)
 
     def isf(self, q):
-        """Inverse survival function: the root of ``sf(x) = q`` (precise in the upper tail).
-
-        Parameters
-        ----------
-        q : float or array_like
-            Probabilities in (0, 1).
-
-        Returns
-        -------
-        ndarray, of the shape of `q`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").isf([0.01]).round(4).tolist()
-        [63.922]
-        """
+        """Inverse survival function: the root of ``sf(x) = q`` (precise in the upper tail)."""
         return self._root(self.sf, q)
 
     def _root(self, fun, level):
@@ -238,53 +109,15 @@ class PoolSpec:
         return np.vectorize(one, otypes=[float])(level)
 
     def extremes(self, runs: int, q) -> tuple[np.ndarray, np.ndarray]:
-        """Quantiles `q` of the minimum and of the maximum score of `runs` runs.
-
-        By the order statistics' laws: the minimum's quantile q is ``F^-1(1 - (1 - q)^(1/runs))``,
-        the maximum's ``F^-1(q^(1/runs))``.
-
-        Parameters
-        ----------
-        runs : int
-            Runs drawn.
-        q : float or array_like
-            Probabilities in (0, 1).
-
-        Returns
-        -------
-        low, high : ndarray, of the shape of `q`
-            Quantiles of the minimum and of the maximum.
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> low, high = get_pool("asreader-random").extremes(10, [0.5])
-        >>> low.round(4).tolist(), high.round(4).tolist()
-        ([56.7771], [63.7496])
-        """
+        """Quantiles `q` of the minimum and of the maximum score of `runs` runs:
+        ``F^-1(1 - (1 - q)^(1/runs))`` and ``F^-1(q^(1/runs))``."""
         q = np.asarray(q, float)
         return (self.quantile(-np.expm1(np.log1p(-q) / runs)),
                 self.isf(-np.expm1(np.log(q) / runs)))
 
     def test_given_val(self, val):
         """``E[test | validation = val]``: each cluster's regression, weighted by its
-        posterior probability.
-
-        Parameters
-        ----------
-        val : float or array_like
-            Validation scores.
-
-        Returns
-        -------
-        ndarray, of the shape of `val`
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> get_pool("asreader-random").test_given_val([57.0, 63.0]).round(4).tolist()
-        [56.8208, 61.607]
-        """
+        posterior probability."""
         w, mu, sd = self._arrays()
         val = np.asarray(val, float)[..., None]
         dens = w * scipy.stats.norm.pdf(val, mu, sd)
@@ -293,14 +126,7 @@ class PoolSpec:
     @property
     def spearman(self) -> float:
         """Spearman correlation of validation and test scores, ``12 E[F(V) F(T)] - 3``, by
-        Gauss-Hermite quadrature within each cluster.
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> [round(get_pool(name).spearman, 4) for name in ("asreader-random", "resnet-fixed")]
-        [0.8304, 0.1]
-        """
+        Gauss-Hermite quadrature within each cluster."""
         w, mu, sd = self._arrays()
         z1, z2 = np.meshgrid(_GH_NODES, _GH_NODES, indexing="ij")
         node_w = np.outer(_GH_WEIGHTS, _GH_WEIGHTS)
@@ -312,21 +138,8 @@ class PoolSpec:
         return float(12 * total - 3)
 
     def distribution(self):
-        """The score's distribution as a frozen scipy.stats continuous distribution.
-
-        Returns
-        -------
-        scipy.stats frozen distribution
-            A normal for one cluster, else the mixture (pdf, cdf, sf, ppf, isf from this pool).
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import get_pool
-        >>> round(float(get_pool("asreader-random").distribution().cdf(62.0)), 4)
-        0.5328
-        >>> float(get_pool("resnet-fixed").distribution().mean())
-        68.41
-        """
+        """The score's distribution as a frozen scipy.stats distribution (a normal for one
+        cluster, else the mixture)."""
         if len(self.weights) == 1:
             return scipy.stats.norm(self.means[0], self.sds[0])
         spec = self
@@ -350,25 +163,7 @@ class PoolSpec:
         return _Pool(name="pool")()
 
     def draw(self, rng: np.random.Generator, shape) -> tuple[np.ndarray, np.ndarray]:
-        """Validation and test scores of runs, arrays of the given shape.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        shape : int or tuple of int
-
-        Returns
-        -------
-        val, test : ndarray, of shape `shape`
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.pools import get_pool
-        >>> val, test = get_pool("asreader-random").draw(np.random.default_rng(0), (2, 3))
-        >>> val.shape, val.round(2).tolist()
-        ((2, 3), [[63.64, 56.81, 63.72], [56.83, 63.54, 61.91]])
-        """
+        """Validation and test scores ``(val, test)`` of runs, arrays of the given shape."""
         shape = tuple(np.atleast_1d(shape))
         z = rng.standard_normal((2, *shape))
         w, mu, sd = self._arrays()
@@ -391,24 +186,7 @@ PRESETS = {
 
 
 def get_pool(name: str) -> PoolSpec:
-    """The preset pool called `name`.
-
-    Parameters
-    ----------
-    name : str
-        A key of :data:`PRESETS`: ``'resnet-fixed'``, ``'asreader-fixed'`` or
-        ``'asreader-random'``.
-
-    Returns
-    -------
-    PoolSpec
-
-    Examples
-    --------
-    >>> from evalmc.sims.pools import get_pool
-    >>> get_pool("resnet-fixed").means
-    (68.41,)
-    """
+    """The preset pool called `name` (a key of :data:`PRESETS`)."""
     return PRESETS[check_choice("preset", name, tuple(PRESETS))]
 
 
@@ -416,23 +194,20 @@ def get_pool(name: str) -> PoolSpec:
 class Pool(Scenario, registered="pool"):
     """Two models' runs drawn from one preset pool (A shifted by `shift`): val and test scores.
 
-    Each model's `n` runs are drawn from the pool :func:`get_pool` (`preset`); ``Batch.a``,
-    ``Batch.b`` hold the test scores, ``a_val``, ``b_val`` the validation scores. Parameters:
-    the ``'pool'`` row of :data:`evalmc.sims.SCENARIOS`.
-
-    Attributes
-    ----------
-    spec : PoolSpec
-        The preset's pool.
+    Each model's `n` runs are drawn from the pool :func:`get_pool` (`preset`, kept in ``spec``);
+    ``Batch.a``, ``Batch.b`` hold the test scores, ``a_val``, ``b_val`` the validation scores.
+    Parameters: the ``'pool'`` row of :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
     >>> import numpy as np
     >>> from evalmc.sims.pools import Pool
-    >>> scenario = Pool(n=5)
+    >>> scenario = Pool(n=5, shift=0.5)
     >>> batch = scenario.draw(np.random.default_rng(0), 2)
     >>> batch.a.shape, batch.a_val.shape, scenario.truth
-    ((2, 5), (2, 5), 'null')
+    ((2, 5), (2, 5), 'alternative')
+    >>> round(float(batch.a.mean()), 2), round(float(batch.b.mean()), 2)
+    (62.17, 60.66)
     """
 
     estimand: ClassVar[str] = "mean difference"
@@ -447,52 +222,16 @@ class Pool(Scenario, registered="pool"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import Pool
-        >>> Pool(n=5).truth, Pool(n=5, shift=0.5).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when `shift` is 0, else ``'alternative'``."""
         return "null" if self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's mean minus B's: the shift.
-
-        Examples
-        --------
-        >>> from evalmc.sims.pools import Pool
-        >>> Pool(n=5, shift=0.5).effect
-        0.5
-        """
+        """A's mean minus B's: the shift."""
         return float(self.shift)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications of both models' runs.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        ValTestBatch
-            Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
-            each (n_reps, n).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.pools import Pool
-        >>> batch = Pool(n=5, shift=0.5).draw(np.random.default_rng(0), 2)
-        >>> batch.a.shape, batch.b_val.shape, batch.paired
-        ((2, 5), (2, 5), False)
-        >>> round(float(batch.a.mean()), 2), round(float(batch.b.mean()), 2)
-        (62.17, 60.66)
-        """
+        """Draw `n_reps` replications of both models' runs (a :class:`ValTestBatch`, unpaired)."""
         val, test = self.spec.draw(rng, (n_reps, 2, self.n))
         val[:, 0] += self.shift
         test[:, 0] += self.shift

@@ -9,15 +9,12 @@
   (the tasks' questions then agree), a large one gathers them at `theta`.
 
 The estimand of an interval is `theta`, A's population accuracy (:attr:`a_mean`). The
-dispersion is drawn per replication, as the authors' ``sample_subtasks`` draws it (one ``d``
-for each repeat), not fixed per condition: a condition is then a true rate, as in the
-paper's grid of rates drawn from the prior, and its coverage is averaged over the Gamma law
-of ``d``, as the paper's is; fixing ``d`` means a Gamma law of tiny spread (a large
-`d_shape`, ``d_scale = d / d_shape``).
+dispersion is drawn per replication, as the authors' ``sample_subtasks`` draws it, so a
+condition's coverage is averaged over the Gamma law of ``d``, as the paper's is (fixing ``d``
+means a Gamma law of tiny spread: a large `d_shape`, ``d_scale = d / d_shape``).
 
-There is one model: B's scores, which the batch types hold, are all 0 (a model that answers
-nothing right), so :attr:`effect` is `theta` and criteria comparing A and B are meaningless
-here.
+There is one model: B's scores are all 0, so :attr:`effect` is `theta` and criteria
+comparing A and B are meaningless here.
 """
 
 from __future__ import annotations
@@ -37,38 +34,17 @@ class _OneModel:
 
     @property
     def a_mean(self) -> float:
-        """The model's population accuracy, `theta`.
-
-        Examples
-        --------
-        >>> from evalmc.sims.proportions import Bernoulli
-        >>> Bernoulli(theta=0.3).a_mean
-        0.3
-        """
+        """The model's population accuracy, `theta`."""
         return float(self.theta)
 
     @property
     def effect(self) -> float:
-        """A's population accuracy minus B's, which is 0: `theta`.
-
-        Examples
-        --------
-        >>> from evalmc.sims.proportions import Bernoulli
-        >>> Bernoulli(theta=0.3).effect
-        0.3
-        """
+        """A's population accuracy minus B's, which is 0: `theta`."""
         return float(self.theta)
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `theta` is 0 (A as bad as B), else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.proportions import Bernoulli
-        >>> Bernoulli(theta=0.0).truth, Bernoulli(theta=0.3).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when `theta` is 0 (A as bad as B), else ``'alternative'``."""
         return "null" if self.theta == 0 else "alternative"
 
 
@@ -91,25 +67,7 @@ class Bernoulli(_OneModel, Scenario, registered="bernoulli"):
         check_float("theta", self.theta, low=0, high=1)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications of the `n` answers.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            ``a``: 0/1 answers, shape (n_reps, n); ``b``: zeros.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.proportions import Bernoulli
-        >>> Bernoulli(n=4, theta=0.5).draw(np.random.default_rng(1), 2).a.tolist()
-        [[0.0, 0.0, 1.0, 0.0], [1.0, 1.0, 0.0, 1.0]]
-        """
+        """Draw `n_reps` replications of the `n` answers (``a`` 0/1, ``b`` zeros)."""
         a = (rng.random((n_reps, self.n)) < self.theta).astype(float)
         return Batch(a, np.zeros_like(a), paired=True)
 
@@ -140,37 +98,11 @@ class BernoulliTasks(_OneModel, Scenario, registered="bernoulli-tasks"):
 
     @property
     def n(self) -> int:
-        """Questions per replication, ``tasks * per_task``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.proportions import BernoulliTasks
-        >>> BernoulliTasks(tasks=6, per_task=5).n
-        30
-        """
+        """Questions per replication, ``tasks * per_task``."""
         return self.tasks * self.per_task
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications: a dispersion, the task rates, the answers.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        ClusteredBatch
-            ``a``: 0/1 answers, shape (n_reps, n), task by task; ``b``: zeros.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.proportions import BernoulliTasks
-        >>> scenario = BernoulliTasks(tasks=3, per_task=2)
-        >>> scenario.draw(np.random.default_rng(1), 1).a.tolist()
-        [[1.0, 1.0, 0.0, 0.0, 0.0, 1.0]]
-        """
+        """Draw `n_reps` replications: a dispersion, the task rates, the answers (task by task)."""
         d = rng.gamma(self.d_shape, self.d_scale, (n_reps, 1))
         rates = rng.beta(d * self.theta, d * (1 - self.theta), (n_reps, self.tasks))
         answers = rng.random((n_reps, self.tasks, self.per_task)) < rates[:, :, None]

@@ -1,11 +1,8 @@
 """Run scores of two models: Gaussian, paired, validation/test, skewed, multimodal, empirical.
 
-Every scenario draws A's and B's scores for a block of replications at once. Model A carries
-the `shift` (added to each of its scores), so ``shift=0`` is the null of equal performance and
-a positive shift measures power.
-
-Gaussian scenarios draw the sufficient statistics first (sample means and variances, or means
-and scatter matrix) and the scores only when a criterion asks for them, from their exact
+Model A carries the `shift` (added to each of its scores), so ``shift=0`` is the null of equal
+performance and a positive shift measures power. Gaussian scenarios draw the sufficient
+statistics first and the scores only when a criterion asks for them, from their exact
 conditional distribution: a t-test study never draws a score.
 """
 
@@ -75,15 +72,13 @@ def _gaussian_moments(rng, n_reps, n, mean, sd):
 
 def _sample_moments(z, chi2, n, mean, sd):
     """Sample mean and unbiased variance of `n` iid N(mean, sd^2) scores, from a standard
-    normal draw `z` and a chi-square draw `chi2` with n - 1 degrees of freedom."""
+    normal `z` and a chi-square `chi2` with n - 1 degrees of freedom."""
     return mean + sd / np.sqrt(n) * z, sd**2 * chi2 / (n - 1)
 
 
 def _gaussian_slab(streams, bounds, dfs) -> np.ndarray:
-    """Rows of standard normal (df 0) or chi-square (df) draws over a slab of blocks, each
-    block drawing them one after the other from its own stream, as numpy's
-    ``rng.standard_normal(n)`` and ``rng.chisquare(df, n)`` would
-    (:func:`evalmc.sims.kernels.gaussian_slab`)."""
+    """Rows of standard normal (df 0) or chi-square (df) draws over a slab of blocks, each block
+    drawing from its own stream as numpy would (:func:`evalmc.sims.kernels.gaussian_slab`)."""
     from evalmc.sims.kernels import gaussian_slab
 
     out = np.empty((len(dfs), bounds[-1]))
@@ -92,12 +87,8 @@ def _gaussian_slab(streams, bounds, dfs) -> np.ndarray:
 
 
 def _fill_given_moments(rng, mean, var, n):
-    """Gaussian scores with the given per-row sample mean and variance.
-
-    Given its mean and variance, a Gaussian sample's centred, normalised vector is uniform on
-    the unit sphere orthogonal to (1, ..., 1) and independent of them: a centred, normalised
-    standard normal vector.
-    """
+    """Gaussian scores with the given per-row sample mean and variance: given them, the centred,
+    normalised sample is uniform on the unit sphere orthogonal to (1, ..., 1)."""
     u = rng.standard_normal((mean.size, n))
     u -= u.mean(axis=1, keepdims=True)
     u /= np.linalg.norm(u, axis=1, keepdims=True)
@@ -105,12 +96,8 @@ def _fill_given_moments(rng, mean, var, n):
 
 
 def _fill_given_scatter(rng, mean_a, mean_b, s_aa, s_ab, s_bb, n):
-    """Bivariate Gaussian pairs with the given per-row sample means and scatter matrix.
-
-    The centred data matrix is ``U T``: ``T`` the upper Cholesky factor of the scatter matrix,
-    ``U`` an orthonormal pair of vectors orthogonal to (1, ..., 1), uniform and independent of
-    it (Gram-Schmidt of centred standard normal vectors).
-    """
+    """Bivariate Gaussian pairs with the given per-row sample means and scatter matrix: ``U T``, T
+    its upper Cholesky factor, U orthonormal centred vectors (Gram-Schmidt of normal draws)."""
     z = rng.standard_normal((2, mean_a.size, n))
     z -= z.mean(axis=2, keepdims=True)
     u1 = z[0] / np.linalg.norm(z[0], axis=1, keepdims=True)
@@ -126,13 +113,8 @@ def _fill_given_scatter(rng, mean_a, mean_b, s_aa, s_ab, s_bb, n):
 
 
 class _Independent:
-    """Mixin: A's and B's scores drawn cell by cell by a kernel, ``_fill(rng, a, b)``, or for a
-    slab of blocks by its slab kernel, ``_fill_slab(streams, bounds, a, b)``.
-
-    A slab of blocks is drawn into one pair of arrays, each block from its own generator, so
-    it is the same as the blocks drawn one by one and joined, without the copy; given the
-    blocks' :class:`~evalmc.compute.streams.BlockStreams`, in a single kernel call.
-    """
+    """Mixin: A's and B's scores drawn cell by cell by ``_fill(rng, a, b)``, or for a slab of
+    blocks into one pair of arrays by ``_fill_slab(streams, bounds, a, b)`` (one kernel call)."""
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` replications of independent scores (shape (n_reps, n_a), (n_reps, n_b))."""
@@ -185,71 +167,24 @@ class Normal(Scenario, registered="normal"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_a + shift = mean_b`` (up to rounding: :attr:`effect` is 0),
-        else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import Normal
-        >>> Normal(mean_a=0.5, mean_b=0.5).truth, Normal(shift=0.5).truth
-        ('null', 'alternative')
-        >>> Normal(mean_a=0.7, mean_b=0.8, shift=0.1).truth  # 0.7 + 0.1 != 0.8 in floats
-        'null'
-        """
+        """``'null'`` when :attr:`effect` is 0 (``mean_a + shift = mean_b`` up to rounding)."""
         return "null" if self.effect == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_a + shift - mean_b``
-        (:func:`~evalmc.inputs.checks.population_sum`: 0 when only rounding parts them).
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import Normal
-        >>> Normal(mean_a=1.0, mean_b=0.25, shift=0.5).effect
-        1.25
-        """
+        """``mean_a + shift - mean_b``, 0 when only rounding parts them
+        (:func:`~evalmc.inputs.checks.population_sum`)."""
         return population_sum("A's population mean minus B's",
                               {"mean_a": self.mean_a, "shift": self.shift},
                               {"mean_b": self.mean_b})
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``mean_a + shift``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import Normal
-        >>> Normal(mean_a=1.0, shift=0.5).a_mean
-        1.5
-        """
+        """A's population mean, ``mean_a + shift``."""
         return float(self.mean_a + self.shift)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications: the moments now, the scores on first use.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            Unpaired; ``moments`` given, ``a`` (n_reps, n_a) and ``b`` (n_reps, n_b) lazy.
-
-        Examples
-        --------
-        The scores drawn later have exactly the sample means drawn first:
-
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import Normal
-        >>> batch = Normal(n_a=5).draw(np.random.default_rng(0), 2)
-        >>> batch.moments()[0].round(4).tolist(), batch.a.shape, batch.b.shape
-        ([0.0562, -0.0591], (2, 5), (2, 10))
-        >>> batch.a.mean(axis=1).round(4).tolist()
-        [0.0562, -0.0591]
-        """
+        """Draw `n_reps` replications: the moments now, the scores on first use."""
         fill_rng = rng.spawn(1)[0]
         mean_a, var_a = _gaussian_moments(
             rng, n_reps, self.n_a, self.mean_a + self.shift, self.sd_a
@@ -258,39 +193,8 @@ class Normal(Scenario, registered="normal"):
         return self._batch((mean_a, var_a, mean_b, var_b), lambda: fill_rng)
 
     def draw_slab(self, rngs, sizes):
-        """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
-        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.compute.streams.BlockStreams`, every
-        block's moments in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
-        draws.
-
-        Parameters
-        ----------
-        rngs : BlockStreams or sequence of numpy.random.Generator
-            One stream per block.
-        sizes : sequence of int
-            Replications of each block.
-
-        Returns
-        -------
-        joined : Batch
-            Every block's replications, in block order.
-        blocks : SlabBlocks
-            Each block's Batch, made when first asked for.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import Normal
-        >>> from evalmc.compute.streams import BlockStreams
-        >>> from evalmc.compute.pcg64 import block_rng
-        >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
-        >>> joined, blocks = Normal(n_a=5).draw_slab(streams, [2, 3])
-        >>> joined.n_reps, [block.n_reps for block in blocks]
-        (5, [2, 3])
-        >>> alone = Normal(n_a=5).draw(block_rng(1, 7, 1), 3)
-        >>> bool((blocks[1].moments()[0] == alone.moments()[0]).all())
-        True
-        """
+        """:meth:`Scenario.draw_slab`; given :class:`~evalmc.compute.streams.BlockStreams`, every
+        block's moments in one kernel call."""
         if not isinstance(rngs, BlockStreams):
             return super().draw_slab(rngs, sizes)
         bounds = np.cumsum([0, *sizes])
@@ -334,8 +238,8 @@ class PairedNormal(Scenario, registered="paired-normal"):
     >>> batch = scenario.draw(np.random.default_rng(0), 2)
     >>> batch.a.shape, batch.paired, scenario.truth
     ((2, 10), True, 'null')
-    >>> PairedNormal(mean_diff=0.2).truth
-    'alternative'
+    >>> batch.diff_moments()[0].round(4).tolist()
+    [-0.1555, -0.0496]
     """
 
     estimand: ClassVar[str] = "mean difference"
@@ -349,66 +253,22 @@ class PairedNormal(Scenario, registered="paired-normal"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when ``mean_diff + shift = 0`` (up to rounding: :attr:`effect` is 0),
-        else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import PairedNormal
-        >>> PairedNormal(mean_diff=0.2).truth, PairedNormal(mean_diff=0.2, shift=-0.2).truth
-        ('alternative', 'null')
-        """
+        """``'null'`` when :attr:`effect` is 0 (``mean_diff + shift = 0`` up to rounding)."""
         return "null" if self.effect == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's, ``mean_diff + shift``
-        (:func:`~evalmc.inputs.checks.population_sum`: 0 when only rounding parts them).
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import PairedNormal
-        >>> PairedNormal(mean_diff=0.2, shift=0.3).effect
-        0.5
-        """
+        """``mean_diff + shift``, 0 when only rounding parts them."""
         return population_sum("A's population mean minus B's",
                               {"mean_diff": self.mean_diff, "shift": self.shift})
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``mean_diff + shift`` (B's is 0).
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import PairedNormal
-        >>> PairedNormal(mean_diff=0.2, shift=0.3).a_mean
-        0.5
-        """
+        """A's population mean, ``mean_diff + shift`` (B's is 0)."""
         return float(self.mean_diff + self.shift)  # B's mean is 0
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications: the moments now, the paired scores on first use.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            Paired; ``moments`` and ``diff_moments`` given, ``a`` and ``b`` (n_reps, n) lazy.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import PairedNormal
-        >>> batch = PairedNormal(rho=0.5).draw(np.random.default_rng(0), 2)
-        >>> batch.diff_moments()[0].round(4).tolist(), batch.a.shape, batch.paired
-        ([-0.1555, -0.0496], (2, 10), True)
-        >>> (batch.a - batch.b).mean(axis=1).round(4).tolist()
-        [-0.1555, -0.0496]
-        """
+        """Draw `n_reps` replications: the moments now, the paired scores on first use."""
         fill_rng = rng.spawn(1)[0]
         n = self.n
         z = rng.standard_normal((2, n_reps))
@@ -418,39 +278,8 @@ class PairedNormal(Scenario, registered="paired-normal"):
         return self._batch(self._statistics(z[0], z[1], c1, c2, off), lambda: fill_rng)
 
     def draw_slab(self, rngs, sizes):
-        """Blocks of replications, block ``k`` of ``sizes[k]`` from ``rngs[k]``
-        (:meth:`Scenario.draw_slab`): given :class:`~evalmc.compute.streams.BlockStreams`, every
-        block's statistics in one kernel call, each exactly what ``draw(rngs[k], sizes[k])``
-        draws.
-
-        Parameters
-        ----------
-        rngs : BlockStreams or sequence of numpy.random.Generator
-            One stream per block.
-        sizes : sequence of int
-            Replications of each block.
-
-        Returns
-        -------
-        joined : Batch
-            Every block's replications, in block order.
-        blocks : SlabBlocks
-            Each block's Batch, made when first asked for.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import PairedNormal
-        >>> from evalmc.compute.streams import BlockStreams
-        >>> from evalmc.compute.pcg64 import block_rng
-        >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
-        >>> joined, blocks = PairedNormal(rho=0.5).draw_slab(streams, [2, 3])
-        >>> joined.n_reps, [block.n_reps for block in blocks]
-        (5, [2, 3])
-        >>> alone = PairedNormal(rho=0.5).draw(block_rng(1, 7, 1), 3)
-        >>> bool((blocks[1].diff_moments()[1] == alone.diff_moments()[1]).all())
-        True
-        """
+        """:meth:`Scenario.draw_slab`; given :class:`~evalmc.compute.streams.BlockStreams`, every
+        block's statistics in one kernel call."""
         if not isinstance(rngs, BlockStreams):
             return super().draw_slab(rngs, sizes)
         n = self.n
@@ -495,25 +324,8 @@ class PairedNormal(Scenario, registered="paired-normal"):
 
 
 class ValTestBatch(Batch):
-    """Test scores ``a``, ``b`` of runs and the validation scores ``a_val``, ``b_val`` of the
-    same runs, for criteria and estimators that pick runs by validation score.
-
-    Parameters
-    ----------
-    a, b : ndarray, shape (n_reps, n_a) and (n_reps, n_b)
-        Test scores; and the keywords of :class:`~evalmc.sims.base.Batch`.
-    a_val, b_val : ndarray, shapes of `a` and `b`
-        Validation scores, column ``j`` of the same run as column ``j`` of the test scores.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.scores import ValTestBatch
-    >>> batch = ValTestBatch(np.ones((2, 3)), np.zeros((2, 3)), paired=False,
-    ...                      a_val=np.full((2, 3), 0.5), b_val=np.zeros((2, 3)))
-    >>> sorted(batch.holds), batch.rows(1, 2).a_val.tolist()
-    (['scores', 'validation scores'], [[0.5, 0.5, 0.5]])
-    """
+    """Test scores ``a``, ``b`` of runs and validation scores ``a_val``, ``b_val`` of the same
+    runs (same shapes, column by column), for criteria that pick runs by validation score."""
 
     holds = Batch.holds | {"validation scores"}
     per_rep = ("a_val", "b_val")
@@ -535,10 +347,12 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
     --------
     >>> import numpy as np
     >>> from evalmc.sims.scores import ValTest
-    >>> scenario = ValTest(n=4)
+    >>> scenario = ValTest(n=4, shift=1.0)
     >>> batch = scenario.draw(np.random.default_rng(0), 2)
     >>> batch.a.shape, batch.a_val.shape, scenario.truth
-    ((2, 4), (2, 4), 'null')
+    ((2, 4), (2, 4), 'alternative')
+    >>> round(float(batch.a.mean()), 3), round(float(batch.b.mean()), 3)
+    (1.441, -0.712)
     """
 
     batch: ClassVar[type] = ValTestBatch
@@ -551,29 +365,7 @@ class ValTest(_ShiftTruth, Scenario, registered="val-test"):
         check_float("rho", self.rho, low=-1, high=1)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        ValTestBatch
-            Unpaired test scores ``a``, ``b`` and validation scores ``a_val``, ``b_val``,
-            each (n_reps, n).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import ValTest
-        >>> batch = ValTest(n=4, shift=1.0).draw(np.random.default_rng(0), 2)
-        >>> batch.a.shape, batch.a_val.shape, batch.paired
-        ((2, 4), (2, 4), False)
-        >>> round(float(batch.a.mean()), 3), round(float(batch.b.mean()), 3)
-        (1.441, -0.712)
-        """
+        """Draw `n_reps` replications: a :class:`ValTestBatch`, unpaired."""
         z = rng.standard_normal((n_reps, 2, self.n, 2))
         val = self.mu_val + self.sd_val * z[..., 0]
         test = self.mu_test + self.sd_test * (
@@ -611,14 +403,7 @@ class SkewNormal(_Independent, _ShiftTruth, Scenario, registered="skew-normal"):
     @property
     def a_mean(self) -> float:
         """A's population mean, ``loc + scale delta sqrt(2 / pi) + shift``,
-        ``delta = skew / sqrt(1 + skew^2)``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import SkewNormal
-        >>> round(SkewNormal(skew=-4.0).a_mean, 4), round(SkewNormal(skew=0.0).a_mean, 4)
-        (-0.7741, 0.0)
-        """
+        ``delta = skew / sqrt(1 + skew^2)``."""
         from evalmc.sims.kernels import skew_delta
 
         return float(self.loc + self.scale * skew_delta(self.skew) * np.sqrt(2 / np.pi)
@@ -662,39 +447,14 @@ class Mixture(_Independent, _ShiftTruth, Scenario, registered="mixture"):
         _check_shifted(self, "loc1", "loc2")
 
     def cdf(self, x):
-        """Cumulative distribution function of B's scores (A's is shifted by `shift`).
-
-        Parameters
-        ----------
-        x : float or array_like
-            Scores.
-
-        Returns
-        -------
-        float or ndarray
-            ``(1 - weight) Phi((x - loc1) / scale1) + weight Phi((x - loc2) / scale2)``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import Mixture
-        >>> Mixture().cdf(np.array([0.0, 3.0])).round(4).tolist()
-        [0.3504, 0.8491]
-        """
+        """Cumulative distribution function of B's scores (A's is shifted by `shift`)."""
         c1 = scipy.stats.norm.cdf(x, self.loc1, self.scale1)
         c2 = scipy.stats.norm.cdf(x, self.loc2, self.scale2)
         return (1 - self.weight) * c1 + self.weight * c2
 
     @property
     def a_mean(self) -> float:
-        """A's population mean, ``(1 - weight) loc1 + weight loc2 + shift``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.scores import Mixture
-        >>> round(Mixture(weight=0.3).a_mean, 4), round(Mixture(weight=0.3, shift=0.5).a_mean, 4)
-        (0.9, 1.4)
-        """
+        """A's population mean, ``(1 - weight) loc1 + weight loc2 + shift``."""
         return float((1 - self.weight) * self.loc1 + self.weight * self.loc2 + self.shift)
 
     def _fill(self, rng, a, b):
@@ -729,16 +489,9 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
     """The user's own run scores, resampled by a smoothed bootstrap (Gaussian kernel).
 
     Both models draw from the same kernel density estimate of one CSV column, so ``shift=0``
-    is an exact null with the shape of the user's scores. The kernel's sd is the one
-    ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses. Parameters: the
+    is an exact null with the shape of the user's scores. The kernel's sd, ``kernel_sd``, is the
+    one ``scipy.stats.gaussian_kde(scores, bw_method=bandwidth)`` uses. Parameters: the
     ``'empirical'`` row of :data:`evalmc.sims.SCENARIOS`.
-
-    Attributes
-    ----------
-    scores : ndarray
-        The column's scores, read once.
-    kernel_sd : float
-        The Gaussian kernel's sd.
 
     Examples
     --------
@@ -766,27 +519,7 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
         object.__setattr__(self, "kernel_sd", float(np.sqrt(kde.covariance[0, 0])))
 
     def fingerprint(self) -> str:
-        """The parameters' fingerprint and a digest of the scores read: editing the file
-        changes it.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.scores import Empirical
-        >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
-        >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,0.89\\n3,0.93\\n4,0.90\\n")
-        >>> before = Empirical(file=str(path), column="acc").fingerprint()
-        >>> before.rsplit("|", 1)[1]
-        'scores=6ce32f9f61c2955b'
-        >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,0.89\\n3,0.93\\n4,0.95\\n")
-        >>> Empirical(file=str(path), column="acc").fingerprint() == before
-        False
-        """
+        """The parameters' fingerprint plus a digest of the scores read from the file."""
         digest = hashlib.blake2b(self.scores.tobytes(), digest_size=8).hexdigest()
         return f"{super().fingerprint()}|scores={digest}"
 
@@ -805,33 +538,8 @@ class Empirical(_Independent, _ShiftTruth, Scenario, registered="empirical"):
 
 def read_scores(file: str, column: str = "", *, option: str = "column",
                 dropna: bool = True) -> np.ndarray:
-    """Read one column of finite scores from a CSV file (:mod:`evalmc.inputs.tables`).
-
-    Parameters
-    ----------
-    file : str
-        Path of a CSV file with a header row.
-    column : str
-        Column to read; may be left empty when the file has one column of scores.
-    option : str
-        How the caller names `column` in messages (a parameter or a command-line option).
-    dropna : bool
-        Skip missing values (else they are an error naming their row).
-
-    Returns
-    -------
-    ndarray, shape (m,)
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from pathlib import Path
-    >>> from evalmc.sims.scores import read_scores
-    >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
-    >>> _ = path.write_text("seed,acc\\n1,0.91\\n2,\\n3,0.93\\n")
-    >>> read_scores(str(path), "acc").tolist()
-    [0.91, 0.93]
-    """
+    """Read one column of finite scores from a CSV file (:func:`score_column`); `option` names
+    `column` in messages, `dropna` skips missing values (else an error naming the row)."""
     if not file:
         raise ValueError("`file` is required: the path of a CSV file of scores.")
     frame = read_table(file, option="file")
@@ -840,34 +548,8 @@ def read_scores(file: str, column: str = "", *, option: str = "column",
 
 def score_column(frame, column: str = "", *, option: str = "column",
                  dropna: bool = True) -> np.ndarray:
-    """One column of `frame` (from :func:`evalmc.inputs.tables.read_table`) as finite scores:
-    at least 2, not all equal; `column` may be empty when there is one column of scores.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    column : str
-        The column to read; empty for the only column of scores.
-    option : str
-        How the caller names `column` in messages.
-    dropna : bool
-        Skip missing values (else they are an error naming their row).
-
-    Returns
-    -------
-    ndarray, shape (m,)
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.sims.scores import score_column
-    >>> score_column(pd.DataFrame({"acc": [0.9, 0.8, None]})).tolist()
-    [0.9, 0.8]
-    >>> score_column(pd.DataFrame({"acc": [0.9, 0.9]}), "acc")
-    Traceback (most recent call last):
-    ...
-    ValueError: `column` 'acc' needs at least 2 distinct scores; got 2 value(s) all equal.
-    """
+    """One column of `frame` as finite scores: at least 2, not all equal; `column` may be empty
+    when there is one column of scores."""
     column = column or only_score_column(frame, option=option)
     values = drop_missing(numeric_column(frame, column, option=option), dropna=dropna,
                           option=option, column=column)
@@ -884,22 +566,13 @@ class EmpiricalPaired(Scenario, registered="empirical-paired"):
     """The user's own paired runs (A and B on the same seeds), resampled jointly by a smoothed
     bootstrap: whole pairs, plus bivariate Gaussian kernel noise.
 
-    The pairs are the rows of a CSV file with a column of A's scores and one of B's (a row
-    missing either is skipped). Under the null A's scores are moved by the pairs' mean
-    difference, mean(B - A), so that A and B have B's mean and keep the pairs' covariance;
-    `shift` is then added to A: ``shift = mean(A - B)`` of the file gives back the runs as
-    they are. A drawn pair is a resampled pair plus ``N(0, kernel_cov)`` noise,
-    ``kernel_cov`` the one ``scipy.stats.gaussian_kde(pairs.T, bw_method=bandwidth)`` uses
-    (the pairs' covariance times the squared bandwidth factor), so the draws keep the
+    The pairs are the complete rows of a CSV file with a column of A's scores and one of B's.
+    Under the null A's scores are moved by the pairs' mean difference, mean(B - A), so that A
+    and B have B's mean and keep the pairs' covariance; `shift` is then added to A. A drawn pair
+    is a resampled pair plus ``N(0, kernel_cov)`` noise, ``kernel_cov`` the one
+    ``scipy.stats.gaussian_kde(pairs.T, bw_method=bandwidth)`` uses, so the draws keep the
     correlation of A and B within a seed. Parameters: the ``'empirical-paired'`` row of
     :data:`evalmc.sims.SCENARIOS`.
-
-    Attributes
-    ----------
-    pairs : ndarray, shape (m, 2)
-        The file's complete pairs (A, B), as read.
-    kernel_cov : ndarray, shape (2, 2)
-        The Gaussian kernel's covariance.
 
     Examples
     --------
@@ -950,80 +623,21 @@ class EmpiricalPaired(Scenario, registered="empirical-paired"):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when `shift` is 0, else ``'alternative'``: the null is built, not read
-        from the file.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.scores import EmpiricalPaired
-        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
-        >>> [EmpiricalPaired(file=str(path), a="a", b="b", shift=s).truth for s in (0, 0.02)]
-        ['null', 'alternative']
-        """
+        """``'null'`` when `shift` is 0: the null is built, not read from the file."""
         return "null" if self.shift == 0 else "alternative"
 
     @property
     def effect(self) -> float:
-        """A's population mean minus B's: the shift.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.scores import EmpiricalPaired
-        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
-        >>> EmpiricalPaired(file=str(path), a="a", b="b", shift=0.02).effect
-        0.02
-        """
+        """A's population mean minus B's: the shift."""
         return float(self.shift)
 
     @property
     def a_mean(self) -> float:
-        """A's population mean: B's mean in the file plus the shift.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.scores import EmpiricalPaired
-        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
-        >>> round(EmpiricalPaired(file=str(path), a="a", b="b", shift=0.02).a_mean, 4)
-        0.9167
-        """
+        """A's population mean: B's mean in the file plus the shift."""
         return float(self.pairs[:, 1].mean() + self.shift)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications of `n` pairs.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            Paired; ``a`` and ``b`` of shape (n_reps, n), column ``j`` of both from one
-            resampled pair.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> import numpy as np
-        >>> from evalmc.sims.scores import EmpiricalPaired
-        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n0.94,0.91\\n")
-        >>> batch = EmpiricalPaired(file=str(path), a="a", b="b", n=3).draw(
-        ...     np.random.default_rng(1), 2)
-        >>> (batch.a - batch.b).round(3).tolist()
-        [[-0.008, -0.013, 0.014], [0.013, 0.009, 0.001]]
-        """
+        """Draw `n_reps` replications of `n` resampled pairs (paired batch)."""
         centred = self.pairs - [np.mean(self.pairs[:, 0] - self.pairs[:, 1]) - self.shift, 0.0]
         picked = centred[rng.integers(0, len(centred), size=(n_reps, self.n))]
         noise = rng.standard_normal((n_reps, self.n, 2)) @ np.linalg.cholesky(self.kernel_cov).T
@@ -1031,25 +645,7 @@ class EmpiricalPaired(Scenario, registered="empirical-paired"):
         return Batch(drawn[..., 0], drawn[..., 1], paired=True)
 
     def fingerprint(self) -> str:
-        """The parameters' fingerprint and a digest of the pairs read: editing the file
-        changes it.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from pathlib import Path
-        >>> from evalmc.sims.scores import EmpiricalPaired
-        >>> path = Path(tempfile.mkdtemp()) / "pairs.csv"
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.90\\n")
-        >>> before = EmpiricalPaired(file=str(path), a="a", b="b").fingerprint()
-        >>> _ = path.write_text("a,b\\n0.91,0.89\\n0.93,0.90\\n0.90,0.91\\n")
-        >>> EmpiricalPaired(file=str(path), a="a", b="b").fingerprint() == before
-        False
-        """
+        """The parameters' fingerprint plus a digest of the pairs read from the file."""
         digest = hashlib.blake2b(np.ascontiguousarray(self.pairs).tobytes(),
                                  digest_size=8).hexdigest()
         return f"{super().fingerprint()}|pairs={digest}"

@@ -38,76 +38,22 @@ from evalmc.sims.networks import epoch_order, fast_tanh
 
 @dataclass(frozen=True)
 class Sequence:
-    """Standardized inputs and +-1 labels of one temporal random task.
-
-    Attributes
-    ----------
-    u : ndarray, shape (n,)
-        The inputs, training steps then test steps.
-    labels : ndarray, shape (n,)
-        -1 or +1.
-    n_train : int
-        Training steps (the first ones).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.temporal import Sequence
-    >>> task = Sequence(np.array([1.0, 2.0, 3.0]), np.array([1.0, -1.0, 1.0]), n_train=2)
-    >>> task.windows(2).tolist()
-    [[1.0, 0.0], [2.0, 1.0], [3.0, 2.0]]
-    """
+    """Standardized inputs `u` and +-1 `labels` of one temporal random task, the first `n_train`
+    steps for training."""
 
     u: np.ndarray
     labels: np.ndarray
     n_train: int
 
     def windows(self, order: int) -> np.ndarray:
-        """Row t: inputs ``u_t, u_{t-1}, ..., u_{t-order+1}`` (zeros before the start).
-
-        Parameters
-        ----------
-        order : int
-            Taps of a window.
-
-        Returns
-        -------
-        ndarray, shape (n, order)
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.temporal import Sequence
-        >>> task = Sequence(np.array([1.0, 2.0, 3.0, 4.0]), np.array([1.0, -1.0, 1.0, 1.0]), 3)
-        >>> task.windows(3).tolist()
-        [[1.0, 0.0, 0.0], [2.0, 1.0, 0.0], [3.0, 2.0, 1.0], [4.0, 3.0, 2.0]]
-        """
+        """Row t: inputs ``u_t, u_{t-1}, ..., u_{t-order+1}`` (zeros before the start)."""
         padded = np.r_[np.zeros(order - 1), self.u]
         return np.stack([padded[order - 1 - k: order - 1 - k + self.u.size]
                          for k in range(order)], axis=1)
 
 
 def temporal_random_task(rng, *, n_train: int = 100, n_test: int = 100) -> Sequence:
-    """Uniform random inputs with fair-coin labels, standardized with the training steps.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n_train, n_test : int
-        Training and test steps.
-
-    Returns
-    -------
-    Sequence
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.temporal import temporal_random_task
-    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> task.u.shape, task.n_train, task.labels[:4].tolist()
-    ((20,), 10, [-1.0, -1.0, 1.0, 1.0])
-    """
+    """Uniform random inputs with fair-coin labels, standardized with the training steps."""
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)
     u = rng.random(n_train + n_test)
@@ -212,46 +158,8 @@ def _check(n_runs, n_hidden, n_updates, lr0):
 
 def fir_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, gains: bool = True,
                 fan_in: int = 1, lr0: float = 0.1, rng, x_eval=None) -> np.ndarray:
-    """Train FIR MLPs, with or without synaptic gains, on tapped inputs; their outputs on
-    `x_eval`.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n, taps)
-        Row t holds the taps ``u_t, ..., u_{t-taps+1}`` of the first-layer filters.
-    y : ndarray, shape (n,)
-        Targets.
-    n_runs, n_hidden, n_updates : int
-        Networks, hidden tanh units, and per-example updates of each network.
-    gains : bool
-        Learn a synaptic gain per hidden unit (initially 1); without, the gains stay 1.
-    fan_in : int
-        The ``F`` of the hidden units' start ``U(-2.4/F, 2.4/F)``: 1, the unit's one synapse
-        (the input's filter), or the number of taps, as for a windowed MLP.
-    lr0 : float
-        Initial learning rate; it falls linearly to 0 over the updates.
-    x_eval : ndarray, shape (m, taps), optional
-        Inputs to evaluate the trained networks on; default `x`.
-    rng : numpy.random.Generator
-        Per run, draws the tap weights and hidden biases ``U(-2.4/F, 2.4/F)`` unit by unit
-        (weights then bias; ``F`` = `fan_in`), the output weights and bias
-        ``U(-2.4/n_hidden, 2.4/n_hidden)``, then the examples of all the updates.
-
-    Returns
-    -------
-    ndarray, shape (n_runs, m)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.temporal import fir_outputs, temporal_random_task
-    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> x = task.windows(3)
-    >>> out = fir_outputs(x[:10], task.labels[:10], n_runs=2, n_hidden=2, n_updates=50,
-    ...                   rng=np.random.default_rng(0), x_eval=x[10:])
-    >>> out.shape
-    (2, 10)
-    """
+    """Train `n_runs` FIR MLPs, with or without synaptic `gains`, on tapped inputs `x`; their
+    outputs on `x_eval` (default `x`); hidden units start ``U(-2.4/F, 2.4/F)``, F = `fan_in`."""
     n_runs, n_hidden, n_updates, lr0 = _check(n_runs, n_hidden, n_updates, lr0)
     x = np.ascontiguousarray(x, dtype=float)
     y = np.ascontiguousarray(y, dtype=float)
@@ -273,34 +181,7 @@ def fir_outputs(x, y, *, n_runs: int, n_hidden: int, n_updates: int, gains: bool
 def fir_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
                       n_updates: int, gains: bool = True, lr0: float = 0.1, rng) -> np.ndarray:
     """Train FIR MLPs (`order` taps) on the training steps; percent correct on the test steps,
-    one per run (see :func:`fir_outputs`).
-
-    Parameters
-    ----------
-    task : Sequence
-    order : int
-        Taps of the first-layer filters.
-    n_runs, n_hidden, n_updates : int
-        Networks, hidden units, and per-example updates of each network.
-    gains : bool
-        Learn the synaptic gains.
-    lr0 : float
-        Initial learning rate.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_runs,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.temporal import fir_test_accuracy, temporal_random_task
-    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> fir_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
-    ...                   rng=np.random.default_rng(0)).tolist()
-    [50.0, 60.0]
-    """
+    one per run (:func:`fir_outputs`)."""
     x = task.windows(check_int("order", order, low=1))
     out = fir_outputs(x[:task.n_train], task.labels[:task.n_train], n_runs=n_runs,
                       n_hidden=n_hidden, n_updates=n_updates, gains=gains, lr0=lr0, rng=rng,
@@ -311,37 +192,7 @@ def fir_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
 def elman_test_accuracy(task: Sequence, *, order: int, n_runs: int, n_hidden: int,
                         n_updates: int, lr0: float = 0.1, rng) -> np.ndarray:
     """Train Elman networks on the window of the last `order` inputs; percent correct on the
-    test steps, one per run.
-
-    Per run, `rng` draws each hidden unit's input weights, context weights and bias
-    ``U(-2.4/F, 2.4/F)`` with ``F = order + n_hidden``, then the output weights and bias
-    ``U(-2.4/n_hidden, 2.4/n_hidden)``. The test steps follow the training steps, the context
-    carried over.
-
-    Parameters
-    ----------
-    task : Sequence
-    order : int
-        Inputs in a window (the network's order).
-    n_runs, n_hidden, n_updates : int
-        Networks, hidden units, and per-step updates of each network.
-    lr0 : float
-        Initial learning rate.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    ndarray, shape (n_runs,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.temporal import elman_test_accuracy, temporal_random_task
-    >>> task = temporal_random_task(np.random.default_rng(0), n_train=10, n_test=10)
-    >>> elman_test_accuracy(task, order=3, n_runs=2, n_hidden=2, n_updates=50,
-    ...                     rng=np.random.default_rng(0)).tolist()
-    [30.0, 50.0]
-    """
+    test steps (context carried over), one per run."""
     n_runs, n_hidden, n_updates, lr0 = _check(n_runs, n_hidden, n_updates, lr0)
     x = task.windows(check_int("order", order, low=1))
     x_train, y_train = x[:task.n_train], task.labels[:task.n_train]

@@ -36,38 +36,17 @@ class _TwoRates(Scenario):
 
     @property
     def truth(self) -> str:
-        """``'null'`` when the accuracies are equal, else ``'alternative'``.
-
-        Examples
-        --------
-        >>> from evalmc.sims.twomodels import TwoModels
-        >>> TwoModels(theta_a=0.5, theta_b=0.5).truth, TwoModels(theta_a=0.6).truth
-        ('null', 'alternative')
-        """
+        """``'null'`` when the accuracies are equal, else ``'alternative'``."""
         return "null" if self.theta_a == self.theta_b else "alternative"
 
     @property
     def effect(self) -> float:
-        """``theta_A - theta_B``, the population effect.
-
-        Examples
-        --------
-        >>> from evalmc.sims.twomodels import TwoModels
-        >>> TwoModels(theta_a=0.75, theta_b=0.5).effect
-        0.25
-        """
+        """``theta_A - theta_B``, the population effect."""
         return float(self.theta_a - self.theta_b)
 
     @property
     def a_mean(self) -> float:
-        """``theta_A``, A's accuracy.
-
-        Examples
-        --------
-        >>> from evalmc.sims.twomodels import PairedModels
-        >>> PairedModels(theta_a=0.8).a_mean
-        0.8
-        """
+        """``theta_A``, A's accuracy."""
         return float(self.theta_a)
 
 
@@ -95,36 +74,11 @@ class TwoModels(_TwoRates, registered="two-models"):
 
     @property
     def odds_ratio(self) -> float:
-        """The odds of A's accuracy over the odds of B's.
-
-        Examples
-        --------
-        >>> from evalmc.sims.twomodels import TwoModels
-        >>> TwoModels(theta_a=0.75, theta_b=0.5).odds_ratio
-        3.0
-        """
+        """The odds of A's accuracy over the odds of B's."""
         return float(self.theta_a * (1 - self.theta_b) / ((1 - self.theta_a) * self.theta_b))
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications: A's answers, then B's, each row a replication.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            Unpaired 0/1 scores ``a``, ``b``, shape ``(n_reps, n)`` each.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.twomodels import TwoModels
-        >>> TwoModels(n=4).draw(np.random.default_rng(1), 1).a.tolist()
-        [[0.0, 0.0, 1.0, 0.0]]
-        """
+        """Draw `n_reps` replications: A's answers, then B's (unpaired 0/1 scores)."""
         a = (rng.random((n_reps, self.n)) < self.theta_a).astype(float)
         b = (rng.random((n_reps, self.n)) < self.theta_b).astype(float)
         return Batch(a, b, paired=False)
@@ -155,26 +109,8 @@ class PairedModels(_TwoRates, registered="paired-models"):
             check_float("rho", self.rho, low=-1, high=1, open_low=True, open_high=True)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` replications of `n` paired answers, the correlation of each drawn
-        first when `rho` is not fixed.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-
-        Returns
-        -------
-        Batch
-            Paired 0/1 scores ``a``, ``b``, shape ``(n_reps, n)`` each.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.twomodels import PairedModels
-        >>> PairedModels(n=4, theta_a=0.9).draw(np.random.default_rng(1), 1).a.tolist()
-        [[1.0, 1.0, 1.0, 1.0]]
-        """
+        """Draw `n_reps` replications of `n` paired answers, each replication's correlation drawn
+        first when `rho` is not fixed."""
         from scipy.special import ndtri
 
         if self.rho is None:
@@ -192,29 +128,8 @@ TWO_MODEL_SCENARIOS = (TwoModels, PairedModels)
 
 
 def orthant(h, k, rho):
-    """The bivariate standard normal probability ``P(X <= h, Y <= k)`` at correlation `rho`,
-    by Owen's T function: ``(Phi(h) + Phi(k)) / 2 - T(h, a_h) - T(k, a_k) - beta`` with
-    ``a_h = (k - rho h) / (h sqrt(1 - rho^2))``, ``a_k = (h - rho k) / (k sqrt(1 - rho^2))``
-    and ``beta = 1/2`` when ``h k < 0`` (or ``h k = 0`` and ``h + k < 0``), else 0; at ``h =
-    0`` the limit ``T(h, a_h) = sign(k) / 4`` (likewise at ``k = 0``).
-
-    Parameters
-    ----------
-    h, k : array_like
-        The upper limits (broadcast together).
-    rho : array_like
-        Correlations in (-1, 1).
-
-    Returns
-    -------
-    ndarray
-
-    Examples
-    --------
-    >>> from evalmc.sims.twomodels import orthant
-    >>> float(orthant(0.3, -0.5, 0.6).round(6))
-    0.270071
-    """
+    """The bivariate standard normal probability ``P(X <= h, Y <= k)`` at correlation `rho`, by
+    Owen's T function (with its limits at ``h = 0`` or ``k = 0``)."""
     from scipy.special import ndtr, owens_t
 
     h, k, rho = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (h, k, rho)))

@@ -129,3 +129,8 @@ def test_a_registered_scenario_must_yield_what_its_row_says():
                                         "ValTestBatch holds"):
         class Wrong(Scenario, registered="normal"):
             batch = ValTestBatch
+
+
+def test_batches_of_other_widths_do_not_join():
+    one = Batch(np.zeros((2, 3)), np.ones((2, 3)), paired=True)
+    assert Batch.concat([one, Batch(np.zeros((1, 4)), np.ones((1, 4)), paired=True)]) is None

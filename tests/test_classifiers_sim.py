@@ -228,3 +228,10 @@ class TestValidation:
         one = batch.take(1)
         assert type(one) is CountsBatch and one.counts.tolist() == batch.counts[1:2].tolist()
         assert one.a.tolist() == batch.a[1:2].tolist()
+
+
+def test_effect_and_estimand_follow_the_measure():
+    better = PairedClassifiers(tpr_a=0.9)
+    assert better.effect == -better.difference() > 0
+    assert better.estimand == "mean difference"
+    assert PairedClassifiers(measure="df1").estimand == "F1 difference"

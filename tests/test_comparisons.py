@@ -281,3 +281,7 @@ def test_exact_coverage_of_many_pairs_is_each_pairs(spec, target):
     one = [independent_coverage(spec, 12, a, b, target=target)
            for a, b in zip(theta_a, theta_b, strict=True)]
     assert many.tolist() == one
+
+
+def test_two_models_odds_ratio_is_a_odds_over_b_odds():
+    assert TwoModels(theta_a=0.75, theta_b=0.5).odds_ratio == 3.0

@@ -314,3 +314,8 @@ def test_bad_sample_parameters_are_named(bad):
     name = next(iter(bad))
     with pytest.raises(ValueError, match=f"`{name}`"):
         get_scenario("llm-items")(**bad)
+
+
+def test_skills_parted_only_by_rounding_are_the_null():
+    items = get_scenario("llm-items")(skill_a=0.7, skill_b=0.8, shift=0.1)  # 0.7 + 0.1 != 0.8
+    assert items.truth == "null" and items.effect == 0.0

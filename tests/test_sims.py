@@ -365,3 +365,24 @@ def test_truth_depends_on_what_a_rejection_concludes(name, params, truths):
     scenario = get_scenario(name)(**params)
     got = tuple(scenario.truth_for(alt) for alt in ("two-sided", "greater", "less"))
     assert got == truths
+
+
+def test_means_parted_only_by_rounding_are_the_null():
+    assert Normal(mean_a=0.7, mean_b=0.8, shift=0.1).truth == "null"  # 0.7 + 0.1 != 0.8
+
+
+def test_a_huge_skew_is_a_half_normal_not_a_normal():
+    from evalmc.sims.kernels import skew_delta
+
+    assert skew_delta(1e200) == 1.0 and skew_delta(-1e200) == -1.0
+
+
+def test_editing_a_scores_file_changes_the_fingerprint(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("a,b\n0.91,0.89\n0.93,0.90\n0.90,0.90\n")
+    before = (Empirical(file=str(path), column="b").fingerprint(),
+              EmpiricalPaired(file=str(path), a="a", b="b").fingerprint())
+    path.write_text("a,b\n0.91,0.89\n0.93,0.90\n0.90,0.91\n")
+    after = (Empirical(file=str(path), column="b").fingerprint(),
+             EmpiricalPaired(file=str(path), a="a", b="b").fingerprint())
+    assert before[0] != after[0] and before[1] != after[1]
