@@ -68,8 +68,8 @@ from typing import ClassVar
 import numpy as np
 
 from evalmc.inputs.checks import check_choice, check_float, check_int, check_sd
-from evalmc.sims import MAX_FEATURES, MAX_RUNS
 from evalmc.sims.base import Batch, Scenario, read_only
+from evalmc.sims.registry import MAX_FEATURES, MAX_RUNS
 from evalmc.sims.twomodels import orthant
 
 SCHEMES = ("kfold", "repeated-kfold", "random", "5x2", "holdout")
