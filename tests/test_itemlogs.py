@@ -528,3 +528,22 @@ def test_an_inspect_log_without_samples_or_header(tmp_path):
     with pytest.raises(ValueError, match=r"^bare\.eval: not an inspect_ai log \(no header\.json "
                        r"or _journal/start\.json\)\.$"):
         read_items(bare)
+
+
+def test_lm_eval_model_from_the_model_args_of_the_results(tmp_path):
+    folder = tmp_path / "EleutherAI__pythia-160m"
+    folder.mkdir()
+    samples = folder / "samples_arc_easy_2024-05-01T10-00-00.123456.jsonl"
+    results = folder / "results_2024-05-01T10-00-00.123456.json"
+    results.write_text(json.dumps({"config": {
+        "model": "hf", "model_args": "pretrained=EleutherAI/pythia-160m,dtype=float32"}}))
+    assert lm_eval_model(samples) == "EleutherAI/pythia-160m"
+    assert detect_format("scores.csv") == "csv"  # from the name alone
+
+
+def test_tasks_prefix_the_items_and_the_clusters_that_are_items():
+    run = pd.DataFrame({"model": ["A", "A"], "item": ["1", "2"], "sample": [0, 0],
+                        "cluster": ["1", "2"], "score": [1.0, 0.0]})
+    table = stack_items([run, run.assign(cluster="algebra")], tasks=["physics", "algebra"])
+    assert table["item"].tolist() == ["algebra/1", "algebra/2", "physics/1", "physics/2"]
+    assert table["cluster"].tolist() == ["algebra", "algebra", "physics/1", "physics/2"]

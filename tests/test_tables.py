@@ -3,6 +3,7 @@ researchers write (delimiters ending the lines, ids, index columns, one row per 
 numbers written otherwise)."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,7 +11,18 @@ import pytest
 from scipy import stats
 
 from evalmc.cli import main
-from evalmc.inputs.tables import drop_missing, is_score_column, numeric_column, read_table, wide
+from evalmc.inputs.tables import (
+    check_wide,
+    drop_missing,
+    ids_note,
+    is_score_column,
+    key_word,
+    numeric_column,
+    only_score_column,
+    read_table,
+    score_columns,
+    wide,
+)
 from evalmc.sims.scores import read_scores
 
 
@@ -271,6 +283,36 @@ def test_excel_sep_line_comments_and_unicode_minus_are_read(tmp_path, text):
     a = numeric_column(frame, "A", option="--a")
     assert np.abs(a).tolist() == [0.91, 0.93, 0.90] and (a < 0).all() == ("\u2212" in text)
     assert numeric_column(frame, "B", option="--b").tolist() == [0.80, 0.82, 0.85]
+
+
+def test_sep_line_comment_and_a_delimiter_ending_the_lines_together(tmp_path):
+    frame = read_table(_file(tmp_path, "sep=,\n# two runs\nseed,A,B,\n1,0.91,0.80,\n"
+                                       "2,0.93,0.82,\n"))
+    assert frame.to_dict(orient="list") == {"seed": [1, 2], "A": [0.91, 0.93], "B": [0.8, 0.82]}
+    assert (frame.attrs["delimiter"], frame.attrs["decimal"]) == (",", ".")
+
+
+def test_score_columns_ids_and_key_words():
+    frame = pd.DataFrame({"n": [1, 2, 3], "model": ["A", "B", "C"], "seed": [7, 3, 5],
+                          "acc": [0.91, 0.89, 0.90]})
+    scores, text, ids = score_columns(frame)
+    assert (scores, text) == (["acc"], ["model"])
+    assert ids_note(ids) == ("'n' (integers 1..3 numbering the rows), 'seed' (integers, named "
+                             "as a key (seed))")
+    assert [key_word(n) for n in ("seed", "Random Seed", "cv_fold", "data_set", "datasetId",
+                                  "acc")] == ["seed", "seed", "fold", "dataset", "id", None]
+    assert is_score_column(pd.Series(["0.9", "0.8", "n/a"]))
+    assert not is_score_column(pd.Series(["A", "B"]))
+    assert only_score_column(pd.DataFrame({"seed": [0, 1, 2], "acc": [0.91, 0.89, 0.93]}),
+                             option="--column") == "acc"
+
+
+def test_one_row_per_run_is_refused_with_its_fix():
+    long = pd.DataFrame({"model": ["A", "B", "A", "B"], "acc": [0.9, 0.8, 0.91, 0.79]})
+    with pytest.raises(ValueError, match=re.escape(
+            "`FILE`: 'the file' looks like one row per run: column 'model' repeats its values "
+            "(A 2 times, B 2 times); give --model model --score acc.")):
+        check_wide(long, ["model"], option="FILE", fix="give --model model --score acc")
 
 
 def test_a_first_column_named_hash_is_not_a_comment(tmp_path):

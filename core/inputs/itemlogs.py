@@ -75,8 +75,6 @@ if TYPE_CHECKING:
 
 #: The columns of an item table, in order.
 COLUMNS = ("model", "item", "sample", "cluster", "score")
-#: The formats :func:`read_items` reads.
-FORMATS = ("csv", "jsonl", "lm-eval", "inspect")
 
 #: Fields of an lm-evaluation-harness sample line that are not metrics (the ``example`` dict of
 #: ``evaluate`` in ``lm_eval/evaluator.py``).
@@ -107,6 +105,25 @@ class _Row(NamedTuple):
     note: str = ""
 
 
+class _Wanted(NamedTuple):
+    """What :func:`read_items` is asked to read: its keywords, as given."""
+
+    metric: str | None
+    model: str | None
+    item: str
+    sample: str | None
+    cluster: str | None
+
+
+class _Read(NamedTuple):
+    """What a format's reader returns: the rows, the metric read (as ``attrs['metric']`` shows
+    it) and the task (None when the file names none)."""
+
+    rows: list[_Row]
+    metric: str
+    task: str | None
+
+
 def read_items(path, *, fmt: str | None = None, metric: str | None = None,
                model: str | None = None, item: str = "item", sample: str | None = None,
                cluster: str | None = None, dropna: bool = False) -> pd.DataFrame:
@@ -114,11 +131,11 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
 
     Parameters
     ----------
-    path : path
+    path : path-like
         The file: ``.csv`` or ``.tsv``, ``.jsonl`` (a table, or lm-evaluation-harness samples),
         ``.json`` or ``.eval`` (inspect_ai).
     fmt : {'csv', 'jsonl', 'lm-eval', 'inspect'}, optional
-        Default: found from the name and the content.
+        Default: found from the name and the content (:func:`detect_format`).
     metric : str, optional
         The scores: a table's column (default ``'score'``); an lm-evaluation-harness metric
         (``'acc'``, or ``'acc,none'`` naming its filter); an inspect_ai scorer (``'choice'``,
@@ -146,6 +163,14 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
         ``eval.task_display_name`` or ``eval.task``; None for a table) and ``dropped`` (where
         each dropped row was).
 
+    Raises
+    ------
+    ValueError
+        For a file that is missing or unreadable, a field that is missing or holds no valid
+        value, a metric the file does not have or a choice it leaves open, a missing score
+        (unless `dropna`), a repeated (model, item, sample) or an item in two clusters; the
+        message names the file, the row and the field.
+
     Examples
     --------
     >>> import tempfile
@@ -164,20 +189,9 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
     if not path.is_file():
         raise ValueError(f"{str(path)!r} is not a file of item-level results.")
     fmt = fmt or detect_format(path)
-    if fmt == "csv":
-        rows, used, task = _table_rows(path, _read_csv(path), metric=metric or "score",
-                                 model=model or "model", item=item, sample=sample,
-                                 cluster=cluster)
-    elif fmt == "jsonl":
-        rows, used, task = _table_rows(path, _read_jsonl_table(path), metric=metric or "score",
-                                 model=model or "model", item=item, sample=sample,
-                                 cluster=cluster)
-    elif fmt == "lm-eval":
-        rows, used, task = _lm_eval_rows(path, metric=metric, model=model, cluster=cluster)
-    elif fmt == "inspect":
-        rows, used, task = _inspect_rows(path, metric=metric, model=model, cluster=cluster)
-    else:
+    if fmt not in FORMATS:
         raise ValueError(f"`fmt` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
+    rows, used, task = _READERS[fmt](path, _Wanted(metric, model, item, sample, cluster))
     frame = _frame(list(rows), path=path, fmt=fmt, metric=used, cluster=cluster, dropna=dropna)
     frame.attrs["task"] = task
     return frame
@@ -188,14 +202,19 @@ def detect_format(path) -> str:
 
     Parameters
     ----------
-    path : path
+    path : path-like
 
     Returns
     -------
     str
         ``'csv'`` (``.csv``, ``.tsv``, ``.txt``), ``'inspect'`` (``.eval``, ``.json``),
-        ``'lm-eval'`` (``.jsonl`` whose first object has ``doc_id`` and ``resps``) or
-        ``'jsonl'`` (another ``.jsonl``).
+        ``'lm-eval'`` (``.jsonl`` or ``.ndjson`` whose first object has ``doc_id`` and
+        ``resps``) or ``'jsonl'`` (another ``.jsonl`` or ``.ndjson``).
+
+    Raises
+    ------
+    ValueError
+        For a name ending otherwise.
 
     Examples
     --------
@@ -206,30 +225,40 @@ def detect_format(path) -> str:
     >>> _ = path.write_text('{"doc_id": 0, "resps": [], "acc": 1.0}\\n')
     >>> detect_format(path)
     'lm-eval'
-    >>> detect_format("scores.csv")
-    'csv'
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv", ".txt"):
-        return "csv"
-    if suffix in (".eval", ".json"):
-        return "inspect"
-    if suffix in (".jsonl", ".ndjson"):
-        with open(path, encoding="utf-8-sig") as handle:
-            first = next((line for line in handle if line.strip()), "")
-        try:
-            head = json.loads(first)
-        except json.JSONDecodeError:
-            head = None
-        if isinstance(head, dict) and "doc_id" in head and "resps" in head:
-            return "lm-eval"
-        return "jsonl"
-    raise ValueError(f"{path.name}: cannot tell the format from the name; give `fmt`, one of "
-                     f"{', '.join(FORMATS)}.")
+    found = _SUFFIXES.get(path.suffix.lower())
+    if found is None:
+        raise ValueError(f"{path.name}: cannot tell the format from the name; give `fmt`, one "
+                         f"of {', '.join(FORMATS)}.")
+    return found(path) if callable(found) else found
+
+
+def _jsonl_format(path: Path) -> str:
+    """``'lm-eval'`` when the first object of a JSON Lines file has ``doc_id`` and ``resps``,
+    else ``'jsonl'``."""
+    with open(path, encoding="utf-8-sig") as handle:
+        first = next((line for line in handle if line.strip()), "")
+    try:
+        head = json.loads(first)
+    except json.JSONDecodeError:
+        head = None
+    if isinstance(head, dict) and "doc_id" in head and "resps" in head:
+        return "lm-eval"
+    return "jsonl"
 
 
 # --------------------------------------------------------------------------- tables
+
+
+def _csv_rows(path: Path, wanted: _Wanted) -> _Read:
+    """The rows of a CSV (or TSV) table of the user's own."""
+    return _table_rows(path, _read_csv(path), wanted)
+
+
+def _jsonl_rows(path: Path, wanted: _Wanted) -> _Read:
+    """The rows of a JSON Lines table of the user's own."""
+    return _table_rows(path, _read_jsonl_table(path), wanted)
 
 
 def _read_csv(path: Path) -> list[tuple[str, dict]]:
@@ -265,16 +294,17 @@ def _json_lines(path: Path) -> Iterator[tuple[int, dict]]:
             yield number, record
 
 
-def _table_rows(path: Path, records: list[tuple[str, dict]], *, metric: str, model: str,
-                item: str, sample: str | None, cluster: str | None):
-    """The rows of a long table of the user's own."""
+def _table_rows(path: Path, records: list[tuple[str, dict]], wanted: _Wanted) -> _Read:
+    """The rows of a long table of the user's own, its columns named by `wanted`."""
     if not records:
         raise ValueError(f"{path.name}: no rows of scores.")
-    wanted = {"model": model, "item": item, "metric": metric}
-    wanted.update({k: v for k, v in (("sample", sample), ("cluster", cluster)) if v})
+    metric, model, item = wanted.metric or "score", wanted.model or "model", wanted.item
+    sample, cluster = wanted.sample, wanted.cluster
+    fields = {"model": model, "item": item, "metric": metric}
+    fields.update({k: v for k, v in (("sample", sample), ("cluster", cluster)) if v})
     rows = []
     for origin, record in records:
-        for what, field in wanted.items():
+        for what, field in fields.items():
             if field not in record:
                 present = ", ".join(map(str, record))
                 raise ValueError(f"{origin}: field `{field}` ({what}) missing; fields present: "
@@ -285,7 +315,7 @@ def _table_rows(path: Path, records: list[tuple[str, dict]], *, metric: str, mod
         group = _key(record[cluster], origin, cluster) if cluster else None
         rows.append(_Row(name, key, index, group, _number(record[metric], origin, metric),
                          origin))
-    return rows, metric, None
+    return _Read(rows, metric, None)
 
 
 def _key(value, origin: str, field: str) -> str:
@@ -344,12 +374,27 @@ def _number(value, origin: str, field: str) -> float:
 # --------------------------------------------------------------------------- lm-eval
 
 
-def _lm_eval_rows(path: Path, *, metric: str | None, model: str | None, cluster: str | None):
+def _lm_eval_rows(path: Path, wanted: _Wanted) -> _Read:
     """The rows of an lm-evaluation-harness ``samples_<task>_<date>.jsonl``."""
     lines = list(_json_lines(path))
     if not lines:
         raise ValueError(f"{path.name}: no samples.")
+    metric = wanted.metric
     name, want_filter = (metric.split(",", 1) + [None])[:2] if metric else (None, None)
+    want_filter = _lm_eval_filter(path, lines, name, want_filter)
+    lines = [(n, r) for n, r in lines if r.get("filter", "none") == want_filter]
+    if name is None:
+        name = _lm_eval_only_metric(path, *lines[0])
+    model = wanted.model or lm_eval_model(path)
+    rows = [_lm_eval_row(record, f"{path.name} line {number}", name, model, wanted.cluster)
+            for number, record in lines]
+    match = _LM_EVAL_NAME.match(path.name)
+    return _Read(rows, f"{name},{want_filter}", match["task"] if match else None)
+
+
+def _lm_eval_filter(path: Path, lines: list[tuple[int, dict]], name: str | None,
+                    want_filter: str | None) -> str:
+    """The filter to read: `want_filter` when the samples have it, else their only one."""
     filters = list(dict.fromkeys(record.get("filter", "none") for _, record in lines))
     if want_filter is None:
         if len(filters) > 1:
@@ -358,36 +403,33 @@ def _lm_eval_rows(path: Path, *, metric: str | None, model: str | None, cluster:
             raise ValueError(f"{path.name}: the samples hold {len(filters)} filters "
                              f"({', '.join(filters)}); choose one with `metric`, as in "
                              f"{example!r}.")
-        want_filter = filters[0]
-    elif want_filter not in filters:
+        return filters[0]
+    if want_filter not in filters:
         raise ValueError(f"{path.name}: no sample of filter {want_filter!r}; filters present: "
                          f"{', '.join(filters)}.")
-    lines = [(n, r) for n, r in lines if r.get("filter", "none") == want_filter]
-    if name is None:
-        first_line, first = lines[0]
-        found = _lm_eval_metrics(first)
-        if len(found) != 1:
-            raise ValueError(f"{path.name} line {first_line}: {len(found)} metrics "
-                             f"({', '.join(found) or 'none'}); choose one with `metric`.")
-        name = found[0]
-    model = model or lm_eval_model(path)
-    rows = []
-    for number, record in lines:
-        origin = f"{path.name} line {number}"
-        if "doc_id" not in record:
-            raise ValueError(f"{origin}: field `doc_id` missing.")
-        if name not in record:
-            found = ", ".join(_lm_eval_metrics(record)) or "none"
-            raise ValueError(f"{origin}: field `{name}` missing; metrics present: {found} "
-                             "(choose one with `metric`).")
-        group = None
-        if cluster:
-            group = _key(_field(record.get("doc"), cluster, f"{origin}: `doc`"), origin,
-                         f"doc.{cluster}")
-        rows.append(_Row(model, _key(record["doc_id"], origin, "doc_id"), 0, group,
-                         _lm_eval_score(record[name], origin, name), origin))
-    match = _LM_EVAL_NAME.match(path.name)
-    return rows, f"{name},{want_filter}", match["task"] if match else None
+    return want_filter
+
+
+def _lm_eval_only_metric(path: Path, number: int, record: dict) -> str:
+    """The one metric of the first sample line read, or a ValueError listing its metrics."""
+    found = _lm_eval_metrics(record)
+    if len(found) != 1:
+        raise ValueError(f"{path.name} line {number}: {len(found)} metrics "
+                         f"({', '.join(found) or 'none'}); choose one with `metric`.")
+    return found[0]
+
+
+def _lm_eval_row(record: dict, origin: str, name: str, model: str, cluster: str | None) -> _Row:
+    """The row of one sample line, its score the metric `name`."""
+    if "doc_id" not in record:
+        raise ValueError(f"{origin}: field `doc_id` missing.")
+    if name not in record:
+        found = ", ".join(_lm_eval_metrics(record)) or "none"
+        raise ValueError(f"{origin}: field `{name}` missing; metrics present: {found} "
+                         "(choose one with `metric`).")
+    group = _cluster_of(record, "doc", cluster, origin)
+    return _Row(model, _key(record["doc_id"], origin, "doc_id"), 0, group,
+                _lm_eval_score(record[name], origin, name), origin)
 
 
 def _lm_eval_metrics(record: dict) -> list[str]:
@@ -399,11 +441,9 @@ def _lm_eval_metrics(record: dict) -> list[str]:
 
 
 def _lm_eval_score(value, origin: str, name: str) -> float:
-    """One metric value of a sample line. The harness writes numbers, and its
-    ``handle_non_serializable`` writes numpy values it cannot serialise as their text
-    (``'True'``, ``'0.5'``); a pair or list is a value its aggregation reduces over the task
-    (``f1``, ``bleu``, ``brier_score``), not a score of the item."""
-    if isinstance(value, (list, dict)):
+    """One metric value of a sample line: a number, or numpy's text of one (``'True'``, as the
+    harness's ``handle_non_serializable`` writes it); a list is no score of the item."""
+    if isinstance(value, (list, dict)):  # f1, bleu, brier_score: aggregated over the task
         raise ValueError(f"{origin}: metric `{name}` holds {_short(value)}, not a score of its "
                          "own (lm-evaluation-harness aggregates it over the task); choose "
                          "another with `metric`.")
@@ -413,39 +453,8 @@ def _lm_eval_score(value, origin: str, name: str) -> float:
 
 
 def lm_eval_model(path) -> str:
-    """The model of an lm-evaluation-harness samples file.
-
-    From its companion results file (``results_<date>.json``, or ``<name>_<date>.json``, of the
-    same run in the same folder): its ``model_name``, else the ``pretrained=`` (or ``peft``,
-    ``delta``, ``model``, ``path``, ``engine``) of ``config.model_args``, as
-    ``GeneralConfigTracker._get_model_name`` reads it. Without one: the folder's name, which
-    lm-evaluation-harness names after the model (``EleutherAI__pythia-160m``).
-
-    Parameters
-    ----------
-    path : path
-        A ``samples_<task>_<date>.jsonl``.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import json, tempfile
-    >>> from pathlib import Path
-    >>> from evalmc.inputs.itemlogs import lm_eval_model
-    >>> folder = Path(tempfile.mkdtemp()) / "EleutherAI__pythia-160m"
-    >>> folder.mkdir()
-    >>> samples = folder / "samples_arc_easy_2024-05-01T10-00-00.123456.jsonl"
-    >>> lm_eval_model(samples)
-    'EleutherAI__pythia-160m'
-    >>> results = folder / "results_2024-05-01T10-00-00.123456.json"
-    >>> _ = results.write_text(json.dumps({"config": {"model": "hf",
-    ...     "model_args": "pretrained=EleutherAI/pythia-160m,dtype=float32"}}))
-    >>> lm_eval_model(samples)
-    'EleutherAI/pythia-160m'
-    """
+    """The model of an lm-evaluation-harness samples file: the one its run's results file names,
+    else its folder's name, which lm-evaluation-harness names after the model."""
     path = Path(path)
     match = _LM_EVAL_NAME.match(path.name)
     if match:
@@ -461,7 +470,8 @@ def lm_eval_model(path) -> str:
 
 
 def _model_of_results(data: dict) -> str | None:
-    """The model named by an lm-evaluation-harness results dict."""
+    """The model named by an lm-evaluation-harness results dict: ``model_name``, else the
+    ``pretrained=`` (or ``peft``, ...) of ``config.model_args``, as ``_get_model_name`` reads it."""
     if isinstance(data.get("model_name"), str) and data["model_name"]:
         return data["model_name"]
     args = (data.get("config") or {}).get("model_args")
@@ -476,20 +486,36 @@ def _model_of_results(data: dict) -> str | None:
 # --------------------------------------------------------------------------- inspect_ai
 
 
-def _inspect_rows(path: Path, *, metric: str | None, model: str | None, cluster: str | None):
+def _inspect_rows(path: Path, wanted: _Wanted) -> _Read:
     """The rows of an inspect_ai log, JSON or ``.eval``."""
     if zipfile.is_zipfile(path):
         spec, samples = _read_eval_archive(path)
     else:
         spec, samples = _read_inspect_json(path)
-    if model is None:
-        model = spec.get("model") if isinstance(spec, dict) else None
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"{path.name}: field `eval.model` missing; name the model with "
-                             "`model`.")
+    model = _inspect_model(path, spec) if wanted.model is None else wanted.model
     if not samples:
         raise ValueError(f"{path.name}: the log holds no samples (was it written with "
                          "--no-log-samples?).")
+    scorer, key = _inspect_scorer(path, samples, wanted.metric)
+    rows = [_inspect_row(path, where, sample, model, scorer, key, wanted.cluster)
+            for where, sample in samples]
+    task = spec.get("task_display_name") or spec.get("task") if isinstance(spec, dict) else None
+    return _Read(rows, scorer if key is None else f"{scorer}:{key}", task)
+
+
+def _inspect_model(path: Path, spec) -> str:
+    """The model the log's eval spec names, or a ValueError asking for `model`."""
+    model = spec.get("model") if isinstance(spec, dict) else None
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"{path.name}: field `eval.model` missing; name the model with "
+                         "`model`.")
+    return model
+
+
+def _inspect_scorer(path: Path, samples: list[tuple[str, dict]],
+                    metric: str | None) -> tuple[str, str | None]:
+    """The scorer `metric` names (and its key, after a ``:`` not in a scorer's name), or the
+    samples' only scorer."""
     names = list(dict.fromkeys(name for _, sample in samples
                                for name in (sample.get("scores") or {})))
     scorer, key = metric, None
@@ -500,27 +526,31 @@ def _inspect_rows(path: Path, *, metric: str | None, model: str | None, cluster:
             raise ValueError(f"{path.name}: {len(names)} scorers ({', '.join(names) or 'none'}"
                              "); choose one with `metric`.")
         scorer = names[0]
-    rows = []
-    for where, sample in samples:
-        for field in ("id", "epoch"):
-            if field not in sample:
-                raise ValueError(f"{path.name} {where}: field `{field}` missing.")
-        origin = f"{path.name} sample {sample['id']} epoch {sample['epoch']}"
-        group = None
-        if cluster:
-            group = _key(_field(sample.get("metadata"), cluster, f"{origin}: `metadata`"),
-                         origin, f"metadata.{cluster}")
-        score = _inspect_score(sample, scorer, key, origin)
-        error = sample.get("error")
-        note = ""
-        if math.isnan(score) and error:
-            message = error.get("message") if isinstance(error, dict) else error
-            note = f"the sample failed: {str(message).splitlines()[0][:80]}"
-        rows.append(_Row(model, _key(sample["id"], origin, "id"),
-                         _sample_index(sample["epoch"], origin, "epoch"), group, score, origin,
-                         where, note))
-    task = spec.get("task_display_name") or spec.get("task") if isinstance(spec, dict) else None
-    return rows, scorer if key is None else f"{scorer}:{key}", task
+    return scorer, key
+
+
+def _inspect_row(path: Path, where: str, sample: dict, model: str, scorer: str,
+                 key: str | None, cluster: str | None) -> _Row:
+    """The row of one sample (at `where` in the log), its score by `scorer`."""
+    for field in ("id", "epoch"):
+        if field not in sample:
+            raise ValueError(f"{path.name} {where}: field `{field}` missing.")
+    origin = f"{path.name} sample {sample['id']} epoch {sample['epoch']}"
+    group = _cluster_of(sample, "metadata", cluster, origin)
+    score = _inspect_score(sample, scorer, key, origin)
+    note = _failure(sample) if math.isnan(score) else ""
+    return _Row(model, _key(sample["id"], origin, "id"),
+                _sample_index(sample["epoch"], origin, "epoch"), group, score, origin, where,
+                note)
+
+
+def _failure(sample: dict) -> str:
+    """Why a sample has no score, when it failed ('' when it did not)."""
+    error = sample.get("error")
+    if not error:
+        return ""
+    message = error.get("message") if isinstance(error, dict) else error
+    return f"the sample failed: {str(message).splitlines()[0][:80]}"
 
 
 def _read_inspect_json(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
@@ -645,7 +675,28 @@ def _inspect_value(value, origin: str, field: str) -> float:
                      "boolean, or one of C, P, I, N (1, 0.5, 0, 0), yes/no or true/false.")
 
 
+# --------------------------------------------------------------------------- formats
+
+#: Each format's reader, ``(path, wanted) -> _Read``; a new layout is a new reader here.
+_READERS = {"csv": _csv_rows, "jsonl": _jsonl_rows, "lm-eval": _lm_eval_rows,
+            "inspect": _inspect_rows}
+#: The formats :func:`read_items` reads.
+FORMATS = tuple(_READERS)
+#: Each file name ending's format, or the function telling it from the file's content.
+_SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".eval": "inspect",
+             ".json": "inspect", ".jsonl": _jsonl_format, ".ndjson": _jsonl_format}
+
+
 # --------------------------------------------------------------------------- shared
+
+
+def _cluster_of(record: dict, field: str, cluster: str | None, origin: str) -> str | None:
+    """The cluster label at `cluster` in ``record[field]`` (a sample's ``doc`` or
+    ``metadata``); None when no `cluster` is asked for."""
+    if not cluster:
+        return None
+    return _key(_field(record.get(field), cluster, f"{origin}: `{field}`"), origin,
+                f"{field}.{cluster}")
 
 
 def _field(record, dotted: str, where: str):
@@ -742,8 +793,15 @@ def stack_items(tables: Iterable[pd.DataFrame], *,
     Returns
     -------
     DataFrame
-        As :func:`read_items`; a repeated (model, item, sample) is an error naming the tables.
-        ``attrs['metric']`` and ``attrs['cluster']`` are the tables' own when they agree.
+        As :func:`read_items`. ``attrs['metric']`` and ``attrs['cluster']`` are the tables'
+        own when they agree, else None.
+
+    Raises
+    ------
+    ValueError
+        For no rows, a table without the columns of :data:`COLUMNS`, `tasks` not naming each
+        table, a repeated (model, item, sample) or an item in two clusters; the message names
+        the tables and rows.
 
     Examples
     --------
@@ -757,12 +815,6 @@ def stack_items(tables: Iterable[pd.DataFrame], *,
     1     A    1       1       1    1.0
     2     A    2       0       2    0.0
     3     A    2       1       2    0.0
-    >>> stack_items([run, run.assign(cluster="algebra")], tasks=["physics", "algebra"])
-      model       item  sample    cluster  score
-    0     A  algebra/1       0    algebra    1.0
-    1     A  algebra/2       0    algebra    0.0
-    2     A  physics/1       0  physics/1    1.0
-    3     A  physics/2       0  physics/2    0.0
     """
     tables = list(tables)
     if tasks is not None and len(tasks) != len(tables):
@@ -770,29 +822,52 @@ def stack_items(tables: Iterable[pd.DataFrame], *,
                          f"{len(tasks)} names.")
     rows = []
     for number, table in enumerate(tables, start=1):
-        missing = [c for c in COLUMNS if c not in table.columns]
-        if missing:
-            raise ValueError(f"table {number} has no column {', '.join(missing)}; an item "
-                             f"table has {', '.join(COLUMNS)}.")
-        name = Path(table.attrs.get("file", f"table {number}")).name
         prefix = f"{tasks[number - 1]}/" if tasks is not None else ""
-        for index, record in enumerate(table[list(COLUMNS)].itertuples(index=False)):
-            item, cluster = str(record.item), str(record.cluster)
-            rows.append(_Row(str(record.model), prefix + item, int(record.sample),
-                             prefix + cluster if cluster == item else cluster,
-                             float(record.score), f"{name} (table {number}) row {index + 1}"))
+        rows += _stacked_rows(table, number, prefix)
     if not rows:
         raise ValueError("no rows to stack.")
+    return _table(rows, fmt="stacked", metric=_shared(tables, "metric"),
+                  cluster=_shared(tables, "cluster"))
 
-    def shared(key):
-        values = {t.attrs.get(key) for t in tables}
-        return values.pop() if len(values) == 1 else None
 
-    return _table(rows, fmt="stacked", metric=shared("metric"), cluster=shared("cluster"))
+def _stacked_rows(table: pd.DataFrame, number: int, prefix: str) -> list[_Row]:
+    """The rows of table `number`, each item (and a cluster that is its item) after `prefix`."""
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table {number} has no column {', '.join(missing)}; an item "
+                         f"table has {', '.join(COLUMNS)}.")
+    name = Path(table.attrs.get("file", f"table {number}")).name
+    rows = []
+    for index, record in enumerate(table[list(COLUMNS)].itertuples(index=False)):
+        item, cluster = str(record.item), str(record.cluster)
+        rows.append(_Row(str(record.model), prefix + item, int(record.sample),
+                         prefix + cluster if cluster == item else cluster,
+                         float(record.score), f"{name} (table {number}) row {index + 1}"))
+    return rows
+
+
+def _shared(tables: list[pd.DataFrame], key: str):
+    """The tables' ``attrs[key]`` when they all agree, else None."""
+    values = {t.attrs.get(key) for t in tables}
+    return values.pop() if len(values) == 1 else None
 
 
 class PairedItems(NamedTuple):
-    """Two models' scores on their common items (see :func:`paired_items`).
+    """Two models' scores on their common items, as :func:`paired_items` aligns them.
+
+    Attributes
+    ----------
+    items : list of str
+        The item ids, in the table's (natural) order.
+    clusters : list of str
+        The cluster of each item.
+    a : ndarray, shape (n_items, n_samples_a)
+        A's scores, one row per item and one column per sample index.
+    b : ndarray, shape (n_items, n_samples_b)
+        B's scores, likewise (its samples may differ in number from A's).
+    dropped : dict of str to int
+        Per model, the items dropped for lack of the other model (empty unless
+        ``common=True``).
 
     Examples
     --------
@@ -804,15 +879,10 @@ class PairedItems(NamedTuple):
     0.5
     """
 
-    #: The item ids, sorted as in the table.
     items: list
-    #: The cluster of each item.
     clusters: list
-    #: A's scores, one row per item and one column per sample index.
     a: np.ndarray
-    #: B's scores, likewise (its samples may differ in number from A's).
     b: np.ndarray
-    #: Items dropped for lack of the other model, per model (empty unless ``common=True``).
     dropped: dict
 
 
@@ -835,6 +905,12 @@ def paired_items(table: pd.DataFrame, a: str, b: str, *, common: bool = False) -
         ``items``, ``clusters``, ``a`` and ``b`` (arrays items x samples: each model must have
         the same sample indices on every item) and ``dropped``.
 
+    Raises
+    ------
+    ValueError
+        For a model the table does not have, `a` equal to `b`, items that differ (unless
+        `common`) or none shared, or an item missing a sample index the model has on others.
+
     Examples
     --------
     >>> import pandas as pd
@@ -848,6 +924,18 @@ def paired_items(table: pd.DataFrame, a: str, b: str, *, common: bool = False) -
     >>> pair.items, pair.a.tolist(), pair.b.tolist()
     (['1', '2'], [[1.0, 0.0], [1.0, 1.0]], [[0.0], [1.0]])
     """
+    _paired_items_iv(table, a, b)
+    sides = {name: table[table["model"] == name] for name in (a, b)}
+    shared, only = _common_items(sides, a, b, common=common)
+    arrays = [_grid(sides[name], shared, name) for name in (a, b)]
+    clusters = (sides[a].drop_duplicates("item").set_index("item")["cluster"]
+                .reindex(shared).tolist())
+    dropped = {name: len(only[name]) for name in (a, b) if only[name]}
+    return PairedItems(shared, clusters, arrays[0], arrays[1], dropped)
+
+
+def _paired_items_iv(table: pd.DataFrame, a: str, b: str) -> None:
+    """Raise ValueError unless `a` and `b` are two models of `table`."""
     models = list(dict.fromkeys(table["model"]))
     for option, name in (("a", a), ("b", b)):
         if name not in models:
@@ -855,7 +943,11 @@ def paired_items(table: pd.DataFrame, a: str, b: str, *, common: bool = False) -
                              f"{', '.join(map(str, models))}.")
     if a == b:
         raise ValueError(f"`a` and `b` must be two models; got {a!r} twice.")
-    sides = {name: table[table["model"] == name] for name in (a, b)}
+
+
+def _common_items(sides: dict, a: str, b: str, *, common: bool) -> tuple[list, dict]:
+    """The items both models have, in natural order, and per model the items the other lacks;
+    an error when they differ and not `common`, or when none is shared."""
     items = {name: list(dict.fromkeys(side["item"])) for name, side in sides.items()}
     only = {name: [i for i in items[name] if i not in set(items[other])]
             for name, other in ((a, b), (b, a))}
@@ -868,12 +960,7 @@ def paired_items(table: pd.DataFrame, a: str, b: str, *, common: bool = False) -
                          f"{(only[a] or only[b])[0]!r}); common=True keeps the common ones.")
     if not shared:
         raise ValueError(f"models {a!r} and {b!r} share no item.")
-    shared = sorted(shared, key=_natural)
-    arrays = [_grid(sides[name], shared, name) for name in (a, b)]
-    clusters = (sides[a].drop_duplicates("item").set_index("item")["cluster"]
-                .reindex(shared).tolist())
-    dropped = {name: len(only[name]) for name in (a, b) if only[name]}
-    return PairedItems(shared, clusters, arrays[0], arrays[1], dropped)
+    return sorted(shared, key=_natural), only
 
 
 def _grid(side: pd.DataFrame, items: list, name: str) -> np.ndarray:

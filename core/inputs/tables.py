@@ -25,7 +25,7 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -43,6 +43,7 @@ _LINE_END_BYTES = re.compile(rb"\r\n|\r|\n")
 _DECIMAL_COMMA = re.compile(r"^\s*[-+\u2212]?\d+,\d+\s*$")
 _NUMBER = re.compile(r"^[-+\u2212]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?$")
 _UNNAMED = re.compile(r"^(Unnamed: \d+)?$")  # no name, or pandas' stand-in for none
+_MISSING = ["", "NA", "NaN", "nan", "N/A", "null"]  # cells read as missing values
 #: Words that, last in a column's name, mark it as a key of the runs rather than scores.
 KEY_WORDS = frozenset({"id", "idx", "index", "seed", "run", "fold", "split", "rep", "repeat",
                        "replicate", "trial", "iter", "iteration", "epoch", "step", "round",
@@ -60,20 +61,40 @@ _CAUSES = (  # (pattern, decimal mark of the file or None for either, cause and 
 )
 
 
+class _Dialect(NamedTuple):
+    """How pandas reads a file: what its first lines show."""
+
+    delimiter: str
+    decimal: str
+    #: The header's names, and ``''`` for a delimiter ending the lines.
+    given: list[str]
+    #: The lines to skip (from 0): Excel's ``sep=`` line, the comments and the header.
+    skip: list[int]
+
+
 def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
-    """A CSV file as a DataFrame, its dialect and columns found as the module says.
+    """A CSV file of runs as a DataFrame, its dialect and columns found as the module says.
 
     Parameters
     ----------
-    file : path
+    file : path-like
+        The CSV file: UTF-8, its delimiter one of ``, ; tab |``, its first row (after Excel's
+        ``sep=`` line and comments) naming the columns.
     option : str
         How the caller names the file in messages.
 
     Returns
     -------
     DataFrame
-        With ``attrs['delimiter']`` and ``attrs['decimal']``; a row index column is named
-        ``''``.
+        One column per named column, missing values NaN; ``attrs`` holds ``delimiter``,
+        ``decimal`` and ``file``. A row index column (first, without a name) is named ``''``.
+
+    Raises
+    ------
+    ValueError
+        For a file that is missing, empty, not UTF-8 or not readable as CSV, whose first row
+        holds numbers, whose columns repeat a name, or whose data row has more fields than the
+        header or a value under a column without a name; the message names the cause.
 
     Examples
     --------
@@ -91,76 +112,131 @@ def read_table(file, *, option: str = "FILE") -> pd.DataFrame:
     3     B     2   NaN
     >>> frame.attrs["delimiter"], frame.attrs["decimal"]
     (';', ',')
-    >>> _ = path.write_text("sep=,\\n# two runs\\nseed,A,B,\\n1,0.91,0.80,\\n2,0.93,0.82,\\n")
-    >>> read_table(path)
-       seed     A     B
-    0     1  0.91  0.80
-    1     2  0.93  0.82
     """
-    import pandas as pd
+    path = _existing_file(file, option)
+    what = f"`{option}` {str(file)!r}"
+    data = path.read_bytes()
+    dialect = _dialect(data, what)
+    frame = _name_columns(_parse(data, dialect, what), dialect.given, what)
+    frame.attrs.update(delimiter=dialect.delimiter, decimal=dialect.decimal, file=str(file))
+    return frame
 
+
+def _existing_file(file, option: str) -> Path:
+    """`file` as a Path, or a ValueError naming `option` when it is no file."""
     path = Path(file) if file else None
     if path is None or not path.is_file():
         raise ValueError(f"`{option}` must be an existing CSV file; got {str(file)!r}.")
-    data = path.read_bytes()
+    return path
+
+
+def _dialect(data: bytes, what: str) -> _Dialect:
+    """The dialect of a file's bytes, found in its first (at most 21) lines of the table."""
     bom = len(_BOM) if data.startswith(_BOM) else 0
-    head = data[bom:bom + _SAMPLE_BYTES]
-    try:
-        sample = head.decode("utf-8")
-    except UnicodeDecodeError as err:
-        if len(head) < _SAMPLE_BYTES or err.start < len(head) - 3:  # not a cut multibyte char
-            raise ValueError(f"`{option}` {str(file)!r} must be UTF-8 text; byte "
-                             f"{bom + err.start} is {head[err.start:err.start + 1]!r}.") from None
-        sample = head[:err.start].decode("utf-8")
-    lines = [(i, line) for i, line in enumerate(_LINE_END.split(sample)) if line.strip()]
-    if len(head) == _SAMPLE_BYTES and len(lines) > 1:
-        lines = lines[:-1]  # the last line of the sample may be cut
+    lines = _sample_lines(data, bom, what)
     sep = _SEP_LINE.match(lines[0][1]) if lines else None
     skip = [lines.pop(0)[0]] if sep else []
     comments = [line for _, line in lines if _COMMENT.match(line)]
     table = [(i, line) for i, line in lines if not _COMMENT.match(line)][:21]
     if not table:
-        raise ValueError(f"`{option}` {str(file)!r} is empty; a CSV file of runs needs a header "
-                         "row naming its columns.")
+        raise ValueError(f"{what} is empty; a CSV file of runs needs a header row naming its "
+                         "columns.")
     (header_at, header), rows = table[0], [line for _, line in table[1:]]
     delimiter = sep.group(1) if sep else _delimiter(header, rows)
+    given, fields = _columns(header, rows, delimiter, comments, what)
+    decimal = _decimal_mark(delimiter, fields)
+    if b"#" in data:
+        skip += _comment_lines(data[bom:])
+    return _Dialect(delimiter, decimal, given, sorted({*skip, header_at}))
+
+
+def _sample_lines(data: bytes, bom: int, what: str) -> list[tuple[int, str]]:
+    """The non-blank lines of the file's first 64 KiB, numbered from 0; a last line that may be
+    cut is left out."""
+    head = data[bom:bom + _SAMPLE_BYTES]
+    sample = _decoded(head, bom, what)
+    lines = [(i, line) for i, line in enumerate(_LINE_END.split(sample)) if line.strip()]
+    if len(head) == _SAMPLE_BYTES and len(lines) > 1:
+        lines = lines[:-1]  # the last line of the sample may be cut
+    return lines
+
+
+def _decoded(head: bytes, bom: int, what: str) -> str:
+    """The file's first bytes as UTF-8 text (a character cut at their end aside), or a
+    ValueError naming the first byte that is not."""
+    try:
+        return head.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if len(head) < _SAMPLE_BYTES or err.start < len(head) - 3:  # not a cut multibyte char
+            raise ValueError(f"{what} must be UTF-8 text; byte {bom + err.start} is "
+                             f"{head[err.start:err.start + 1]!r}.") from None
+        return head[:err.start].decode("utf-8")
+
+
+def _columns(header: str, rows: list[str], delimiter: str, comments: list[str],
+             what: str) -> tuple[list[str], list[list[str]]]:
+    """The header's names (``''`` added for a delimiter ending the lines) and the rows' fields,
+    checked."""
     names = [name.strip() for name in _split(header, delimiter)]
-    if all(_NUMBER.match(name) for name in names if name) and any(names):
-        hint = (f"; the comment line {comments[0].strip()!r} is skipped: remove its '#' if it "
-                "names the columns" if comments else "")
-        raise ValueError(f"`{option}` {str(file)!r} has no header row: its first row holds "
-                         f"numbers ({', '.join(names[:3])}); add a first row naming the "
-                         f"columns{hint}.")
+    _check_header(names, comments, what)
     fields = [_split(line, delimiter) for line in rows]
     trailing = any(len(f) == len(names) + 1 and not f[-1].strip() for f in fields)
     given = names + [""] * trailing
+    _check_widths(fields, given, names, what)
+    _check_distinct(given, what)
+    return given, fields
+
+
+def _check_header(names: list[str], comments: list[str], what: str) -> None:
+    """Raise ValueError when the first row holds numbers, not names (a comment skipped before
+    it may be the header)."""
+    if all(_NUMBER.match(name) for name in names if name) and any(names):
+        hint = (f"; the comment line {comments[0].strip()!r} is skipped: remove its '#' if it "
+                "names the columns" if comments else "")
+        raise ValueError(f"{what} has no header row: its first row holds numbers "
+                         f"({', '.join(names[:3])}); add a first row naming the "
+                         f"columns{hint}.")
+
+
+def _check_widths(fields: list[list[str]], given: list[str], names: list[str],
+                  what: str) -> None:
+    """Raise ValueError when a row has more fields than the header names."""
     for k, row in enumerate(fields):
         if len(row) > len(given):
-            raise ValueError(f"`{option}` {str(file)!r}: data row {k + 1} has {len(row)} "
-                             f"fields, but the header names {len(names)} columns.")
+            raise ValueError(f"{what}: data row {k + 1} has {len(row)} fields, but the header "
+                             f"names {len(names)} columns.")
+
+
+def _check_distinct(given: list[str], what: str) -> None:
+    """Raise ValueError when two columns have one name."""
     named = [name for name in given if not _UNNAMED.match(name)]
     twice = next((name for k, name in enumerate(named) if name in named[:k]), None)
     if twice is not None:
-        raise ValueError(f"`{option}` {str(file)!r} has the column {twice!r} twice; columns "
-                         "must have distinct names.")
+        raise ValueError(f"{what} has the column {twice!r} twice; columns must have distinct "
+                         "names.")
+
+
+def _decimal_mark(delimiter: str, fields: list[list[str]]) -> str:
+    """A comma when the delimiter is not one and a cell such as ``0,91`` appears; else ``'.'``."""
     cells = [cell for row in fields for cell in row]
-    decimal = "," if delimiter != "," and any(_DECIMAL_COMMA.match(c) for c in cells) else "."
-    if b"#" in data:
-        skip += _comment_lines(data[bom:])
+    return "," if delimiter != "," and any(_DECIMAL_COMMA.match(c) for c in cells) else "."
+
+
+def _parse(data: bytes, dialect: _Dialect, what: str) -> pd.DataFrame:
+    """The file read by pandas in `dialect`, every column as named in its header (or
+    ``Unnamed: k``)."""
+    import pandas as pd
+
+    names = [n if not _UNNAMED.match(n) else f"Unnamed: {k}"
+             for k, n in enumerate(dialect.given)]
     try:
-        frame = pd.read_csv(io.BytesIO(data), sep=delimiter, decimal=decimal,
-                            encoding="utf-8-sig", header=None,
-                            names=[n if not _UNNAMED.match(n) else f"Unnamed: {k}"
-                                   for k, n in enumerate(given)],
-                            skiprows=sorted({*skip, header_at}), skipinitialspace=True,
-                            keep_default_na=False,
-                            na_values=["", "NA", "NaN", "nan", "N/A", "null"], engine="c")
+        return pd.read_csv(io.BytesIO(data), sep=dialect.delimiter, decimal=dialect.decimal,
+                           encoding="utf-8-sig", header=None, names=names, skiprows=dialect.skip,
+                           skipinitialspace=True, keep_default_na=False, na_values=_MISSING,
+                           engine="c")
     except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise ValueError(f"`{option}` {str(file)!r} is not a readable CSV file (delimiter "
-                         f"{delimiter!r}, decimal {decimal!r}): {_first_line(err)}") from None
-    frame = _name_columns(frame, given, f"`{option}` {str(file)!r}")
-    frame.attrs.update(delimiter=delimiter, decimal=decimal, file=str(file))
-    return frame
+        raise ValueError(f"{what} is not a readable CSV file (delimiter {dialect.delimiter!r}, "
+                         f"decimal {dialect.decimal!r}): {_first_line(err)}") from None
 
 
 def _comment_lines(body: bytes) -> list[int]:
@@ -239,29 +315,8 @@ def _cause(cell, decimal: str) -> str:
 
 
 def is_score_column(raw: pd.Series, decimal: str = ".") -> bool:
-    """Whether most of the column's filled cells are numbers.
-
-    Parameters
-    ----------
-    raw : Series
-        A column as read.
-    decimal : str
-        The file's decimal mark (``attrs['decimal']`` of :func:`read_table`).
-
-    Returns
-    -------
-    bool
-        False for a column with no filled cell.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import is_score_column
-    >>> bool(is_score_column(pd.Series(["0.9", "0.8", "n/a"])))
-    True
-    >>> bool(is_score_column(pd.Series(["A", "B"])))
-    False
-    """
+    """Whether most of the column's filled cells are numbers, read with the file's `decimal`
+    mark; False for a column with no filled cell."""
     filled = raw.dropna()
     if filled.empty:
         return False
@@ -269,44 +324,8 @@ def is_score_column(raw: pd.Series, decimal: str = ".") -> bool:
 
 
 def score_columns(frame: pd.DataFrame, exclude=()) -> tuple[list, list[str], dict]:
-    """The columns of scores of `frame` (but `exclude`), its columns of text, and its ids.
-
-    An id is the row index (a first column without a name), a first column of integers
-    numbering the rows (``1, 2, ..., n`` or ``0, 1, ..., n-1``, n >= 3), or a column of
-    integers whose name is a key's (:func:`key_word`: ``seed``, ``dataset_id``, ...). The
-    columns of a table made by :func:`wide` are all scores but its pairing column.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`read_table` (or :func:`wide`).
-    exclude : iterable
-        Columns to leave out of the three.
-
-    Returns
-    -------
-    scores : list
-        The score columns, in order.
-    text : list of str
-        The columns of text, by name.
-    ids : dict
-        Each id column's name, to why it is one.
-
-    Raises
-    ------
-    ValueError
-        For a column of numbers written with a thousands separator or another decimal mark.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import score_columns
-    >>> frame = pd.DataFrame({"n": [1, 2, 3], "model": ["A", "B", "C"], "seed": [7, 3, 5],
-    ...                       "acc": [0.91, 0.89, 0.90]})
-    >>> score_columns(frame)
-    (['acc'], ['model'], {'n': 'integers 1..3 numbering the rows', 'seed': 'integers, named \
-as a key (seed)'})
-    """
+    """The score columns of `frame` (but `exclude`), its text columns by name, and its ids (name
+    to why), as the module says; a text column of numbers written otherwise raises ValueError."""
     decimal = frame.attrs.get("decimal", ".")
     scores, text, ids = [], [], {}
     for k, name in enumerate(frame.columns):
@@ -339,24 +358,8 @@ def _id(name: str, raw: pd.Series, decimal: str, first: bool) -> str | None:
 
 
 def key_word(name) -> str | None:
-    """The word of :data:`KEY_WORDS` that marks a column called `name` as a key of the runs:
-    its last word, or its words run together; None for a name of anything else.
-
-    Parameters
-    ----------
-    name : str
-        A column's name (words split at case changes, digits and other characters).
-
-    Returns
-    -------
-    str or None
-
-    Examples
-    --------
-    >>> from evalmc.inputs.tables import key_word
-    >>> [key_word(n) for n in ("seed", "Random Seed", "cv_fold", "data_set", "datasetId", "acc")]
-    ['seed', 'seed', 'fold', 'dataset', 'id', None]
-    """
+    """The word of :data:`KEY_WORDS` that marks a column called `name` as a key of the runs: its
+    last word (split at case changes, digits and other characters) or its words run together."""
     words = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", str(name))]
     for word in (words[-1:] + ["".join(words)]) if words else ():
         if word in KEY_WORDS:
@@ -377,51 +380,13 @@ def _check_written(frame: pd.DataFrame, name) -> None:
 
 
 def ids_note(ids: dict) -> str:
-    """The columns :func:`score_columns` found to be ids, and why, for a line of stderr.
-
-    Parameters
-    ----------
-    ids : dict
-        Column name to why it is an id.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from evalmc.inputs.tables import ids_note
-    >>> ids_note({"seed": "integers 0..9, each once"})
-    "'seed' (integers 0..9, each once)"
-    """
+    """The id columns of :func:`score_columns`, and why, for a line of stderr."""
     return ", ".join(f"{name!r} ({why})" for name, why in ids.items())
 
 
 def check_wide(frame: pd.DataFrame, text, *, option: str, fix: str) -> None:
-    """Raise ValueError when `frame` looks like one row per run: a column of `text` repeats its
-    values (names of models). A table made by :func:`wide` passes.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    text : list of str
-        Its columns of text (:func:`score_columns`).
-    option : str
-        The option the message names.
-    fix : str
-        How to read the file instead, for the message.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import check_wide
-    >>> long = pd.DataFrame({"model": ["A", "B", "A", "B"], "acc": [0.9, 0.8, 0.91, 0.79]})
-    >>> check_wide(long, ["model"], option="FILE", fix="give --model model --score acc")
-    Traceback (most recent call last):
-    ...
-    ValueError: `FILE`: 'the file' looks like one row per run: column 'model' repeats its \
-values (A 2 times, B 2 times); give --model model --score acc.
-    """
+    """Raise ValueError naming `option` and `fix` when a column of `text` repeats its values (one
+    row per run); a table made by :func:`wide` passes."""
     if frame.attrs.get("long"):
         return
     for name in text:
@@ -434,29 +399,8 @@ values (A 2 times, B 2 times); give --model model --score acc.
 
 
 def only_score_column(frame: pd.DataFrame, *, option: str, fix: str = "") -> str:
-    """The name of the one column of scores of `frame` (ids aside), or a ValueError asking for
-    `option`; a file of one row per run (:func:`check_wide`) is refused too.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    option : str
-        How the caller names the column's option in messages.
-    fix : str
-        How to read a file of one row per run, for the message; default: name the column.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import only_score_column
-    >>> only_score_column(pd.DataFrame({"seed": [0, 1, 2], "acc": [0.91, 0.89, 0.93]}),
-    ...                   option="--column")
-    'acc'
-    """
+    """The one score column of `frame` (ids aside), or a ValueError asking for `option`; a file of
+    one row per run is refused as by :func:`check_wide`, with `fix`."""
     numeric, text, _ = score_columns(frame)
     file = frame.attrs.get("file", "the file")
     if len(numeric) != 1:
@@ -468,35 +412,8 @@ def only_score_column(frame: pd.DataFrame, *, option: str, fix: str = "") -> str
 
 
 def numeric_column(frame: pd.DataFrame, column, *, option: str) -> np.ndarray:
-    """A column as floats, NaN where a value is missing.
-
-    Raises ValueError naming `option`, the column and the data row when a filled cell is not a
-    number or is infinite.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`read_table` (a decimal comma is read as its ``attrs`` say).
-    column : str
-    option : str
-        How the caller names the column's option in messages.
-
-    Returns
-    -------
-    ndarray of float, shape (len(frame),)
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import numeric_column
-    >>> numeric_column(pd.DataFrame({"acc": [0.91, None]}), "acc", option="--score").tolist()
-    [0.91, nan]
-    >>> numeric_column(pd.DataFrame({"acc": ["0.91", "high"]}), "acc", option="--score")
-    Traceback (most recent call last):
-    ...
-    ValueError: `--score` column 'acc' must hold finite numbers (an empty cell is a missing \
-value); data row 2 has 'high'.
-    """
+    """Column `column` as floats, NaN where missing; a ValueError naming `option` and the data
+    row when a filled cell is not a finite number."""
     if column not in frame.columns:
         file = frame.attrs.get("file", "the file")
         raise ValueError(f"`{option}` {column!r} is not a column of {file!r}; its columns: "
@@ -516,26 +433,7 @@ value); data row 2 has 'high'.
 
 
 def key_column(frame: pd.DataFrame, column, *, option: str) -> pd.Series:
-    """A column of names or keys (models, seeds), or a ValueError naming the first empty row.
-
-    Parameters
-    ----------
-    frame : DataFrame
-    column : str
-    option : str
-        How the caller names the column's option in messages.
-
-    Returns
-    -------
-    Series
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import key_column
-    >>> key_column(pd.DataFrame({"model": ["A", "B"]}), "model", option="--model").tolist()
-    ['A', 'B']
-    """
+    """Column `column` of names or keys, or a ValueError naming `option` and its first empty row."""
     keys = frame[column]
     if keys.isna().any():
         row = int(np.flatnonzero(keys.isna())[0])
@@ -545,29 +443,7 @@ def key_column(frame: pd.DataFrame, column, *, option: str) -> pd.Series:
 
 
 def drop_missing(values: np.ndarray, *, dropna: bool, option: str, column) -> np.ndarray:
-    """`values` without its NaN (missing values), or a ValueError naming the first one's row
-    when not `dropna`.
-
-    Parameters
-    ----------
-    values : ndarray of float
-    dropna : bool
-        Skip the missing values; False makes one an error.
-    option, column : str
-        The option and column named in the message.
-
-    Returns
-    -------
-    ndarray of float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.inputs.tables import drop_missing
-    >>> values = np.array([0.9, np.nan, 0.8])
-    >>> drop_missing(values, dropna=True, option="--score", column="acc").tolist()
-    [0.9, 0.8]
-    """
+    """`values` without its NaN, or, when not `dropna`, a ValueError naming the first one's row."""
     missing = np.isnan(values)
     if missing.any() and not dropna:
         raise ValueError(f"`{option}` column {column!r} has a missing value on data row "
@@ -577,39 +453,8 @@ def drop_missing(values: np.ndarray, *, dropna: bool, option: str, column) -> np
 
 
 def wide(frame: pd.DataFrame, model, score, pair_by=None) -> pd.DataFrame:
-    """A long table (one row per run) as one column of scores per model.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`read_table`.
-    model, score : str
-        Columns naming each run's model and holding its score.
-    pair_by : str, optional
-        Column keying the runs that belong together (seed, split, data set): one row per key,
-        in order of first appearance. Default: row i holds each model's i-th run.
-
-    Returns
-    -------
-    DataFrame
-        One column per model, in order of first appearance (and `pair_by` first, when given);
-        missing runs are NaN. ``attrs['missing']`` counts, per model, the runs whose score
-        cell is empty (as opposed to runs a model does not have).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.inputs.tables import wide
-    >>> long = pd.DataFrame({"model": ["A", "B", "A", "B"], "seed": [1, 1, 2, 2],
-    ...                      "acc": [0.91, 0.89, 0.93, None]})
-    >>> table = wide(long, "model", "acc", pair_by="seed")
-    >>> table
-      seed     A     B
-    0    1  0.91  0.89
-    1    2  0.93   NaN
-    >>> table.attrs["missing"]
-    {'B': 1}
-    """
+    """A long table as a column per model, a row per key of `pair_by` (its column first) or per
+    run in each model's order; ``attrs['missing']`` counts each model's empty score cells."""
     import pandas as pd
 
     for option, col in (("--model", model), ("--score", score), ("--pair-by", pair_by)):
@@ -653,15 +498,24 @@ def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
     col_a, col_b : str
         The columns (or, long, the models) of A's and B's scores.
     pair_by : str, optional
-        The column pairing the runs (a seed, a split); default: the rows' order.
+        The column pairing the runs (a seed, a split), one pair per key in order of first
+        appearance; default: the rows' order.
     dropna : bool
         Drop, and list, the pairs missing a score; False makes one an error.
 
     Returns
     -------
     a, b : ndarray, shape (k,)
+        The complete pairs' scores.
     dropped : list of str
         The pairs dropped for a missing score, as ``'row N'`` or ``'COL=KEY'``.
+
+    Raises
+    ------
+    ValueError
+        For a column (or model) the table does not have, a cell that is not a finite number,
+        a key holding two scores of one side, a missing score when not `dropna`, or fewer than
+        2 complete pairs.
 
     Examples
     --------
@@ -673,23 +527,41 @@ def read_pairs(frame, col_a: str, col_b: str, pair_by: str | None = None, *,
     >>> a.tolist(), b.tolist(), dropped
     ([0.91, 0.9], [0.89, 0.88], ['seed=2'])
     """
+    _read_pairs_iv(frame, col_a, col_b, pair_by)
+    a, b, labels = _aligned(frame, col_a, col_b, pair_by)
+    return _complete_pairs(a, b, labels, dropna=dropna)
+
+
+def _read_pairs_iv(frame, col_a, col_b, pair_by) -> None:
+    """Raise ValueError when `frame` lacks a column (a model, when long) :func:`read_pairs` is
+    asked for."""
     for option, col in (("--a", col_a), ("--b", col_b), ("--pair-by", pair_by)):
         if col is not None and col not in frame.columns:
             valid = ", ".join(map(str, frame.columns))
             what = "a model" if frame.attrs.get("long") and option != "--pair-by" else "a column"
             raise ValueError(f"`{option}` {col!r} is not {what} of {frame.attrs['file']!r}; "
                              f"its {'models' if what == 'a model' else 'columns'}: {valid}.")
+
+
+def _aligned(frame, col_a, col_b, pair_by) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A's and B's scores, row by row (or, in a wide table, key by key of `pair_by`), and each
+    pair's label."""
     a = numeric_column(frame, col_a, option="--a")
     b = numeric_column(frame, col_b, option="--b")
     if pair_by is None or frame.attrs.get("long"):
         labels = ([f"{pair_by}={key}" for key in frame[pair_by]] if pair_by
                   else [f"row {i + 1}" for i in range(len(frame))])
-    else:
-        keys = key_column(frame, pair_by, option="--pair-by")
-        a, b = _by_key(keys, a, "A", pair_by), _by_key(keys, b, "B", pair_by)
-        a, b = a.align(b)
-        labels = [f"{pair_by}={key}" for key in a.index]
-        a, b = a.to_numpy(), b.to_numpy()
+        return a, b, labels
+    keys = key_column(frame, pair_by, option="--pair-by")
+    a, b = _by_key(keys, a, "A", pair_by), _by_key(keys, b, "B", pair_by)
+    a, b = a.align(b)
+    labels = [f"{pair_by}={key}" for key in a.index]
+    return a.to_numpy(), b.to_numpy(), labels
+
+
+def _complete_pairs(a, b, labels, *, dropna: bool):
+    """The pairs holding both scores, and the labels of the others (an error when not
+    `dropna`); fewer than 2 complete pairs are an error."""
     has_a, has_b = ~np.isnan(a), ~np.isnan(b)
     dropped = [label for label, x, y in zip(labels, has_a, has_b, strict=True) if not (x and y)]
     if dropped and not dropna:
