@@ -190,3 +190,14 @@ def test_records_tally_keeps_its_failures_through_sums_and_the_store():
     back = RecordsTally.from_record(*total.to_record())
     assert (back.n, back.failed) == (5, 2)
     assert RecordsTally.from_record({"rep": np.array([0])}, {"n": 1}).failed == 0
+
+
+def test_the_readme_example_of_an_analysis_runs():
+    """core/README.md's example of writing an analysis runs, and its assertions hold."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "core" / "README.md").read_text()
+    section = readme.split("## Writing an analysis for the engine")[1].split("\n## ")[0]
+    code, = re.findall(r"^```python\n(.*?)^```\n", section, re.S | re.M)
+    exec(compile(code, "core/README.md", "exec"), {"__name__": "readme_example"})
