@@ -23,28 +23,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``evalmc`` parser: ``--version`` and a subparser per module of ``COMMANDS``.
-
-    A parse error raises :class:`~evalmc.commands.UsageError` instead of exiting, so
-    :func:`main` reports it in one line.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-
-    Examples
-    --------
-    >>> from evalmc.cli import build_parser
-    >>> args = build_parser().parse_args(["ranks", "scores.csv", "--alpha", "0.1"])
-    >>> args.command, args.file, args.alpha
-    ('ranks', 'scores.csv', 0.1)
-    >>> from evalmc.commands import UsageError
-    >>> try:
-    ...     build_parser().parse_args(["rank"])
-    ... except UsageError:
-    ...     print("not a command: exit status 2")
-    not a command: exit status 2
-    """
+    """The ``evalmc`` parser, a subparser per module of ``COMMANDS``; a parse error raises
+    :class:`~evalmc.commands.UsageError`, which :func:`main` reports in one line."""
     parser = _Parser(prog="evalmc", description="Monte Carlo testbed for ML evaluation methods.")
     parser.add_argument("--version", action="version", version=f"evalmc {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -54,40 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``evalmc`` console script; returns the exit status.
-
-    Warnings raised on the way (evalmc's own, and the libraries' a criterion or a report
-    triggers) are gathered and said at the end in one line, with their counts.
-
-    Parameters
-    ----------
-    argv : list of str, optional
-        The arguments after ``evalmc``; default: ``sys.argv[1:]``.
-
-    Returns
-    -------
-    int
-        0 on success, 1 when a study stops on a criterion's error or a judged target is
-        missed, 2 for bad input (one line on stderr), 130 when interrupted.
-
-    Examples
-    --------
-    >>> import pathlib
-    >>> import tempfile
-    >>> from evalmc.cli import main
-    >>> tmp = tempfile.TemporaryDirectory()
-    >>> path = pathlib.Path(tmp.name) / "scores.csv"
-    >>> _ = path.write_text("A,B\\n0.9,0.8\\n0.8,0.7\\n0.7,0.6\\n0.9,0.7\\n")
-    >>> main(["ranks", str(path)])
-    2 models on 4 data sets; Friedman chi-square 4.000, p = 0.0455; Nemenyi critical
-    difference 0.980 at alpha 0.05
-    model_i model_j  rank_i  rank_j  nemenyi_p  wilcoxon_holm_p
-          A       B     1.0     2.0     0.0455            0.125
-    0
-    >>> main(["ranks", str(path), "--alpha", "2"])  # "evalmc: error: ..." on stderr
-    2
-    >>> tmp.cleanup()
-    """
+    """Entry point of the ``evalmc`` console script, `argv` default ``sys.argv[1:]``: returns 0, 1
+    when a study stops on an analysis's errors or a judged target is missed, 2 for bad input (one
+    line on stderr), 130 when interrupted; the warnings raised are said at the end in one line."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("default")
         try:

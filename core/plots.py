@@ -12,60 +12,15 @@ from matplotlib.figure import Figure
 
 
 def axes_or_new(ax=None, *, figsize=(6, 4)):
-    """`ax`, or the axes of a new Figure of `figsize` (for result objects' ``plot(ax=None)``).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes, optional
-        Axes to draw on, returned as they are.
-    figsize : tuple of float
-        Width and height in inches of the new Figure, when `ax` is None.
-
-    Returns
-    -------
-    matplotlib Axes
-        Draw on them, then return their ``figure``.
-
-    Examples
-    --------
-    >>> from evalmc.plots import axes_or_new
-    >>> ax = axes_or_new(figsize=(6, 4))
-    >>> ax.figure.get_size_inches().tolist(), axes_or_new(ax) is ax
-    ([6.0, 4.0], True)
-    """
+    """`ax`, or the axes of a new Figure of `figsize` (for result objects' ``plot(ax=None)``)."""
     if ax is None:
         ax = Figure(figsize=figsize, layout="constrained").add_subplot()
     return ax
 
 
 def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int = 20) -> None:
-    """Histogram whose ordinate is the percentage of results in each bin (as in the paper).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    values : array_like of float
-        The results.
-    title, xlabel : str
-        The axes' title and horizontal label.
-    bins : int
-        Number of bins.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from matplotlib.figure import Figure
-    >>> from evalmc.plots import draw_histogram
-    >>> ax = Figure().add_subplot()
-    >>> draw_histogram(ax, np.random.default_rng(0).normal(size=50), title="runs")
-    >>> len(ax.patches), round(float(sum(b.get_height() for b in ax.patches)), 4), ax.get_ylabel()
-    (20, 100.0, '% of runs')
-    """
+    """Histogram of `values` into `ax`, its ordinate the percentage of results in each bin (as in
+    the paper)."""
     values = np.asarray(values, dtype=float)
     ax.hist(values, bins=bins, weights=np.full(values.size, 100.0 / values.size),
             color="tab:blue", edgecolor="white")
@@ -77,36 +32,8 @@ def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int =
 
 
 def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
-    """For each sample a box-whiskers (left) and its mean +- 1 sd (right).
-
-    The box is the IQR, the bar the median, the whiskers reach the minimum and maximum
-    (Tukey 1977, as in the paper's Figs 3 and 5).
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-        Where to draw.
-    samples : dict of str to array_like
-        Label to values, a pair of glyphs each, in order.
-    ylabel : str
-        The vertical axis' label.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from matplotlib.figure import Figure
-    >>> from evalmc.plots import draw_box_vs_mean_sd
-    >>> rng = np.random.default_rng(0)
-    >>> ax = Figure().add_subplot()
-    >>> draw_box_vs_mean_sd(ax, {"A": rng.normal(size=20), "B": rng.normal(1, 2, 20)},
-    ...                     ylabel="score")
-    >>> [t.get_text() for t in ax.get_xticklabels()], ax.get_ylabel()
-    (['A', 'B'], 'score')
-    """
+    """Into `ax`, for each sample (label to values) a box-whiskers, IQR, median and whiskers to the
+    extremes (Tukey 1977, the paper's Figs 3 and 5), beside its mean +- 1 sd."""
     values = [np.asarray(v, dtype=float) for v in samples.values()]
     centres = np.arange(len(values)) * 2.0
     ax.boxplot(values, positions=centres - 0.35, widths=0.5, whis=(0, 100),
@@ -120,31 +47,8 @@ def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
 
 
 def histograms(samples: dict, *, ncols: int = 1, xlabel: str = "") -> Figure:
-    """One histogram per sample (panel title to values), `ncols` panels per row.
-
-    Parameters
-    ----------
-    samples : dict of str to array_like
-        Panel title to values.
-    ncols : int
-        Panels per row; the empty panels of the last row are hidden.
-    xlabel : str
-        Horizontal label of every panel.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not saved: call its ``savefig``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.plots import histograms
-    >>> rng = np.random.default_rng(0)
-    >>> fig = histograms({k: rng.normal(size=20) for k in "ABC"}, ncols=2, xlabel="score")
-    >>> len(fig.axes), [ax.get_title() for ax in fig.axes if ax.get_visible()]
-    (4, ['A', 'B', 'C'])
-    """
+    """One histogram per sample (panel title to values), `ncols` panels per row, the empty ones
+    hidden."""
     nrows = -(-len(samples) // ncols)
     fig = Figure(figsize=(4 * ncols, 2.2 * nrows + 0.4), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
@@ -156,30 +60,7 @@ def histograms(samples: dict, *, ncols: int = 1, xlabel: str = "") -> Figure:
 
 
 def box_vs_mean_sd(samples: dict, *, ylabel: str = "", title: str = "") -> Figure:
-    """Box-whiskers beside mean +- sd for each sample (label to values).
-
-    Parameters
-    ----------
-    samples : dict of str to array_like
-        Label to values (:func:`draw_box_vs_mean_sd`).
-    ylabel, title : str
-        The vertical axis' label and the title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not saved: call its ``savefig``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.plots import box_vs_mean_sd
-    >>> rng = np.random.default_rng(0)
-    >>> fig = box_vs_mean_sd({"A": rng.normal(size=20), "B": rng.normal(size=20)},
-    ...                      ylabel="accuracy", title="two pipelines")
-    >>> fig.axes[0].get_title(), fig.axes[0].get_ylabel()
-    ('two pipelines', 'accuracy')
-    """
+    """Box-whiskers beside mean +- sd for each sample (label to values)."""
     fig = Figure(figsize=(1.4 * len(samples) + 1.5, 3.6), layout="constrained")
     ax = fig.add_subplot()
     draw_box_vs_mean_sd(ax, samples, ylabel=ylabel)
@@ -188,27 +69,8 @@ def box_vs_mean_sd(samples: dict, *, ylabel: str = "", title: str = "") -> Figur
 
 
 def report_figure(samples: dict) -> Figure:
-    """The descriptive report's figure: histograms (left), box-whiskers vs mean +- sd (right).
-
-    Parameters
-    ----------
-    samples : dict of str to array_like
-        Column name to its values (each at least 2, no NaN).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        A histogram per sample, then the box-whiskers' axes; not saved.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.plots import report_figure
-    >>> rng = np.random.default_rng(0)
-    >>> fig = report_figure({"A": rng.normal(size=20), "B": rng.normal(size=20)})
-    >>> [ax.get_title() for ax in fig.axes]
-    ['A', 'B', '']
-    """
+    """The descriptive report's figure: a histogram per sample (left), box-whiskers vs mean +- sd
+    (right)."""
     fig = Figure(figsize=(8, max(3.0, 1.8 * len(samples))), layout="constrained")
     left, right = fig.subfigures(1, 2)
     for ax, (title, values) in zip(left.subplots(len(samples), 1, squeeze=False).ravel(),
@@ -220,56 +82,12 @@ def report_figure(samples: dict) -> Figure:
 
 def rate_panels(summary, *, x: str, panel: str | None = None, series=(),
                 title: str = "") -> Figure:
-    """Rejection rate against the design column `x`, a line per criterion (and value of the
-    `series` columns) with its 95% Wilson interval, a panel per value of `panel`: the rows at
-    the study's first level (and decision-only rows), the level dashed with Bradley's band
-    [0.5, 1.5] alpha shaded on null rows. Size and power points are never joined: a line's
-    null and alternative rows are drawn apart, in its colour. `x` is on a log scale when its
-    values are positive and span a factor of 10.
+    """Rejection rate against the design column `x` with its 95% Wilson interval, a line per
+    criterion and value of the `series` columns, a panel per value of `panel`.
 
-    Parameters
-    ----------
-    summary : DataFrame
-        A study's summary: the design columns, ``criterion``, ``alpha``, ``rate``, ``ci_low``,
-        ``ci_high`` and ``truth``.
-    x : str
-        Design column on the horizontal axis.
-    panel : str, optional
-        Design column whose values make the panels; default: one panel.
-    series : sequence of str
-        The other design columns that vary: a line per combination of their values.
-    title : str
-        The figure's title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not saved: call its ``savefig``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from evalmc.plots import rate_panels
-    >>> summary = pd.DataFrame({
-    ...     "n": [10, 20, 10, 20], "criterion": ["welch-t"] * 2 + ["student-t"] * 2,
-    ...     "alpha": 0.05, "rate": [0.06, 0.05, 0.07, 0.05], "ci_low": [0.04, 0.03, 0.05, 0.03],
-    ...     "ci_high": [0.08, 0.07, 0.09, 0.07], "truth": "null"})
-    >>> fig = rate_panels(summary, x="n", title="normal")
-    >>> ax = fig.axes[0]
-    >>> fig.get_suptitle(), ax.get_xlabel(), [t.get_text() for t in ax.get_legend().get_texts()]
-    ('normal', 'n', ['welch-t', 'student-t'])
-
-    A line per value of a third column; its size point (shift 0) stands apart:
-
-    >>> summary = pd.DataFrame({
-    ...     "shift": [0.0, 0.5, 1.0] * 2, "sd_b": [1.0] * 3 + [2.0] * 3, "criterion": "welch-t",
-    ...     "alpha": 0.05, "rate": [0.05, 0.4, 0.9, 0.06, 0.2, 0.6], "ci_low": 0.0,
-    ...     "ci_high": 1.0, "truth": ["null", "alternative", "alternative"] * 2})
-    >>> ax = rate_panels(summary, x="shift", series=["sd_b"]).axes[0]
-    >>> [t.get_text() for t in ax.get_legend().get_texts()]
-    ['welch-t, sd_b=1', 'welch-t, sd_b=2']
-    >>> [line.get_xdata().tolist() for line in ax.lines if line.get_linestyle() == "-"]
-    [[0.0], [0.5, 1.0], [0.0], [0.5, 1.0]]
+    The rows at the study's first level (and decision-only rows); the level dashed with Bradley's
+    band shaded on null rows; a line's null and alternative rows drawn apart (size and power are
+    never joined); `x` on a log scale when positive and spanning a factor of 10.
     """
     levels = summary["alpha"].dropna()
     alpha = float(levels.iloc[0]) if len(levels) else None
@@ -308,44 +126,8 @@ def rate_panels(summary, *, x: str, panel: str | None = None, series=(),
 
 
 def rate_plot(summary, design, *, alpha=(), title: str = "", ax=None, x: str | None = None):
-    """Rejection rate with its 95% Wilson interval: a marker per criterion and condition.
-
-    The drawing of :meth:`evalmc.study.rates.StudyResult.plot`.
-
-    Parameters
-    ----------
-    summary : DataFrame
-        A study's summary: ``condition_id``, the design columns, ``criterion``, ``alpha``,
-        ``rate``, ``ci_low`` and ``ci_high``, a row per condition, criterion and level.
-    design : DataFrame
-        The study's conditions: ``condition_id`` and the design columns.
-    alpha : sequence of float
-        The study's levels, drawn as dashed lines; with one level, the series are not
-        labelled by it.
-    title : str
-        The axes' title.
-    ax : matplotlib Axes, optional
-        Where to draw; default: a new Figure.
-    x : str, optional
-        Design column on the horizontal axis; default: the design column that varies when
-        only one does, else the conditions, labelled by the values that vary. Other varying
-        columns, and several levels, make separate series.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure of the axes drawn on.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> design = pd.DataFrame({"condition_id": [7, 9], "n": [10, 20]})
-    >>> summary = design.assign(criterion="welch-t", alpha=0.05, rate=[0.06, 0.05],
-    ...                         ci_low=[0.04, 0.03], ci_high=[0.08, 0.07])
-    >>> ax = rate_plot(summary, design, alpha=(0.05,)).axes[0]
-    >>> ax.get_xlabel(), [c.get_label() for c in ax.containers]
-    ('n', ['welch-t'])
-    """
+    """Rejection rate with its 95% Wilson interval, a marker per criterion and condition, against
+    `x` (default: the one design column that varies, else the conditions): ``StudyResult.plot``."""
     x, varying, design_cols = _rate_plot_x(design, x)
     numeric = x is not None and pd.api.types.is_numeric_dtype(design[x])
     positions, labels = _rate_positions(summary, design, x, numeric, varying or design_cols)
@@ -357,44 +139,13 @@ def rate_plot(summary, design, *, alpha=(), title: str = "", ax=None, x: str | N
 
 
 def _value_text(value) -> str:
-    """A design value or level as a label shows it: floats by ``:g``, the rest by ``str``.
-
-    Parameters
-    ----------
-    value : object
-
-    Returns
-    -------
-    str
-    """
+    """A design value or level as a label shows it: floats by ``:g``, the rest by ``str``."""
     return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
 
 
 def _rate_plot_x(design, x):
-    """The horizontal axis of :func:`rate_plot`, checked or chosen.
-
-    Parameters
-    ----------
-    design : DataFrame
-        The study's conditions.
-    x : str or None
-        The column asked for, if any.
-
-    Returns
-    -------
-    x : str or None
-        `x`, or the design column that varies when only one does, else None (the
-        conditions).
-    varying : list of str
-        The design columns that vary.
-    design_cols : list of str
-        Every design column.
-
-    Raises
-    ------
-    ValueError
-        When `x` is not a design column.
-    """
+    """The horizontal axis of :func:`rate_plot` (`x`, the one varying design column, or None), the
+    varying design columns and every design column; ValueError when `x` is not one."""
     design_cols = [c for c in design.columns if c != "condition_id"]
     varying = [c for c in design_cols if design[c].nunique() > 1]
     if x is not None and x not in design_cols:
@@ -406,27 +157,8 @@ def _rate_plot_x(design, x):
 
 
 def _rate_positions(summary, design, x, numeric, shown):
-    """Positions of the summary's rows on the horizontal axis, and its tick labels.
-
-    Parameters
-    ----------
-    summary, design : DataFrame
-        As for :func:`rate_plot`.
-    x : str or None
-        The design column on the axis; None for the conditions, in the design's order.
-    numeric : bool
-        Whether `x` is a numeric column: its values are then the positions. Otherwise the
-        positions are categories, from 0: the values of `x` in their order, or the conditions.
-    shown : list of str
-        The columns that label a condition (when `x` is None).
-
-    Returns
-    -------
-    positions : ndarray of float
-        Each summary row's position.
-    labels : list of str or None
-        The categories' labels; None on a numeric axis.
-    """
+    """Each summary row's position on the horizontal axis (a numeric `x`'s values, else categories
+    from 0), and the categories' labels (None on a numeric axis)."""
     if numeric:
         return summary[x].to_numpy(float), None
     if x is None:
@@ -441,27 +173,8 @@ def _rate_positions(summary, design, x, numeric, shown):
 
 
 def _draw_rate_series(ax, summary, positions, series, numeric, n_levels) -> None:
-    """Draw one errorbar series per value of the `series` columns, side by side.
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-    summary : DataFrame
-        As for :func:`rate_plot`.
-    positions : ndarray of float
-        Each summary row's position (:func:`_rate_positions`).
-    series : list of str
-        The columns whose values make a series (:func:`_series_label`).
-    numeric : bool
-        A numeric axis: the series are joined by lines and dodged by 1% of its range; on a
-        categorical one they are markers only, dodged by up to 0.15.
-    n_levels : int
-        The study's number of levels.
-
-    Returns
-    -------
-    None
-    """
+    """One errorbar series per value of the `series` columns, dodged side by side: joined by lines
+    on a numeric axis, markers only on a categorical one."""
     groups = list(summary.assign(_x=positions).groupby(series, sort=False, dropna=False))
     step = 0.01 * (np.ptp(positions) or 1.0) if numeric else min(0.6 / len(groups), 0.15)
     for i, (key, rows) in enumerate(groups):
@@ -472,24 +185,7 @@ def _draw_rate_series(ax, summary, positions, series, numeric, n_levels) -> None
 
 
 def _finish_rate_axes(ax, x, labels, alpha, title) -> None:
-    """The levels' dashed lines, the ticks of a categorical axis, the labels and the legend.
-
-    Parameters
-    ----------
-    ax : matplotlib Axes
-    x : str or None
-        The design column on the horizontal axis; None for the conditions (their labels are
-        then slanted).
-    labels : list of str or None
-        The categories' tick labels (:func:`_rate_positions`); None on a numeric axis.
-    alpha : sequence of float
-        The study's levels.
-    title : str
-
-    Returns
-    -------
-    None
-    """
+    """The levels' dashed lines, the ticks of a categorical axis, the labels and the legend."""
     for a in alpha:
         ax.axhline(a, color="k", ls="--", lw=0.8)
     if labels is not None:
@@ -500,24 +196,8 @@ def _finish_rate_axes(ax, x, labels, alpha, title) -> None:
 
 
 def _series_label(series, key, n_levels) -> str:
-    """Legend label of one series: its criterion, then ``column=value`` of the rest.
-
-    The level is left out when the study has one, and for a decision-only criterion (no
-    level).
-
-    Parameters
-    ----------
-    series : list of str
-        The columns that make the series: ``criterion``, ``alpha``, then varying columns.
-    key : tuple
-        The series' values of those columns.
-    n_levels : int
-        The study's number of levels.
-
-    Returns
-    -------
-    str
-    """
+    """Legend label of one series: its criterion, then ``column=value`` of the rest (the level left
+    out when the study has one, and for a decision-only criterion)."""
     return ", ".join(
         _value_text(v) if k == "criterion" else f"{k}={_value_text(v)}"
         for k, v in zip(series, key, strict=True)
@@ -525,34 +205,8 @@ def _series_label(series, key, n_levels) -> str:
 
 
 def critical_difference(mean_ranks: dict, cd: float, *, title: str = "") -> Figure:
-    """Demsar's (2006) critical-difference diagram.
-
-    Models sit on an axis of mean rank (1, the best, on the left), labelled below, half on
-    each side; the bar above the axis is `cd`; a thick line joins each maximal group of models
-    whose mean ranks differ by less than `cd` (not significantly different).
-
-    Parameters
-    ----------
-    mean_ranks : dict of str to float
-        Model to its mean rank (1 = best).
-    cd : float
-        The critical difference of mean ranks.
-    title : str
-        The axes' title.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not saved: call its ``savefig``.
-
-    Examples
-    --------
-    >>> from evalmc.plots import critical_difference
-    >>> fig = critical_difference({"A": 1.2, "B": 2.1, "C": 2.7}, 1.0, title="three models")
-    >>> ax = fig.axes[0]
-    >>> ax.get_title(), sorted(t.get_text() for t in ax.texts if "(" in t.get_text())
-    ('three models', ['A (1.20)', 'B (2.10)', 'C (2.70)'])
-    """
+    """Demsar's (2006) critical-difference diagram: models on an axis of mean rank (1, the best, on
+    the left), the bar `cd` above, a thick line joining each maximal group closer than `cd`."""
     names = sorted(mean_ranks, key=mean_ranks.get)
     ranks = np.array([mean_ranks[n] for n in names])
     k = len(names)
@@ -593,27 +247,8 @@ def critical_difference(mean_ranks: dict, cd: float, *, title: str = "") -> Figu
 
 
 def audit_figure(result) -> Figure:
-    """The figure of an audit: size, power against the difference, coverage.
-
-    Left, each procedure's size with its 95% Wilson interval, against the nominal level and
-    Bradley's band, coloured by its verdict; middle, its power (either sign) against the
-    difference A - B, with the 80% line and the differences asked for (a liberal procedure's
-    line dashed: its power counts false alarms too); right, each interval's coverage with its
-    95% interval (+- 1.96 MCSE) against its nominal level.
-
-    Parameters
-    ----------
-    result : AuditResult
-        From :func:`evalmc.study.audit.audit`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Not saved: call its ``savefig``.
-
-    Examples
-    --------
-    See :func:`evalmc.study.audit.audit`; ``result.plot()`` calls it.
+    """The figure of an :class:`~evalmc.study.audit.AuditResult` (its ``plot()``): each procedure's
+    size against Bradley's band, its power against the difference A - B, each interval's coverage.
     """
     from evalmc.stats.mcse import BRADLEY_BAND
 

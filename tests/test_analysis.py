@@ -1,6 +1,6 @@
 """The engine's contract: an analysis derives from ``evalmc.engine.analysis.Analysis`` and
 implements only what differs; the engine runs it, caches its blocks and resumes from them.
-Every module of the engine has examples that run."""
+core/README.md's example of writing one runs in test_engine.py."""
 
 from dataclasses import dataclass
 

@@ -73,6 +73,17 @@ class TestPlots:
                     report_figure(samples)):
             assert isinstance(fig, Figure) and fig.axes
 
+    def test_histograms_show_percentages_and_hide_empty_panels(self):
+        rng = np.random.default_rng(0)
+        samples = {k: rng.normal(size=20) for k in "ABC"}
+        fig = histograms(samples, ncols=2, xlabel="score")
+        assert len(fig.axes) == 4
+        assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["A", "B", "C"]
+        ax = fig.axes[0]
+        assert len(ax.patches) == 20 and ax.get_ylabel() == "% of runs"
+        assert sum(bar.get_height() for bar in ax.patches) == pytest.approx(100.0)
+        assert [ax.get_title() for ax in report_figure(samples).axes] == ["A", "B", "C", ""]
+
 
 @pytest.fixture
 def runs_csv(tmp_path):

@@ -190,3 +190,32 @@ def test_records_tally_keeps_its_failures_through_sums_and_the_store():
     back = RecordsTally.from_record(*total.to_record())
     assert (back.n, back.failed) == (5, 2)
     assert RecordsTally.from_record({"rep": np.array([0])}, {"n": 1}).failed == 0
+
+
+def test_the_readme_example_of_an_analysis_runs():
+    """core/README.md's example of writing an analysis runs, and its assertions hold."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "core" / "README.md").read_text()
+    section = readme.split("## Writing an analysis for the engine")[1].split("\n## ")[0]
+    code, = re.findall(r"^```python\n(.*?)^```\n", section, re.S | re.M)
+    exec(compile(code, "core/README.md", "exec"), {"__name__": "readme_example"})
+
+
+def test_a_conditions_cache_folder_digests_what_its_blocks_depend_on():
+    from evalmc.engine.scheduler import namespace
+
+    folder = namespace(Normal(), 1, 1000)
+    name, digest = folder.split("-")
+    assert (name, len(digest)) == ("normal", 16)
+    assert namespace(Normal(n_a=10), 1, 1000) == folder  # n_a=10 is the default
+    assert folder not in {namespace(Normal(shift=0.5), 1, 1000), namespace(Normal(), 2, 1000),
+                          namespace(Normal(), 1, 500)}
+
+
+def test_the_precision_of_a_rate_is_judged_at_the_least_favourable_rate():
+    """Above the plug-in error, and above 0 with no rejection (the Wilson interval's reach)."""
+    from evalmc.engine.tallies import precision_mcse
+
+    assert precision_mcse([0, 50, 500], 1000).round(4).tolist() == [0.002, 0.0078, 0.0158]

@@ -119,6 +119,11 @@ class TestEnumeration:
                                     [p01, p10, 1 - p01 - p10])
         np.testing.assert_allclose(prob, ref, rtol=1e-10)
 
+    def test_a_large_n_costs_the_bulk_of_its_law_only(self):
+        n01, n10, prob = discordant_law(5000, 0.1, 0.1)
+        assert len(prob) == 229272  # of 12,507,501 outcomes
+        assert prob.sum() == pytest.approx(1.0, abs=1e-12)
+
     @pytest.mark.parametrize("n", [30, 100, 200])
     def test_mcnemar_sizes_equal_the_plain_enumeration(self, n):
         p01, p10 = _discordant_cells(EXACT_NULL)

@@ -19,29 +19,8 @@ _warned = False
 
 
 def njit(**options):
-    """``numba.njit(**options)``, falling back to ``cache=False`` with one warning where Numba
-    has no writable cache location.
-
-    Parameters
-    ----------
-    **options
-        Numba's options, e.g. ``cache=True, nogil=True``.
-
-    Returns
-    -------
-    callable
-        The decorator.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.compute.jit import njit
-    >>> @njit(nogil=True)
-    ... def total(x):
-    ...     return x.sum()
-    >>> round(float(total(np.random.default_rng(0).normal(size=4))), 4)
-    0.7389
-    """
+    """``numba.njit(**options)``, falling back to ``cache=False`` with one warning where Numba has
+    no writable cache location."""
     def decorate(func):
         global _warned
         try:

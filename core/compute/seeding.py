@@ -56,36 +56,15 @@ def _step(state_hi, state_lo, inc_hi, inc_lo, mult_hi, mult_lo):
 
 @njit(cache=True, nogil=True)
 def pcg64_states(prefix, first, count, out):
-    """The initial PCG64 states of ``default_rng(SeedSequence(seed, spawn_key=(c, b)))`` for
-    blocks ``b = first, ..., first + count - 1``, into `out` of shape (count, 4), as
-    ``(state_hi, state_lo, inc_hi, inc_lo)``.
+    """The initial PCG64 states ``(state_hi, state_lo, inc_hi, inc_lo)`` of
+    ``default_rng(SeedSequence(seed, spawn_key=(c, b)))`` for blocks ``b = first, ..., first +
+    count - 1``, into `out` of shape (count, 4).
 
-    `prefix` is the SeedSequence's entropy before the block's words (32-bit words held in
-    uint64): the seed's words padded with zeros to the pool size, then the condition's.
-    Numpy's algorithm, vectorized over blocks: ``mix_entropy`` into a pool of 4 words,
-    ``generate_state(4, np.uint64)``, then PCG64's ``pcg64_set_seed`` (state 0, increment
-    ``2 * seq + 1``, a step, add the seed, a step).
-
-    Parameters
-    ----------
-    prefix : ndarray of uint64
-        The SeedSequence's entropy before the block's words, one 32-bit word per element.
-    first : int
-        The first block.
-    count : int
-        Blocks.
-    out : ndarray of uint64, shape (count, 4)
-        Filled in place, row k with block ``first + k``'s state.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.compute.seeding import pcg64_states
-    >>> from evalmc.compute.pcg64 import block_rng, pcg64_state
-    >>> out = np.empty((2, 4), np.uint64)
-    >>> pcg64_states(np.array([1, 0, 0, 0, 7], np.uint64), 3, 2, out)  # seed 1, condition 7
-    >>> out[1].tolist() == pcg64_state(block_rng(1, 7, 4))
-    True
+    `prefix` is the SeedSequence's entropy before the block's words (32-bit words held in uint64):
+    the seed's words padded with zeros to the pool size, then the condition's. Numpy's algorithm,
+    vectorized over blocks: ``mix_entropy`` into a pool of 4 words, ``generate_state(4,
+    np.uint64)``, then PCG64's ``pcg64_set_seed`` (state 0, increment ``2 * seq + 1``, a step, add
+    the seed, a step).
     """
     mult_hi, mult_lo = np.uint64(_PCG_MULT_HI), np.uint64(_PCG_MULT_LO)
     one = np.uint64(1)
@@ -132,32 +111,7 @@ def pcg64_states(prefix, first, count, out):
 
 @njit(cache=True)
 def enter_block(rng, states, k):
-    """In a kernel, set the PCG64 Generator `rng` to block k's initial state ``states[k]``
-    (:attr:`evalmc.compute.streams.BlockStreams.states`).
-
-    It takes the GIL for a few microseconds, to call numpy's state setter
-    (:func:`~evalmc.compute.pcg64.set_block_state`); the kernel around it may release the GIL
-    for all the rest. Left without ``nogil``: its object-mode block would warn.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        On a PCG64 bit generator; changed in place.
-    states : ndarray of uint64, shape (blocks, 4)
-        The blocks' initial states, as :attr:`~evalmc.compute.streams.BlockStreams.states`.
-    k : int
-        The block.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.compute.seeding import enter_block
-    >>> from evalmc.compute.streams import BlockStreams
-    >>> from evalmc.compute.pcg64 import block_rng
-    >>> rng = np.random.default_rng(0)
-    >>> enter_block(rng, BlockStreams(seed=1, cid=7, first=0, count=2).states, 1)
-    >>> float(rng.random()) == float(block_rng(1, 7, 1).random())
-    True
-    """
+    """In a kernel, set the PCG64 Generator `rng` to block k's initial state ``states[k]``, holding
+    the GIL for microseconds (numpy's state setter; no ``nogil``: its object mode would warn)."""
     with objmode():
         set_block_state(rng, states, k)

@@ -24,34 +24,9 @@ from evalmc.compute.pcg64 import POOL_SIZE, block_rng, pcg64_state, words32
 
 
 class BlockStreams(Sequence):
-    """The random streams of consecutive blocks of one condition.
-
-    Indexing gives block ``first + k``'s own Generator, as :func:`block_rng` makes it (so a
-    BlockStreams serves wherever a list of the blocks' generators does); slicing gives the
-    streams of a run of the blocks. A slab kernel draws every block at once instead, through
-    :meth:`run`.
-
-    Parameters
-    ----------
-    seed : int
-        The study's root seed.
-    cid : int
-        The condition's id.
-    first : int
-        The first block.
-    count : int
-        Blocks.
-
-    Examples
-    --------
-    >>> from evalmc.compute.streams import BlockStreams
-    >>> from evalmc.compute.pcg64 import block_rng
-    >>> streams = BlockStreams(seed=1, cid=7, first=3, count=4)
-    >>> len(streams), len(streams[1:3]), streams[1:3].first
-    (4, 2, 4)
-    >>> float(streams[1].random()) == float(block_rng(1, 7, 4).random())
-    True
-    """
+    """The random streams of blocks ``first, ..., first + count - 1`` of condition `cid`: indexing
+    gives a block's own Generator (:func:`block_rng`), slicing a run of blocks' streams, and a slab
+    kernel draws every block at once through :meth:`run`."""
 
     def __init__(self, seed: int, cid: int, first: int, count: int):
         self.seed, self.cid, self.first, self.count = seed, cid, first, count
@@ -75,18 +50,9 @@ class BlockStreams(Sequence):
 
     @property
     def states(self) -> np.ndarray:
-        """Every block's initial PCG64 state as uint64 ``(state_hi, state_lo, inc_hi,
-        inc_lo)``, shape (count, 4): computed at once, or block by block with numpy should
-        the vectorized seeding ever disagree with numpy's on the first block.
-
-        Examples
-        --------
-        >>> from evalmc.compute.streams import BlockStreams
-        >>> from evalmc.compute.pcg64 import block_rng, pcg64_state
-        >>> states = BlockStreams(seed=1, cid=7, first=3, count=2).states
-        >>> states.shape, states[1].tolist() == pcg64_state(block_rng(1, 7, 4))
-        ((2, 4), True)
-        """
+        """Every block's initial PCG64 state, uint64 of shape (count, 4): computed at once, or
+        block by block with numpy should the vectorized seeding disagree with numpy's on the first
+        block."""
         if self._states is None:
             from evalmc.compute.seeding import pcg64_states
 
@@ -101,35 +67,9 @@ class BlockStreams(Sequence):
         return self._states
 
     def run(self, kernel, bounds: np.ndarray, *args):
-        """Call a slab kernel, ``kernel(rng, states, bounds, *args)``, which draws block k
-        into rows ``bounds[k]:bounds[k + 1]`` after ``enter_block(rng, states, k)``.
-
-        Parameters
-        ----------
-        kernel : Numba function
-            For example :func:`evalmc.sims.kernels.gaussian_slab`.
-        bounds : ndarray of int64, shape (count + 1,)
-            The blocks' first rows, and the end.
-        *args
-            The kernel's own arguments.
-
-        Returns
-        -------
-        object
-            What the kernel returns.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.sims.kernels import gaussian_slab
-        >>> from evalmc.compute.streams import BlockStreams
-        >>> from evalmc.compute.pcg64 import block_rng
-        >>> streams = BlockStreams(seed=1, cid=7, first=0, count=2)
-        >>> out = np.empty((1, 5))
-        >>> streams.run(gaussian_slab, np.array([0, 3, 5]), np.array([0.0]), out)
-        >>> bool((out[0, 3:] == block_rng(1, 7, 1).standard_normal(2)).all())
-        True
-        """
+        """Call a slab kernel, ``kernel(rng, states, bounds, *args)``, which draws block k into
+        rows ``bounds[k]:bounds[k + 1]`` after ``enter_block(rng, states, k)``; returns what it
+        returns."""
         return kernel(self._scratch(), self.states, np.asarray(bounds, np.int64), *args)
 
     def _scratch(self) -> np.random.Generator:

@@ -1,11 +1,9 @@
 """On-disk store of finished blocks, so an interrupted or extended study recomputes nothing.
 
-One ``.npz`` file per (condition, block), written atomically (temporary file, then rename), so
-a process killed mid-write leaves either the previous file or none; its temporary file, named
-after its host and process, is removed when the store is next opened on that host. A file that
-cannot be read counts as missing and is recomputed. A block holds one record per analysis key
-(a criterion's tally, say): named arrays and JSON metadata. Saving adds to the records already
-there.
+One ``.npz`` file per (condition, block), written atomically (a temporary file named after its host
+and process, then renamed; a killed writer's is removed when the store is next opened on that
+host). An unreadable file counts as missing. A block holds one record per analysis key, named
+arrays and JSON metadata; saving adds to the records already there.
 """
 
 from __future__ import annotations
@@ -39,36 +37,8 @@ def _alive(pid: int) -> bool:
 
 
 class BlockStore:
-    """Blocks of one condition of one study, under ``root/namespace``.
-
-    Parameters
-    ----------
-    root : path
-        The cache directory given by the user.
-    namespace : str
-        Identifies everything a block's content depends on besides its index and size:
-        scenario and its full parameters, seed, block size, format version.
-
-    Examples
-    --------
-    Two analyses' records saved in turn into block 0 (of 100 replications) are read back
-    together; a block of another size is another file:
-
-    >>> import tempfile
-    >>> import numpy as np
-    >>> from evalmc.engine.blockstore import BlockStore
-    >>> with tempfile.TemporaryDirectory() as root:
-    ...     store = BlockStore(root, "normal-0123")
-    ...     store.save(0, 100, {"welch-t": ({"hist": np.arange(3)}, {"levels": [0.0125]})})
-    ...     store.save(0, 100, {"sign": ({"hist": np.zeros(3, int)}, {})})
-    ...     records = store.load(0, 100)
-    ...     files = sorted(path.name for path in store.dir.iterdir())
-    ...     other = store.load(0, 50)
-    >>> sorted(records), records["welch-t"][0]["hist"].tolist(), records["welch-t"][1]
-    (['sign', 'welch-t'], [0, 1, 2], {'levels': [0.0125]})
-    >>> files, other
-    (['block000000-n100.npz'], {})
-    """
+    """Blocks of one condition of one study, under ``root/namespace`` (`namespace` digests all a
+    block's content depends on besides its index and size)."""
 
     def __init__(self, root, namespace: str):
         self.dir = Path(root) / namespace
@@ -85,29 +55,8 @@ class BlockStore:
         return self.dir / f"block{block:06d}-n{size}.npz"
 
     def load(self, block: int, size: int) -> dict[str, Record]:
-        """The records stored for the block, by key (empty if none or unreadable).
-
-        Parameters
-        ----------
-        block : int
-            The block's index in its condition.
-        size : int
-            Its replications: a block of another size is another block.
-
-        Returns
-        -------
-        dict of str to tuple
-            Analysis key to its record, ``(arrays, meta)``: named arrays and JSON metadata.
-            Empty when the file is missing, unreadable, or of another :data:`FORMAT_VERSION`.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> from evalmc.engine.blockstore import BlockStore
-        >>> with tempfile.TemporaryDirectory() as root:
-        ...     BlockStore(root, "normal-0123").load(0, 100)
-        {}
-        """
+        """The records stored for the block of that index and size, key to ``(arrays, meta)``;
+        empty if missing, unreadable or of another :data:`FORMAT_VERSION`."""
         path = self._path(block, size)
         if not path.exists():
             return {}
@@ -122,32 +71,8 @@ class BlockStore:
             return {}
 
     def save(self, block: int, size: int, records: dict[str, Record]) -> None:
-        """Store `records` with those already in the block, atomically.
-
-        A record of a key already stored replaces it; the others are kept.
-
-        Parameters
-        ----------
-        block : int
-            The block's index in its condition.
-        size : int
-            Its replications.
-        records : dict of str to tuple
-            Analysis key to ``(arrays, meta)``: a dict of named arrays (no object arrays) and
-            a JSON-serialisable dict.
-
-        Examples
-        --------
-        >>> import tempfile
-        >>> import numpy as np
-        >>> from evalmc.engine.blockstore import BlockStore
-        >>> with tempfile.TemporaryDirectory() as root:
-        ...     store = BlockStore(root, "normal-0123")
-        ...     store.save(3, 100, {"welch-t": ({"counts": np.array([100, 2])}, {})})
-        ...     store.save(3, 100, {"welch-t": ({"counts": np.array([100, 0])}, {})})
-        ...     store.load(3, 100)["welch-t"][0]["counts"].tolist()
-        [100, 0]
-        """
+        """Store `records` with those already in the block (replacing those of the same key),
+        atomically."""
         self.dir.mkdir(parents=True, exist_ok=True)
         records = {**self.load(block, size), **records}
         arrays, listing = {}, []

@@ -18,27 +18,8 @@ from evalmc.engine.options import _WORKER
 
 
 def local_workers(n_jobs: int) -> int:
-    """Workers on this machine for `n_jobs`, at most one per core.
-
-    More would only share the cores (and loky would start a process each), so a larger
-    request is capped, with a warning.
-
-    Parameters
-    ----------
-    n_jobs : int
-        Workers asked for; -1 for every core.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> import joblib
-    >>> from evalmc.engine.executors import local_workers
-    >>> local_workers(1), local_workers(-1) == joblib.cpu_count()
-    (1, True)
-    """
+    """Workers on this machine for `n_jobs` (-1: every core), capped at one per core with a
+    warning."""
     cores = joblib.cpu_count()
     if n_jobs > cores:
         warnings.warn(f"`n_jobs` = {n_jobs} is more than this machine's {cores} cores; "
@@ -48,31 +29,8 @@ def local_workers(n_jobs: int) -> int:
 
 @contextlib.contextmanager
 def open_pool(backend: str, n_jobs: int, scheduler: str | None = None):
-    """A pool of workers, as ``(workers, pool)``; pending tasks are cancelled on exit.
-
-    Parameters
-    ----------
-    backend : {'threads', 'loky', 'dask'}
-        One thread of this process runs the tasks itself when it is the only worker.
-    n_jobs : int
-        Workers (-1: every core); for dask, those of a LocalCluster made for the pool.
-    scheduler : str, optional
-        A dask scheduler's address; default: the running ``distributed`` client, else a new
-        LocalCluster.
-
-    Yields
-    ------
-    tuple
-        The number of workers, and the pool: ``submit(fn, *args)`` and ``next_result()``.
-
-    Examples
-    --------
-    >>> from evalmc.engine.executors import open_pool
-    >>> with open_pool("threads", 1) as (workers, pool):
-    ...     pool.submit(pow, 2, 10)
-    ...     (workers, pool.next_result())
-    (1, 1024)
-    """
+    """A pool of workers as ``(workers, pool)``, the pool's ``submit(fn, *args)`` and
+    ``next_result()`` alike for every backend; pending tasks are cancelled on exit."""
     if backend == "dask":
         with _dask_pool(n_jobs, scheduler) as pool:
             yield pool

@@ -42,28 +42,8 @@ MIN_BLOCKS = 2
 
 
 def block_rows(scenario, rows: int) -> int:
-    """`rows` replications of `scenario`, or as many (at least 1) as keep their scores within
-    :data:`MAX_BLOCK_BYTES`: 8 bytes a score, ``sum(scenario.sizes)`` scores a replication,
-    for a scenario whose batches hold scores.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        A condition.
-    rows : int
-        Replications asked for at once: a block size, or a slab's.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> from evalmc.engine.options import block_rows
-    >>> from evalmc.sims.scores import Normal
-    >>> block_rows(Normal(n_a=1000), 1000), block_rows(Normal(n_a=10**6, n_b=10**6), 1000)
-    (1000, 16)
-    """
+    """`rows` replications of `scenario`, or as many (at least 1) as keep their scores (8 bytes
+    each) within :data:`MAX_BLOCK_BYTES`."""
     sizes = getattr(scenario, "sizes", None)
     if "scores" not in scenario.batch.holds or sizes is None:
         return rows
@@ -72,49 +52,7 @@ def block_rows(scenario, rows: int) -> int:
 
 def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, task_seconds,
                       max_failure_rate) -> tuple[int, int, int, int]:
-    """Check the options of a run; returns `n_reps`, `seed`, `block_size` and `n_jobs` as ints.
-
-    Parameters
-    ----------
-    n_reps : int
-        Replications per condition, at least 1.
-    seed : int
-        Root seed, at least 0.
-    block_size : int
-        Replications per block, from 1 to :data:`MAX_BLOCK_SIZE`.
-    n_jobs : int
-        Workers: a positive integer, or -1 for every core.
-    backend : {'threads', 'loky', 'dask'} or None
-        None lets the engine choose.
-    scheduler : str or None
-        A dask scheduler's address; only with backend 'dask'.
-    task_seconds : float
-        Target duration of a task, above 0.
-    max_failure_rate : float
-        In (0, 1].
-
-    Returns
-    -------
-    tuple of int
-        ``(n_reps, seed, block_size, n_jobs)``.
-
-    Raises
-    ------
-    ValueError
-        Naming the first option that breaks its rule.
-
-    Examples
-    --------
-    >>> from evalmc.engine.options import check_run_options
-    >>> check_run_options(n_reps=2000.0, seed=1, block_size=1000, n_jobs=-1, backend=None,
-    ...                   scheduler=None, task_seconds=0.5, max_failure_rate=0.5)
-    (2000, 1, 1000, -1)
-    >>> check_run_options(n_reps=10, seed=1, block_size=1000, n_jobs=0, backend=None,
-    ...                   scheduler=None, task_seconds=0.5, max_failure_rate=0.5)
-    Traceback (most recent call last):
-    ...
-    ValueError: `n_jobs` must be a positive integer or -1; got 0.
-    """
+    """Check the options of a run; returns `n_reps`, `seed`, `block_size` and `n_jobs` as ints."""
     import importlib.util
 
     from evalmc.inputs.checks import check_choice, check_float, check_int
@@ -140,46 +78,8 @@ def check_run_options(*, n_reps, seed, block_size, n_jobs, backend, scheduler, t
 
 
 def check_target(target_mcse, max_reps, n_reps: int, *, high: float | None = 0.5):
-    """Check ``target_mcse`` and ``max_reps``; returns the target (or None) and the cap.
-
-    A study with a target runs each condition block by block until its rule holds
-    (:attr:`evalmc.engine.scheduler.Plan.stop`), at most the cap.
-
-    Parameters
-    ----------
-    target_mcse : float or None
-        The precision to stop at, in (0, `high`]; None: every condition runs `n_reps`.
-    max_reps : int or None
-        The cap of replications per condition with a target; default `n_reps`. Only with a
-        target.
-    n_reps : int
-        The study's (checked) replications per condition.
-    high : float or None
-        The largest target (0.5, the largest error of a rate); None: no bound (a target in
-        an estimate's units).
-
-    Returns
-    -------
-    tuple
-        ``(target_mcse, cap)``: a float or None, and the replications per condition at most.
-
-    Raises
-    ------
-    ValueError
-        Naming the parameter that breaks its rule.
-
-    Examples
-    --------
-    >>> from evalmc.engine.options import check_target
-    >>> check_target(0.002, None, 10_000), check_target(None, None, 500)
-    ((0.002, 10000), (None, 500))
-    >>> check_target(0.002, 50_000, 10_000)
-    (0.002, 50000)
-    >>> check_target(0.7, None, 10_000)
-    Traceback (most recent call last):
-    ...
-    ValueError: `target_mcse` must be in (0, 0.5]; got 0.7.
-    """
+    """Check ``target_mcse`` (in (0, `high`], or None) and ``max_reps`` (only with a target);
+    returns the target and the cap of replications per condition."""
     from evalmc.inputs.checks import check_float, check_int
 
     if target_mcse is None:
@@ -198,17 +98,8 @@ _WORKER = threading.local()
 
 
 def check_interrupted() -> None:
-    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error.
-
-    Ctrl-C reaches the main thread only; the long loops of the analyses (each replication of
-    a user's criterion, each chunk of a long kernel) call this, so an interrupted study stops
-    its running tasks instead of waiting for them. Elsewhere it does nothing.
-
-    Examples
-    --------
-    >>> from evalmc.engine.options import check_interrupted
-    >>> check_interrupted()  # not in a closing pool's worker
-    """
+    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error (the
+    analyses' long loops call it); elsewhere do nothing."""
     stop = getattr(_WORKER, "stop", None)
     if stop is not None and stop.is_set():
         raise KeyboardInterrupt

@@ -1,30 +1,22 @@
 """The Monte Carlo engine: blocks of replications, seeded, cached, scheduled as tasks.
 
-Seeding: block ``b`` of condition ``c`` draws from ``SeedSequence(seed, spawn_key=(c, b))``,
-and an analysis that needs randomness (a bootstrap test, a user's function) from its own stream
-``SeedSequence(seed, spawn_key=(c, b, crc32(key)))``. A block's outcome therefore depends on
-nothing but the seed, the condition, the block, its size and the analysis: never on the number
-of workers, the backend, the order blocks finish in, or which other analyses run.
+Seeding: block ``b`` of condition ``c`` draws from ``SeedSequence(seed, spawn_key=(c, b))``, and an
+analysis that needs randomness from its own stream ``SeedSequence(seed, spawn_key=(c, b,
+crc32(key)))``. A block's outcome therefore depends on nothing but the seed, the condition, the
+block, its size and the analysis: never on the workers, the backend, the order blocks finish in, or
+which other analyses run.
 
-Scheduling: a task is a run of consecutive blocks of one condition (:mod:`evalmc.engine.tasks`
-runs it on a worker, :mod:`evalmc.engine.executors` provides the workers). Its length aims at a
-target duration, from the fastest time per block the condition's tasks have reported so far
-(the first task of a condition is a single block), and shrinks as the study nears its end so
-that workers finish together. A task returns each block's summary
-(:mod:`evalmc.engine.tallies`), not its values. The :class:`Scheduler` keeps at most two tasks
-per worker in flight, takes cached blocks from the :mod:`~evalmc.engine.blockstore` instead of
-computing them, stores the new ones, and adds the summaries as they come.
+Scheduling: a task is a run of consecutive blocks of one condition (:mod:`evalmc.engine.tasks`),
+its length aimed at a target duration from the fastest time per block seen so far (a condition's
+first task is one block), shrinking near the end so that workers finish together. It returns each
+block's tally (:mod:`evalmc.engine.tallies`), not its values. The :class:`Scheduler` keeps at most
+two tasks per worker in flight, takes cached blocks from the :mod:`~evalmc.engine.blockstore` and
+stores the new ones.
 
-Stopping at a precision: a plan with a stopping rule (:attr:`Plan.stop`) runs each condition
-block by block until the rule holds, `n_reps` being the cap. The rule is asked after each
-block, of the summed tallies of the condition's blocks ``0..k`` (a complete prefix, in block
-order), never of a partial block or of blocks in the order they finished. Workers may compute
-blocks past the stopping point (tasks go out ahead of the decision); those blocks are stored in
-the cache but neither counted nor reported, so the outcome is the same bits for any number of
-workers, any backend, and a run resumed from the cache (which re-decides from the cached
-prefix).
-
-What runs on each block is an :class:`~evalmc.engine.analysis.Analysis`.
+Stopping at a precision (:attr:`Plan.stop`): the rule is asked after each block, of the summed
+tallies of blocks ``0..k`` (a complete prefix in block order), `n_reps` being the cap. Blocks
+computed past the stopping point are stored but neither counted nor reported, so the outcome is the
+same bits for any workers, backend, and a run resumed from the cache.
 """
 
 from __future__ import annotations
@@ -58,65 +50,13 @@ MAX_FAILURES_KEPT = 1000
 
 
 class StudyError(RuntimeError):
-    """A study stopped because a condition's replications mostly failed.
-
-    Raised when an analysis has failed on more than ``max_failure_rate`` of a condition's
-    replications (:func:`run`); the blocks finished until then stay in the cache.
-
-    Examples
-    --------
-    An analysis that fails wherever the mean score of A is above 0.5, on a condition whose
-    mean is 1:
-
-    >>> import numpy as np
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.scheduler import Plan, StudyError, run
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.sims.scores import Normal
-    >>> class AboveHalf(Analysis):
-    ...     key, tally_type = "above-half", RecordsTally
-    ...     def run(self, batch, rng):
-    ...         return batch.moments()[0]
-    ...     def tallies(self, result, starts, scenario):
-    ...         out = []
-    ...         for s, e in zip(starts[:-1], starts[1:]):
-    ...             bad = np.flatnonzero(result[s:e] > 0.5)
-    ...             out.append((RecordsTally(int(e - s), {"rep": np.arange(e - s)}, bad.size),
-    ...                         {int(r): "mean of A above 0.5" for r in bad}))
-    ...         return out
-    >>> plan = Plan({0: Normal(n_a=5, mean_a=1.0)}, [AboveHalf()], n_reps=40, seed=1,
-    ...             block_size=10)
-    >>> try:
-    ...     run(plan, progress=False)
-    ... except StudyError as error:
-    ...     print(str(error).split("): ")[1].split(";")[0])
-    criterion 'above-half' failed in 29 of 30 replications
-    """
+    """A study stopped because an analysis failed on more than ``max_failure_rate`` of a
+    condition's replications; the blocks finished until then stay in the cache."""
 
 
 class FailureWarning(UserWarning):
-    """An analysis failed on more than
-    :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of a condition's replications: its
-    results are over those that did not fail. The message says so in one line; the fields
-    let a caller group the warnings of many conditions.
-
-    Parameters
-    ----------
-    name : str
-        The analysis (criterion or estimator).
-    failed, done : int
-        Replications failed, and run.
-    condition : str
-        The condition: its id, scenario and parameters.
-    first : str
-        The first error.
-
-    Examples
-    --------
-    >>> w = FailureWarning("t", 20, 1000, "0 (normal {})", "degenerate")
-    >>> print(w.failed / w.done, str(w).split(":")[0])
-    0.02 't' failed in 20 of 1000 replications (2.0%) of condition 0 (normal {})
-    """
+    """An analysis failed on more than :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of a
+    condition's replications; its fields let a caller group the warnings of many conditions."""
 
     def __init__(self, name: str, failed: int, done: int, condition: str, first: str):
         self.name, self.failed, self.done = name, failed, done
@@ -129,44 +69,7 @@ class FailureWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Failure:
-    """A replication on which an analysis failed; ``StudyResult.replay`` redraws its data.
-
-    Attributes
-    ----------
-    condition_id, block, rep : int
-        The condition, the block, and the replication's index in the block.
-    criterion : str
-        The analysis's name (:attr:`~evalmc.engine.analysis.Analysis.name`).
-    message : str
-        Why it failed.
-
-    Examples
-    --------
-    An analysis that fails wherever the mean score of A is above 0.5:
-
-    >>> import numpy as np
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.scheduler import Plan, run
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.sims.scores import Normal
-    >>> class AboveHalf(Analysis):
-    ...     key, tally_type = "above-half", RecordsTally
-    ...     def run(self, batch, rng):
-    ...         return batch.moments()[0]
-    ...     def tallies(self, result, starts, scenario):
-    ...         out = []
-    ...         for s, e in zip(starts[:-1], starts[1:]):
-    ...             bad = np.flatnonzero(result[s:e] > 0.5)
-    ...             out.append((RecordsTally(int(e - s), {"rep": np.arange(e - s)}, bad.size),
-    ...                         {int(r): "mean of A above 0.5" for r in bad}))
-    ...         return out
-    >>> plan = Plan({0: Normal(n_a=5)}, [AboveHalf()], n_reps=40, seed=1, block_size=10)
-    >>> failures = run(plan, progress=False).failures
-    >>> len(failures), [(f.block, f.rep) for f in failures[:3]]
-    (9, [(0, 2), (0, 5), (0, 7)])
-    >>> failures[0]
-    Failure(condition_id=0, block=0, rep=2, criterion='above-half', message='mean of A above 0.5')
-    """
+    """A replication on which an analysis failed; ``StudyResult.replay`` redraws its data."""
 
     condition_id: int
     block: int
@@ -177,31 +80,9 @@ class Failure:
 
 @dataclass
 class Plan:
-    """What to run: conditions, analyses and the replications of each condition.
-
-    Attributes
-    ----------
-    conditions : dict
-        Condition id to its scenario.
-    analyses : list of Analysis
-        What runs on every block (:class:`~evalmc.engine.analysis.Analysis`).
-    n_reps, seed, block_size : int
-        Replications per condition (the cap, with a stopping rule), root seed, replications
-        per block (fewer for a condition too wide for them: :meth:`block_size_of`).
-    stop : callable, optional
-        The stopping rule: ``stop(tallies, blocks) -> bool``, given the summed tallies of a
-        condition's first `blocks` blocks by analysis key, says whether the condition has
-        reached its target; it then runs no further block. None (the default): every
-        condition runs `n_reps` replications.
-
-    Examples
-    --------
-    >>> from evalmc.engine.scheduler import Plan
-    >>> from evalmc.sims.scores import Normal
-    >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-    >>> plan.n_blocks(0), plan.sizes(0, 1, 3), plan.stop is None
-    (3, [1000, 500], True)
-    """
+    """What to run: `conditions` (id to scenario), `analyses`, `n_reps` per condition (the cap with
+    a stopping rule), `seed`, `block_size`, and `stop(tallies, blocks) -> bool`, which given the
+    summed tallies of a condition's first `blocks` blocks by key says it has reached its target."""
 
     conditions: dict[int, Scenario]
     analyses: list[Analysis]
@@ -217,129 +98,25 @@ class Plan:
                                 f"Analysis; got {type(a).__name__}.")
 
     def block_size_of(self, cid: int) -> int:
-        """Replications per block of condition `cid`: `block_size`, or fewer when its scores
-        would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`
-        (:func:`~evalmc.engine.options.block_rows`).
-
-        Parameters
-        ----------
-        cid : int
-            A condition of the plan.
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> from evalmc.engine.scheduler import Plan
-        >>> from evalmc.sims.scores import Normal
-        >>> plan = Plan({0: Normal(), 1: Normal(n_a=10**6, n_b=10**6)}, [], n_reps=2500,
-        ...             seed=1, block_size=1000)
-        >>> plan.block_size_of(0), plan.block_size_of(1)
-        (1000, 16)
-        """
+        """Replications per block of condition `cid`: `block_size`, or fewer when its scores would
+        pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`."""
         return block_rows(self.conditions[cid], self.block_size)
 
     def n_blocks(self, cid: int) -> int:
-        """Blocks of condition `cid`: ``ceil(n_reps / block size)``.
-
-        Parameters
-        ----------
-        cid : int
-            A condition of the plan.
-
-        Returns
-        -------
-        int
-
-        Examples
-        --------
-        >>> from evalmc.engine.scheduler import Plan
-        >>> from evalmc.sims.scores import Normal
-        >>> Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000).n_blocks(0)
-        3
-        """
+        """Blocks of condition `cid`: ``ceil(n_reps / block size)``."""
         return -(-self.n_reps // self.block_size_of(cid))
 
     def sizes(self, cid: int, start: int, stop: int) -> list[int]:
-        """Replications of condition `cid`'s blocks ``start:stop`` (all full but its last).
-
-        Parameters
-        ----------
-        cid : int
-            A condition of the plan.
-        start, stop : int
-            The first block and the block after the last.
-
-        Returns
-        -------
-        list of int
-
-        Examples
-        --------
-        >>> from evalmc.engine.scheduler import Plan
-        >>> from evalmc.sims.scores import Normal
-        >>> plan = Plan({0: Normal()}, [], n_reps=2500, seed=1, block_size=1000)
-        >>> plan.sizes(0, 0, 3), plan.sizes(0, 2, 3)
-        ([1000, 1000, 500], [500])
-        """
+        """Replications of condition `cid`'s blocks ``start:stop`` (all full but its last)."""
         size = self.block_size_of(cid)
         return [min(size, self.n_reps - b * size) for b in range(start, stop)]
 
 
 @dataclass
 class Outcome:
-    """The summed tallies of every (condition id, analysis key), and what ran.
-
-    Attributes
-    ----------
-    tallies : dict
-        ``(condition id, analysis key)`` to the sum of the tallies of all its blocks.
-    values : dict or None
-        ``(condition id, analysis key)`` to the list of its blocks' values (in block order),
-        when the study keeps them.
-    failures : list of Failure
-        The first failures of each analysis and condition, in (block, replication) order.
-    blocks_computed, blocks_reused : int
-        Blocks run, and blocks read back from the cache (with a stopping rule, those past a
-        condition's stopping point included: work done, not replications used).
-    reps : dict
-        Condition id to the replications its tallies hold: `n_reps`, or fewer when the
-        plan's stopping rule stopped it early.
-    met : dict or None
-        Condition id to whether the stopping rule held when it stopped (False: the cap
-        `n_reps` stopped it); None without a rule.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.scheduler import Plan, run
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.sims.scores import Normal
-    >>> class Count(Analysis):
-    ...     key, tally_type = "count", RecordsTally
-    ...     def run(self, batch, rng):
-    ...         return batch.moments()[0]
-    ...     def tallies(self, result, starts, scenario):
-    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
-    ...                 for s, e in zip(starts[:-1], starts[1:])]
-    >>> plan = Plan({0: Normal(), 1: Normal(n_a=5)}, [Count()], n_reps=40, seed=1,
-    ...             block_size=10)
-    >>> out = run(plan, progress=False)
-    >>> sorted(out.tallies), out.tallies[(1, "count")].n, out.values, out.failures
-    ([(0, 'count'), (1, 'count')], 40, None, [])
-    >>> out.blocks_computed, out.blocks_reused, out.reps, out.met
-    (8, 0, {0: 40, 1: 40}, None)
-
-    A rule that stops a condition once its tallies hold 20 replications:
-
-    >>> plan.stop = lambda tallies, blocks: tallies["count"].n >= 20
-    >>> out = run(plan, progress=False)
-    >>> out.reps, out.met, out.tallies[(0, "count")].n
-    ({0: 20, 1: 20}, {0: True, 1: True}, 20)
-    """
+    """The summed tallies of every ``(condition id, analysis key)``, its blocks' values when kept,
+    the first failures, blocks computed and reused, replications used per condition (`reps`) and,
+    with a stopping rule, whether it held when the condition stopped (`met`)."""
 
     tallies: dict[tuple[int, str], object]
     values: dict[tuple[int, str], list] | None
@@ -351,58 +128,15 @@ class Outcome:
 
 
 def namespace(cond: Scenario, seed: int, block_size: int) -> str:
-    """The cache folder of a condition: everything its blocks depend on but their index.
-
-    Parameters
-    ----------
-    cond : Scenario
-        The condition: its name and fingerprint (every parameter).
-    seed : int
-        The study's root seed.
-    block_size : int
-        Replications per block.
-
-    Returns
-    -------
-    str
-        ``<scenario name>-<16 hex digits>``: a digest of the above and of
-        :data:`~evalmc.engine.blockstore.FORMAT_VERSION`.
-
-    Examples
-    --------
-    >>> from evalmc.engine.scheduler import namespace
-    >>> from evalmc.sims.scores import Normal
-    >>> folder = namespace(Normal(), 1, 1000)
-    >>> name, digest = folder.split("-")
-    >>> name, len(digest), namespace(Normal(n_a=10), 1, 1000) == folder  # n_a=10: the default
-    ('normal', 16, True)
-    >>> namespace(Normal(shift=0.5), 1, 1000) == folder, namespace(Normal(), 2, 1000) == folder
-    (False, False)
-    """
+    """The cache folder of a condition, ``<scenario name>-<16 hex digits>``: a digest of all its
+    blocks depend on but their index (parameters, seed, block size, store format)."""
     text = f"{cond.fingerprint()}|seed={seed}|block_size={block_size}|v{FORMAT_VERSION}"
     return f"{cond.name}-{hashlib.blake2b(text.encode(), digest_size=8).hexdigest()}"
 
 
 def choose_backend(analyses, n_jobs: int) -> str:
-    """'loky' processes when several workers would run a pure-Python analysis (a user's
-    function, which holds the GIL), else 'threads' (built-in kernels release it).
-
-    Parameters
-    ----------
-    analyses : list of Analysis
-    n_jobs : int
-        Workers asked for.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from evalmc.engine.scheduler import choose_backend
-    >>> choose_backend([], 4)
-    'threads'
-    """
+    """'loky' processes when several workers would run a pure-Python analysis (a user's function,
+    which holds the GIL), else 'threads' (built-in kernels release it)."""
     pure = any(a.pure_python for a in analyses)
     return "loky" if pure and n_jobs != 1 else "threads"
 
@@ -410,58 +144,8 @@ def choose_backend(analyses, n_jobs: int) -> str:
 def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
         progress=None, task_seconds=TASK_SECONDS, keep_values=False,
         max_failure_rate=MAX_FAILURE_RATE, desc="evalmc") -> Outcome:
-    """Run every block of `plan` not in `cache`, and sum the tallies (see the module doc).
-
-    Parameters
-    ----------
-    plan : Plan
-    n_jobs : int
-        Workers (-1: every core).
-    backend : {'threads', 'loky', 'dask'}, optional
-        Default: :func:`choose_backend`.
-    scheduler : str, optional
-        A dask scheduler's address (backend 'dask').
-    cache : path, optional
-        Where finished blocks are stored, and read back instead of computed.
-    progress : bool, optional
-        Progress bar on stderr; default: when stderr is a terminal. False also silences the
-        estimate of a long study's remaining time. With a stopping rule, whose total is
-        unknown, the bar counts the blocks used and no estimate is given.
-    task_seconds : float
-        Target duration of a task.
-    keep_values : bool
-        Keep every replication's values (``Outcome.values``).
-    max_failure_rate : float
-        Stop with :class:`StudyError` when an analysis fails on a larger share of a
-        condition's replications.
-    desc : str
-        The progress bar's label.
-
-    Returns
-    -------
-    Outcome
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.scheduler import Plan, run
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.sims.scores import Normal
-    >>> class MeanA(Analysis):
-    ...     key, tally_type = "mean-a", RecordsTally
-    ...     def run(self, batch, rng):
-    ...         return batch.moments()[0]
-    ...     def tallies(self, result, starts, scenario):
-    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s),
-    ...                                            "mean": result[s:e]}), {})
-    ...                 for s, e in zip(starts[:-1], starts[1:])]
-    >>> plan = Plan({0: Normal(n_a=5)}, [MeanA()], n_reps=300, seed=1, block_size=100)
-    >>> out = run(plan, progress=False)
-    >>> tally = out.tallies[(0, "mean-a")]
-    >>> tally.n, round(float(tally.columns["mean"].mean()), 4), out.blocks_computed
-    (300, 0.0115, 3)
-    """
+    """Run every block of `plan` not in `cache` on `n_jobs` workers and sum the tallies into an
+    :class:`Outcome` (see the module doc); :class:`StudyError` past `max_failure_rate`."""
     backend = choose_backend(plan.analyses, n_jobs) if backend is None else backend
     total = None if plan.stop is not None else plan.n_reps * len(plan.conditions)
     with _Progress(total, progress, cache is not None, desc) as shown, \
@@ -531,45 +215,8 @@ class _Sums:
 
 
 class Scheduler:
-    """A plan's run on a pool of workers: which blocks go out next, and what came back.
-
-    It hands out tasks (:meth:`next_task`), taking each condition's cached blocks as it goes,
-    and takes in finished ones (:meth:`finish`): it stores their blocks in the cache, adds
-    their tallies, keeps the first failures and stops a study whose failures pass the limit.
-
-    Parameters
-    ----------
-    plan : Plan
-    workers : int
-        Workers of the pool: tasks shrink so that the last ones spread over them.
-    progress : object
-        Told of blocks taken from the cache: ``progress.reused(replications)``; with a
-        stopping rule, of blocks added up too, when it has the method:
-        ``progress.used(blocks)``.
-    cache : path, optional
-    keep_values : bool
-    max_failure_rate : float
-    task_seconds : float
-        As for :func:`run`.
-
-    Examples
-    --------
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.scheduler import Plan, Scheduler
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.sims.scores import Normal
-    >>> class Nothing(Analysis):
-    ...     key, tally_type = "nothing", RecordsTally
-    ...     run = tallies = None
-    >>> class Silent:
-    ...     def reused(self, reps):
-    ...         pass
-    >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=2500, seed=1, block_size=1000)
-    >>> state = Scheduler(plan, 1, Silent())
-    >>> task = state.next_task()  # a condition's first task is one block: it times them
-    >>> task.cid, task.first, task.sizes, state.next_task()
-    (0, 0, (1000,), None)
-    """
+    """A plan's run on a pool of workers: hands out tasks (:meth:`next_task`), taking cached blocks
+    as it goes, and takes in finished ones (:meth:`finish`), storing and adding their blocks."""
 
     def __init__(self, plan: Plan, workers: int, progress, *, cache=None, keep_values=False,
                  max_failure_rate=MAX_FAILURE_RATE, task_seconds=TASK_SECONDS):
@@ -594,35 +241,8 @@ class Scheduler:
     # -- handing out tasks ---------------------------------------------------------------
 
     def next_task(self) -> Task | None:
-        """The next task to send.
-
-        Returns
-        -------
-        Task or None
-            None while no condition has blocks to send: all sent, or only conditions whose
-            first task, which times their blocks, is still out.
-
-        Examples
-        --------
-        >>> from evalmc.engine.analysis import Analysis
-        >>> from evalmc.engine.scheduler import Plan, Scheduler
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> from evalmc.sims.scores import Normal
-        >>> class Nothing(Analysis):
-        ...     key, tally_type = "nothing", RecordsTally
-        ...     run = tallies = None
-        >>> class Silent:
-        ...     def reused(self, reps):
-        ...         pass
-        >>> plan = Plan({0: Normal(), 1: Normal(n_a=5)}, [Nothing()], n_reps=2500, seed=1,
-        ...             block_size=1000)
-        >>> state = Scheduler(plan, 1, Silent())
-        >>> [(task.cid, task.first, task.sizes) for task in (state.next_task(),
-        ...                                                  state.next_task())]
-        [(0, 0, (1000,)), (1, 0, (1000,))]
-        >>> state.next_task() is None  # both conditions' first tasks are still out
-        True
-        """
+        """The next task to send; None while no condition has blocks to send (all sent, or only
+        first tasks, which time their conditions' blocks, still out)."""
         while (cond := self._ready()) is not None:
             task = self._task(cond, self._chunk(cond))
             if task is not None:
@@ -703,46 +323,8 @@ class Scheduler:
     # -- taking in results ---------------------------------------------------------------
 
     def finish(self, result: TaskResult) -> int:
-        """Take in a finished task: store its blocks in the cache, then add their tallies.
-
-        Parameters
-        ----------
-        result : TaskResult
-
-        Returns
-        -------
-        int
-            The task's replications.
-
-        Examples
-        --------
-        Once a condition's first task is back, its blocks are timed and the next task goes
-        out:
-
-        >>> import numpy as np
-        >>> from evalmc.engine.analysis import Analysis
-        >>> from evalmc.engine.scheduler import Plan, Scheduler
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> from evalmc.engine.tasks import run_task
-        >>> from evalmc.sims.scores import Normal
-        >>> class Count(Analysis):
-        ...     key, tally_type = "count", RecordsTally
-        ...     def run(self, batch, rng):
-        ...         return batch.moments()[0]
-        ...     def tallies(self, result, starts, scenario):
-        ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
-        ...                 for s, e in zip(starts[:-1], starts[1:])]
-        >>> class Silent:
-        ...     def reused(self, reps):
-        ...         pass
-        >>> plan = Plan({0: Normal()}, [Count()], n_reps=2500, seed=1, block_size=1000)
-        >>> state = Scheduler(plan, 1, Silent())
-        >>> first = state.next_task()
-        >>> state.next_task() is None, state.finish(run_task(first))
-        (True, 1000)
-        >>> state.next_task().first
-        1
-        """
+        """Take in a finished task: store its blocks in the cache, then add their tallies; returns
+        its replications."""
         self.warned.update(result.warned)
         cond = self.conditions[result.cid]
         cond.probing = False
@@ -797,44 +379,8 @@ class Scheduler:
                 self._fail(ck)
 
     def record(self, cid: int, key: str, block: int, tally, errors: dict, values) -> None:
-        """Add a block's (or a task's) tally of analysis `key`, its failures and values.
-
-        Parameters
-        ----------
-        cid, key, block
-            The condition, the analysis and the block (a task's first, for a summed tally).
-        tally : object
-        errors : dict
-            Messages by ``(block, rep)``.
-        values : object or None
-
-        Raises
-        ------
-        StudyError
-            When the analysis has failed on more than the allowed share of the condition's
-            replications.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.analysis import Analysis
-        >>> from evalmc.engine.scheduler import Plan, Scheduler
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> from evalmc.sims.scores import Normal
-        >>> class Nothing(Analysis):
-        ...     key, tally_type = "nothing", RecordsTally
-        ...     run = tallies = None
-        >>> class Silent:
-        ...     def reused(self, reps):
-        ...         pass
-        >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=2500, seed=1, block_size=1000)
-        >>> state = Scheduler(plan, 1, Silent())
-        >>> tally = RecordsTally(1000, {"rep": np.arange(1000)}, failed=2)
-        >>> state.record(0, "nothing", 1, tally, {(1, 7): "degenerate", (1, 9): "degenerate"},
-        ...              None)
-        >>> [(f.block, f.rep, f.message) for f in state.outcome().failures]
-        [(1, 7, 'degenerate'), (1, 9, 'degenerate')]
-        """
+        """Add a block's (or a task's) tally of analysis `key`, its failures and values; raises
+        :class:`StudyError` past the allowed share of failures."""
         ck = (cid, key)
         self.sums[ck].add(block, tally)
         self.failed[ck] += tally.failed
@@ -862,36 +408,8 @@ class Scheduler:
             "are kept in the cache, if one was given.")
 
     def failure_warnings(self) -> list[FailureWarning]:
-        """What to say of each analysis and condition that failed on more than
-        :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of its replications: its results are
-        over those that did not fail.
-
-        Returns
-        -------
-        list of FailureWarning
-            One each, its message a line with the count, the condition and the first error.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.analysis import Analysis
-        >>> from evalmc.engine.scheduler import Plan, Scheduler
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> from evalmc.sims.scores import Normal
-        >>> class Nothing(Analysis):
-        ...     key, tally_type = "nothing", RecordsTally
-        ...     run = tallies = None
-        >>> class Silent:
-        ...     def reused(self, reps):
-        ...         pass
-        >>> plan = Plan({0: Normal()}, [Nothing()], n_reps=1000, seed=1, block_size=1000)
-        >>> state = Scheduler(plan, 1, Silent())
-        >>> tally = RecordsTally(1000, {"rep": np.arange(1000)}, failed=20)
-        >>> state.record(0, "nothing", 0, tally, {(0, 7): "degenerate"}, None)
-        >>> print(state.failure_warnings()[0])  # doctest: +ELLIPSIS
-        'nothing' failed in 20 of 1000 replications (2.0%) of condition 0 (normal {...}): its \
-rates and estimates are over the 980 that did not fail (first error: degenerate)
-        """
+        """A :class:`FailureWarning` for each analysis and condition that failed on more than
+        :data:`~evalmc.engine.options.WARN_FAILURE_RATE` of its replications."""
         out = []
         for ck in self.kept:  # in the plan's order
             failed, done = self.failed[ck], self.done[ck]
@@ -905,40 +423,7 @@ rates and estimates are over the 980 that did not fail (first error: degenerate)
         return out
 
     def outcome(self) -> Outcome:
-        """The summed tallies, values and kept failures so far.
-
-        Returns
-        -------
-        Outcome
-
-        Examples
-        --------
-        Every task run in turn, as :func:`run` does on a pool:
-
-        >>> import numpy as np
-        >>> from evalmc.engine.analysis import Analysis
-        >>> from evalmc.engine.scheduler import Plan, Scheduler
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> from evalmc.engine.tasks import run_task
-        >>> from evalmc.sims.scores import Normal
-        >>> class Count(Analysis):
-        ...     key, tally_type = "count", RecordsTally
-        ...     def run(self, batch, rng):
-        ...         return batch.moments()[0]
-        ...     def tallies(self, result, starts, scenario):
-        ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
-        ...                 for s, e in zip(starts[:-1], starts[1:])]
-        >>> class Silent:
-        ...     def reused(self, reps):
-        ...         pass
-        >>> plan = Plan({0: Normal()}, [Count()], n_reps=2500, seed=1, block_size=1000)
-        >>> state = Scheduler(plan, 1, Silent())
-        >>> while (task := state.next_task()) is not None:
-        ...     _ = state.finish(run_task(task))
-        >>> out = state.outcome()
-        >>> out.tallies[(0, "count")].n, out.blocks_computed
-        (2500, 3)
-        """
+        """The summed tallies, values and kept failures so far."""
         values = None
         if self.values is not None:
             values = {ck: [v[b] for b in sorted(v)] for ck, v in self.values.items()}

@@ -1,14 +1,11 @@
 """What a study keeps of its replications: small summaries that add up, block after block.
 
-A rejection study keeps, per criterion and condition, a :class:`RejectionTally`: how many
-replications ran, failed, and gave a decision without a p-value, and a histogram of the
-p-values on the grid of levels ``k / 1000``, plus exact counts at the study's levels that are
-off that grid. Its size does not grow with the replication count, and the rejection rate at
-any level of the grid is exact. Integer counts add up in any order, so workers may add their
-blocks before returning them.
-
-An estimator study keeps an :class:`EstimateTally`: the moments of the estimates and of their
-errors, and the coverage and width of the intervals, added block after block in block order.
+A rejection study keeps, per criterion and condition, a :class:`RejectionTally`: replications run,
+failed, and decided without a p-value, and a histogram of the p-values on the grid of levels ``k /
+1000`` plus exact counts at the study's levels off that grid. Its size does not grow with the
+replications, the rate at any level of the grid is exact, and integer counts add up in any order.
+An estimator study keeps an :class:`EstimateTally` (moments of the estimates, their errors, the
+intervals' coverage and width), added in block order.
 """
 
 from __future__ import annotations
@@ -29,57 +26,14 @@ _LEVELS = tuple(np.arange(GRID + 1) / GRID)
 
 
 def grid_index(alpha: float) -> int | None:
-    """``k`` when `alpha` is the level ``k / GRID`` exactly, else None.
-
-    Parameters
-    ----------
-    alpha : float
-        A level.
-
-    Returns
-    -------
-    int or None
-        Its bin in :attr:`RejectionTally.hist`, where the rejections at `alpha` are exact;
-        None for a level off the grid, which a tally counts apart (:attr:`RejectionTally.exact`).
-
-    Examples
-    --------
-    >>> from evalmc.engine.tallies import grid_index
-    >>> grid_index(0.05), grid_index(0.0125)
-    (50, None)
-    """
+    """``k`` when `alpha` is the level ``k / GRID`` exactly, else None (a level counted apart)."""
     k = round(alpha * GRID)
     return k if k / GRID == alpha else None
 
 
 def precision_mcse(k, n):
-    """The Monte Carlo error a study's ``target_mcse`` is judged by: the largest
-    ``sqrt(p (1 - p) / n)`` over the rates ``p`` in the 95% Wilson interval of ``k / n``.
-
-    Not the plug-in ``sqrt(k/n (1 - k/n) / n)``, which is 0 at a rate of 0 and would stop a
-    condition on its first block without a rejection: the error at the least favourable rate
-    the data do not rule out. Over 1,000 replications without a rejection it is 0.0020 (the
-    interval reaches 0.0038); at 5% over 1,000, 0.0078 where the plug-in error is 0.0069.
-
-    Parameters
-    ----------
-    k, n : array_like of int
-        Successes (rejections, covering intervals) and trials; NaN where ``n == 0``.
-
-    Returns
-    -------
-    ndarray of float
-        At least the plug-in error ``sqrt(k/n (1 - k/n) / n)``, and above 0 at ``k = 0``.
-
-    Examples
-    --------
-    >>> from evalmc.stats.mcse import rate_mcse
-    >>> from evalmc.engine.tallies import precision_mcse
-    >>> precision_mcse([0, 50, 500], 1000).round(4).tolist()
-    [0.002, 0.0078, 0.0158]
-    >>> rate_mcse([0, 50, 500], 1000)[1].round(4).tolist()
-    [0.0, 0.0069, 0.0158]
-    """
+    """The Monte Carlo error a ``target_mcse`` is judged by: the largest ``sqrt(p (1 - p) / n)``
+    over the rates ``p`` in the 95% Wilson interval of ``k / n``, above 0 even at ``k = 0``."""
     k, n = np.broadcast_arrays(np.asarray(k, dtype=float), np.asarray(n, dtype=float))
     low, high = wilson_interval(k, n)
     p = np.clip(0.5, low, high)  # p (1 - p) peaks at 1/2: the interval's point nearest it
@@ -143,47 +97,9 @@ def _tally_statistic(statistic, failed, starts, critical, critical_off, counts, 
 
 @dataclass
 class RejectionTally:
-    """A criterion's results over some replications, summed.
-
-    Attributes
-    ----------
-    n, failed : int
-        Replications, and those that failed.
-    decided, decided_reject : int
-        Valid replications that gave a decision but no p-value, and those that rejected.
-    hist : ndarray of int64, shape (GRID + 1,)
-        P-values of the valid replications: bin ``k`` holds ``(k-1)/GRID < p <= k/GRID``.
-    exact : dict of float to int
-        P-values at or below each of the study's levels off the grid.
-    signs : dict of float to tuple of int
-        At each of the study's levels, for criteria that estimate the scenario's effect:
-        ``(rejections with an estimate, of those with the wrong sign, sum of
-        |estimate / effect| in units of 2^-20, sum of its squares in units of 2^-16)``;
-        fixed point, so that blocks add up exactly in any order.
-    agree : dict of float to tuple of int
-        At each of the study's levels, for a scenario run several times on each replication
-        (:attr:`~evalmc.sims.base.Batch.reruns`): ``(replications valid in every run, pairs of
-        runs per replication, sum over replications of the pairs that reach the same
-        decision, sum of its squares)``.
-
-    Examples
-    --------
-    Two blocks of 100 uniform p-values, tallied apart and added; 0.0125 is off the grid, so
-    it is counted exactly on its own:
-
-    >>> import numpy as np
-    >>> from evalmc.criteria.base import CriterionResult
-    >>> from evalmc.engine.tallies import RejectionTally
-    >>> rng = np.random.default_rng(0)
-    >>> result = CriterionResult.from_pvalues(rng.uniform(size=200))
-    >>> first, second = RejectionTally.of_blocks(result, np.array([0, 100, 200]),
-    ...                                          off_grid=(0.0125,))
-    >>> total = first + second
-    >>> total.n, total.valid, total.hist.shape, total.exact
-    (200, 200, (1001,), {0.0125: 3})
-    >>> total.rejections(0.05), total.rejections(0.0125)
-    (12, 3)
-    """
+    """A criterion's results over some replications, summed: counts, the p-value histogram `hist`
+    (bin ``k`` holds ``(k-1)/GRID < p <= k/GRID``), exact counts at levels off the grid, and per
+    level the fixed-point sums of sign errors (`signs`) and of reruns' agreement (`agree`)."""
 
     n: int
     failed: int
@@ -199,42 +115,9 @@ class RejectionTally:
     @classmethod
     def of_blocks(cls, result, starts, off_grid, levels=(), effect=None
                   ) -> list[RejectionTally]:
-        """One tally per block of a :class:`~evalmc.criteria.base.CriterionResult` over blocks.
-
-        Parameters
-        ----------
-        result : CriterionResult
-            Over consecutive blocks; block ``k`` is rows ``starts[k]:starts[k + 1]``.
-        starts : ndarray of int64
-        off_grid : tuple of float
-            Levels off the grid to count exactly.
-        levels : tuple of float
-            The study's levels: where sign and magnitude errors are counted.
-        effect : float, optional
-            The true effect the result's estimates estimate; none counted without it (or an
-            estimate) or when it is 0.
-
-        Returns
-        -------
-        list of RejectionTally
-            One per block, in block order.
-
-        Examples
-        --------
-        Six replications in two blocks of three, the fourth failed (NaN p-value), with the
-        estimates of an effect of 0.3:
-
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(
-        ...     np.array([0.01, 0.2, 0.03, np.nan, 0.5, 0.04]),
-        ...     estimate=np.array([0.5, 0.2, -0.4, np.nan, 0.1, 0.6]))
-        >>> blocks = RejectionTally.of_blocks(result, np.array([0, 3, 6]), (), levels=(0.05,),
-        ...                                   effect=0.3)
-        >>> [(t.n, t.failed, t.rejections(0.05)) for t in blocks]
-        [(3, 0, 2), (3, 1, 1)]
-        """
+        """One tally per block ``starts[k]:starts[k + 1]`` of a
+        :class:`~evalmc.criteria.base.CriterionResult`; sign errors counted at `levels` against
+        `effect` (none without it, or when it is 0)."""
         n_blocks = starts.size - 1
         counts = np.zeros((n_blocks, 3), np.int64)
         hist = np.zeros((n_blocks, GRID + 1), np.int64)
@@ -266,39 +149,8 @@ class RejectionTally:
              for a, c in self.agree.items() if a in other.agree})
 
     def sign_errors(self, alpha: float | None) -> dict:
-        """Type-S rate (significant with the wrong sign) and type-M ratio (mean
-        |estimate / effect| when significant) at the study level `alpha`, with their Monte
-        Carlo errors (Gelman and Carlin 2014); NaN where not counted (None: not asked) or
-        nothing rejected.
-
-        Parameters
-        ----------
-        alpha : float or None
-            One of the study's levels (the ``levels`` of :meth:`of_blocks`); None gives NaNs.
-
-        Returns
-        -------
-        dict
-            ``type_s``, ``type_s_mcse`` (binomial), ``type_m`` and ``type_m_mcse`` (standard
-            deviation of the ratios over the square root of the rejections).
-
-        Examples
-        --------
-        Of three rejections at 0.05, one has the wrong sign; their ratios to the effect 0.3
-        are 5/3, 4/3 and 2, of mean 5/3:
-
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(
-        ...     np.array([0.01, 0.2, 0.03, np.nan, 0.5, 0.04]),
-        ...     estimate=np.array([0.5, 0.2, -0.4, np.nan, 0.1, 0.6]))
-        >>> first, second = RejectionTally.of_blocks(result, np.array([0, 3, 6]), (),
-        ...                                          levels=(0.05,), effect=0.3)
-        >>> errors = (first + second).sign_errors(0.05)
-        >>> {name: round(float(value), 4) for name, value in errors.items()}
-        {'type_s': 0.3333, 'type_s_mcse': 0.2722, 'type_m': 1.6667, 'type_m_mcse': 0.1924}
-        """
+        """Type-S rate and type-M ratio at the study level `alpha`, with their Monte Carlo errors
+        (Gelman and Carlin 2014); NaN where not counted or nothing rejected."""
         nan = float("nan")
         n, wrong, abs_sum, sq_sum = self.signs.get(alpha, (0, 0, 0, 0))
         if n == 0:
@@ -310,36 +162,8 @@ class RejectionTally:
                 "type_m_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 else nan}
 
     def replicability(self, alpha: float | None) -> dict:
-        """Replicability at the study level `alpha` (Bouckaert and Frank 2004): the chance
-        that two runs on the same replication reach the same decision, averaged over the
-        replications, with its Monte Carlo error; NaN where not counted (None: not asked).
-
-        Parameters
-        ----------
-        alpha : float or None
-            One of the study's levels (the ``levels`` of :meth:`of_blocks`); None gives NaNs.
-
-        Returns
-        -------
-        dict
-            ``replicability`` and ``replicability_mcse``.
-
-        Examples
-        --------
-        Two runs on four replications agree on the first (both reject at 0.05) and the last
-        (neither does):
-
-        >>> import numpy as np
-        >>> from dataclasses import replace
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> run = CriterionResult.from_pvalues(np.array([0.01, 0.20, 0.03, 0.60]))
-        >>> rerun = CriterionResult.from_pvalues(np.array([0.02, 0.04, 0.30, 0.70]))
-        >>> tally, = RejectionTally.of_blocks(replace(run, reruns=(rerun,)), np.array([0, 4]),
-        ...                                   (), levels=(0.05,))
-        >>> {name: round(float(value), 4) for name, value in tally.replicability(0.05).items()}
-        {'replicability': 0.5, 'replicability_mcse': 0.2887}
-        """
+        """Replicability at the study level `alpha` (Bouckaert and Frank 2004), the chance that two
+        runs on a replication decide alike, with its Monte Carlo error; NaN where not counted."""
         nan = float("nan")
         n, pairs, total, squares = self.agree.get(alpha, (0, 0, 0, 0))
         if n == 0:
@@ -351,67 +175,17 @@ class RejectionTally:
 
     @property
     def valid(self) -> int:
-        """Replications that did not fail: ``n - failed``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(np.array([0.01, np.nan, 0.3]))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 3]), ())
-        >>> tally.n, tally.failed, tally.valid
-        (3, 1, 2)
-        """
+        """Replications that did not fail: ``n - failed``."""
         return self.n - self.failed
 
     @property
     def decision_only(self) -> bool:
-        """Whether the valid replications (one at least) gave decisions and no p-value.
-
-        Examples
-        --------
-        A criterion that gives its own decisions rejects at every level alike:
-
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult(failed=np.zeros(4, bool),
-        ...                          reject=np.array([True, False, False, True]))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 4]), ())
-        >>> tally.decision_only, tally.rejections(0.05), tally.rejections(0.01)
-        (True, 2, 2)
-        """
+        """Whether the valid replications (one at least) gave decisions and no p-value."""
         return self.valid > 0 and self.decided == self.valid
 
     def rejections(self, alpha: float) -> int:
-        """Valid replications rejecting at level `alpha` (p <= alpha, or their own decision).
-
-        Parameters
-        ----------
-        alpha : float
-            A multiple of ``1 / GRID``, or a level the tally counted off the grid
-            (:attr:`exact`).
-
-        Returns
-        -------
-        int
-
-        Raises
-        ------
-        ValueError
-            For a level off the grid that the tally did not count.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(np.array([0.004, 0.012, 0.05, 0.3]))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 4]), off_grid=(0.0125,))
-        >>> tally.rejections(0.01), tally.rejections(0.0125), tally.rejections(0.05)
-        (1, 2, 3)
-        """
+        """Valid replications rejecting at level `alpha` (on the grid or counted off it; else
+        ValueError): p <= alpha, or their own decision."""
         k = grid_index(alpha)
         if k is not None:
             below = int(self.hist[:k + 1].sum())
@@ -425,56 +199,13 @@ class RejectionTally:
         return below + self.decided_reject
 
     def pvalue_cdf(self) -> tuple[np.ndarray, np.ndarray]:
-        """Levels ``k / GRID`` and the share of p-values at or below each (valid ones only).
-
-        Returns
-        -------
-        levels, cdf : ndarray, shape (GRID + 1,)
-            The levels, and the empirical distribution function of the p-values at them
-            (NaN when there are none).
-
-        Examples
-        --------
-        Uniform p-values give a curve close to the diagonal:
-
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> rng = np.random.default_rng(0)
-        >>> result = CriterionResult.from_pvalues(rng.uniform(size=500))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 500]), ())
-        >>> levels, cdf = tally.pvalue_cdf()
-        >>> levels[[10, 50, 500]].tolist(), cdf[[10, 50, 500]].round(4).tolist()
-        ([0.01, 0.05, 0.5], [0.01, 0.04, 0.446])
-        """
+        """Levels ``k / GRID`` and the share of valid p-values at or below each (NaN if none)."""
         total = self.valid - self.decided
         cdf = np.cumsum(self.hist) / total if total else np.full(GRID + 1, np.nan)
         return np.arange(GRID + 1) / GRID, cdf
 
     def to_record(self) -> tuple[dict, dict]:
-        """Arrays and JSON metadata for the block store.
-
-        Returns
-        -------
-        arrays : dict of str to ndarray
-            ``counts`` (``n``, ``failed``, ``decided``, ``decided_reject``), ``hist`` and
-            ``exact`` (the counts at :attr:`exact`'s levels).
-        meta : dict
-            ``levels`` (those of :attr:`exact`), ``signs`` and ``agree`` as lists.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(np.array([0.004, 0.012, 0.05, 0.3]))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 4]), off_grid=(0.0125,))
-        >>> arrays, meta = tally.to_record()
-        >>> arrays["counts"].tolist(), arrays["exact"].tolist(), meta
-        ([4, 0, 0, 0], [2], {'levels': [0.0125], 'signs': [], 'agree': []})
-        >>> RejectionTally.from_record(arrays, meta).rejections(0.0125)
-        2
-        """
+        """Arrays and JSON metadata for the block store."""
         levels = list(self.exact)
         arrays = {"counts": np.array([self.n, self.failed, self.decided, self.decided_reject]),
                   "hist": self.hist.astype(np.int32), "exact": np.array(
@@ -485,30 +216,7 @@ class RejectionTally:
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> RejectionTally:
-        """The tally :meth:`to_record` stored.
-
-        Parameters
-        ----------
-        arrays, meta : dict
-            As :meth:`to_record` gives them.
-
-        Returns
-        -------
-        RejectionTally
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.criteria.base import CriterionResult
-        >>> from evalmc.engine.tallies import RejectionTally
-        >>> result = CriterionResult.from_pvalues(np.array([0.01, 0.2, 0.03]),
-        ...                                       estimate=np.array([0.5, 0.2, -0.4]))
-        >>> tally, = RejectionTally.of_blocks(result, np.array([0, 3]), (), levels=(0.05,),
-        ...                                   effect=0.3)
-        >>> back = RejectionTally.from_record(*tally.to_record())
-        >>> back.rejections(0.05), back.signs == tally.signs
-        (2, True)
-        """
+        """The tally :meth:`to_record` stored."""
         n, failed, decided, decided_reject = (int(c) for c in arrays["counts"])
         exact = dict(zip(meta["levels"], arrays["exact"].tolist(), strict=True))
         signs = {row[0]: tuple(row[1:]) for row in meta.get("signs", [])}
@@ -597,44 +305,8 @@ def _moments(x):
 @dataclass
 class EstimateTally:
     """An estimator's results over some replications, summed: what bias, empirical SE, RMSE,
-    interval coverage and width need, each with its Monte Carlo error (Morris et al. 2019).
-
-    Floating-point sums depend on their order: a study adds blocks in block order only.
-
-    Attributes
-    ----------
-    n, failed : int
-        Replications, and those that failed.
-    k, mean, m2 : int, float, float
-        Valid estimates, their mean and sum of squared deviations.
-    e2, e4 : float
-        Sums of the squared and fourth powers of the errors (estimate - truth).
-    k_int, covered : int
-        Valid intervals, and those holding the truth.
-    w_mean, w_m2 : float
-        Mean width of the intervals and the sum of its squared deviations.
-
-    An infinite estimate or width (an odds ratio's interval ``(0, inf)``) makes its mean
-    infinite and its sum of squared deviations NaN, in whatever order blocks add.
-
-    Examples
-    --------
-    Intervals of width 2 around 200 estimates of a truth of 1, tallied in two blocks and
-    added; the sum's moments are those of the whole:
-
-    >>> import numpy as np
-    >>> from evalmc.engine.tallies import EstimateTally
-    >>> rng = np.random.default_rng(0)
-    >>> est = rng.normal(1.0, 0.5, 200)
-    >>> failed = np.zeros(200, bool)
-    >>> first = EstimateTally.of(est[:100], est[:100] - 1, est[:100] + 1, failed[:100], 1.0)
-    >>> second = EstimateTally.of(est[100:], est[100:] - 1, est[100:] + 1, failed[100:], 1.0)
-    >>> total = first + second
-    >>> total.n, total.k, total.k_int, total.covered, round(total.w_mean, 4)
-    (200, 200, 200, 194, 2.0)
-    >>> print(f"{total.mean:.4f} {est.mean():.4f}")
-    1.0076 1.0076
-    """
+    interval coverage and width need (Morris et al. 2019); added in block order. An infinite
+    estimate or width makes its mean infinite and its squared deviations NaN."""
 
     n: int
     failed: int
@@ -652,34 +324,8 @@ class EstimateTally:
 
     @classmethod
     def of(cls, estimate, low, high, failed, truth) -> EstimateTally:
-        """The tally of one block: arrays over its replications (NaN: no estimate).
-
-        Parameters
-        ----------
-        estimate : ndarray of float, shape (n_reps,), or None
-            Point estimates; None when the estimator gives intervals only.
-        low, high : ndarray of float, shape (n_reps,), or None
-            The intervals' bounds; None for a point estimator.
-        failed : ndarray of bool, shape (n_reps,)
-            Replications without an answer: left out of every measure but ``failed``.
-        truth : float
-            The estimand's true value.
-
-        Returns
-        -------
-        EstimateTally
-
-        Examples
-        --------
-        A point estimator on four replications, the second failed:
-
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import EstimateTally
-        >>> tally = EstimateTally.of(np.array([0.9, np.nan, 1.3, 1.1]), None, None,
-        ...                          np.array([False, True, False, False]), truth=1.0)
-        >>> tally.n, tally.failed, tally.k, round(tally.mean, 4), tally.k_int
-        (4, 1, 3, 1.1, 0)
-        """
+        """The tally of one block: `estimate` (None for intervals only), `low`, `high` (None for a
+        point estimator), `failed` over its replications, against `truth`."""
         est = estimate[~failed & ~np.isnan(estimate)] if estimate is not None else np.empty(0)
         err = est - truth
         k, mean, m2 = _moments(est)
@@ -700,43 +346,8 @@ class EstimateTally:
                              self.covered + other.covered, w_mean, w_m2)
 
     def summary(self, truth: float) -> dict:
-        """Performance measures with their Monte Carlo standard errors (NaN where undefined).
-
-        Bias is ``mean - truth``, the empirical SE the estimates' standard deviation, the RMSE
-        the root of the mean squared error; coverage the share of intervals holding `truth`,
-        width their mean width. The Monte Carlo errors are Morris et al.'s (2019). A mean
-        over an infinite value (an interval of infinite width) is infinite, and its Monte Carlo
-        error NaN.
-
-        Parameters
-        ----------
-        truth : float
-            The estimand's true value (the one the tally was made with).
-
-        Returns
-        -------
-        dict
-            ``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage``, ``width``, and each's
-            ``_mcse`` but the mean's.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import EstimateTally
-        >>> rng = np.random.default_rng(0)
-        >>> est = rng.normal(1.0, 0.5, 200)
-        >>> tally = EstimateTally.of(est, est - 1, est + 1, np.zeros(200, bool), truth=1.0)
-        >>> measures = tally.summary(truth=1.0)
-        >>> {m: round(float(measures[m]), 4) for m in ("bias", "emp_se", "rmse", "coverage")}
-        {'bias': 0.0076, 'emp_se': 0.4818, 'rmse': 0.4807, 'coverage': 0.97}
-
-        Two odds-ratio intervals, one of them ``(0, inf)``:
-
-        >>> odds = EstimateTally.of(np.array([2.0, np.nan]), np.array([0.5, 0.0]),
-        ...                         np.array([9.0, np.inf]), np.zeros(2, bool), truth=1.5)
-        >>> {m: float(v) for m, v in odds.summary(truth=1.5).items() if "width" in m}
-        {'width': inf, 'width_mcse': nan}
-        """
+        """``mean``, ``bias``, ``emp_se``, ``rmse``, ``coverage`` and ``width`` against `truth`,
+        each but the mean with its Monte Carlo error (Morris et al. 2019); NaN where undefined."""
         nan = float("nan")
         k, ki = self.k, self.k_int
         var = self.m2 / (k - 1) if k > 1 else nan
@@ -761,54 +372,14 @@ class EstimateTally:
         }
 
     def to_record(self) -> tuple[dict, dict]:
-        """Arrays and JSON metadata for the block store.
-
-        Returns
-        -------
-        arrays : dict of str to ndarray
-            ``ints`` (``n``, ``failed``, ``k``, ``k_int``, ``covered``) and ``floats``
-            (``mean``, ``m2``, ``e2``, ``e4``, ``w_mean``, ``w_m2``).
-        meta : dict
-            Empty.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import EstimateTally
-        >>> tally = EstimateTally.of(np.array([0.9, 1.3]), np.array([0.5, 1.1]),
-        ...                          np.array([1.4, 1.9]), np.zeros(2, bool), truth=1.0)
-        >>> arrays, meta = tally.to_record()
-        >>> arrays["ints"].tolist(), meta
-        ([2, 0, 2, 2, 1], {})
-        >>> EstimateTally.from_record(arrays, meta) == tally
-        True
-        """
+        """Arrays and JSON metadata for the block store."""
         return {"ints": np.array([self.n, self.failed, self.k, self.k_int, self.covered]),
                 "floats": np.array([self.mean, self.m2, self.e2, self.e4, self.w_mean,
                                     self.w_m2])}, {}
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> EstimateTally:
-        """The tally :meth:`to_record` stored.
-
-        Parameters
-        ----------
-        arrays, meta : dict
-            As :meth:`to_record` gives them.
-
-        Returns
-        -------
-        EstimateTally
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import EstimateTally
-        >>> tally = EstimateTally.of(np.array([0.9, 1.3]), None, None, np.zeros(2, bool), 1.0)
-        >>> back = EstimateTally.from_record(*tally.to_record())
-        >>> back.k, round(back.mean, 4), back == tally
-        (2, 1.1, True)
-        """
+        """The tally :meth:`to_record` stored."""
         n, failed, k, k_int, covered = (int(v) for v in arrays["ints"])
         mean, m2, e2, e4, w_mean, w_m2 = (float(v) for v in arrays["floats"])
         return cls(n, failed, k, mean, m2, e2, e4, k_int, covered, w_mean, w_m2)
@@ -816,31 +387,8 @@ class EstimateTally:
 
 @dataclass
 class RecordsTally:
-    """Every replication's records: a table of columns, rows tagged with their replication.
-
-    It grows with the replications, by design: a study that collects records keeps them all.
-
-    Attributes
-    ----------
-    n : int
-        Replications.
-    columns : dict of str to ndarray
-        Equal-length columns; ``rep`` numbers each row's replication from 0.
-    failed : int
-        Replications that failed; 0 by default.
-
-    Examples
-    --------
-    Adding a block renumbers its replications after those already kept:
-
-    >>> import numpy as np
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> first = RecordsTally(2, {"rep": np.array([0, 1]), "x": np.array([0.5, 1.5])})
-    >>> second = RecordsTally(2, {"rep": np.array([0, 0, 1]), "x": np.array([2.5, 3.5, 4.5])})
-    >>> total = first + second
-    >>> total.n, total.columns["rep"].tolist(), total.columns["x"].tolist()
-    (4, [0, 1, 2, 2, 3], [0.5, 1.5, 2.5, 3.5, 4.5])
-    """
+    """Every replication's records: equal-length `columns`, ``rep`` numbering each row's
+    replication; adding a block renumbers its replications after those kept."""
 
     n: int
     columns: dict[str, np.ndarray]
@@ -855,46 +403,11 @@ class RecordsTally:
             self.failed + other.failed)
 
     def to_record(self) -> tuple[dict, dict]:
-        """Arrays and JSON metadata for the block store.
-
-        Returns
-        -------
-        arrays : dict of str to ndarray
-            The columns.
-        meta : dict
-            ``n``, and ``failed`` when any replication failed.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> arrays, meta = RecordsTally(2, {"rep": np.array([0, 1]), "x": np.ones(2)}).to_record()
-        >>> sorted(arrays), meta
-        (['rep', 'x'], {'n': 2})
-        """
+        """Arrays and JSON metadata for the block store."""
         return dict(self.columns), ({"n": self.n, "failed": self.failed} if self.failed
                                     else {"n": self.n})
 
     @classmethod
     def from_record(cls, arrays: dict, meta: dict) -> RecordsTally:
-        """The tally :meth:`to_record` stored.
-
-        Parameters
-        ----------
-        arrays, meta : dict
-            As :meth:`to_record` gives them.
-
-        Returns
-        -------
-        RecordsTally
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import RecordsTally
-        >>> tally = RecordsTally(2, {"rep": np.array([0, 1]), "x": np.array([0.5, 1.5])})
-        >>> back = RecordsTally.from_record(*tally.to_record())
-        >>> back.n, back.columns["x"].tolist()
-        (2, [0.5, 1.5])
-        """
+        """The tally :meth:`to_record` stored."""
         return cls(meta["n"], dict(arrays), meta.get("failed", 0))

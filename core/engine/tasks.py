@@ -1,14 +1,12 @@
 """What a worker runs: a task, consecutive blocks of one condition, drawn a slab at a time.
 
-A worker draws up to :data:`SLAB_REPS` replications at once (fewer, down to one block, when
-their scores would pass :data:`~evalmc.engine.options.MAX_BLOCK_BYTES`): the scenario draws the
-slab's blocks in one call, each block from its own stream
-(:class:`~evalmc.compute.streams.BlockStreams`), and each analysis that needs no randomness runs
-once on the whole slab, so Python's share of the work, which holds the GIL, stays small. An
-analysis that draws random numbers runs block by block, each block with its own stream. The
-task returns each block's tally (or, when nothing needs them one by one and they add up in any
-order, one tally for the whole task), never the replications' values unless the study keeps
-them.
+A worker draws up to :data:`SLAB_REPS` replications at once (fewer when their scores would pass
+:data:`~evalmc.engine.options.MAX_BLOCK_BYTES`), each block from its own stream
+(:class:`~evalmc.compute.streams.BlockStreams`); an analysis that needs no randomness runs once on
+the whole slab, so Python's share of the work, which holds the GIL, stays small, and one that draws
+random numbers runs block by block with each block's stream. The task returns each block's tally
+(or one summed tally, when nothing needs them one by one and they add up in any order), never the
+values unless the study keeps them.
 """
 
 from __future__ import annotations
@@ -30,32 +28,8 @@ SLAB_REPS = 16_384
 
 
 def analysis_rng(seed: int, cid: int, block: int, stream: str) -> np.random.Generator:
-    """The generator of the analysis whose stream is `stream` on block `block` of condition
-    `cid`.
-
-    Parameters
-    ----------
-    seed : int
-        The study's root seed.
-    cid : int
-        The condition's id.
-    block : int
-        The block.
-    stream : str
-        The analysis's stream name (:attr:`evalmc.engine.analysis.Analysis.stream`).
-
-    Returns
-    -------
-    numpy.random.Generator
-        ``default_rng(SeedSequence(seed, spawn_key=(cid, block, crc32(stream))))``.
-
-    Examples
-    --------
-    >>> from evalmc.engine.tasks import analysis_rng
-    >>> a, b = analysis_rng(1, 2, 3, "welch-t"), analysis_rng(1, 2, 3, "welch-t")
-    >>> bool(a.random() == b.random())
-    True
-    """
+    """The generator of stream `stream` on block `block` of condition `cid`:
+    ``default_rng(SeedSequence(seed, spawn_key=(cid, block, crc32(stream))))``."""
     return np.random.default_rng(
         np.random.SeedSequence(seed, spawn_key=(cid, block, zlib.crc32(stream.encode()))))
 
@@ -66,34 +40,8 @@ Entry = tuple[int, object, dict, object]
 
 @dataclass(frozen=True)
 class Task:
-    """Blocks ``first, first + 1, ...`` of condition `cid`, one per size in `sizes`.
-
-    Attributes
-    ----------
-    scenario : Scenario
-        The condition.
-    analyses : tuple of Analysis
-        What to run on every block.
-    seed, cid, first : int
-        The study's seed, the condition and the first block.
-    sizes : tuple of int
-        Replications of each block.
-    per_block : bool
-        Whether every block's tally is wanted (a cache, kept values, or tallies that add up in
-        block order only); else an associative tally comes back summed over the task.
-    keep_values : bool
-        Whether to return each block's values (:meth:`Analysis.split`).
-    max_failures : int
-        Failure messages a summed tally keeps (the first ones).
-
-    Examples
-    --------
-    >>> from evalmc.engine.tasks import Task
-    >>> from evalmc.sims.scores import Normal
-    >>> task = Task(Normal(), (), seed=1, cid=0, first=4, sizes=(100, 100, 50))
-    >>> task.per_block, sum(task.sizes)
-    (True, 250)
-    """
+    """Blocks ``first, first + 1, ...`` of condition `cid`, one per size in `sizes`; with
+    `per_block` False an associative tally comes back summed over the task."""
 
     scenario: object
     analyses: tuple
@@ -108,28 +56,8 @@ class Task:
 
 @dataclass
 class TaskResult:
-    """What a task returns: its blocks' entries by analysis key, and how long it took.
-
-    Attributes
-    ----------
-    cid, first : int
-        The task's condition and first block.
-    sizes : tuple of int
-        Replications of its blocks.
-    seconds : float
-        Wall time the task ran.
-    out : dict
-        Analysis key to a list of :data:`Entry`, one per block or one for the task.
-    warned : dict
-        Warnings raised, by text, with their count (when the task ran in a process's main
-        thread; see :func:`run_task`).
-
-    Examples
-    --------
-    >>> from evalmc.engine.tasks import TaskResult
-    >>> TaskResult(cid=0, first=4, sizes=(100, 50), seconds=0.01, out={}).warned
-    {}
-    """
+    """What a task returns: its blocks' :data:`Entry` lists by analysis key, its wall time, and the
+    warnings it counted by text."""
 
     cid: int
     first: int
@@ -140,38 +68,8 @@ class TaskResult:
 
 
 def run_task(task: Task) -> TaskResult:
-    """Run a task (on a worker).
-
-    Warnings are counted by text (with their category unless a UserWarning) when the task runs
-    in a process's main thread (a loky or dask worker, or the study's own thread); elsewhere, on
-    a thread of the study's process, they go the usual way (the warnings module's filters are
-    process-wide and not thread-safe to swap).
-
-    Parameters
-    ----------
-    task : Task
-
-    Returns
-    -------
-    TaskResult
-
-    Examples
-    --------
-    >>> from evalmc.engine.analysis import Analysis
-    >>> from evalmc.engine.tallies import RecordsTally
-    >>> from evalmc.engine.tasks import Task, run_task
-    >>> from evalmc.sims.scores import Normal
-    >>> class Count(Analysis):
-    ...     key, tally_type = "count", RecordsTally
-    ...     def run(self, batch, rng):
-    ...         return batch.n_reps
-    ...     def tallies(self, result, starts, scenario):
-    ...         return [(RecordsTally(int(e - s), {"rep": np.arange(e - s)}), {})
-    ...                 for s, e in zip(starts[:-1], starts[1:])]
-    >>> done = run_task(Task(Normal(), (Count(),), seed=1, cid=0, first=4, sizes=(10, 10, 5)))
-    >>> [(block, tally.n) for block, tally, _, _ in done.out["count"]]
-    [(4, 10), (5, 10), (6, 5)]
-    """
+    """Run a task (on a worker); in a process's main thread its warnings are counted by text, on a
+    thread of the study's process they go the usual way (filters are process-wide)."""
     if threading.current_thread() is not threading.main_thread():
         return _run(task)
     with warnings.catch_warnings(record=True) as seen:

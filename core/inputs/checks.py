@@ -14,33 +14,8 @@ NULL_TOLERANCE = 1e-12
 
 
 def check_int(name: str, value, *, low: int | None = None, high: int | None = None) -> int:
-    """Return `value` as an int, or raise ValueError naming `name` and the rule.
-
-    An integral float (``5.0``) counts as an integer; a bool does not.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name, as the message shows it.
-    value : int or float
-        The value to check.
-    low, high : int, optional
-        Inclusive bounds; None leaves that side open.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> from evalmc.inputs.checks import check_int
-    >>> check_int("n", 5.0, low=2)
-    5
-    >>> check_int("n", 1, low=2)
-    Traceback (most recent call last):
-    ...
-    ValueError: `n` must be an integer >= 2; got 1.
-    """
+    """`value` as an int within the inclusive bounds (an integral float counts, a bool does not),
+    or a ValueError naming `name` and the rule."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"`{name}` must be an integer; got {value!r}.")
     if not isinstance(value, numbers.Integral):
@@ -62,33 +37,8 @@ def check_float(
     open_low: bool = False,
     open_high: bool = False,
 ) -> float:
-    """Return `value` as a finite float within the bounds, or raise ValueError.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name, as the message shows it.
-    value : float
-        The value to check (a real number; a bool is refused).
-    low, high : float, optional
-        Bounds; None leaves that side unbounded.
-    open_low, open_high : bool
-        Whether `low` (resp. `high`) itself is excluded.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.inputs.checks import check_float
-    >>> check_float("rho", 0.5, low=-1, high=1, open_low=True, open_high=True)
-    0.5
-    >>> check_float("rho", 1, low=-1, high=1, open_low=True, open_high=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: `rho` must be in (-1, 1); got 1.0.
-    """
+    """`value` as a finite float within the bounds (`open_low`, `open_high`: excluded), or a
+    ValueError naming `name` and the rule."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"`{name}` must be a real number; got {value!r}.")
     value = float(value)
@@ -109,33 +59,8 @@ def check_float(
 
 
 def check_sd(name: str, value, *, zero: bool = False) -> float:
-    """Return `value` as a standard deviation, or raise ValueError naming `name` and the rule:
-    a finite float above 0 (at least 0 with `zero`) whose square, the variance, is finite.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name, as the message shows it.
-    value : float
-        The value to check.
-    zero : bool
-        Whether 0 (no spread) is allowed.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.inputs.checks import check_sd
-    >>> check_sd("sd", 2)
-    2.0
-    >>> check_sd("sd", 1e200)
-    Traceback (most recent call last):
-    ...
-    ValueError: `sd` must be at most 1.341e+154, so that its square, the variance, is finite; \
-got 1e+200.
-    """
+    """`value` as a standard deviation, a finite float above 0 (at least 0 with `zero`) whose
+    square is finite, or a ValueError."""
     sd = check_float(name, value, low=0, open_low=not zero)
     if not math.isfinite(sd * sd):
         raise ValueError(f"`{name}` must be at most {math.sqrt(np.finfo(float).max):.4g}, so "
@@ -144,38 +69,9 @@ got 1e+200.
 
 
 def population_sum(what: str, plus: dict, minus: dict | None = None) -> float:
-    """A population value derived from parameters, ``sum(plus) - sum(minus)``: summed exactly
-    and rounded once (:func:`math.fsum`), 0.0 when it lies within :data:`NULL_TOLERANCE` of
-    its largest term (a null is decided by it, never by float equality), and refused when it
-    is not finite.
-
-    Parameters
-    ----------
-    what : str
-        What the value is, as the message shows it.
-    plus, minus : dict of str to float
-        The parameters added and subtracted, by name.
-
-    Returns
-    -------
-    float
-
-    Raises
-    ------
-    ValueError
-        Naming the parameters, when the value is not finite.
-
-    Examples
-    --------
-    >>> from evalmc.inputs.checks import population_sum
-    >>> 0.7 + 0.1 - 0.8 == 0, population_sum("the effect", {"a": 0.7, "s": 0.1}, {"b": 0.8})
-    (False, 0.0)
-    >>> population_sum("A's mean", {"mean_a": 1e308, "shift": 1e308})
-    Traceback (most recent call last):
-    ...
-    ValueError: A's mean, `mean_a` + `shift`, must be finite; got inf (mean_a=1e+308, \
-shift=1e+308).
-    """
+    """``sum(plus) - sum(minus)`` summed exactly (:func:`math.fsum`), 0.0 within
+    :data:`NULL_TOLERANCE` of its largest term (a null is decided by it, not by float equality),
+    and a ValueError naming the parameters when not finite."""
     minus = minus or {}
     values = [*plus.values(), *(-v for v in minus.values())]
     try:
@@ -190,32 +86,7 @@ shift=1e+308).
 
 
 def check_choice(name: str, value, choices) -> str:
-    """Return `value` if it is one of `choices`, else raise ValueError listing them.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name, as the message shows it.
-    value : object
-        The value to check.
-    choices : sequence
-        The valid values.
-
-    Returns
-    -------
-    object
-        `value` itself.
-
-    Examples
-    --------
-    >>> from evalmc.inputs.checks import check_choice
-    >>> check_choice("scheme", "kfold", ("kfold", "5x2"))
-    'kfold'
-    >>> check_choice("scheme", "loo", ("kfold", "5x2"))
-    Traceback (most recent call last):
-    ...
-    ValueError: `scheme` must be one of 'kfold', '5x2'; got 'loo'.
-    """
+    """`value` if it is one of `choices`, else a ValueError listing them."""
     if value not in choices:
         valid = ", ".join(repr(c) for c in choices)
         raise ValueError(f"`{name}` must be one of {valid}; got {value!r}.")

@@ -39,26 +39,7 @@ def _prior(a, b) -> tuple[float, float]:
 
 
 def coverage_at(lo, hi, theta):
-    """Exact coverage of the interval ``(lo_k, hi_k)`` at the rate(s) `theta`.
-
-    Parameters
-    ----------
-    lo, hi : array_like, shape (n + 1,)
-        The interval's bounds for each count ``k = 0..n``.
-    theta : float or array_like
-        True rate(s), in [0, 1].
-
-    Returns
-    -------
-    ndarray
-        Shaped as `theta`: ``sum_k Binomial(k; n, theta) 1[lo_k <= theta <= hi_k]``.
-
-    Examples
-    --------
-    >>> from evalmc.stats.binomial import coverage_at
-    >>> coverage_at([0.0, 0.2, 0.5], [0.5, 0.8, 1.0], [0.1, 0.5, 0.9]).round(4).tolist()
-    [0.81, 1.0, 0.81]
-    """
+    """Exact coverage of the interval ``(lo_k, hi_k)``, ``k = 0..n``, at the rate(s) `theta`."""
     lo, hi, n = _table(lo, hi)
     theta = np.asarray(theta, dtype=float)
     if np.any((theta < 0) | (theta > 1)):
@@ -70,30 +51,7 @@ def coverage_at(lo, hi, theta):
 
 
 def prior_coverage(lo, hi, a=1.0, b=1.0):
-    """Exact coverage of the interval ``(lo_k, hi_k)`` averaged over rates from ``Beta(a, b)``.
-
-    Parameters
-    ----------
-    lo, hi : array_like, shape (n + 1,)
-        The interval's bounds for each count ``k = 0..n``.
-    a, b : float
-        The Beta prior the rates are drawn from (1, 1: uniform).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    The Beta(1, 1) posterior's 90% equal-tailed interval covers 90% of uniform rates:
-
-    >>> from scipy import stats
-    >>> from evalmc.stats.binomial import prior_coverage
-    >>> k = range(11)
-    >>> lo, hi = stats.beta.interval(0.9, [x + 1 for x in k], [11 - x for x in k])
-    >>> round(prior_coverage(lo, hi), 12)
-    0.9
-    """
+    """Exact coverage of the interval ``(lo_k, hi_k)`` averaged over rates from ``Beta(a, b)``."""
     lo, hi, n = _table(lo, hi)
     a, b = _prior(a, b)
     k = np.arange(n + 1)
@@ -104,26 +62,8 @@ def prior_coverage(lo, hi, a=1.0, b=1.0):
 
 
 def prior_width(lo, hi, a=1.0, b=1.0):
-    """Expected width of the interval ``(lo_k, hi_k)`` when rates come from ``Beta(a, b)``.
-
-    Parameters
-    ----------
-    lo, hi : array_like, shape (n + 1,)
-        The interval's bounds for each count ``k = 0..n``.
-    a, b : float
-        The Beta prior of the rates.
-
-    Returns
-    -------
-    float
-        ``sum_k BetaBinomial(k; n, a, b) (hi_k - lo_k)``, bounds as given (not clipped).
-
-    Examples
-    --------
-    >>> from evalmc.stats.binomial import prior_width
-    >>> prior_width([0.0, 0.2, 0.5], [0.5, 0.8, 1.0])
-    0.5333333333333333
-    """
+    """Expected width of the interval ``(lo_k, hi_k)`` (bounds not clipped) when rates come from
+    ``Beta(a, b)``."""
     lo, hi, n = _table(lo, hi)
     a, b = _prior(a, b)
     return float((stats.betabinom.pmf(np.arange(n + 1), n, a, b) * (hi - lo)).sum())

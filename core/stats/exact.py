@@ -52,38 +52,9 @@ _TAIL = 1e-16
 
 
 def mcnemar_pvalues(table_or_n01, n10=None) -> dict:
-    """The p-values of McNemar's four tests on a 2x2 table of paired outcomes.
-
-    Parameters
-    ----------
-    table_or_n01 : array_like of int
-        A 2x2 table (shape (2, 2), or (..., 2, 2) for several), whose off-diagonal cells
-        ``table[0][1]`` and ``table[1][0]`` are the discordant counts, as statsmodels'
-        ``mcnemar`` reads it; or, with `n10`, the count ``n01`` itself.
-    n10 : array_like of int, optional
-        The other discordant count, broadcast against `table_or_n01`.
-
-    Returns
-    -------
-    dict of str to float or ndarray
-        Keyed by :data:`MCNEMAR_TESTS`: ``'mcnemar-uncorrected'`` (statsmodels' ``mcnemar(table,
-        exact=False, correction=False)``), ``'mcnemar'`` (``exact=False``, continuity-corrected, as
-        Dietterich 1998 writes it), ``'mcnemar-exact'`` (``exact=True``, equal to
-        ``scipy.stats.binomtest(n01, n01 + n10)``) and ``'mcnemar-midp'`` (``2 P(X < k) + P(X
-        = k)``, ``k = min(n01, n10)``, X ~ Binomial(n01 + n10, 1/2), capped at 1; Fagerland et
-        al. 2013). Floats for one table, else arrays of the tables' shape. No discordant pair
-        gives p = 1 for all four.
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import mcnemar_pvalues
-    >>> p = mcnemar_pvalues([[50, 5], [17, 28]])
-    >>> {name: round(value, 4) for name, value in p.items()}
-    {'mcnemar-uncorrected': 0.0105, 'mcnemar': 0.019, 'mcnemar-exact': 0.0169,
-     'mcnemar-midp': 0.0106}
-    >>> mcnemar_pvalues([5, 12], [17, 12])["mcnemar-exact"].round(4)
-    array([0.0169, 1.    ])
-    """
+    """The p-values of McNemar's four tests (:data:`MCNEMAR_TESTS`) on a 2x2 table of paired
+    outcomes (or on ``n01`` and `n10`), as statsmodels' ``mcnemar`` reads it; 1 without a
+    discordant pair."""
     if n10 is None:
         table = np.asarray(table_or_n01)
         if table.ndim < 2 or table.shape[-2:] != (2, 2):
@@ -115,26 +86,8 @@ def _mcnemar(n01, n10) -> dict:
 
 
 def mcnemar_chi2(n01, n10, correction: bool = True) -> np.ndarray:
-    """McNemar's chi-square statistic, ``(|n01 - n10| - c)^2 / (n01 + n10)``, c = 1 with the
-    continuity correction, else 0; 0 without discordant pairs.
-
-    Parameters
-    ----------
-    n01, n10 : array_like of int
-        The discordant counts.
-    correction : bool
-        Subtract 1 from ``|n01 - n10|`` (Edwards' continuity correction).
-
-    Returns
-    -------
-    ndarray of float
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import mcnemar_chi2
-    >>> mcnemar_chi2([5, 0], [17, 0]).tolist(), mcnemar_chi2(5, 17, correction=False).tolist()
-    ([5.5, 0.0], 6.545454545454546)
-    """
+    """McNemar's chi-square, ``(|n01 - n10| - c)^2 / (n01 + n10)``, c = 1 with Edwards' continuity
+    correction, else 0; 0 without discordant pairs."""
     n01, n10 = np.asarray(n01), np.asarray(n10)
     m = (n01 + n10).astype(float)
     return np.divide((np.abs(n01 - n10) - float(correction)) ** 2, m, out=np.zeros_like(m),
@@ -142,27 +95,8 @@ def mcnemar_chi2(n01, n10, correction: bool = True) -> np.ndarray:
 
 
 def mcnemar_binomial(n01, n10, mid: bool = False) -> np.ndarray:
-    """The exact McNemar p-value, ``min(1, 2 P(X <= k))``, or its mid-p version,
-    ``min(1, 2 P(X <= k) - P(X = k))``, with k = min(n01, n10) and X ~ Binomial(n01 + n10, 1/2).
-
-    Parameters
-    ----------
-    n01, n10 : array_like of int
-        The discordant counts.
-    mid : bool
-        The mid-p value (Fagerland et al. 2013).
-
-    Returns
-    -------
-    ndarray of float
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import mcnemar_binomial
-    >>> mcnemar_binomial([5, 6], [17, 6]).round(4).tolist(), round(float(mcnemar_binomial(5, 17,
-    ...     mid=True)), 4)
-    ([0.0169, 1.0], 0.0106)
-    """
+    """The exact McNemar p-value, ``min(1, 2 P(X <= k))``, or its mid-p, ``min(1, 2 P(X <= k) - P(X
+    = k))``, with k = min(n01, n10) and X ~ Binomial(n01 + n10, 1/2)."""
     n01, n10 = np.asarray(n01), np.asarray(n10)
     m, k = n01 + n10, np.minimum(n01, n10)
     p = 2 * scipy.stats.binom.cdf(k, m, 0.5)
@@ -172,27 +106,8 @@ def mcnemar_binomial(n01, n10, mid: bool = False) -> np.ndarray:
 
 
 def rejection_rates(pvalues, probabilities, alpha=0.05):
-    """The rejection rate of a test whose p-value is ``pvalues[i]`` with probability
-    ``probabilities[i]``: the total probability of ``p <= alpha``, at each level.
-
-    Parameters
-    ----------
-    pvalues, probabilities : array_like of float, shape (k,)
-        The test's p-value on each outcome and the outcome's probability (summing to 1).
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    float or ndarray
-        The rate at each level, of `alpha`'s shape.
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import rejection_rates
-    >>> rejection_rates([0.01, 0.04, 0.3, 1.0], [0.02, 0.03, 0.25, 0.7], [0.01, 0.05, 0.1])
-    array([0.02, 0.05, 0.05])
-    """
+    """The rate of ``p <= alpha`` at each level, for a test whose p-value is ``pvalues[i]`` with
+    probability ``probabilities[i]``."""
     pvalues = np.asarray(pvalues, dtype=float).ravel()
     probabilities = np.asarray(probabilities, dtype=float).ravel()
     levels = np.asarray(alpha, dtype=float)
@@ -201,37 +116,8 @@ def rejection_rates(pvalues, probabilities, alpha=0.05):
 
 
 def discordant_law(n, p01, p10):
-    """Every outcome ``(n01, n10)`` of `n` paired items and its probability.
-
-    The items fall independently in the cells "A only wrong" (`p01`), "B only wrong" (`p10`)
-    and concordant (the rest); ``n01 + n10 ~ Binomial(n, p01 + p10)`` and, given their total
-    m, ``n01 ~ Binomial(m, p01 / (p01 + p10))``. The totals, and the counts ``n01`` given
-    them, outside the central ``1 - 2e-16`` of their binomials are left out (at most ``4e-16``
-    of probability all told): a large `n` costs its bulk only.
-
-    Parameters
-    ----------
-    n : int
-        Paired items.
-    p01, p10 : float
-        Probabilities of the two discordant cells, ``p01 + p10 <= 1``.
-
-    Returns
-    -------
-    n01, n10 : ndarray of int64, shape (k,)
-        The outcomes of positive probability.
-    probability : ndarray, shape (k,)
-        Theirs (summing to 1 less at most 4e-16).
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import discordant_law
-    >>> n01, n10, prob = discordant_law(2, 0.1, 0.3)
-    >>> n01.tolist(), n10.tolist(), prob.round(4).tolist()
-    ([0, 0, 1, 0, 1, 2], [0, 1, 0, 2, 1, 0], [0.36, 0.36, 0.12, 0.09, 0.06, 0.01])
-    >>> len(discordant_law(5000, 0.1, 0.1)[2])  # of 12,507,501 outcomes
-    229272
-    """
+    """Every outcome ``(n01, n10)`` of `n` paired items and its probability, the tails beyond ``1 -
+    2e-16`` of each binomial left out (4e-16 of probability at most)."""
     n = _size("n", n)
     p01, p10 = _probability("p01", p01), _probability("p10", p10)
     q = p01 + p10
@@ -255,72 +141,15 @@ def discordant_law(n, p01, p10):
 
 
 def mcnemar_rejection_rates(n, p01, p10, alpha=0.05) -> dict:
-    """Exact rejection rates of McNemar's four tests on `n` paired items.
-
-    The size where ``p01 == p10`` (A and B have equal error rates), the power otherwise: the
-    rejections summed over every outcome of :func:`discordant_law`.
-
-    Parameters
-    ----------
-    n : int
-        Paired items (examples of the evaluation set).
-    p01, p10 : float
-        Probabilities that an item is wrong for A only and for B only (cells 1 + 5 and 2 + 6 of
-        :func:`evalmc.sims.classifiers.cell_probabilities`).
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    dict of str to float or ndarray
-        The rate of each test of :data:`MCNEMAR_TESTS` at each level, of `alpha`'s shape.
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import mcnemar_rejection_rates
-    >>> size = mcnemar_rejection_rates(100, 0.1, 0.1, alpha=0.05)
-    >>> {name: round(rate, 4) for name, rate in size.items()}
-    {'mcnemar-uncorrected': 0.0522, 'mcnemar': 0.0266, 'mcnemar-exact': 0.0294,
-     'mcnemar-midp': 0.0457}
-    >>> mcnemar_rejection_rates(100, 0.05, 0.15, alpha=[0.01, 0.05])["mcnemar-exact"].round(4)
-    array([0.2885, 0.5444])
-    """
+    """Exact rejection rates of McNemar's four tests on `n` paired items: the size where ``p01 ==
+    p10``."""
     n01, n10, prob = discordant_law(n, p01, p10)
     return {name: rejection_rates(p, prob, alpha) for name, p in _mcnemar(n01, n10).items()}
 
 
 def sign_rejection_rates(n, p_greater, p_tie=0.0, alpha=0.05):
-    """Exact rejection rate of the two-sided sign test on `n` pairs.
-
-    Each pair is a positive difference with probability `p_greater`, a zero one with `p_tie`
-    (dropped by the test), negative otherwise; the test is the exact binomial test of the
-    positive differences out of the non-zero ones (p = 1 when all are zero), the exact McNemar
-    test of :func:`mcnemar_pvalues`. The size where ``p_greater = (1 - p_tie) / 2``.
-
-    Parameters
-    ----------
-    n : int
-        Pairs.
-    p_greater : float
-        P(A > B) of one pair.
-    p_tie : float
-        P(A = B) of one pair.
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    float or ndarray
-        The rate at each level, of `alpha`'s shape.
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import sign_rejection_rates
-    >>> round(sign_rejection_rates(15, 0.5), 6)  # continuous null
-    0.035156
-    >>> sign_rejection_rates(15, 0.4, p_tie=0.2, alpha=[0.05, 0.1]).round(4)
-    array([0.0241, 0.057 ])
-    """
+    """Exact rejection rate of the two-sided sign test on `n` pairs, each positive with probability
+    `p_greater`, zero (dropped) with `p_tie`."""
     p_greater, p_tie = _probability("p_greater", p_greater), _probability("p_tie", p_tie)
     n_pos, n_neg, prob = discordant_law(n, p_greater, max(1.0 - p_greater - p_tie, 0.0))
     return rejection_rates(_mcnemar(n_pos, n_neg)["mcnemar-exact"], prob, alpha)
@@ -331,47 +160,8 @@ CHUNK = 1 << 15
 
 
 def continuous_null_rejection_rates(test, n_a, n_b=None, alpha=0.05):
-    """Exact size of a rank test under a continuous null (no tie), by enumerating the ranks.
-
-    Paired (`n_b` None): under a null symmetric about 0, the ranks ``1..n_a`` of ``|A - B|``
-    carry independent fair signs; each of the ``2^n_a`` sign patterns is one outcome, given to
-    the test as ``a = ±(1..n_a)``, ``b = 0``. Two samples: each of the ``C(n_a + n_b, n_a)``
-    sets of ranks A's scores take among all ``n_a + n_b`` is one outcome, given to the test as
-    ``a`` = those ranks, ``b`` = the others. The outcomes are equally likely.
-
-    For tests that see the scores only through their ranks and signs (sign, signed-rank,
-    Mann-Whitney; not a t-test): their size is then the same for every continuous null.
-
-    Parameters
-    ----------
-    test : callable
-        ``test(a, b) -> p-values``: `a` and `b` of shapes (k, n_a) and (k, n_b) (`n_b` = n_a
-        when paired), one outcome a row; p-values of shape (k,).
-    n_a : int
-        Pairs, or the size of A's sample.
-    n_b : int, optional
-        The size of B's sample (two samples).
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    float or ndarray
-        The size at each level, of `alpha`'s shape.
-
-    Examples
-    --------
-    >>> import scipy
-    >>> from evalmc.stats.exact import continuous_null_rejection_rates
-    >>> def signed_rank(a, b):
-    ...     return scipy.stats.wilcoxon(a - b, axis=1).pvalue
-    >>> continuous_null_rejection_rates(signed_rank, 10)  # 50 of the 1024 sign patterns
-    0.048828125
-    >>> def rank_sum(a, b):
-    ...     return scipy.stats.mannwhitneyu(a, b, axis=1, method="exact").pvalue
-    >>> continuous_null_rejection_rates(rank_sum, 5, 7, alpha=[0.01, 0.05]).round(6)
-    array([0.005051, 0.04798 ])
-    """
+    """Exact size of a rank test ``test(a, b) -> p-values`` under a continuous null, no tie, by
+    enumerating the sign patterns of ranks ``1..n_a`` (paired) or the placements of A's ranks."""
     n_a = _size("n_a", n_a)
     if n_b is None:
         _check_outcomes(2**n_a)
@@ -403,30 +193,7 @@ def continuous_null_rejection_rates(test, n_a, n_b=None, alpha=0.05):
 
 
 def count_law(n, probabilities):
-    """Every count vector of `n` draws over a few values, and its multinomial probability.
-
-    Parameters
-    ----------
-    n : int
-        Draws.
-    probabilities : array_like of float, shape (L,)
-        Of each value, summing to 1.
-
-    Returns
-    -------
-    counts : ndarray of int64, shape (C(n + L - 1, L - 1), L)
-        Every vector of L counts summing to `n`.
-    probability : ndarray
-        Theirs (``scipy.stats.multinomial.pmf``).
-
-    Examples
-    --------
-    >>> from evalmc.stats.exact import count_law
-    >>> counts, prob = count_law(2, [0.5, 0.3, 0.2])
-    >>> counts.tolist(), prob.round(4).tolist()
-    ([[0, 0, 2], [0, 1, 1], [0, 2, 0], [1, 0, 1], [1, 1, 0], [2, 0, 0]],
-     [0.04, 0.12, 0.09, 0.2, 0.3, 0.25])
-    """
+    """Every count vector of `n` draws over a few values, and its multinomial probability."""
     n = _size("n", n)
     probabilities = np.asarray(probabilities, dtype=float)
     if probabilities.ndim != 1 or np.any(probabilities < 0) or not np.isclose(
@@ -450,43 +217,8 @@ def _samples(values, counts) -> np.ndarray:
 
 
 def paired_discrete_rejection_rates(test, n, values, probabilities, alpha=0.05):
-    """Exact rejection rate of a paired test whose differences take a few values.
-
-    The `n` differences ``A - B`` are independent, ``values[j]`` with probability
-    ``probabilities[j]``; the counts of each value are multinomial (:func:`count_law`) and
-    sufficient for a test that ignores the order of the pairs (sign, signed-rank: ties and
-    zeros are the test's own business). Each count vector is given to the test as one sample
-    of sorted differences, ``a`` = the differences, ``b`` = 0.
-
-    Parameters
-    ----------
-    test : callable
-        ``test(a, b) -> p-values``: `a`, `b` of shape (k, n), one outcome a row.
-    n : int
-        Pairs.
-    values : array_like of float, shape (L,)
-        The values of a difference (e.g. -1, 0, 1 for two models' 0/1 correctness).
-    probabilities : array_like of float, shape (L,)
-        Theirs.
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    float or ndarray
-        The rate at each level, of `alpha`'s shape: the size where the test's null holds.
-
-    Examples
-    --------
-    >>> import scipy
-    >>> from evalmc.stats.exact import paired_discrete_rejection_rates
-    >>> def signed_rank(a, b):
-    ...     return scipy.stats.wilcoxon(a - b, axis=1, method="approx").pvalue
-    >>> rate = paired_discrete_rejection_rates(signed_rank, 20, [-2, -1, 1, 2],
-    ...                                        [0.15, 0.35, 0.35, 0.15], alpha=[0.01, 0.05])
-    >>> rate.round(4)  # the normal approximation with ties, at its null
-    array([0.0074, 0.046 ])
-    """
+    """Exact rejection rate of a paired test whose `n` differences take `values` with
+    `probabilities`, each count vector given to the test as sorted differences against 0."""
     values = np.asarray(values, dtype=float)
     counts, prob = count_law(n, probabilities)
     if values.shape != (counts.shape[1],):
@@ -500,44 +232,8 @@ def paired_discrete_rejection_rates(test, n, values, probabilities, alpha=0.05):
 
 def two_sample_discrete_rejection_rates(test, n_a, n_b, values, probabilities_a,
                                         probabilities_b=None, alpha=0.05):
-    """Exact rejection rate of a two-sample test whose scores take a few values.
-
-    A's `n_a` scores are independent, ``values[j]`` with probability ``probabilities_a[j]``,
-    B's `n_b` likewise with `probabilities_b` (by default A's: the null of equal laws); the
-    counts of each value in each sample are independent multinomials (:func:`count_law`),
-    sufficient for a test that ignores the order within a sample (Mann-Whitney, with its ties).
-    Each pair of count vectors is given to the test as one pair of sorted samples.
-
-    Parameters
-    ----------
-    test : callable
-        ``test(a, b) -> p-values``: `a`, `b` of shapes (k, n_a) and (k, n_b).
-    n_a, n_b : int
-        Sample sizes.
-    values : array_like of float, shape (L,)
-        The values a score takes.
-    probabilities_a, probabilities_b : array_like of float, shape (L,)
-        Theirs in A's and in B's population.
-    alpha : float or array_like of float
-        Levels.
-
-    Returns
-    -------
-    float or ndarray
-        The rate at each level, of `alpha`'s shape.
-
-    Examples
-    --------
-    >>> import scipy
-    >>> from evalmc.stats.exact import two_sample_discrete_rejection_rates
-    >>> def rank_sum(a, b):
-    ...     return scipy.stats.mannwhitneyu(a, b, axis=1, method="asymptotic").pvalue
-    >>> size = two_sample_discrete_rejection_rates(rank_sum, 8, 8, [1, 2, 3], [0.2, 0.5, 0.3])
-    >>> power = two_sample_discrete_rejection_rates(rank_sum, 8, 8, [1, 2, 3], [0.1, 0.3, 0.6],
-    ...                                             [0.3, 0.5, 0.2])
-    >>> round(size, 4), round(power, 4)
-    (0.0433, 0.3617)
-    """
+    """Exact rejection rate of a two-sample test whose scores take `values`, A's with
+    `probabilities_a`, B's with `probabilities_b` (default A's: the null)."""
     values = np.asarray(values, dtype=float)
     counts_a, prob_a = count_law(n_a, probabilities_a)
     counts_b, prob_b = count_law(n_b, probabilities_a if probabilities_b is None

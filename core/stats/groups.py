@@ -27,27 +27,8 @@ def _check_groups(groups) -> list[np.ndarray]:
 
 
 def f_test_variances(a, b) -> tuple[float, float]:
-    """Two-sided F-test of equal variances: ``F = var(a) / var(b)``, null F(n_a - 1, n_b - 1).
-
-    Parameters
-    ----------
-    a, b : array_like, shape (n_a,) and (n_b,)
-        Two samples of at least 2 finite values.
-
-    Returns
-    -------
-    statistic, pvalue : float
-        ``pvalue = 2 min(P(F <= f), P(F >= f))``, capped at 1; NaN when both variances are 0.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.groups import f_test_variances
-    >>> rng = np.random.default_rng(0)
-    >>> f, p = f_test_variances(rng.normal(0, 1, 10), rng.normal(0, 3, 10))
-    >>> round(f, 4), round(p, 4)
-    (0.0809, 0.0009)
-    """
+    """Two-sided F-test of equal variances, ``F = var(a) / var(b)`` against F(n_a - 1, n_b - 1):
+    statistic and p-value (capped at 1; NaN when both variances are 0)."""
     a, b = _check_groups([a, b])
     var_a, var_b = a.var(ddof=1), b.var(ddof=1)
     if var_a == 0 and var_b == 0:
@@ -59,33 +40,8 @@ def f_test_variances(a, b) -> tuple[float, float]:
 
 
 def pairwise(groups, *, labels=None) -> pd.DataFrame:
-    """Every pair of groups: Student's t-test, F-test of variances and Tukey's HSD p-values.
-
-    Parameters
-    ----------
-    groups : list of array_like
-        One 1-D sample per group.
-    labels : list of str, optional
-        Group names; default ``'0'``, ``'1'``, ...
-
-    Returns
-    -------
-    DataFrame
-        ``a``, ``b``, ``mean_diff`` (mean of a minus mean of b), ``t_p`` (pooled t-test),
-        ``f_p`` (F-test of equal variances), ``tukey_p`` (Tukey's HSD over all the groups).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.groups import pairwise
-    >>> rng = np.random.default_rng(0)
-    >>> groups = [rng.normal(0, 1, 10), rng.normal(0, 3, 10), rng.normal(1, 1, 10)]
-    >>> pairwise(groups, labels=["A", "B", "C"]).round(4)
-       a  b  mean_diff     t_p     f_p  tukey_p
-    0  A  B     1.4378  0.1289  0.0009   0.1618
-    1  A  C    -0.9172  0.0148  0.8756   0.4613
-    2  B  C    -2.3550  0.0175  0.0006   0.0124
-    """
+    """Every pair of groups: ``a``, ``b``, ``mean_diff``, and the p-values of Student's t-test
+    (``t_p``), the F-test of variances (``f_p``) and Tukey's HSD over all groups (``tukey_p``)."""
     groups = _check_groups(groups)
     labels = [str(i) for i in range(len(groups))] if labels is None else list(labels)
     if len(labels) != len(groups):
@@ -103,26 +59,6 @@ def pairwise(groups, *, labels=None) -> pd.DataFrame:
 
 
 def anova(groups) -> tuple[float, float]:
-    """One-way ANOVA of equal group means (scipy.stats.f_oneway): statistic and p-value.
-
-    Parameters
-    ----------
-    groups : list of array_like
-        At least 2 samples, each 1-D with at least 2 finite values.
-
-    Returns
-    -------
-    statistic, pvalue : float
-        The F statistic and its p-value.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.groups import anova
-    >>> rng = np.random.default_rng(0)
-    >>> f, p = anova([rng.normal(0, 1, 10), rng.normal(0, 3, 10), rng.normal(1, 1, 10)])
-    >>> round(f, 4), round(p, 4)
-    (4.8537, 0.0158)
-    """
+    """One-way ANOVA of equal group means (scipy.stats.f_oneway): statistic and p-value."""
     res = stats.f_oneway(*_check_groups(groups))
     return float(res.statistic), float(res.pvalue)

@@ -12,25 +12,8 @@ BRADLEY_BAND = (0.5, 1.5)
 
 
 def rate_mcse(k, n):
-    """Rejection rate ``k / n`` and its Monte Carlo standard error ``sqrt(p (1 - p) / n)``.
-
-    Parameters
-    ----------
-    k, n : array_like of int
-        Rejections and valid replications; where ``n == 0`` both outputs are NaN.
-
-    Returns
-    -------
-    rate, mcse : ndarray
-        Shaped as `k` and `n` broadcast.
-
-    Examples
-    --------
-    >>> from evalmc.stats.mcse import rate_mcse
-    >>> rate, mcse = rate_mcse([52, 0], [1000, 0])
-    >>> rate.round(4).tolist(), mcse.round(4).tolist()
-    ([0.052, nan], [0.007, nan])
-    """
+    """Rejection rate ``k / n`` and its Monte Carlo standard error ``sqrt(p (1 - p) / n)``; NaN
+    where ``n == 0``."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -40,27 +23,8 @@ def rate_mcse(k, n):
 
 
 def wilson_interval(k, n, *, confidence=0.95):
-    """Wilson score interval for a binomial proportion.
-
-    Parameters
-    ----------
-    k, n : array_like of int
-        Successes and trials; where ``n == 0`` the interval is (NaN, NaN).
-    confidence : float
-        Confidence level in (0, 1).
-
-    Returns
-    -------
-    low, high : ndarray
-        Shaped as `k` and `n` broadcast; 0 exactly at ``k == 0``, 1 exactly at ``k == n``.
-
-    Examples
-    --------
-    >>> from evalmc.stats.mcse import wilson_interval
-    >>> low, high = wilson_interval([52, 0], [1000, 20])
-    >>> low.round(4).tolist(), high.round(4).tolist()
-    ([0.0399, 0.0], [0.0676, 0.1611])
-    """
+    """Wilson score interval for a binomial proportion ``k / n``: 0 exactly at ``k == 0``, 1 at ``k
+    == n``, NaN at ``n == 0``."""
     confidence = check_float("confidence", confidence, low=0, high=1, open_low=True, open_high=True)
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -77,31 +41,9 @@ def wilson_interval(k, n, *, confidence=0.95):
 
 
 def bradley(ci_low, ci_high, alpha, *, band=BRADLEY_BAND):
-    """Bradley's (1978) judgement of an empirical size, given its Monte Carlo interval.
-
-    Parameters
-    ----------
-    ci_low, ci_high : array_like
-        Interval of the size (e.g. :func:`wilson_interval`).
-    alpha : array_like
-        Nominal level.
-    band : tuple of float
-        Multiples of alpha bounding a robust size.
-
-    Returns
-    -------
-    ndarray of object
-        ``'liberal'`` where the whole interval lies above ``band[1] * alpha``,
-        ``'conservative'`` where it lies below ``band[0] * alpha``, ``'robust'`` where it lies
-        inside the band, ``'undetermined'`` where it straddles an edge (more replications
-        decide), and ``None`` where it is NaN.
-
-    Examples
-    --------
-    >>> from evalmc.stats.mcse import bradley
-    >>> bradley([0.040, 0.081, 0.01, 0.06], [0.066, 0.11, 0.02, 0.09], 0.05).tolist()
-    ['robust', 'liberal', 'conservative', 'undetermined']
-    """
+    """Bradley's (1978) judgement of an empirical size from its Monte Carlo interval: 'liberal',
+    'conservative' or 'robust' where the interval lies above, below or inside `band` times `alpha`,
+    'undetermined' where it straddles an edge, None where it is NaN."""
     low = np.asarray(ci_low, dtype=float)
     high = np.asarray(ci_high, dtype=float)
     alpha = np.asarray(alpha, dtype=float)

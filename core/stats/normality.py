@@ -22,50 +22,15 @@ _Q_KS_MAX_TERMS = 100
 
 @dataclass(frozen=True)
 class NormalityResult:
-    """A normality test's statistic and p-value (small p: not Gaussian).
-
-    Attributes
-    ----------
-    statistic : float
-        The test's statistic (D for the K-S tests, W for Shapiro-Wilk, A^2 for
-        Anderson-Darling).
-    pvalue : float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.normality import shapiro_wilk
-    >>> res = shapiro_wilk(np.random.default_rng(0).normal(size=30))
-    >>> round(res.statistic, 4), round(res.pvalue, 4)
-    (0.9752, 0.6879)
-    """
+    """A normality test's statistic and p-value (small p: not Gaussian)."""
 
     statistic: float
     pvalue: float
 
 
 def q_ks(x) -> np.ndarray:
-    """The Kolmogorov distribution's survival function, by its series (Giles' eq. 2).
-
-    ``Q_KS(x) = 2 sum_{j >= 1} (-1)^(j-1) exp(-2 j^2 x^2)``, summed until a term falls below
-    1e-8 of the sum. For small `x` the series does not settle within 100 terms; there
-    ``Q_KS = 1`` to double precision and 1 is returned, as Numerical Recipes' ``probks`` does.
-
-    Parameters
-    ----------
-    x : array_like of float, >= 0
-
-    Returns
-    -------
-    ndarray or float
-        Shaped as `x` (a float for a scalar `x`).
-
-    Examples
-    --------
-    >>> from evalmc.stats.normality import q_ks
-    >>> q_ks([0.5, 1.0, 1.36]).round(4).tolist()
-    [0.9639, 0.27, 0.0495]
-    """
+    """The Kolmogorov distribution's survival function by its series (Giles' eq. 2), summed to 1e-8
+    of the sum; 1 for small `x`, where it does not settle within 100 terms (as NR's ``probks``)."""
     x = np.asarray(x, dtype=float)
     if np.any(x < 0) or not np.isfinite(x).all():
         raise ValueError("`x` must be finite and non-negative.")
@@ -83,29 +48,7 @@ def q_ks(x) -> np.ndarray:
 
 
 def check_sample(x, low=3) -> np.ndarray:
-    """`x` as a 1-D float array of at least `low` finite, not all equal values, or ValueError.
-
-    Parameters
-    ----------
-    x : array_like
-        The sample.
-    low : int
-        Fewest values the test needs.
-
-    Returns
-    -------
-    ndarray of float, shape (n,)
-
-    Examples
-    --------
-    >>> from evalmc.stats.normality import check_sample
-    >>> check_sample([1, 2, 3]).tolist()
-    [1.0, 2.0, 3.0]
-    >>> check_sample([2, 2, 2])
-    Traceback (most recent call last):
-    ...
-    ValueError: `x` must not be constant: a constant sample has no shape to test.
-    """
+    """`x` as a 1-D float array of at least `low` finite, not all equal values, or ValueError."""
     x = np.asarray(x, dtype=float)
     if x.ndim != 1 or x.size < low:
         raise ValueError(f"`x` must be a 1-D sample of at least {low} values; "
@@ -118,28 +61,8 @@ def check_sample(x, low=3) -> np.ndarray:
 
 
 def ks_normal(x) -> NormalityResult:
-    """Giles and Lawrence's K-S test of normality: D and P by equation (1) of the paper.
-
-    The sample is standardized with its mean and its unbiased sd (``ddof=1``; the paper says
-    "zero mean and unit variance" without naming the divisor).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 3
-
-    Returns
-    -------
-    NormalityResult
-        ``statistic`` D, ``pvalue`` P.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.normality import ks_normal
-    >>> res = ks_normal(np.random.default_rng(0).normal(size=30))
-    >>> round(res.statistic, 4), round(res.pvalue, 4)
-    (0.0916, 0.954)
-    """
+    """Giles and Lawrence's K-S test of normality, D and P by the paper's equation (1), the sample
+    standardized with its mean and its ``ddof=1`` sd (the paper does not name the divisor)."""
     x = check_sample(x)
     z = np.sort((x - x.mean()) / x.std(ddof=1))
     n = z.size
@@ -150,74 +73,19 @@ def ks_normal(x) -> NormalityResult:
 
 
 def lilliefors(x) -> NormalityResult:
-    """Lilliefors' K-S test of normality with estimated mean and sd (statsmodels' table).
-
-    The table's p-values stop at 0.001: smaller ones are reported as 0.001.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 4
-
-    Returns
-    -------
-    NormalityResult
-        ``statistic`` D (as :func:`ks_normal`'s), ``pvalue`` from Lilliefors' table.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.normality import lilliefors
-    >>> res = lilliefors(np.random.default_rng(0).normal(size=30))
-    >>> round(res.statistic, 4), round(res.pvalue, 4)  # the same D; a smaller, correct P
-    (0.0916, 0.744)
-    """
+    """Lilliefors' K-S test with estimated mean and sd (statsmodels' table: p-values below 0.001
+    given as 0.001)."""
     d, p = _sm_lilliefors(check_sample(x, low=4), dist="norm", pvalmethod="table")
     return NormalityResult(float(d), float(p))
 
 
 def shapiro_wilk(x) -> NormalityResult:
-    """Shapiro-Wilk test of normality (scipy.stats.shapiro).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 3
-
-    Returns
-    -------
-    NormalityResult
-        ``statistic`` W, ``pvalue``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.normality import shapiro_wilk
-    >>> res = shapiro_wilk(np.random.default_rng(0).exponential(size=30))
-    >>> print(f"W = {res.statistic:.4f}, p = {res.pvalue:.1e}")
-    W = 0.7928, p = 4.9e-05
-    """
+    """Shapiro-Wilk test of normality (scipy.stats.shapiro)."""
     res = stats.shapiro(check_sample(x))
     return NormalityResult(float(res.statistic), float(res.pvalue))
 
 
 def anderson_darling(x) -> NormalityResult:
-    """Anderson-Darling test of normality; p interpolated in scipy's table (within [0.01, 0.15]).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 3
-
-    Returns
-    -------
-    NormalityResult
-        ``statistic`` A^2, ``pvalue`` clipped to [0.01, 0.15].
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.stats.normality import anderson_darling
-    >>> res = anderson_darling(np.random.default_rng(0).exponential(size=30))
-    >>> round(res.statistic, 4), res.pvalue
-    (1.6938, 0.01)
-    """
+    """Anderson-Darling test of normality; p interpolated in scipy's table (within [0.01, 0.15])."""
     res = stats.anderson(check_sample(x), dist="norm", method="interpolate")
     return NormalityResult(float(res.statistic), float(res.pvalue))

@@ -77,28 +77,8 @@ def _solve(logw, k, inside, equation, x, start, log_alpha):
 
 
 def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
-    """Conditional maximum likelihood odds ratio of A's success rate to B's and its exact
-    equal-tailed interval, for each table ``[[k_a, n_a - k_a], [k_b, n_b - k_b]]``.
-
-    Parameters
-    ----------
-    k_a, n_a, k_b, n_b : array_like of int
-        Successes and trials of A and B, broadcast together.
-    level : float
-        Nominal coverage of the interval, in (0, 1).
-
-    Returns
-    -------
-    estimate, low, high : ndarray
-        In the broadcast shape.
-
-    Examples
-    --------
-    >>> from evalmc.stats.oddsratio import conditional_odds_ratio
-    >>> est, low, high = conditional_odds_ratio([4, 0, 3], 5, [2, 0, 0], 5)
-    >>> est.round(4).tolist(), low.round(4).tolist(), high.round(4).tolist()
-    ([4.9184, nan, inf], [0.218, 0.0, 0.4934], [391.9924, inf, inf])
-    """
+    """Conditional maximum likelihood odds ratio of A's success rate to B's, and its exact
+    equal-tailed interval at `level`, of each table ``[[k_a, n_a - k_a], [k_b, n_b - k_b]]``."""
     from evalmc.inputs.checks import check_float
 
     level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
