@@ -17,25 +17,8 @@ EXACT_MAX_SIZE = 8
 
 @lru_cache(maxsize=64)
 def u_null_sf(n1: int, n2: int) -> np.ndarray:
-    """``sf[k] = P(U >= k)`` for the Mann-Whitney U of samples of sizes `n1`, `n2` under H0.
-
-    Mann and Whitney's (1947) recursion on probabilities (stable: sums of non-negative terms),
-    over the smaller sample: ``p[m, r](u) = m/(m+r) p[m-1, r](u - r) + r/(m+r) p[m, r-1](u)``.
-
-    Parameters
-    ----------
-    n1, n2 : int
-        Sizes of the two samples.
-
-    Returns
-    -------
-    ndarray, shape (n1 * n2 + 1,)
-        ``P(U >= k)`` for k = 0, ..., n1 n2 (cached: do not modify).
-
-    Examples
-    --------
-    >>> u_null_sf(2, 2).round(4).tolist()  # the 6 orderings of 2 + 2 scores
-    [1.0, 0.8333, 0.6667, 0.3333, 0.1667]
+    """``sf[k] = P(U >= k)``, k = 0, ..., n1 n2, of the Mann-Whitney U under H0 by Mann and
+    Whitney's (1947) recursion (cached: do not modify).
     """
     m, big = min(n1, n2), max(n1, n2)
     # pmf[k] holds the distribution for (k, r) as r grows from 0 to `big`.
@@ -55,7 +38,7 @@ def mann_whitney(batch: Batch) -> CriterionResult:
     """Two-sided p-values of the Mann-Whitney U test, as scipy.stats.mannwhitneyu per replication.
 
     Exact null distribution when ``min(n_a, n_b) <= 8`` and the replication has no ties;
-    otherwise the normal approximation with tie correction and continuity correction.
+    otherwise the normal approximation with tie and continuity corrections.
 
     Parameters
     ----------

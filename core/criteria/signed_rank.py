@@ -1,15 +1,8 @@
 """Wilcoxon's signed-rank test vectorized over replications, as scipy.stats.wilcoxon per row.
 
-Demsar (2006) recommends it for two classifiers over many data sets. scipy's defaults
-(``method='auto'``, ``correction=False``), row by row:
-
-- at most 50 pairs, no tie and no zero difference: the exact null distribution of R+;
-- at most 13 pairs otherwise: the exact conditional distribution over all 2^n sign flips
-  (scipy's exhaustive permutation test);
-- otherwise the normal approximation with scipy's tie and zero adjustments.
-
-The zero differences follow `zero_method`: 'wilcox' drops them, 'pratt' ranks them and then
-drops them, 'zsplit' gives half of each zero's rank to either side.
+Demsar (2006) recommends it for two classifiers over many data sets. With scipy's defaults,
+row by row: the exact null of R+ up to 50 pairs without ties or zeros, all 2^n sign flips up
+to 13 pairs otherwise, else the normal approximation with scipy's tie and zero adjustments.
 """
 
 from __future__ import annotations
@@ -29,22 +22,8 @@ ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
 @lru_cache(maxsize=64)
 def signed_rank_null(n: int) -> np.ndarray:
-    """``pmf[k] = P(R+ = k)`` for n pairs without ties or zeros, by subset-sum counting.
-
-    Parameters
-    ----------
-    n : int
-        Number of pairs.
-
-    Returns
-    -------
-    ndarray, shape (n (n + 1) / 2 + 1,)
-        The null distribution of R+ (cached: do not modify).
-
-    Examples
-    --------
-    >>> (signed_rank_null(3) * 8).tolist()  # the 2^3 sign patterns
-    [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0]
+    """``pmf[k] = P(R+ = k)`` for n pairs without ties or zeros, by subset-sum counting (cached:
+    do not modify).
     """
     counts = np.zeros(n * (n + 1) // 2 + 1)
     counts[0] = 1.0
