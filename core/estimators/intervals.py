@@ -1,8 +1,6 @@
 """Estimators an estimator study runs: built-in intervals for A's mean and for the difference
-of A's and B's means, and a user's own.
-
-An estimator maps a batch of replications to an :class:`EstimateResult`: a point estimate
-and, for an interval estimator, its bounds, per replication.
+of A's and B's means, and a user's own; each maps a batch of replications to an
+:class:`EstimateResult`.
 """
 
 from __future__ import annotations
@@ -38,8 +36,7 @@ class EstimateResult:
     low, high : ndarray, shape (n_reps,), or None
         The interval's bounds; None for a point estimator.
     failed : ndarray of bool, shape (n_reps,)
-        Replications without an answer; by default where the estimate is NaN (and the
-        interval too, if any).
+        Replications without an answer; by default where the estimate (and interval) is NaN.
     errors : dict of int to str
         Message of each failed replication, by its index in the batch.
 
@@ -68,22 +65,12 @@ class EstimateResult:
                                                 for i in np.flatnonzero(bad)})
 
     def take(self, start: int, stop: int) -> EstimateResult:
-        """Replications ``start:stop``, with their errors.
-
-        Parameters
-        ----------
-        start, stop : int
-            The slice of replications; error indices are shifted to start at 0.
-
-        Returns
-        -------
-        EstimateResult
+        """Replications ``start:stop``, with their errors (indices shifted to start at 0).
 
         Examples
         --------
         >>> import numpy as np
-        >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]))
-        >>> part = result.take(1, 3)
+        >>> part = EstimateResult(np.array([1.0, np.nan, 2.0])).take(1, 3)
         >>> part.estimate.tolist(), part.errors
         ([nan, 2.0], {0: 'no estimate (degenerate sample)'})
         """
@@ -96,16 +83,7 @@ class EstimateResult:
 
     @classmethod
     def concat(cls, parts) -> EstimateResult:
-        """Join the results of consecutive blocks (errors are not carried over).
-
-        Parameters
-        ----------
-        parts : sequence of EstimateResult
-            Results of consecutive blocks of one estimator.
-
-        Returns
-        -------
-        EstimateResult
+        """Join the results of consecutive blocks of one estimator (errors are not carried over).
 
         Examples
         --------
@@ -133,11 +111,10 @@ class Estimator:
     uses_rng : bool
         Whether it draws random numbers (each block then gets its own stream).
     needs : str
-        The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds` (``'scores'``;
-        ``'validation scores'`` for one that picks runs by validation score).
+        The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds`.
     estimand : str or None
-        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; a study
-        refuses another named target. None: not declared.
+        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS` (a study
+        refuses another named target); None: not declared.
     paired : bool
         Whether it reads ``a[i, j]`` with ``b[i, j]``: it refuses A and B of different sizes.
 
@@ -168,8 +145,6 @@ class Estimator:
     def key(self) -> str:
         """Its cache key: its name, arguments included.
 
-        Examples
-        --------
         >>> get_estimator("percentile-bootstrap", n_boot=500).key
         'percentile-bootstrap(n_boot=500)'
         """
@@ -212,8 +187,8 @@ def mean_a(batch, rng):
 
 
 def t_interval(level: float = 0.95) -> Estimator:
-    """The ``t-interval`` family: Student's t interval for A's mean,
-    ``mean +- t(n-1) s / sqrt(n)``.
+    """The ``t-interval`` family: Student's t interval for A's mean, ``mean +- t(n-1) s /
+    sqrt(n)``.
 
     Parameters
     ----------
@@ -297,7 +272,7 @@ def mean_diff(batch, rng):
     Returns
     -------
     EstimateResult
-        ``mean(a) - mean(b)`` per replication (``mean(a - b)`` too, when paired); no interval.
+        ``mean(a) - mean(b)`` per replication; no interval.
 
     Examples
     --------
@@ -315,8 +290,8 @@ def mean_diff(batch, rng):
 
 
 def welch_interval(level: float = 0.95) -> Estimator:
-    """The ``welch-interval`` family: Welch's t interval of ``mean(A) - mean(B)``, the two
-    samples taken as independent (scipy's ``ttest_ind(equal_var=False).confidence_interval``).
+    """The ``welch-interval`` family: Welch's t interval of ``mean(A) - mean(B)``, the samples
+    independent (scipy's ``ttest_ind(equal_var=False).confidence_interval``).
 
     Parameters
     ----------
@@ -356,8 +331,7 @@ def welch_interval(level: float = 0.95) -> Estimator:
 
 def paired_t_interval(level: float = 0.95) -> Estimator:
     """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)`` over paired
-    runs, ``mean +- t(n-1) s / sqrt(n)`` of the differences (scipy's
-    ``ttest_rel(...).confidence_interval``). It refuses A and B of different sizes.
+    runs (scipy's ``ttest_rel(...).confidence_interval``).
 
     Parameters
     ----------
@@ -367,8 +341,7 @@ def paired_t_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``paired-t-interval(level=...)`` and marks it
-        paired, as its registry row says.
+        Unnamed: :func:`get_estimator` names it ``paired-t-interval(level=...)``, paired.
 
     Examples
     --------
@@ -393,9 +366,7 @@ def paired_t_interval(level: float = 0.95) -> Estimator:
 
 def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
     """The ``bootstrap-diff`` family: the percentile bootstrap interval of ``mean(A) -
-    mean(B)``, quantiles of `n_boot` resampled differences (numpy's default, linear
-    interpolation). Paired runs are resampled together (the differences ``a - b``), unpaired
-    A and B independently, as :func:`evalmc.criteria.bootstrap.bootstrap_mean` resamples them.
+    mean(B)``, paired runs resampled together, unpaired A and B independently.
 
     Parameters
     ----------
@@ -446,10 +417,9 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
 class UserEstimator:
     """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
 
-    It returns an estimate (a number), an interval ``(low, high)``, or both
-    ``(estimate, low, high)``. A replication whose call raises, or returns anything else (a
-    NaN, an interval whose low bound is above its high one), is recorded as failed with its
-    message.
+    It returns an estimate (a number), an interval ``(low, high)``, or ``(estimate, low,
+    high)``; a replication whose call raises or returns anything else (a NaN, low above high)
+    is recorded as failed with its message.
 
     Parameters
     ----------
@@ -461,8 +431,7 @@ class UserEstimator:
         Nominal coverage of its interval; None for a point estimator.
     estimand : str, optional
         What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; default:
-        `func`'s ``estimand`` attribute, if any. Undeclared, it is trusted to estimate the
-        study's target.
+        `func`'s ``estimand`` attribute. Undeclared, it is trusted to estimate the target.
 
     Examples
     --------
@@ -504,8 +473,6 @@ class UserEstimator:
     def description(self) -> str:
         """The first line of `func`'s docstring, or ``'user estimator'``.
 
-        Examples
-        --------
         >>> UserEstimator(lambda a, b: 0.0, name="zero").description
         'user estimator'
         """
@@ -516,8 +483,6 @@ class UserEstimator:
     def key(self) -> str:
         """Name and a digest of the function by value: an edited function is not cached.
 
-        Examples
-        --------
         >>> import numpy as np
         >>> key = UserEstimator(np.median, name="median").key
         >>> key.startswith("median@"), len(key)
@@ -552,8 +517,9 @@ class UserEstimator:
 
 
 def _parts(value) -> tuple[float, ...]:
-    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats: no NaN, and an
-    interval's low bound at most its high one."""
+    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats, checked: no NaN,
+    low at most high.
+    """
     parts = (value,) if isinstance(value, numbers.Real) else (
         tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ())
     if len(parts) not in (1, 2, 3) or not all(isinstance(v, numbers.Real) for v in parts):
