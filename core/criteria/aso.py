@@ -1,11 +1,6 @@
-"""Almost stochastic order (Dror et al. 2019), exactly as deepsig 1.2.8's ``aso`` computes it.
-
-The violation ratio compares the two samples' quantile functions on the grid ``p = dt, 2 dt,
-... < 1``; its spread comes from :data:`N_BOOT` bootstrap samples seeded ``seed + k`` in
-NumPy's legacy generator (deepsig's sub-seeds). A is better when ``eps_min < 0.2``: a
-decision, one-sided. Given a replication's seed (drawn from the criterion's stream), eps_min
-is deepsig's to rounding.
-"""
+"""Almost stochastic order (Dror et al. 2019), exactly as deepsig 1.2.8's ``aso`` computes it:
+given a replication's seed, eps_min is deepsig's to rounding; A is better when
+``eps_min < 0.2`` (a decision, one-sided)."""
 
 from __future__ import annotations
 
@@ -22,9 +17,7 @@ CONFIDENCE = 0.95
 
 def eps_min(a, b, seed: int, n_boot: int = N_BOOT, dt: float = DT,
             confidence: float = CONFIDENCE) -> float:
-    """deepsig's ``aso(a, b, seed=seed)``: the upper bound of the violation ratio, in [0, 1] (near
-    0 when A is almost stochastically larger than B).
-    """
+    """deepsig's ``aso(a, b, seed=seed)``: the upper bound of the violation ratio, in [0, 1]."""
     from scipy.special import ndtri
 
     from evalmc.criteria import kernels
@@ -45,9 +38,8 @@ def eps_min(a, b, seed: int, n_boot: int = N_BOOT, dt: float = DT,
 
 def aso(batch: Batch, rng: np.random.Generator,
         threshold: float = ASO_THRESHOLD) -> CriterionResult:
-    """deepsig's ASO decision per replication: A better when ``eps_min(a, b) < threshold``.
-
-    Each replication's bootstrap draws its seed from `rng`.
+    """deepsig's ASO decision per replication: A better when ``eps_min(a, b) < threshold``, each
+    replication's bootstrap seeded from `rng`.
 
     Parameters
     ----------
@@ -61,7 +53,7 @@ def aso(batch: Batch, rng: np.random.Generator,
     Returns
     -------
     CriterionResult
-        ``statistic`` is eps_min; decisions only (``reject``), p-values NaN; shape (n_reps,).
+        ``statistic`` is eps_min; decisions only (``reject``), p-values NaN.
 
     Examples
     --------

@@ -1,13 +1,6 @@
-"""Bayesian comparisons of two models on paired run scores, vectorized over replications.
-
-``bayes-correlated-t`` is baycomp's correlated t-test (Corani and Benavoli 2015): the posterior
-of the mean of ``d = a - b`` is Student's t(n - 1), location ``mean(d)``, scale
-``sqrt(var(d) (1/n + c))``, with Nadeau and Bengio's ``c = 1/(n - 1)`` as baycomp's
-``runs=1``. ``bayes-signed-rank`` is baycomp's Bayesian signed-rank test (Benavoli et al.
-2014), a Dirichlet process posterior with a pseudo-observation at 0; its draws come from the
-replication's Generator, so it agrees with baycomp within Monte Carlo error. Both decide A
-better when ``P(A - B > rope)`` exceeds `threshold` (one-sided).
-"""
+"""Bayesian comparisons of two models on paired run scores, vectorized: baycomp's correlated
+t-test (Corani and Benavoli 2015) and Bayesian signed-rank test (Benavoli et al. 2014), whose
+draws come from the replication's Generator. A better when ``P(A - B > rope) > threshold``."""
 
 from __future__ import annotations
 
@@ -26,9 +19,7 @@ from evalmc.sims.base import Batch
 
 def correlated_t_probability(d: np.ndarray, rope: float = 0.0,
                              correction: float | None = None) -> np.ndarray:
-    """Posterior ``P(mean difference > rope)`` of each row of `d` (baycomp's ``p_left``); a row of
-    equal differences gives 1, 0.5 or 0 (a point posterior).
-    """
+    """Posterior ``P(mean difference > rope)`` of each row of `d` (baycomp's ``p_left``)."""
     from scipy import stats
 
     n = d.shape[1]
@@ -51,8 +42,7 @@ def _correlated_t(batch: Batch, rope, threshold, correction) -> CriterionResult:
 
 def bayes_correlated_t(rope: float = 0.0, threshold: float = THRESHOLD,
                        correction: float | None = None):
-    """The test of the ``bayes-correlated-t`` family: A better when baycomp's
-    ``P(A - B > rope) > threshold``.
+    """The ``bayes-correlated-t`` family: A better when baycomp's ``P(A - B > rope) > threshold``.
 
     Parameters
     ----------
@@ -104,8 +94,7 @@ def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> Criter
 
 def bayes_signed_rank(rope: float = 0.0, threshold: float = THRESHOLD, prior: float = PRIOR,
                       n_samples: int = N_SAMPLES):
-    """The test of the ``bayes-signed-rank`` family: A better when baycomp's signed-rank
-    ``p_left > threshold``.
+    """The ``bayes-signed-rank`` family: A better when baycomp's signed-rank ``p_left > threshold``.
 
     Parameters
     ----------

@@ -1,12 +1,7 @@
-"""Bootstrap tests of a mean difference, vectorized over replications: reject "A = B" when 0
-is outside the bootstrap interval of ``mean(a - b)`` (paired) or ``mean(a) - mean(b)`` (the
-two samples resampled independently), as scipy.stats.bootstrap builds it.
-
-Methods (scipy's ``method``): ``percentile``, ``basic`` and ``bca`` (Efron and Tibshirani
-1993, 14.3 and Eq. 15.36; jackknife acceleration). A p-value is the smallest alpha whose
-``1 - alpha`` interval excludes 0, found by bisection on the same quantiles, so that
-``p <= alpha`` is the interval's decision at every level.
-"""
+"""Bootstrap tests of a mean difference, vectorized: reject "A = B" when 0 is outside
+scipy.stats.bootstrap's interval (percentile, basic or BCa) of ``mean(a - b)`` or
+``mean(a) - mean(b)``. A p-value is the smallest alpha whose ``1 - alpha`` interval excludes
+0 (bisection), so that ``p <= alpha`` is the interval's decision at every level."""
 
 from __future__ import annotations
 
@@ -37,15 +32,14 @@ def bootstrap_mean(batch: Batch, rng: np.random.Generator, *, method: str = "bca
     method : {'bca', 'percentile', 'basic'}
         The interval, as scipy.stats.bootstrap's `method`.
     paired : bool
-        Resample the differences ``a - b`` (the batch must be paired), else A and B
-        independently.
+        Resample the differences ``a - b`` (a paired batch), else A and B independently.
     n_resamples : int
         Bootstrap replicates per replication.
 
     Returns
     -------
     CriterionResult
-        Two-sided p-values, with the mean difference as statistic and estimate; shape (n_reps,).
+        Two-sided p-values, with the mean difference as statistic and estimate.
 
     Examples
     --------
@@ -104,9 +98,7 @@ def _acceleration(a, b):
 
 
 def interval_pvalues(estimate, replicates, method, accel=None) -> np.ndarray:
-    """Smallest alpha at which each row's ``1 - alpha`` interval excludes 0, by 52 bisections (1
-    if never; NaN where the estimate or `accel` is); sorts `replicates` in place.
-    """
+    """Smallest alpha whose ``1 - alpha`` interval of each row excludes 0 (sorts `replicates`)."""
     from scipy.special import ndtr, ndtri
 
     replicates.sort(axis=1)

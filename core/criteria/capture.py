@@ -1,10 +1,5 @@
-"""What a user's criterion prints is kept off standard output, thread by thread.
-
-A summary written to stdout must hold the summary only, and criteria run on several threads
-at once (``contextlib.redirect_stdout`` would swap ``sys.stdout`` for all of them): one proxy
-is installed while any capture is open and sends each thread's writes to that thread's
-buffer, or to the real stream when the thread captures nothing.
-"""
+"""What a user's criterion prints is kept off standard output, thread by thread: a proxy of
+``sys.stdout`` sends each capturing thread's writes to its buffer while any capture is open."""
 
 from __future__ import annotations
 
@@ -59,9 +54,7 @@ def captured_stdout():
 
 
 def warn_printed(name: str, text: str) -> None:
-    """Warn once per criterion and process that `name` printed `text` (nothing if empty), quoting
-    its first line.
-    """
+    """Warn once per criterion and process that `name` printed `text`, quoting its first line."""
     with _LOCK:
         if not text or name in _WARNED:
             return

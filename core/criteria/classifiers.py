@@ -1,14 +1,8 @@
-"""Tests comparing two classifiers on one evaluation set, from its 8-cell table.
+"""Tests comparing two classifiers on one evaluation set, from its 8-cell table
+(``Batch.counts``, :mod:`evalmc.sims.classifiers`), vectorized over replications.
 
-All read ``Batch.counts`` (shape (n_reps, 8); cells ``4 * label + 2 * a_correct +
-b_correct``, :mod:`evalmc.sims.classifiers`) and are vectorized over replications. Dietterich's
-(1998) notation: ``n01`` examples misclassified by A but not by B (cells 1, 5), ``n10`` the
-reverse (cells 2, 6). Each estimate is in the sign of the scenario's effect (positive: A
-better): A's accuracy minus B's for the tests of dCerr, dF1 for those of dF1.
-
-Degenerate tables give decisions, never a NaN: no discordant pair gives p = 1; equal error
-rates of 0 or 1 give the proportion test z = 0; an F1 with denominator 0 counts as 0.
-"""
+Dietterich's (1998) ``n01`` counts the examples A gets wrong and B right, ``n10`` the reverse.
+Degenerate tables give decisions, never a NaN (no discordant pair: p = 1; an undefined F1: 0)."""
 
 from __future__ import annotations
 
@@ -28,25 +22,20 @@ from evalmc.stats.exact import mcnemar_binomial, mcnemar_chi2
 
 
 def discordant(counts):
-    """``(n01, n10)`` per replication: examples A gets wrong and B right (cells 1 + 5), and the
-    reverse (cells 2 + 6).
-    """
+    """``(n01, n10)`` per replication: cells 1 + 5 (A wrong, B right) and cells 2 + 6."""
     counts = np.asarray(counts)
     return counts[:, 1] + counts[:, 5], counts[:, 2] + counts[:, 6]
 
 
 def accuracy_difference(counts) -> np.ndarray:
-    """A's accuracy minus B's, ``(n10 - n01) / n``, per replication: the estimate of the tests of
-    dCerr (its opposite).
-    """
+    """A's accuracy minus B's, ``(n10 - n01) / n``, per replication."""
     counts = np.asarray(counts)
     n01, n10 = discordant(counts)
     return (n10 - n01) / counts.sum(axis=1)
 
 
 def f1_difference(counts) -> np.ndarray:
-    """Observed dF1 = F1(A) - F1(B) per replication, F1 = 2 TP / (2 TP + FN + FP) (0 if
-    undefined)."""
+    """Observed dF1 = F1(A) - F1(B) per replication (an undefined F1 counts as 0)."""
     counts = np.asarray(counts, dtype=float)
     tp_a, tp_b = counts[:, 6] + counts[:, 7], counts[:, 5] + counts[:, 7]
     den_a = 2 * tp_a + counts[:, 4] + counts[:, 5] + counts[:, 0] + counts[:, 1]
@@ -86,9 +75,7 @@ def proportion(counts, rng=None) -> CriterionResult:
 
 
 def proportion_test(err_a, err_b, n) -> CriterionResult:
-    """Proportion test, z = D / sqrt(2 C (1 - C) / n) (D: A's error rate minus B's, C their mean;
-    z = 0 where C is 0 or 1), taking A's and B's errors as independent.
-    """
+    """Proportion test, z = D / sqrt(2 C (1 - C) / n), D the error rates' difference."""
     d = (err_a - err_b) / n
     c = (err_a + err_b) / (2 * n)
     sd = np.sqrt(2 * c * (1 - c) / n)
@@ -123,9 +110,8 @@ def mcnemar(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
-    """McNemar's chi2 test without continuity correction, the score test: ``(n01 - n10)^2 /
-    (n01 + n10)`` against chi2(1), as statsmodels' ``mcnemar(table, exact=False,
-    correction=False)``; it rejects more often than the corrected test.
+    """McNemar's chi2 test without continuity correction, ``(n01 - n10)^2 / (n01 + n10)``
+    against chi2(1) (statsmodels' ``mcnemar(exact=False, correction=False)``).
 
     Parameters
     ----------
@@ -152,9 +138,7 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar_test(n01, n10, correction=True) -> CriterionResult:
-    """McNemar's test, ``(|n01 - n10| - 1)^2 / (n01 + n10)`` against chi2(1) as Keller et al.'s
-    Eq 4 writes it (without `correction`: ``(n01 - n10)^2 / (n01 + n10)``).
-    """
+    """McNemar's chi2(1) test as Keller et al.'s Eq 4 (`correction`: ``|n01 - n10| - 1``)."""
     chi2 = mcnemar_chi2(n01, n10, correction)
     return CriterionResult.from_pvalues(scipy.stats.chi2.sf(chi2, 1), chi2)
 
@@ -220,9 +204,7 @@ _TAIL = 1e-16
 
 
 def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``(P(n01* < n10*), P(n01* = n10*))`` of one bootstrap replicate of each set, its
-    discordant total binomial (outside a 1e-16 tail) and n01* binomial given it.
-    """
+    """Exact ``(P(n01* < n10*), P(n01* = n10*))`` of one bootstrap replicate of each set."""
     n, n01, n10 = (np.asarray(x, dtype=np.int64) for x in (n, n01, n10))
     m = n01 + n10
     share = m / n
@@ -237,9 +219,7 @@ def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _percentile_pvalue(below, above, n_boot):
-    """``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``: at most alpha exactly when 0 lies
-    outside the percentile interval (ties counting on both sides).
-    """
+    """``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, ties counting on both sides."""
     return np.minimum(1.0, 2.0 * (1.0 + np.minimum(below, above)) / (n_boot + 1))
 
 
@@ -251,9 +231,7 @@ def _stop_count(n_boot, p_max):
 
 
 def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
-    """Bootstrap percentile test on dCerr, the side counts of the replicates drawn at once from
-    their exact law (:func:`dcerr_replicate_law`); statistic: the observed dCerr.
-    """
+    """Bootstrap percentile test on dCerr, side counts drawn from :func:`dcerr_replicate_law`."""
     counts = np.asarray(counts, dtype=np.int64)
     n01, n10 = discordant(counts)
     n = counts.sum(axis=1)
@@ -267,9 +245,7 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
 
 
 def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionResult:
-    """Bootstrap percentile test on dF1 (:func:`bootstrap_df1_test`); statistic and estimate: the
-    observed dF1.
-    """
+    """Bootstrap percentile test on dF1 (:func:`bootstrap_df1_test`)."""
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     below, above = np.empty(counts.shape[0], np.int64), np.empty(counts.shape[0], np.int64)
     from evalmc.criteria.kernels import TILT_MAX, bootstrap_df1_sides
@@ -280,9 +256,7 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
 
 
 def bootstrap_df1_centred(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
-    """Bootstrap test on dF1 with the interval centred on the replicates' mean m (Keller et al.
-    Sec 2.2): p is the share of replicates at least ``|m|`` from m.
-    """
+    """Bootstrap test on dF1, interval centred on the replicates' mean (Keller et al. Sec 2.2)."""
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     outside = np.empty(counts.shape[0], np.int64)
     from evalmc.criteria.kernels import bootstrap_df1_centred_counts
@@ -293,11 +267,8 @@ def bootstrap_df1_centred(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult
 
 
 def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
-    """The test of the ``bootstrap-dcerr`` family: the bootstrap percentile test on the
-    difference of classification errors, `n_boot` replicates per evaluation set.
-
-    The replicates' counts on each side of 0 are one multinomial draw from their exact law:
-    the test's exact distribution, without drawing the replicates.
+    """The ``bootstrap-dcerr`` family: the bootstrap percentile test on the difference of
+    errors, the replicates' counts on each side of 0 drawn at once from their exact law.
 
     Parameters
     ----------
@@ -319,8 +290,7 @@ def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
 
 
 def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
-    """The test of the ``bootstrap-df1`` family: the bootstrap percentile test on the
-    difference of F1, `n_boot` replicates per evaluation set.
+    """The ``bootstrap-df1`` family: the bootstrap percentile test on the difference of F1.
 
     Parameters
     ----------
@@ -349,12 +319,8 @@ def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
 
 
 def bootstrap_df1_centred_test(n_boot: int = DEFAULT_N_BOOT):
-    """The test of the ``bootstrap-df1-centred`` family: the bootstrap test on the difference
-    of F1 with the interval centred on the replicates' mean, as Keller et al. (Sec 2.2) word it.
-
-    It rejects when 0 lies outside ``[m - h, m + h]`` (m the replicates' mean, h the smallest
-    half-width holding ``1 - alpha`` of them); it equals the percentile test for a replicate
-    law symmetric about its mean.
+    """The ``bootstrap-df1-centred`` family: the bootstrap test on the difference of F1 with
+    the interval ``[m - h, m + h]`` centred on the replicates' mean m (Keller et al. Sec 2.2).
 
     Parameters
     ----------

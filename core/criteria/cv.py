@@ -1,12 +1,6 @@
-"""Tests of two learning algorithms from their errors on cross-validation splits.
-
-``a[i, j]`` and ``b[i, j]`` are A's and B's errors on split j of data set i, ``d = a - b``, and
-``Batch.splits`` says how the data set was split (Dietterich 1998; Nadeau and Bengio 2003;
-Bouckaert and Frank 2004; Alpaydin 1999). Every test is two-sided, and refuses a scenario
-whose splits are not its scheme, or whose loss is not 0/1 where it counts errors. Equal
-differences on every split leave the variance at 0: a nonzero difference then gives p = 0, as
-scipy's ``ttest_rel`` (and Weka) decide; no difference at all gives p = 1 (scipy: NaN).
-"""
+"""Tests of two learning algorithms from their errors on cross-validation splits (``a[i, j]``:
+A's error on split j of data set i; ``Batch.splits`` says how). Equal differences on every
+split give p = 0 when nonzero, as scipy's ``ttest_rel`` (and Weka), and p = 1 when zero."""
 
 from __future__ import annotations
 
@@ -25,10 +19,8 @@ def _ratio(num, den):
 
 
 def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
-    """The paired t-test over a data set's m splits: ``t = mean(d) / sqrt(c var(d))`` on m - 1
-    df, with ``c = 1/m`` (as if the splits were independent: ``cv-paired-t``, ``resampled-t``)
-    or Nadeau and Bengio's ``c = 1/m + n_test/n_train`` (`corrected`; for r x k folds,
-    Bouckaert and Frank's ``corrected-repeated-cv-t``).
+    """The paired t-test over m splits, ``t = mean(d) / sqrt(c var(d))`` on m - 1 df: ``c = 1/m``
+    (splits as if independent) or Nadeau and Bengio's ``1/m + n_test/n_train`` (`corrected`).
 
     Parameters
     ----------
@@ -63,9 +55,7 @@ def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
 
 
 def _variances_5x2(d):
-    """``s_i^2`` per repetition i of the 5 x 2 folds (d of shape (n, 10), a repetition's folds
-    adjacent).
-    """
+    """``s_i^2`` per repetition i of the 5 x 2 folds (a repetition's two folds adjacent)."""
     pairs = d.reshape(d.shape[0], 5, 2)
     return ((pairs - pairs.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
 

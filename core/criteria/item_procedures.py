@@ -1,22 +1,8 @@
-"""The tests people run on item-level evaluation results, vectorized over replications.
-
-- ``sacrebleu-paired-bs`` and ``sacrebleu-paired-ar``: sacrebleu's paired bootstrap and
-  approximate randomization tests (``sacrebleu/significance.py``) for a corpus metric that is
-  the mean of the item scores (accuracy); an item scored several times counts by its mean.
-- ``passk-paired``: a z-test on the per-item differences of Chen et al.'s (2021) unbiased
-  pass@k estimates, read from the items' samples.
-
-With ``d = a - b`` per item and ``m = mean(d)``, sacrebleu's bootstrap counts the resamples
-with ``|m*| - mean(|m*|) > |m|`` and its randomization the trials of random swaps with
-``|mean(shuf_a) - mean(shuf_b)| > |m|``; both return ``(count + 1) / (B + 1)``. The bootstrap
-compares a centred statistic with the real difference, so at level 0.05 it rejects about 11%
-of null comparisons (0.110 in the normal limit).
-
-Where the differences lie on a lattice (means of 0/1 or integer scores), each test's law given
-the data is computed exactly by one discrete Fourier transform (:func:`sum_law`,
-:func:`ar_exceedance`) and the counts drawn from it; elsewhere a resample or trial is drawn as
-counts per distinct value. The strict ``>`` holds up to a relative 1e-10 of ``sum(|d|)``.
-"""
+"""The tests people run on item-level evaluation results, vectorized: sacrebleu's paired
+bootstrap and approximate randomization tests of a mean item score, and a z-test on per-item
+pass@k (Chen et al. 2021). sacrebleu's bootstrap compares a centred statistic with the real
+difference, so it rejects about 11% of null comparisons at 0.05. On a lattice (0/1 scores) each
+test's law is computed exactly by one FFT (:func:`sum_law`, :func:`ar_exceedance`)."""
 
 from __future__ import annotations
 
@@ -46,9 +32,7 @@ def _differences(batch: Batch) -> np.ndarray:
 
 
 def categories(x: np.ndarray):
-    """``(values, counts)``: the distinct values of each row of `x` (padded with 0) and their
-    occurrences (0 for padding).
-    """
+    """``(values, counts)``: each row's distinct values and their occurrences, padded with 0."""
     rows = [np.unique(row, return_counts=True) for row in x]
     m = max(len(c) for _, c in rows)
     values = np.zeros((len(rows), m))
@@ -66,9 +50,7 @@ def _chunks(n_reps: int, per_row: int):
 
 def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
                    scale: int = 1) -> np.ndarray:
-    """``(n_reps, n_resamples)`` sums of bootstrap resamples of each row of `d`: from the exact law
-    on the lattice ``1 / scale`` (:func:`sum_law`) when there is one, else counts or indices.
-    """
+    """``(n_reps, n_resamples)`` sums of bootstrap resamples of each row of `d`."""
     law = sum_law(d, scale)
     if law is None:
         from evalmc.criteria import kernels
@@ -86,9 +68,7 @@ def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
 
 
 def sum_law(d: np.ndarray, scale: int = 1):
-    """``(lowest, cdf)``: the law of the sum of n draws with replacement from each row of `d`, on
-    the lattice ``1 / scale`` (by one FFT); None off a lattice or past :data:`EXACT_SPAN`.
-    """
+    """``(lowest, cdf)``: the law of the sum of n resampled values of each row of `d` (or None)."""
     from scipy import fft
 
     k = d * scale
@@ -112,9 +92,7 @@ def sum_law(d: np.ndarray, scale: int = 1):
 
 
 def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndarray:
-    """``(n_reps, n_trials)`` sums ``sum_i s_i d_i`` under independent fair signs, drawn per
-    distinct ``|d|`` value v with m items as ``v (2 K - m)``, K ~ Bin(m, 1/2).
-    """
+    """``(n_reps, n_trials)`` sums ``sum_i s_i d_i`` under fair signs, drawn per distinct |d|."""
     values, counts = categories(np.abs(d))
     if values.shape[1] * MOSTLY_DISTINCT > d.shape[1]:
         return _flip_bits(d, rng, n_trials)
@@ -128,8 +106,7 @@ def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndar
 
 
 def _flip_bits(d, rng, n_trials):
-    """`flip_sums` for rows of mostly distinct values: each item's swap drawn as one random
-    bit, ``sum_i s_i d_i = 2 sum_{swapped} d_i - sum_i d_i``."""
+    """:func:`flip_sums` for rows of mostly distinct values, each item's swap one random bit."""
     n = d.shape[1]
     out = np.empty((d.shape[0], n_trials))
     step = max(1, CHUNK // (8 * n))
@@ -155,9 +132,7 @@ def _resample_indices(d, rng, n_resamples):
 
 
 def ar_exceedance(d: np.ndarray, scale: int = 1):
-    """Exact ``P(|sum_i s_i d_i| > |sum_i d_i|)`` per row for independent fair signs, by one FFT of
-    the characteristic function; None off the lattice ``1 / scale`` or past :data:`EXACT_SPAN`.
-    """
+    """Exact ``P(|sum_i s_i d_i| > |sum_i d_i|)`` per row under fair signs s (or None)."""
     from scipy import fft
 
     k = np.abs(d) * scale
@@ -188,9 +163,7 @@ def ar_exceedance(d: np.ndarray, scale: int = 1):
 
 
 def sacrebleu_pvalues(stats: np.ndarray, real: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``_compute_p_value`` per row, ``(sum(stats > real) + 1) / (len(stats) + 1)``,
-    the strict ``>`` up to :data:`TIES` x `scale`.
-    """
+    """sacrebleu's ``(sum(stats > real) + 1) / (len(stats) + 1)`` per row, ``>`` up to rounding."""
     c = (stats > (real + TIES * scale)[:, None]).sum(axis=1)
     return (c + 1) / (stats.shape[1] + 1)
 
@@ -283,9 +256,7 @@ def sacrebleu_paired_ar(n_resamples: int = SACREBLEU_AR_TRIALS):
 
 
 def passk_table(n: int, k: int) -> np.ndarray:
-    """Chen et al.'s unbiased pass@k ``1 - C(n - c, k) / C(n, k)`` (1 when ``n - c < k``) of an
-    item with `n` samples, for each count c = 0..n of correct ones.
-    """
+    """Chen et al.'s unbiased pass@k of an item with `n` samples, for c = 0..n correct ones."""
     table = np.ones(n + 1)
     for c in range(n - k + 1):
         table[c] = 1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1))

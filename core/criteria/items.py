@@ -1,11 +1,8 @@
 """Criteria for two models scored 0/1 on the same items (LLM evaluations), vectorized.
 
-Items come in consecutive clusters of ``batch.cluster_sizes`` items
-(:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores), and an item scored
-several times (``batch.n_samples``) counts by its mean score (``batch.a``). The clustered
-criteria (Miller 2024) read per-cluster sums only: a cluster resample draws the clusters'
-counts per distinct (sum, size), so its cost grows with the distinct clusters, not the items.
-"""
+Items come in clusters of ``batch.cluster_sizes`` (:class:`~evalmc.sims.items.ClusteredBatch`),
+an item scored several times counting by its mean; the clustered criteria (Miller 2024) read
+per-cluster sums only, so their cost grows with the distinct clusters, not the items."""
 
 from __future__ import annotations
 
@@ -168,9 +165,7 @@ def _cluster_sums(batch: Batch, d=None):
 
 
 def clustered_mean_se(batch: Batch, d=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(mean, se)``: ``mean(a - b)`` (or of `d`) and its cluster-robust CR0 standard error,
-    ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2`` (Miller 2024).
-    """
+    """``(mean, se)``: ``mean(a - b)`` (or of `d`) and its cluster-robust CR0 standard error."""
     sums, sizes = _cluster_sums(batch, d)
     n = sizes.sum()
     mean = sums.sum(axis=1) / n
@@ -179,9 +174,7 @@ def clustered_mean_se(batch: Batch, d=None) -> tuple[np.ndarray, np.ndarray]:
 
 def cluster_replicates(batch: Batch, rng: np.random.Generator,
                        n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(estimate, replicates)``: ``mean(a - b)`` and `n_resamples` cluster-bootstrap replicates,
-    the clusters' counts per distinct (sum, size) drawn from their multinomial law.
-    """
+    """``(estimate, replicates)``: ``mean(a - b)`` and `n_resamples` cluster resamples of it."""
     from evalmc.criteria import kernels
 
     sums, sizes = _cluster_sums(batch)
@@ -260,9 +253,7 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
 
 
 def distinct_clusters(sums, sizes):
-    """``(values, weights, counts)``: each replication's distinct (sum, size) clusters, padded with
-    (0, 1), and how many clusters each holds (0 for padding).
-    """
+    """``(values, weights, counts)``: each replication's distinct (sum, size) clusters, counted."""
     rows = []
     for row in sums:
         keys, counts = np.unique(np.column_stack([row, sizes]), axis=0, return_counts=True)

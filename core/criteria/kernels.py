@@ -1,8 +1,7 @@
 """Numba kernels of the built-in criteria: rank and sign counts, the classifier bootstraps.
 
 Kept apart from the criteria so that naming, listing or validating a criterion never imports
-Numba; a criterion imports this module when it first runs.
-"""
+Numba; a criterion imports this module when it first runs."""
 
 import numpy as np
 
@@ -22,9 +21,7 @@ from evalmc.sims.kernels import chain_link, multinomial_into
 
 @njit(cache=True, nogil=True)
 def rank_sums(a, b, u1, tie_term):
-    """Fill `u1` with the U statistic of each row of `a` (average ranks for ties) and `tie_term`
-    with its sum(t^3 - t).
-    """
+    """Fill `u1` with each row's U statistic of `a` and `tie_term` with its sum(t^3 - t)."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -74,9 +71,7 @@ WILCOX, PRATT, ZSPLIT = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def _doubled_ranks(d, zero_method, ranks2):
-    """Twice the average ranks of |d| (integers), zeros ranked per `zero_method` (-1 if
-    dropped); returns the tie term sum(t^3 - t) as scipy.stats.wilcoxon computes it.
-    """
+    """Twice the average ranks of |d|, zeros per `zero_method` (-1 if dropped); the tie term."""
     n = d.size
     mag = np.abs(d)
     order = np.argsort(mag, kind="mergesort")
@@ -104,9 +99,7 @@ def _doubled_ranks(d, zero_method, ranks2):
 
 @njit(cache=True, nogil=True)
 def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
-    """Fill R+ (zsplit: plus half the zeros' ranks), the count of zero differences and the tie term
-    of each row of `d`.
-    """
+    """Fill R+, the count of zero differences and the tie term of each row of `d`."""
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in range(d.shape[0]):
         tie_term[i] = _doubled_ranks(d[i], zero_method, ranks2)
@@ -125,9 +118,7 @@ def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
 
 @njit(cache=True, nogil=True)
 def sign_flip_pvalues(d, zero_method, rows, out):
-    """Exact two-sided p-values of R+ over all sign flips of the rows `rows` of `d`, into `out`:
-    2 min(P(R+ >= r), P(R+ <= r)), capped at 1, from the subset sums of its doubled ranks.
-    """
+    """Exact two-sided p-values of R+ over all sign flips of rows `rows` of `d`, into `out`."""
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in rows:
         _doubled_ranks(d[i], zero_method, ranks2)
@@ -159,9 +150,7 @@ def _sum_and_tolerance(row):
 
 @njit(cache=True, nogil=True)
 def sign_flip_mean_pvalues(d, out):
-    """Two-sided paired permutation p-values of each row's sum over all 2^n sign flips (Gray-code
-    order), ties within 1e-9 of sum |d| counted.
-    """
+    """Two-sided paired permutation p-values of each row's sum over all 2^n sign flips."""
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -185,9 +174,7 @@ def sign_flip_mean_pvalues(d, out):
 
 @njit(cache=True, nogil=True)
 def sign_flip_mean_mc(rng, d, n_resamples, out):
-    """As :func:`sign_flip_mean_pvalues` over `n_resamples` random flips, the observed sum counted
-    once on each side: ``(count + 1) / (n_resamples + 1)``.
-    """
+    """As :func:`sign_flip_mean_pvalues` over random flips, ``(count + 1) / (n_resamples + 1)``."""
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -218,9 +205,7 @@ def _two_sample_setup(a, b, i, pooled):
 
 @njit(cache=True, nogil=True)
 def relabel_mean_pvalues(a, b, out):
-    """Two-sided two-sample permutation p-values of mean(a) - mean(b) over every split of the
-    pooled scores (lexicographic combinations), ties within `tol` counted.
-    """
+    """Two-sided two-sample permutation p-values of mean(a) - mean(b) over every split."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -253,9 +238,7 @@ def relabel_mean_pvalues(a, b, out):
 
 @njit(cache=True, nogil=True)
 def relabel_mean_mc(rng, a, b, n_resamples, out):
-    """As :func:`relabel_mean_pvalues` over `n_resamples` random splits (partial Fisher-Yates
-    shuffles), the observed split counted once on each side: ``(count + 1) / (B + 1)``.
-    """
+    """As :func:`relabel_mean_pvalues` over random splits, ``(count + 1) / (n_resamples + 1)``."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -281,9 +264,7 @@ _INDEX_CHUNK = 1 << 22
 
 @njit(cache=True, nogil=True)
 def bootstrap_mean_diffs(rng, a, b, out):
-    """``out[i, r]``: mean of a resample of ``a[i]`` minus that of ``b[i]`` (nothing when `b` is
-    empty), indices drawn per row as scipy.stats.bootstrap draws them, A's then B's.
-    """
+    """``out[i, r]``: a resampled mean of ``a[i]`` minus one of ``b[i]``, as scipy draws them."""
     out[:] = 0.0
     for i in range(a.shape[0]):
         for x, sign in ((a, 1.0), (b, -1.0)):
@@ -341,9 +322,7 @@ def _log_mgf(p, v, lam):
 
 @njit(cache=True, nogil=True)
 def _chernoff(p, v, n):
-    """``(log bound, lam)``: the Chernoff bound ``min_lam n log E e^(-lam v)`` of
-    ``P(sum of n draws of v <= 0)``, by damped Newton steps from lam = 0 (any lam >= 0 gives
-    a valid bound; the steps only make it tight)."""
+    """``(log bound, lam)``: the Chernoff bound of ``P(sum of n draws of v <= 0)``, by Newton."""
     lam = 0.0
     f, mean, var = _log_mgf(p, v, lam)
     for _ in range(_N_NEWTON):
@@ -384,9 +363,7 @@ def _tp_errors(x):
 
 @njit(cache=True, nogil=True)
 def _tilt(p, n, x, v1, v2):
-    """``(log Q, c, lam1, lam2, log weight of the first event)``: the tightest Chernoff bound Q,
-    over split points c, of ``P(dF1* <= 0)`` for ``dF1 > 0`` (``log Q = 0`` if none applies).
-    """
+    """``(log Q, c, lam1, lam2, log w1)``: the tightest Chernoff bound Q of ``P(dF1* <= 0)``."""
     tp_a, tp_b, e_a, e_b = _tp_errors(x)
     best = (0.0, 1.0, 0.0, 0.0, 0.0)
     if tp_b == 0 or e_a == 0:
@@ -405,9 +382,7 @@ def _tilt(p, n, x, v1, v2):
 
 @njit(cache=True, nogil=True)
 def _tilted(p, v, lam, out):
-    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out` (empty cells stay
-    empty, exponents shifted by their maximum).
-    """
+    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`."""
     top = _top(p, v, lam)
     total = 0.0
     for j in range(p.shape[0]):
@@ -425,9 +400,7 @@ def _df1_sign(x):
 
 @njit(cache=True, nogil=True)
 def _discordant_links(rng, n, p):
-    """A replicate's first chain links, the four cells where A and B disagree:
-    ``(a, b, f2, f1, left, mass)``.
-    """
+    """A replicate's first links, its four discordant cells: ``(a, b, f2, f1, left, mass)``."""
     a = chain_link(rng, n, 1.0, p[M_POS_A])
     left, mass = n - a, 1.0 - p[M_POS_A]
     b = chain_link(rng, left, mass, p[M_POS_B])
@@ -441,9 +414,7 @@ def _discordant_links(rng, n, p):
 
 @njit(cache=True, nogil=True)
 def _replicate_sign(rng, n, p):
-    """Sign of dF1* of one replicate, drawing the big cells only when the discordant ones leave it
-    open.
-    """
+    """Sign of dF1* of one replicate, drawing the big cells only when they matter."""
     a, b, f2, f1, left, mass = _discordant_links(rng, n, p)
     c0 = a * (a + f2) - b * (b + f1)
     slope_w, slope_t = a - b, a + f2 - b - f1
@@ -458,9 +429,7 @@ def _replicate_sign(rng, n, p):
 
 @njit(cache=True, nogil=True)
 def _kept(rng, x, v1, v2, lam1, lam2):
-    """Whether a candidate with dF1* <= 0 counts: with probability
-    ``1 / (e^(-lam1 L1) + e^(-lam2 L2))`` (:func:`_rare_side`).
-    """
+    """Whether a candidate with dF1* <= 0 counts (with the probability of :func:`_rare_side`)."""
     l1 = l2 = 0.0
     for j in range(x.shape[0]):
         l1 += v1[j] * x[j]
@@ -470,9 +439,7 @@ def _kept(rng, x, v1, v2, lam1, lam2):
 
 @njit(cache=True, nogil=True)
 def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
-    """Replicates with dF1* <= 0, and with dF1* = 0, of a set with dF1 > 0, by exact rejection
-    sampling under the Chernoff bound of :func:`_tilt`.
-    """
+    """Replicates with dF1* <= 0 and = 0 of a set with dF1 > 0, by exact rejection sampling."""
     log_q, c, lam1, lam2, log_w1 = tilt
     _split_values(c, v1, v2)
     _tilted(p, v1, lam1, g1)
@@ -493,8 +460,7 @@ def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
 
 @njit(cache=True, nogil=True)
 def _merge_cells(c, x, p):
-    """Fill a set's merged counts `x` and cell shares `p` from its 8-cell counts `c`; returns
-    its size."""
+    """Fill a set's merged counts `x` and cell shares `p` from its 8 cells `c`; returns its size."""
     n = c.sum()
     x[M_NEITHER] = c[NEG_NEITHER] + c[POS_NEITHER]
     x[M_NEG_B], x[M_NEG_A], x[M_NEG_BOTH] = c[NEG_B], c[NEG_A], c[NEG_BOTH]
@@ -506,9 +472,7 @@ def _merge_cells(c, x, p):
 
 @njit(cache=True, nogil=True)
 def _orient(sign, p, x, oriented):
-    """Fill `oriented` (and reorder `x`) so that the rare side is dF1* <= 0: A and B swapped when
-    dF1 < 0.
-    """
+    """Fill `oriented` (and reorder `x`) so that the rare side is dF1* <= 0."""
     if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
         for j in range(N_MERGED):
             oriented[j] = p[_SWAP[j]]
@@ -519,9 +483,7 @@ def _orient(sign, p, x, oriented):
 
 @njit(cache=True, nogil=True)
 def _plain_sides(rng, n, p, n_boot, stop):
-    """Counts of replicates with dF1* <= 0 and >= 0, drawn one by one, stopping once both reach
-    `stop`.
-    """
+    """Counts of replicates with dF1* <= 0 and >= 0, drawn one by one until both reach `stop`."""
     le = 0
     ge = 0
     for _ in range(n_boot):
@@ -535,9 +497,7 @@ def _plain_sides(rng, n, p, n_boot, stop):
 
 @njit(cache=True, nogil=True)
 def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
-    """Fill `below` and `above` with each replication's bootstrap replicates of dF1* <= 0 and
-    >= 0 (merged cells; rare sides drawn exactly by tilting when below `tilt_max`).
-    """
+    """Fill `below` and `above` with each set's bootstrap replicates of dF1* <= 0 and >= 0."""
     p = np.empty(N_MERGED)
     oriented = np.empty(N_MERGED)
     x = np.empty(N_MERGED, np.int64)
@@ -565,8 +525,7 @@ _F1_CELLS = np.array([M_NEG_B, M_NEG_A, M_POS_B, M_POS_A, M_POS_BOTH, M_NEITHER]
 
 @njit(cache=True, nogil=True)
 def _f1_replicate(rng, n, p, x):
-    """dF1* of one replicate: its F1-relevant merged counts drawn into `x`, true negatives
-    (M_NEG_BOTH) left undrawn."""
+    """dF1* of one replicate, its F1-relevant merged counts drawn into `x`."""
     left, mass = n, 1.0
     for j in _F1_CELLS:
         x[j] = chain_link(rng, left, mass, p[j])
@@ -581,9 +540,7 @@ def _f1_replicate(rng, n, p, x):
 
 @njit(cache=True, nogil=True)
 def bootstrap_df1_centred_counts(rng, counts, n_boot, outside):
-    """Fill `outside` with each set's replicates whose dF1* lies at least ``|m|`` from their mean
-    m (an F1 with denominator 0 counts as 0).
-    """
+    """Fill `outside` with each set's replicates at least ``|m|`` from their mean m."""
     p = np.empty(N_MERGED)
     x = np.zeros(N_MERGED, np.int64)
     values = np.empty(n_boot)
@@ -622,9 +579,7 @@ def _walsh_share(w, tail, gt, ge):
 
 @njit(cache=True, nogil=True)
 def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
-    """baycomp's Bayesian signed-rank test per row of `z` (B - A): ``out[i]``, the share of
-    Dirichlet draws in which z < -rope has the largest mass (ties left, then to the rope).
-    """
+    """baycomp's Bayesian signed-rank test per row of `z` (B - A): P(A better) into `out`."""
     m = z.shape[1] + 1
     raw = np.empty(m)
     alpha = np.ones(m)
@@ -676,9 +631,7 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
 
 @njit(cache=True, nogil=True)
 def multinomial_ratios(rng, values, weights, counts, out):
-    """``out[i, r]``: ``sum c*_j values[i, j] / sum c*_j weights[i, j]`` for multinomial resamples
-    c* of row i's `counts`, drawn by sequential binomials as numpy draws them.
-    """
+    """``out[i, r]``: ``sum c* values[i] / sum c* weights[i]`` for multinomial resamples c*."""
     for i in range(counts.shape[0]):
         units = counts[i].sum()
         last = counts.shape[1] - 1
@@ -703,9 +656,7 @@ def multinomial_ratios(rng, values, weights, counts, out):
 
 @njit(cache=True, nogil=True)
 def _violation_ratio(sa, sb, t, dt):
-    """deepsig's violation ratio of sorted `sa`, `sb` on the grid `t` (its Eq. 4-5); 0.5 when all
-    quantile gaps are 0.
-    """
+    """deepsig's violation ratio of sorted `sa`, `sb` on the grid `t` (its Eq. 4-5)."""
     n_a, n_b = sa.shape[0], sb.shape[0]
     total = 0.0
     violated = 0.0
@@ -721,9 +672,7 @@ def _violation_ratio(sa, sb, t, dt):
 
 @njit(cache=True, nogil=True)
 def aso_violation_ratios(sa, sb, uniforms, t, dt, out):
-    """``out[0]``: the violation ratio of sorted `sa` and `sb`; ``out[1 + k]``: that of the k-th
-    bootstrap sample drawn at ``uniforms[k]`` (deepsig's bootstrap).
-    """
+    """Violation ratios of sorted `sa`, `sb` (``out[0]``) and of their bootstrap samples."""
     n_a, n_b = sa.shape[0], sb.shape[0]
     out[0] = _violation_ratio(sa, sb, t, dt)
     xa = np.empty(n_a)

@@ -1,17 +1,8 @@
 """Criteria of Bouthillier et al. (2021) for "A beats B" over k paired runs, vectorized.
 
-``single-point`` (one run each) and ``average-delta`` decide A better when the difference
-exceeds ``delta`` sigma; ``prob-outperform`` when the percentile-bootstrap interval of P(A>B)
-clears 0.5 and gamma (the paper's three :data:`CONCLUSIONS`); ``t-oracle`` is the one-sided
-Welch t-test. All four test "A better" (``alternative='greater'``); the first three give
-decisions only. ``delta`` is in units of sigma, the sd of one run's score: known when given,
-else the pooled sd of the replication's runs; the paper's 1.9952 is :data:`DELTA_PAPER`, its
-video code's 1.903 :data:`DELTA_VIDEO`.
-
-The bootstrap needs no resampling: a resample's P(A>B)* has a known pmf given the wins and
-ties (:func:`bootstrap_pmf`), and the interval's ends, two order statistics of B draws (as
-``numpy.percentile(method='inverted_cdf')``), are its inverse cdf at two Beta variables.
-"""
+The bootstrap of ``prob-outperform`` needs no resampling: a resample's P(A>B)* has a known
+pmf (:func:`bootstrap_pmf`), and the interval's ends, two order statistics of B draws, are
+its inverse cdf at two Beta variables."""
 
 from __future__ import annotations
 
@@ -42,8 +33,7 @@ CONCLUSIONS = ("not significant", "not meaningful", "A better")
 @dataclass(frozen=True)
 class OutperformResult:
     """The P(A>B) test on samples of `k` pairs: ``p_a_beats_b = (wins + ties / 2) / k``, its
-    interval ``ci_low``, ``ci_high``, and the ``conclusion`` (index into :data:`CONCLUSIONS`).
-    """
+    interval ``ci_low``, ``ci_high``, and the ``conclusion`` (index into :data:`CONCLUSIONS`)."""
 
     k: int
     p_a_beats_b: np.ndarray
@@ -53,8 +43,7 @@ class OutperformResult:
 
 
 def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
-    """``(gamma, alpha, n_resamples)`` of the P(A>B) test, checked (a ValueError naming the
-    rule)."""
+    """``(gamma, alpha, n_resamples)`` of the P(A>B) test, checked."""
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1)
@@ -63,17 +52,13 @@ def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
 
 @lru_cache(maxsize=256)
 def percentile_ranks(n_resamples: int, alpha: float) -> tuple[int, int]:
-    """1-based ranks ``(r1, r2)`` of the interval's ends among `n_resamples` sorted replicates,
-    as ``numpy.percentile(method='inverted_cdf')`` picks them.
-    """
+    """1-based ranks ``(r1, r2)`` of the interval's ends, as numpy's 'inverted_cdf' picks them."""
     return tuple(min(n_resamples, max(1, math.ceil(n_resamples * q)))
                  for q in (alpha / 2, 1 - alpha / 2))
 
 
 def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
-    """``(n, 2k + 1)`` pmf of ``2 W* + T*`` (P(A>B)* times 2k) of one resample of `k` pairs, per
-    sample of `wins` and `ties`.
-    """
+    """``(n, 2k + 1)`` pmf of ``2 W* + T*`` of one resample of `k` pairs, per sample."""
     wins = np.asarray(wins, dtype=np.int64)
     ties = np.asarray(ties, dtype=np.int64)
     grid = np.arange(k + 1)
@@ -92,9 +77,7 @@ def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
 
 def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES,
                     rng: np.random.Generator) -> OutperformResult:
-    """The P(A>B) test with a percentile-bootstrap interval on many samples of `k` pairs at once
-    (an :class:`OutperformResult`); `rng` draws the interval's two order statistics.
-    """
+    """The P(A>B) test on many samples of `k` pairs at once: an :class:`OutperformResult`."""
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     k = check_int("k", k, low=1)
     wins, ties = _counts("wins", wins, k), _counts("ties", ties, k)
@@ -145,9 +128,7 @@ def _counts(name: str, values, k: int) -> np.ndarray:
 
 
 def _resample_cdf(w: int, t: int, k: int, halves: bool):
-    """The cdf of a resample's ``2 W* + T*`` (`halves`) or ``W*`` as a function of the grid index,
-    summed over the binomial ``M = W* + T*`` without tabulating it.
-    """
+    """The cdf of a resample's ``2 W* + T*`` (`halves`) or ``W*``, as a function of the grid."""
     if not halves:
         return lambda s: scipy.special.bdtr(s, k, w / k)
     q, r = (w + t) / k, (w / (w + t) if w + t else 0.0)
@@ -188,9 +169,7 @@ def _binomial_cdf(k: int) -> np.ndarray:
 
 def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
                              n_resamples=N_RESAMPLES) -> np.ndarray:
-    """``(k + 1, 3)``: exact probability of each of the :data:`CONCLUSIONS` given w wins of `k`
-    pairs (no ties), from the multinomial counts of resamples at or below 0.5 and up to gamma.
-    """
+    """``(k + 1, 3)``: exact probability of each of the :data:`CONCLUSIONS` given w wins of `k`."""
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     p1, p2 = _resample_shares(k, gamma)
@@ -203,9 +182,7 @@ def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
 
 def b_better_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
                            n_resamples=N_RESAMPLES) -> np.ndarray:
-    """``(k + 1,)``: exact probability given w wins of `k` (no ties) that the interval lies below
-    0.5 and reaches below ``1 - gamma`` ("B better"), by mirroring the pairs.
-    """
+    """``(k + 1,)``: exact probability of "B better" given w wins of `k`, mirroring the pairs."""
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     p1, p2 = _resample_shares(k, gamma)
@@ -224,9 +201,7 @@ def _resample_shares(k: int, gamma: float):
 
 
 def _below_ranks(p1, p2, r1: int, r2: int, n_resamples: int) -> np.ndarray:
-    """P(N1 < r1 and N1 + N2 < r2) for (N1, N2) multinomial over `n_resamples` draws with
-    probabilities (p1, p2).
-    """
+    """P(N1 < r1 and N1 + N2 < r2), (N1, N2) multinomial over `n_resamples` draws."""
     with np.errstate(divide="ignore", invalid="ignore"):
         p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))[:, None]
     certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
@@ -271,9 +246,7 @@ def _average_delta(batch: Batch, *, delta, sigma) -> CriterionResult:
 
 
 def _beyond(diff, batch: Batch, delta, sigma) -> CriterionResult:
-    """A better where ``diff > delta sigma``; sigma known, or the pooled sd of the replication's
-    runs (a replication whose runs are all equal fails).
-    """
+    """A better where ``diff > delta sigma``, sigma known or pooled (all runs equal: failed)."""
     if sigma is None:
         _, var_a, _, var_b = batch.moments()
         with np.errstate(invalid="ignore"):
@@ -319,8 +292,7 @@ def _decided(statistic, reject) -> CriterionResult:
 
 
 def single_point(delta=DELTA_PAPER, sigma=None):
-    """The test of the ``single-point`` family: A better when its first run beats B's first by
-    more than `delta` sigma.
+    """The ``single-point`` family: A better when its first run beats B's by over `delta` sigma.
 
     Parameters
     ----------
@@ -344,8 +316,7 @@ def single_point(delta=DELTA_PAPER, sigma=None):
 
 
 def average_delta(delta=DELTA_PAPER, sigma=None):
-    """The test of the ``average-delta`` family: A better when its mean beats B's by more
-    than `delta` sigma.
+    """The ``average-delta`` family: A better when its mean beats B's by more than `delta` sigma.
 
     Parameters
     ----------
@@ -374,8 +345,8 @@ def _threshold(delta, sigma) -> dict:
 
 
 def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES):
-    """The test of the ``prob-outperform`` family: A better when the percentile bootstrap
-    interval of P(A>B) clears 0.5 and `gamma`.
+    """The ``prob-outperform`` family: A better when the percentile bootstrap interval of P(A>B)
+    clears 0.5 and `gamma`.
 
     Parameters
     ----------

@@ -1,10 +1,6 @@
-"""Peer tools as criteria, unchanged: ``module:function`` is imported and called as is.
-
-Its answer is read as any user criterion's (:class:`~evalmc.criteria.base.UserCriterion`: a
-decision, a p-value, a result with a ``pvalue``, a ``(statistic, pvalue)`` pair). A peer whose
-answer is none of these, or whose defaults do not suit a study, has an :class:`Adapter` here,
-keyed by its exact ``module:function`` name.
-"""
+"""Peer tools as criteria, unchanged: ``module:function`` is imported and called as is, its
+answer read as any user criterion's; a peer whose answer or defaults do not suit has an
+:class:`Adapter`, keyed by its exact ``module:function`` name."""
 
 from __future__ import annotations
 
@@ -23,8 +19,7 @@ BAYES_THRESHOLD = 0.95
 @dataclass(frozen=True)
 class Adapter:
     """How a peer is called on one replication and its answer read: `read` maps its return value
-    to a p-value or a decision, `seed_kwarg` takes a seed drawn from the replication's stream.
-    """
+    to a p-value or a decision, `seed_kwarg` takes a seed drawn from the replication's stream."""
 
     read: Callable
     kwargs: dict = field(default_factory=dict)
@@ -33,9 +28,7 @@ class Adapter:
     note: str = ""
 
     def wrap(self, func: Callable) -> Callable:
-        """``criterion(a, b, rng)`` calling `func` with these arguments, read by `read` and
-        documented by `note` (or `func`'s docstring).
-        """
+        """``criterion(a, b, rng)``: `func` called with these arguments, its answer `read`."""
         read, kwargs, seed_kwarg = self.read, dict(self.kwargs), self.seed_kwarg
 
         def criterion(a, b, rng):
@@ -69,9 +62,7 @@ ADAPTERS: dict[str, Adapter] = {
 
 
 def import_criterion(spec: str) -> UserCriterion:
-    """The criterion ``module:function`` (e.g. ``scipy.stats:wilcoxon``), through its
-    :data:`ADAPTERS` entry if it has one; vectorized when the function takes ``axis``.
-    """
+    """The criterion ``module:function``, through its :data:`ADAPTERS` entry if it has one."""
     module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)

@@ -1,11 +1,8 @@
 """Several models over several data sets (Demsar 2006), vectorized over replications.
 
-Each replication is a table of k models' scores on d data sets (``TableBatch.table``); models
-are ranked within each data set, 1 the best, ties sharing their mean rank. ``friedman`` and the
-family tests of ``nemenyi`` and ``wilcoxon-holm`` say "some model differs"; ``(i, j)`` members
-test one pair. Under the global null (``spread = 0``) a family's rejection rate is its
-family-wise error.
-"""
+Each replication is a table of k models' scores on d data sets (``TableBatch.table``), ranked
+within each data set (1 the best); under the global null a family's rate is its family-wise
+error."""
 
 from __future__ import annotations
 
@@ -77,9 +74,7 @@ def _check_pair(k: int, pair, name: str) -> None:
 
 
 def nemenyi(batch: TableBatch, pair=None) -> CriterionResult:
-    """Nemenyi's test on mean ranks, ``P(Q >= sqrt(2) |R_i - R_j| / sqrt(k (k + 1) / (6 d)))`` (Q
-    the studentized range, k groups, infinite df), of `pair` or of the largest gap.
-    """
+    """Nemenyi's test on mean ranks (studentized range, infinite df), of `pair` or the family."""
     from scipy.stats import studentized_range
 
     table = _table(batch)
@@ -116,9 +111,7 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
 
 
 def wilcoxon_holm(batch: TableBatch, pair=None) -> CriterionResult:
-    """Holm-adjusted Wilcoxon signed-rank p-value of `pair`, or the smallest of all pairs' (the
-    family's).
-    """
+    """Holm-adjusted Wilcoxon p-value of `pair`, or the smallest of all pairs' (the family's)."""
     table = _table(batch)
     _check_pair(table.shape[2], pair, "wilcoxon-holm")
     adjusted = wilcoxon_holm_pairs(table)
@@ -133,16 +126,12 @@ PAIR_CHUNK = 2**21
 
 
 def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
-    """Holm-adjusted Wilcoxon p-value of every pair, in the order of
-    ``itertools.combinations(range(k), 2)``.
-    """
+    """Holm-adjusted Wilcoxon p-value of every pair, ordered as ``combinations(range(k), 2)``."""
     return holm(wilcoxon_pairs(table))
 
 
 def wilcoxon_pairs(table: np.ndarray) -> np.ndarray:
-    """Unadjusted Wilcoxon p-value of every pair (in the order of ``combinations(range(k), 2)``),
-    run as replications of one test in chunks of :data:`PAIR_CHUNK` differences.
-    """
+    """Unadjusted Wilcoxon p-value of every pair, ordered as ``combinations(range(k), 2)``."""
     n_reps, d, k = table.shape
     first, second = np.triu_indices(k, 1)
     step = max(1, PAIR_CHUNK // (n_reps * d))

@@ -1,9 +1,6 @@
-"""Wilcoxon's signed-rank test vectorized over replications, as scipy.stats.wilcoxon per row.
-
-Demsar (2006) recommends it for two classifiers over many data sets. With scipy's defaults,
-row by row: the exact null of R+ up to 50 pairs without ties or zeros, all 2^n sign flips up
-to 13 pairs otherwise, else the normal approximation with scipy's tie and zero adjustments.
-"""
+"""Wilcoxon's signed-rank test vectorized over replications, as scipy.stats.wilcoxon per row
+(Demsar 2006): the exact null of R+ up to 50 pairs without ties or zeros, all 2^n sign flips
+up to 13 pairs, else the normal approximation with scipy's tie and zero adjustments."""
 
 from __future__ import annotations
 
@@ -22,9 +19,7 @@ ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
 @lru_cache(maxsize=64)
 def signed_rank_null(n: int) -> np.ndarray:
-    """``pmf[k] = P(R+ = k)`` for n pairs without ties or zeros, by subset-sum counting (cached:
-    do not modify).
-    """
+    """``P(R+ = k)`` for n pairs without ties or zeros (cached: do not modify)."""
     counts = np.zeros(n * (n + 1) // 2 + 1)
     counts[0] = 1.0
     for rank in range(1, n + 1):
@@ -45,8 +40,7 @@ def wilcoxon(batch: Batch, zero_method: str = "wilcox") -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values and R+, the sum of the ranks of the positive differences;
-        shape (n_reps,).
+        Two-sided p-values and R+, the sum of the ranks of the positive differences.
 
     Examples
     --------

@@ -1,7 +1,6 @@
 """t-tests vectorized over replications: paired, Student's (pooled) and Welch's.
 
-They read only the batch's sample moments, so on Gaussian scenarios no score is ever drawn.
-"""
+They read only the batch's sample moments, so on Gaussian scenarios no score is ever drawn."""
 
 from __future__ import annotations
 
@@ -13,10 +12,8 @@ from evalmc.sims.base import Batch
 
 
 def paired_t(batch: Batch) -> CriterionResult:
-    """Paired t-test on ``a - b`` (as scipy.stats.ttest_rel); null t(n - 1).
-
-    ``t = mean(d) / sqrt(var(d) / n)`` of the n differences ``d = a - b`` of each replication,
-    read from the batch's :meth:`~evalmc.sims.base.Batch.diff_moments`.
+    """Paired t-test on ``a - b`` (as scipy.stats.ttest_rel): ``t = mean(d) / sqrt(var(d) / n)``
+    from the batch's :meth:`~evalmc.sims.base.Batch.diff_moments`; null t(n - 1).
 
     Parameters
     ----------
@@ -26,8 +23,7 @@ def paired_t(batch: Batch) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        The t statistics with their null ``('t', (n - 1,))``, and the estimate ``mean(a - b)``;
-        shape (n_reps,).
+        The t statistics with their null ``('t', (n - 1,))``, and the estimate ``mean(a - b)``.
 
     Examples
     --------
@@ -56,8 +52,7 @@ def student_t(batch: Batch) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        The t statistics with their null ``('t', (n_a + n_b - 2,))``, and the estimate
-        ``mean(a) - mean(b)``; shape (n_reps,).
+        The t statistics with their null, and the estimate ``mean(a) - mean(b)``.
 
     Examples
     --------
@@ -78,9 +73,7 @@ def student_t(batch: Batch) -> CriterionResult:
 
 
 def welch_statistic(batch: Batch):
-    """Welch's t statistic of ``mean(a) - mean(b)`` and Satterthwaite's df per replication (NaN
-    for constant scores).
-    """
+    """Welch's t of ``mean(a) - mean(b)`` and Satterthwaite's df, per replication."""
     n_a, n_b = batch.sizes
     mean_a, var_a, mean_b, var_b = batch.moments()
     va, vb = var_a / n_a, var_b / n_b
@@ -101,8 +94,7 @@ def welch_t(batch: Batch) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values, the t statistics (:func:`welch_statistic`) and the estimate
-        ``mean(a) - mean(b)``; shape (n_reps,).
+        Two-sided p-values, the t statistics and the estimate ``mean(a) - mean(b)``.
 
     Examples
     --------
