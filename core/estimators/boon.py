@@ -1,10 +1,6 @@
-"""Expected best-out-of-n, Boo_n (Bajgar, Kadlec and Kleindienst, 2018).
-
-Boo_n is the expected test score of the best-validation model among n. Of a distribution
-(Eqs 2, 4, 5, 6) it is computed by quadrature in quantile form; from m runs, by the
-non-parametric estimator (Eq 7, with the paper's tie rule) or the Gaussian parametric one,
-whose weights ``(j/m)^n - ((j-k)/m)^n`` are computed so as neither to overflow nor cancel.
-"""
+"""Expected best-out-of-n, Boo_n (Bajgar, Kadlec and Kleindienst, 2018): the expected test
+score of the best-validation model among n, of a distribution (Eqs 2, 4, 5, 6, by quadrature)
+or estimated from m runs (Eq 7, non-parametric, or Gaussian), without overflow or cancellation."""
 
 from __future__ import annotations
 
@@ -85,9 +81,7 @@ def boo_n_normal(n: int) -> float:
 
 
 def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
-    """Boo_n of a discrete distribution (Eq 4): ``sum_k v_k (F(v_k)^n - F(v_k-)^n)`` over the
-    merged support of `values` (equal `probs` by default), sorted from worst to best.
-    """
+    """Boo_n of a discrete distribution (Eq 4), `probs` equal by default."""
     n = check_int("n", n, low=1)
     check_choice("best", best, BEST)
     values = _finite_1d("values", values)
@@ -104,9 +98,7 @@ def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
 
 def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *,
                            best: str = "max") -> float:
-    """Boo_n of a bivariate normal validation/test distribution (Eq 6): ``mu_test + rho sd_test
-    Boo_n(N(0, 1))`` (minus for ``best='min'``).
-    """
+    """Boo_n of a bivariate normal validation/test distribution (Eq 6)."""
     check_float("sd_test", sd_test, low=0)
     check_float("rho", rho, low=-1, high=1)
     sign = 1.0 if check_choice("best", best, BEST) == "max" else -1.0
@@ -114,9 +106,7 @@ def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *
 
 
 def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
-    """Weight of each run in the non-parametric estimator (Eq 7), in the order of `val`: ranks j
-    get ``(j/m)^n - ((j-1)/m)^n``, a block of tied runs sharing its block's equally.
-    """
+    """Weight of each run in the non-parametric estimator (Eq 7), tied runs sharing theirs."""
     val = np.asarray(val, dtype=float)
     m = val.size
     sign = 1.0 if best == "max" else -1.0
@@ -141,17 +131,13 @@ def _rank_weight(upper, count, m, n):
 
 
 def boon_nonparametric(test, val=None, *, n: int, best: str = "max") -> float:
-    """Non-parametric Boo_n estimate from m runs (Eq 7): ``sum_j w_j test_j``, the best run chosen
-    by `val` (default: `test` itself).
-    """
+    """Non-parametric Boo_n estimate from m runs (Eq 7), the best chosen by `val` (or `test`)."""
     test, val, n = _check_runs(test, val, n, best)
     return float(np.dot(nonparametric_weights(val, n=n, best=best), test))
 
 
 def boon_parametric(test, val=None, *, n: int, best: str = "max") -> float:
-    """Gaussian parametric Boo_n estimate (Section 3.2): ``mean + rho sd Boo_n(N(0, 1))`` of the
-    test scores, rho their correlation with `val` (1 without it).
-    """
+    """Gaussian parametric Boo_n estimate (Section 3.2), ``mean + rho sd Boo_n(N(0, 1))``."""
     test, val, n = _check_runs(test, val, n, best)
     rho = 1.0 if val is test else float(np.corrcoef(val, test)[0, 1])
     sign = 1.0 if best == "max" else -1.0
@@ -218,8 +204,7 @@ class BoonInterval:
         return self.to_frame().to_html(index=False)
 
     def plot(self, ax=None):
-        """Histogram of the bootstrap replicates with the estimate and the interval, on `ax` or a
-        new Figure (returned, not saved).
+        """Histogram of the replicates with the estimate and the interval: a Figure (not saved).
 
         >>> import numpy as np
         >>> import evalmc
@@ -258,9 +243,8 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     estimator : {'nonparametric', 'parametric'}
         The Boo_n estimator bootstrapped.
     method : {'percentile', 'smoothed'}
-        ``'percentile'`` resamples the runs (each replicate drawn as counts over the runs
-        sorted once); ``'smoothed'`` adds Gaussian kernel noise (``scipy.stats.gaussian_kde``'s
-        covariance with `bandwidth`) to each resampled run, as in the paper's Fig 2.
+        ``'percentile'`` resamples the runs; ``'smoothed'`` adds Gaussian kernel noise (the
+        covariance of ``scipy.stats.gaussian_kde``) to each, as in the paper's Fig 2.
     confidence : float
         In (0, 1); the interval is the percentile interval of the replicates.
     n_resamples : int
@@ -270,8 +254,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     rng : numpy.random.Generator
         Draws the resamples.
     progress : bool, optional
-        Progress bar on stderr; default: when stderr is a terminal. False also silences the
-        estimate of a long bootstrap's time left.
+        Progress bar on stderr (default: if a terminal); False also silences the time left.
 
     Returns
     -------
@@ -336,9 +319,7 @@ LONG_RUN_SECONDS = 60.0
 
 
 def _chunks(n_resamples, m, estimator, progress):
-    """``(start, stop)`` of the replicates to compute next, :data:`_CHUNK` resampled runs at a
-    time, with a progress bar and an estimate of a long bootstrap's time left.
-    """
+    """``(start, stop)`` of the next replicates, with a progress bar and a long run's time left."""
     import sys
     import time
 
@@ -374,9 +355,7 @@ def _index_dtype(m):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _resample_kernel(picks, test, val, starts, powers, parametric, single, sign, c_n, out):
-    """Each replicate from the counts of its picked runs: Eq 7 over blocks of tied validation
-    scores, or the Gaussian estimate from count-weighted moments.
-    """
+    """Each replicate from the counts of its picked runs (Eq 7, or the Gaussian estimate)."""
     m = test.shape[0]
     counts = np.empty(m, np.int64)
     for r in range(out.shape[0]):
@@ -500,8 +479,6 @@ def _finite_1d(name, values):
 
 
 def expected_best(spec, n: int, *, best: str = "max") -> float:
-    """Expected test score of the best-validation run among n from a :class:`PoolSpec` (Eq 5):
-    Boo_n of its validation distribution with its ``E[test | val]``.
-    """
+    """Expected test score of the best-validation run among n of a :class:`PoolSpec` (Eq 5)."""
     return boo_n(spec.distribution(), n, best=best, conditional_mean=spec.test_given_val,
                  tol=1e-9)

@@ -1,17 +1,7 @@
 """Intervals of the comparison of two models' accuracies from 0/1 item scores, as Bowyer,
-Aitchison and Ivanova (2025) compare them: on different questions (independent samples,
-``k_A`` of ``n_A`` and ``k_B`` of ``n_B`` correct) or on the same ones (``bayes-paired``; the
-paired CLT interval is ``paired-z-interval`` of :mod:`evalmc.estimators.items`).
-
-Posterior quantiles are computed, not sampled: of independent Beta posteriors by quadrature,
-``P(D <= d) = int_0^1 F_A(F_B^{-1}(u) + d) du`` solved for ``d``. The paired model is the
-authors': per question a latent bivariate normal with means ``(Phi^-1(theta_A),
-Phi^-1(theta_B))``, unit variances and correlation ``rho``, the answers the latents' signs;
-priors Beta(1, 1) on the rates and ``(rho + 1) / 2 ~ Beta(4, 2)``. Where the authors sample
-its posterior by importance sampling, here it is integrated on a fixed grid (:data:`GRID`
-cells per rate, :data:`RHO_NODES` of rho, rates restricted to where their likelihood is
-within ``exp(-20)`` of its maximum), which makes the interval deterministic.
-"""
+Aitchison and Ivanova (2025) compare them. Posterior quantiles are computed, not sampled: by
+quadrature for independent Beta posteriors, on a fixed grid (:data:`GRID`, :data:`RHO_NODES`)
+in the authors' paired latent-normal model, so the intervals are deterministic."""
 
 from __future__ import annotations
 
@@ -96,9 +86,7 @@ def _beta_logpdf(x, a, b):
 
 
 def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
-    """Quantiles at `probs` of ``X - Y`` (or ``logit X - logit Y``) for independent Beta
-    variables, by Gauss-Legendre quadrature and Newton steps kept inside a bisection bracket.
-    """
+    """Quantiles of ``X - Y`` (or ``logit X - logit Y``) of independent Beta X, Y, by quadrature."""
     from scipy.special import betainc, betaincinv, expit, logit
 
     a1, b1, a2, b2 = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a1, b1, a2, b2)))
@@ -170,9 +158,7 @@ def _digamma_diff(a, b):
 
 
 def _by_table(keys: np.ndarray, cache: dict, compute) -> list:
-    """Each row of `keys` looked up in `cache`, the missing ones computed together by
-    ``compute(rows)`` (one value per row) and stored.
-    """
+    """Each row of `keys` from `cache`, the missing ones computed together by ``compute(rows)``."""
     rows, inverse = np.unique(keys, axis=0, return_inverse=True)
     missing = [i for i, r in enumerate(rows) if tuple(r) not in cache]
     if missing:
@@ -240,9 +226,8 @@ def bayes_diff(level: float = 0.95) -> Estimator:
 
 
 def bayes_odds_ratio(level: float = 0.95) -> Estimator:
-    """The ``bayes-odds-ratio`` family: the equal-tailed posterior interval of the odds ratio
-    ``theta_A (1 - theta_B) / ((1 - theta_A) theta_B)``, posteriors as ``bayes-diff``'s; the
-    estimate is the posterior median.
+    """The ``bayes-odds-ratio`` family: the equal-tailed posterior interval of the odds ratio,
+    posteriors as ``bayes-diff``'s; the estimate is the posterior median.
 
     Parameters
     ----------
@@ -276,9 +261,8 @@ _FISHER_CACHE: dict = {}
 
 
 def fisher_odds_ratio(level: float = 0.95) -> Estimator:
-    """The ``fisher-odds-ratio`` family: the interval of the odds ratio of A's accuracy to B's
-    inverting Fisher's exact test, around the conditional maximum likelihood estimate (scipy's
-    ``odds_ratio(kind='conditional')``); ``(0, inf)`` with a NaN estimate when a margin is 0.
+    """The ``fisher-odds-ratio`` family: the odds ratio's interval inverting Fisher's exact test,
+    as scipy's ``odds_ratio(kind='conditional')`` (NaN estimate when a margin is 0).
 
     Parameters
     ----------
@@ -317,9 +301,7 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
 
 
 def paired_cells(theta_a, theta_b, rho):
-    """The cell probabilities (both right, only A, only B, both wrong) of two paired answers in
-    the latent bivariate normal model.
-    """
+    """Cell probabilities (both right, only A, only B, both wrong) in the latent normal model."""
     from scipy.special import ndtri
 
     theta_a, theta_b = np.asarray(theta_a, dtype=float), np.asarray(theta_b, dtype=float)
@@ -330,9 +312,7 @@ def paired_cells(theta_a, theta_b, rho):
 
 @functools.lru_cache(maxsize=1)
 def _paired_grid():
-    """Log cell probabilities ``(GRID, GRID, RHO_NODES, 4)`` on the grid, the rates and the
-    log prior weights of the rho nodes.
-    """
+    """Log cell probabilities on the grid, its rates and the log prior weights of rho."""
     from scipy.stats import beta
 
     theta = (np.arange(GRID) + 0.5) / GRID
@@ -344,9 +324,7 @@ def _paired_grid():
 
 
 def _window(k, n, theta):
-    """Grid indices ``[start, stop)`` of the rates whose binomial log-likelihood of ``k`` of ``n``
-    is within :data:`_MARGIN_LOGLIK` of the largest.
-    """
+    """Grid index range of the rates within :data:`_MARGIN_LOGLIK` of the top log-likelihood."""
     from scipy.special import xlog1py, xlogy
 
     ll = xlogy(k, theta) + xlog1py(n - k, -theta)
@@ -355,9 +333,7 @@ def _window(k, n, theta):
 
 
 def paired_posterior(counts) -> tuple[np.ndarray, np.ndarray, float]:
-    """``(knots, cdf, mean)``: the posterior of ``theta_A - theta_B`` in the paired model given the
-    table `counts` (both right, only A, only B, both wrong), its cdf piecewise linear.
-    """
+    """``(knots, cdf, mean)``: the posterior of ``theta_A - theta_B`` given the paired `counts`."""
     log_cells, theta, log_prior = _paired_grid()
     s, t, u, v = (int(c) for c in counts)
     n = s + t + u + v
@@ -382,9 +358,8 @@ _PAIRED_CACHE: dict = {}
 
 
 def bayes_paired(level: float = 0.95) -> Estimator:
-    """The ``bayes-paired`` family: the equal-tailed posterior interval of ``theta_A -
-    theta_B`` on the same items in the authors' paired latent normal model (module
-    docstring); the estimate is the posterior mean.
+    """The ``bayes-paired`` family: the equal-tailed posterior interval of ``theta_A - theta_B``
+    on the same items, the authors' paired latent normal model; the estimate its mean.
 
     Parameters
     ----------
@@ -424,9 +399,7 @@ def bayes_paired(level: float = 0.95) -> Estimator:
 
 def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "effect",
                          tail: float = 1e-12):
-    """Exact coverage of a deterministic interval for two independent samples of `n` 0/1
-    answers, summed over the counts more likely than `tail` (each table's interval computed once).
-    """
+    """Exact coverage of a deterministic interval of two independent samples of `n` 0/1 answers."""
     from scipy.stats import binom
 
     from evalmc.estimators.intervals import get_estimator
@@ -457,9 +430,7 @@ def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "
 
 
 def _interval_grid(estimator, n, rows, cols, cells=2**22):
-    """Bounds of `estimator` at every table ``(k_A, k_B)`` in ``rows x cols``, a band of rows at a
-    time.
-    """
+    """Bounds of `estimator` at every table ``(k_A, k_B)`` in ``rows x cols``."""
     from evalmc.sims.base import Batch
 
     low, high = np.empty((rows.size, cols.size)), np.empty((rows.size, cols.size))

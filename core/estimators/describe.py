@@ -1,7 +1,6 @@
 """The descriptive report Giles and Lawrence (1997) recommend for a set of runs: median, IQR,
 minimum and maximum beside the mean and sd, the skewness, a multimodality measure, normality
-tests, and a flag when ``mean - sd`` lies below the best (smallest) result.
-"""
+tests, and a flag when ``mean - sd`` lies below the best (smallest) result."""
 
 from __future__ import annotations
 
@@ -25,18 +24,14 @@ KEYS = ("n", "mean", "sd", "median", "iqr", "min", "max", "skewness", "bimodalit
 
 
 def hinge_iqr(x) -> float:
-    """Interquartile range as the paper defines it, Tukey's hinges: the medians of the upper and
-    lower halves of the sorted sample (the median left out of both when n is odd).
-    """
+    """Interquartile range as the paper defines it: Tukey's hinges."""
     x = np.sort(np.asarray(x, dtype=float))
     half = x.size // 2
     return float(np.median(x[x.size - half:]) - np.median(x[:half]))
 
 
 def bimodality_coefficient(x) -> float:
-    """Sarle's bimodality coefficient ``(g^2 + 1) / (k + 3 (n-1)^2 / ((n-2)(n-3)))``: 1/3 for a
-    Gaussian, 5/9 for a uniform; above suggests a bimodal (or very skewed) sample.
-    """
+    """Sarle's bimodality coefficient: 1/3 for a Gaussian, 5/9 for a uniform, more if bimodal."""
     x = check_sample(x, low=4)
     n = x.size
     g = stats.skew(x, bias=False)
@@ -77,9 +72,7 @@ def _scaled_back(values: dict, power: int) -> dict:
 
 def describe_columns(data, columns=None, *, dropna: bool = True,
                      best: str = "min") -> pd.DataFrame:
-    """:func:`describe` of each column of `data` (default: the score columns), one row per column
-    with ``n_missing`` and a ``note`` (a column too short or constant, the tests' warnings).
-    """
+    """:func:`describe` of each column of `data`, with ``n_missing`` and a ``note``."""
     check_choice("best", best, ("min", "max"))
     samples = _samples(data)
     if columns is None:

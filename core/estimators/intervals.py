@@ -1,7 +1,6 @@
 """Estimators an estimator study runs: built-in intervals for A's mean and for the difference
 of A's and B's means, and a user's own; each maps a batch of replications to an
-:class:`EstimateResult`.
-"""
+:class:`EstimateResult`."""
 
 from __future__ import annotations
 
@@ -70,7 +69,8 @@ class EstimateResult:
         Examples
         --------
         >>> import numpy as np
-        >>> part = EstimateResult(np.array([1.0, np.nan, 2.0])).take(1, 3)
+        >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]))
+        >>> part = result.take(1, 3)
         >>> part.estimate.tolist(), part.errors
         ([nan, 2.0], {0: 'no estimate (degenerate sample)'})
         """
@@ -113,8 +113,7 @@ class Estimator:
     needs : str
         The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds`.
     estimand : str or None
-        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS` (a study
-        refuses another named target); None: not declared.
+        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`, or None.
     paired : bool
         Whether it reads ``a[i, j]`` with ``b[i, j]``: it refuses A and B of different sizes.
 
@@ -187,8 +186,7 @@ def mean_a(batch, rng):
 
 
 def t_interval(level: float = 0.95) -> Estimator:
-    """The ``t-interval`` family: Student's t interval for A's mean, ``mean +- t(n-1) s /
-    sqrt(n)``.
+    """The ``t-interval`` family: Student's t interval of A's mean, ``mean +- t s / sqrt(n)``.
 
     Parameters
     ----------
@@ -198,7 +196,6 @@ def t_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``t-interval(level=...)``.
 
     Examples
     --------
@@ -218,8 +215,7 @@ def t_interval(level: float = 0.95) -> Estimator:
 
 
 def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
-    """The ``percentile-bootstrap`` family: the percentile bootstrap interval of A's mean,
-    quantiles of `n_boot` resampled means (numpy's default, linear interpolation).
+    """The ``percentile-bootstrap`` family: the percentile bootstrap interval of A's mean.
 
     Parameters
     ----------
@@ -231,7 +227,6 @@ def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> 
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``percentile-bootstrap(n_boot=...)``.
 
     Examples
     --------
@@ -301,7 +296,6 @@ def welch_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``welch-interval(level=...)``.
 
     Examples
     --------
@@ -330,8 +324,7 @@ def welch_interval(level: float = 0.95) -> Estimator:
 
 
 def paired_t_interval(level: float = 0.95) -> Estimator:
-    """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)`` over paired
-    runs (scipy's ``ttest_rel(...).confidence_interval``).
+    """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)``, paired runs.
 
     Parameters
     ----------
@@ -341,7 +334,6 @@ def paired_t_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``paired-t-interval(level=...)``, paired.
 
     Examples
     --------
@@ -378,7 +370,6 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``bootstrap-diff(n_boot=...,level=...)``.
 
     Examples
     --------
@@ -417,9 +408,8 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
 class UserEstimator:
     """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
 
-    It returns an estimate (a number), an interval ``(low, high)``, or ``(estimate, low,
-    high)``; a replication whose call raises or returns anything else (a NaN, low above high)
-    is recorded as failed with its message.
+    It returns an estimate, ``(low, high)`` or ``(estimate, low, high)``; a replication whose
+    call raises or returns anything else (a NaN, low above high) fails with its message.
 
     Parameters
     ----------
@@ -430,8 +420,7 @@ class UserEstimator:
     level : float, optional
         Nominal coverage of its interval; None for a point estimator.
     estimand : str, optional
-        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; default:
-        `func`'s ``estimand`` attribute. Undeclared, it is trusted to estimate the target.
+        A key of :data:`~evalmc.estimators.registry.TARGETS`; default: `func`'s ``estimand``.
 
     Examples
     --------
@@ -517,9 +506,7 @@ class UserEstimator:
 
 
 def _parts(value) -> tuple[float, ...]:
-    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats, checked: no NaN,
-    low at most high.
-    """
+    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats, checked."""
     parts = (value,) if isinstance(value, numbers.Real) else (
         tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ())
     if len(parts) not in (1, 2, 3) or not all(isinstance(v, numbers.Real) for v in parts):

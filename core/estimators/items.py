@@ -2,8 +2,7 @@
 
 Items count by their mean over their samples (``batch.a``, ``batch.b``), so a proportion's
 counts are sums of item means, the usual counts for 0/1 scores; ``z`` is the normal quantile
-of ``(1 + level) / 2``.
-"""
+of ``(1 + level) / 2``."""
 
 from __future__ import annotations
 
@@ -46,7 +45,6 @@ def wilson(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`~evalmc.estimators.intervals.get_estimator` names it.
 
     Examples
     --------
@@ -71,9 +69,8 @@ def wilson(level: float = 0.95) -> Estimator:
 
 
 def newcombe_diff(level: float = 0.95) -> Estimator:
-    """The ``newcombe-diff`` family: Newcombe's (1998, method 10) hybrid score interval of ``p_A -
-    p_B`` from Wilson's intervals of each, A's and B's items independent (statsmodels'
-    ``confint_proportions_2indep(method='newcomb')``).
+    """The ``newcombe-diff`` family: Newcombe's (1998) hybrid score interval of ``p_A - p_B``,
+    independent items (statsmodels' ``confint_proportions_2indep(method='newcomb')``).
 
     Parameters
     ----------
@@ -109,9 +106,8 @@ def newcombe_diff(level: float = 0.95) -> Estimator:
 
 
 def newcombe_paired(level: float = 0.95) -> Estimator:
-    """The ``newcombe-paired`` family: Newcombe's (1998, Statistics in Medicine 17:2635-2650,
-    method 10) interval of ``p_A - p_B`` on the same items: the hybrid score interval corrected
-    by the pairs' phi coefficient, as Fagerland, Lydersen and Laake's ``contingencytables``.
+    """The ``newcombe-paired`` family: Newcombe's (1998, method 10) interval of ``p_A - p_B`` on
+    the same items, corrected by the pairs' phi (as ``contingencytables`` computes it).
 
     Parameters
     ----------

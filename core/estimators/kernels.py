@@ -5,9 +5,7 @@ from evalmc.compute.jit import njit
 
 @njit(cache=True, nogil=True)
 def bootstrap_means_into(rng, x, out):
-    """``out[i, r]``: the mean of a resample (with replacement) of row ``x[i]``, indices drawn one
-    at a time.
-    """
+    """``out[i, r]``: the mean of a resample (with replacement) of row ``x[i]``."""
     n = x.shape[1]
     for i in range(x.shape[0]):
         for r in range(out.shape[1]):

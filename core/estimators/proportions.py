@@ -1,11 +1,7 @@
 """Intervals for one model's accuracy from its 0/1 item scores (``batch.a``), as Bowyer,
 Aitchison and Ivanova (2025) compare them; ``wilson`` is in :mod:`evalmc.estimators.items`.
-
-With ``k`` correct of ``n`` items, ``p = k / n`` and ``z`` the normal quantile of ``(1 + level)
-/ 2``. The intervals that depend on the data through ``k`` only have their bounds for every
-``k = 0..n`` in :func:`bounds`, the table the exact coverage (:mod:`evalmc.stats.binomial`)
-sums over.
-"""
+With ``k`` correct of ``n``, ``p = k / n``; :func:`bounds` tabulates for every ``k`` the bounds
+of those depending on ``k`` only, which the exact coverage sums over."""
 
 from __future__ import annotations
 
@@ -25,9 +21,7 @@ ROWS = 16
 
 def bounds(method: str, n: int, level: float = 0.95, *, prior_a: float = 1.0,
            prior_b: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """``(lo, hi)``: an interval's bounds for each count ``k = 0..n`` of successes in ``n`` items;
-    ``'bootstrap'`` is the percentile bootstrap's limit, the Binomial(n, k / n) / n quantiles.
-    """
+    """``(lo, hi)``: an interval's bounds for each count ``k = 0..n`` of successes of ``n``."""
     check_choice("method", method, METHODS)
     n = check_int("n", n, low=1)
     level, _ = _level(level)
@@ -86,7 +80,6 @@ def wald(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`~evalmc.estimators.intervals.get_estimator` names it.
 
     Examples
     --------
@@ -195,9 +188,8 @@ def proportion_bootstrap(n_boot: int = PROPORTION_BOOT, level: float = 0.95) -> 
 
 
 def clustered_wald(level: float = 0.95) -> Estimator:
-    """The ``clustered-wald`` family: ``p +- z se`` of A's accuracy with the cluster-robust
-    (CR0) standard error of its questions' tasks, ``se^2 = sum_t (sum_{i in t} (y_i - p))^2 /
-    n^2``.
+    """The ``clustered-wald`` family: ``p +- z se`` of A's accuracy, se the cluster-robust (CR0)
+    standard error of its questions' tasks.
 
     Parameters
     ----------
@@ -230,9 +222,7 @@ def clustered_wald(level: float = 0.95) -> Estimator:
 
 
 def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
-    """``(counts, sizes)``: each task's (cluster's) successes of A per replication, and its
-    questions.
-    """
+    """``(counts, sizes)``: A's successes per task (cluster) and replication, and its questions."""
     from evalmc.criteria.items import _cluster_sums
 
     _counts(batch)  # 0/1 scores
@@ -241,9 +231,7 @@ def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
 
 
 def beta_binomial_loglik(counts, sizes, theta, d) -> np.ndarray:
-    """``(n_reps, n_draws)`` log-likelihood of the tasks' counts under ``theta_t ~ Beta(d theta,
-    d (1 - theta))``, ``k_t ~ Binomial(n_t, theta_t)``, for each draw of ``(theta, d)``.
-    """
+    """Beta-binomial log-likelihood of the tasks' counts for each draw of ``(theta, d)``."""
     a, b = d * theta, d * (1 - theta)
     pairs = np.unique(np.stack(np.broadcast_arrays(counts, sizes), axis=-1).reshape(-1, 2),
                       axis=0)
@@ -268,9 +256,7 @@ def beta_binomial_loglik(counts, sizes, theta, d) -> np.ndarray:
 
 
 def importance_interval(theta, loglik, uniforms, level) -> tuple[np.ndarray, np.ndarray]:
-    """``(low, high)``: percentiles of each replication's draws of ``theta`` resampled with
-    probabilities proportional to ``exp(loglik)`` (inverting their cdf at `uniforms`).
-    """
+    """``(low, high)``: percentiles of the draws of ``theta`` resampled by ``exp(loglik)``."""
     weights = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     cdf = np.cumsum(weights, axis=1)
     cdf /= cdf[:, -1:]
@@ -287,8 +273,7 @@ def clustered_bayes(level: float = 0.95, n_samples: int = IMPORTANCE_DRAWS, prio
                     prior_b: float = 1.0, d_shape: float = 1.0,
                     d_scale: float = 1.0) -> Estimator:
     """The ``clustered-bayes`` family: the authors' importance-weighted posterior interval of A's
-    mean rate, ``theta ~ Beta(prior_a, prior_b)``, ``d ~ Gamma(d_shape, d_scale)``, task rates
-    ``Beta(d theta, d (1 - theta))``: prior draws weighted by the tasks' likelihood, resampled.
+    mean rate ``theta``, the task rates ``Beta(d theta, d (1 - theta))``.
 
     Parameters
     ----------
