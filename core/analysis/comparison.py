@@ -1,12 +1,8 @@
 """``compare``: which of pipelines A and B is better on your own paired runs, if either?
 
-The P(A>B) test of Bouthillier et al. (2021) with its percentile-bootstrap interval, read in
-both directions ("A better", "B better", "not significant", "not meaningful"), beside the
-single-point, average and Welch t-test verdicts (each two-sided), Noether's number of runs,
-and, below that number, the exact rate at which the test calls equal pipelines different.
-Then the mean difference A - B with its t interval and the paired t, Wilcoxon and permutation
-tests; :func:`compare_unpaired` gives their counterparts for independent runs.
-"""
+The P(A>B) test of Bouthillier et al. (2021) read in both directions, beside the single-point,
+average and t-test verdicts, Noether's number of runs (and below it the exact rate at which
+equal pipelines pass for different), and the paired t, Wilcoxon and permutation tests."""
 
 from __future__ import annotations
 
@@ -53,19 +49,16 @@ class CompareResult:
     p_a_beats_b, ci_low, ci_high : float
         P(A>B) and its percentile-bootstrap interval.
     conclusion : str
-        'A better', 'B better', 'not significant', 'not meaningful (A ahead)' or
-        'not meaningful (B ahead)'.
+        'A better', 'B better', 'not significant' or 'not meaningful (A ahead)' ('(B ahead)').
     gamma, alpha : float
-    resamples : int
-    noether_n : int
-        Pairs Noether's formula asks for to detect P(A>B) = gamma.
+    resamples, noether_n : int
+        Bootstrap resamples, and the pairs Noether's formula asks for (P(A>B) = gamma).
     sigma, delta : float
         Sd of one run's score and the single-point/average threshold, in score units.
     criteria : dict of str to str
         Each criterion's verdict: 'A better', 'B better' or 'no difference shown'.
     null_a_better, null_b_better : float or None
-        Exact probability that the test says 'A better' ('B better') at this k when A and B are
-        equal; computed when k is below `noether_n`, else None.
+        Exact rate of 'A better' ('B better') at this k for equal A and B, below `noether_n`.
     caveats : list of str
         What qualifies the conclusion (few pairs, ties).
     best : str
@@ -128,9 +121,8 @@ class CompareResult:
         return asdict(self)
 
     def to_frame(self):
-        """DataFrame: one row per criterion and its verdict (the P(A>B) row with its interval), then
-        one per test, its statistic and p-value (the ``paired-t`` row with the difference's
-        interval).
+        """DataFrame: each criterion's verdict (P(A>B) with its interval), then each test's
+        statistic and p-value (``paired-t`` with the difference's interval).
 
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
@@ -162,8 +154,7 @@ class CompareResult:
         return head + notes + self.to_frame().to_html(index=False, na_rep="")
 
     def plot(self, ax=None):
-        """Figure of the bootstrap distribution of P(A>B), its interval, 0.5 and gamma, on `ax` or a
-        new Figure (not saved).
+        """The bootstrap distribution of P(A>B), its interval, 0.5 and gamma: a Figure (not saved).
 
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
@@ -331,9 +322,7 @@ def level_label(alpha: float) -> str:
 
 
 def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
-    """The P(A>B) test's conclusion from its interval, in both directions ('A better', 'B
-    better', 'not significant', 'not meaningful (A ahead)' or '(B ahead)').
-    """
+    """The P(A>B) test's conclusion from its interval, in both directions."""
     if ci_low > 0.5:
         return "A better" if ci_high > gamma else "not meaningful (A ahead)"
     if ci_high < 0.5:
@@ -342,9 +331,7 @@ def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
 
 
 def _either(criterion, a, b, level) -> str:
-    """'A better', 'B better' or 'no difference shown': the one-sided `criterion` on (A, B) and on
-    (B, A), judged at `level` (its decisions when None).
-    """
+    """'A better', 'B better' or 'no difference shown' by the one-sided `criterion`, both ways."""
     batch = Batch(np.stack([a, b]), np.stack([b, a]), paired=True)
     result = criterion(batch) if level is not None else criterion(batch, None)
     better = result.decisions(level if level is not None else 0.05)
@@ -353,9 +340,7 @@ def _either(criterion, a, b, level) -> str:
 
 @dataclass(frozen=True)
 class UnpairedResult:
-    """Outcome of :func:`compare_unpaired`: the runs ``n_a``, ``n_b``, ``p_a_beats_b`` (U over
-    ``n_a n_b``), the mean difference with its Welch interval, and the ``tests``.
-    """
+    """Outcome of :func:`compare_unpaired`: runs, ``p_a_beats_b``, mean difference, ``tests``."""
 
     n_a: int
     n_b: int
@@ -372,15 +357,12 @@ class UnpairedResult:
         return asdict(self)
 
     def to_frame(self):
-        """One row per test, as :meth:`CompareResult.to_frame` (the ``welch-t`` row with the
-        interval)."""
+        """One row per test, as :meth:`CompareResult.to_frame`."""
         return _tests_frame(self.tests, self.diff_low, self.diff_high)
 
 
 def compare_unpaired(a, b, *, alpha=0.05, best="max", seed=0) -> UnpairedResult:
-    """Welch's t, Mann-Whitney's U and the permutation test on independent runs of A and B (an
-    :class:`UnpairedResult`).
-    """
+    """Welch's t, Mann-Whitney's U and the permutation test on independent runs of A and B."""
     a, b = (np.asarray(x, dtype=float) for x in (a, b))
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 1 or x.size < 2:
@@ -421,9 +403,7 @@ def _run_criterion(name: str, batch: Batch, rng) -> tuple[float, float]:
 
 def _permutation(name: str, statistic_name: str, batch: Batch, rng, size: int,
                  assumes: str, note: str = "") -> dict:
-    """The record of the permutation test `name`, its p-value NaN (not run) above
-    :data:`PERMUTATION_MAX` scores.
-    """
+    """The record of the permutation test `name` (not run above :data:`PERMUTATION_MAX` scores)."""
     if size <= PERMUTATION_MAX:
         return _test(name, statistic_name, *_run_criterion(name, batch, rng), assumes + note)
     statistic = float(np.mean(batch.a) - np.mean(batch.b))
@@ -452,9 +432,7 @@ def _tests_frame(tests, diff_low: float, diff_high: float):
 
 def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
                    n_resamples=N_RESAMPLES, seed=0):
-    """Every pair of several models' `scores` (columns): :func:`compare` (or
-    :func:`compare_unpaired`) on each, one row per pair, each test's p-values Holm-adjusted.
-    """
+    """:func:`compare` (or :func:`compare_unpaired`) on every pair of `scores`, Holm-adjusted."""
     import itertools
 
     import pandas as pd

@@ -1,10 +1,6 @@
-"""Sample sizes and power of the "A beats B" criteria of Bouthillier et al. (2021).
-
-The power functions take the benchmark process of ``evalmc.sims.benchmarks``: k paired runs of
-sd sigma, and under the biased estimator a bias of sd ``bias_ratio * sigma`` shared by each
-pipeline's runs. Given the biases the wins are binomial with ``p = Phi(Phi^-1(p_ab) +
-bias_ratio Z)``, Z standard normal; the power integrates over Z by Gauss-Hermite quadrature.
-"""
+"""Sample sizes and power of the "A beats B" criteria of Bouthillier et al. (2021), exactly:
+given the pipelines' shared biases (sd ``bias_ratio * sigma``) the wins are binomial with
+``p = Phi(Phi^-1(p_ab) + bias_ratio Z)``, integrated over Z by Gauss-Hermite quadrature."""
 
 from __future__ import annotations
 
@@ -23,9 +19,7 @@ N_NODES = 80
 
 
 def noether_sample_size(gamma=GAMMA, *, alpha=0.05, beta=0.05) -> int:
-    """Noether's (1987) number of pairs for the P(A>B) test to detect ``P(A>B) >= gamma``:
-    ``(Phi^-1(1 - alpha) - Phi^-1(beta))^2 / (6 (gamma - 1/2)^2)``, rounded up.
-    """
+    """Noether's (1987) number of pairs for the P(A>B) test to detect ``P(A>B) >= gamma``."""
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     beta = check_float("beta", beta, low=0, high=1, open_low=True, open_high=True)
@@ -46,18 +40,14 @@ def _check_bias(bias_ratio) -> float:
 
 def outperform_power(p_ab, *, k: int, gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES,
                      bias_ratio=0.0) -> np.ndarray:
-    """Exact probability that the P(A>B) test concludes "A better" over `k` pairs, at each true
-    P(A>B) `p_ab` (from its operating characteristic, no resampling).
-    """
+    """Exact probability that the P(A>B) test says "A better" over `k` pairs, at each `p_ab`."""
     k = check_int("k", k, low=1)
     better = conclusion_probabilities(k, gamma=gamma, alpha=alpha, n_resamples=n_resamples)[:, 2]
     return wins_power(better, p_ab, k=k, bias_ratio=bias_ratio)
 
 
 def wins_power(better, p_ab, *, k: int, bias_ratio=0.0) -> np.ndarray:
-    """Probability of a decision that depends on the wins only (`better`: its probability given w
-    wins of `k`, w = 0..k), at each true P(A>B).
-    """
+    """Probability of a decision on the wins only (`better`: given w of `k`), at each `p_ab`."""
     p_ab = _check_p_ab(p_ab)
     bias_ratio = _check_bias(bias_ratio)
     k = check_int("k", k, low=1)
@@ -71,9 +61,7 @@ def wins_power(better, p_ab, *, k: int, bias_ratio=0.0) -> np.ndarray:
 
 
 def average_power(p_ab, *, k: int, delta, bias_ratio=0.0) -> np.ndarray:
-    """Probability that ``mean(A) - mean(B) > delta sigma`` over `k` runs at each P(A>B), in
-    closed form (``k = 1``: the single-point comparison).
-    """
+    """Probability that ``mean(A) - mean(B) > delta sigma`` over `k` runs, at each `p_ab`."""
     p_ab = _check_p_ab(p_ab)
     bias_ratio = _check_bias(bias_ratio)
     k = check_int("k", k, low=1)

@@ -29,8 +29,7 @@ class RanksResult:
         Nemenyi's critical difference of mean ranks at `alpha`.
     alpha : float
     pairs : DataFrame
-        One row per pair of models: ``model_i``, ``model_j``, ``rank_i``, ``rank_j``,
-        ``nemenyi_p``, ``wilcoxon_holm_p``.
+        One row per pair: ``model_i``, ``model_j``, their ranks, ``nemenyi_p``, ``wilcoxon_holm_p``.
 
     Examples
     --------
