@@ -90,3 +90,15 @@ def test_plan_workload_solves_the_same_n_for_fewer_replications():
                                    r"all", theirs).groups()
     assert abs(int(first) - 34) <= 1
     assert int(spent.replace(",", "")) * 3 < int(total.replace(",", ""))
+
+
+def test_audit_workload_writes_its_file_and_loops_every_procedure(tmp_path):
+    import pandas as pd
+
+    from evalmc.bench.items import plain_loop, write_items
+
+    path = write_items(tmp_path)
+    assert pd.read_csv(path).shape == (10000, 5)
+    sizes = plain_loop(path, {"cluster": "cluster", "sample": "sample"}, [], 2, 0)
+    assert len(sizes) == 10 and sorted(sizes)[:3] == ["cluster-bootstrap", "clustered-z",
+                                                      "paired-items"]

@@ -145,3 +145,18 @@ def test_deepsig_aso_gets_a_seed_from_the_replications_stream(monkeypatch):
         np.testing.assert_array_equal(y, b[0])
         assert kwargs == {"show_progress": False, "seed": seed}
         assert res.decisions(0.05)[0] == better
+
+
+def test_an_adapter_passes_a_seed_reads_the_answer_and_documents_the_criterion():
+    from evalmc.criteria.peers import ADAPTERS, Adapter
+
+    def peer(a, b, seed):
+        """The peer's own words."""
+        return float(np.mean(a) - np.mean(b))
+
+    crit = Adapter(lambda gap: gap > 0.5, seed_kwarg="seed").wrap(peer)
+    assert crit(np.array([2.0, 3.0]), np.array([1.0, 1.0]), np.random.default_rng(0)) is True
+    assert crit.__doc__ == "The peer's own words."
+    assert Adapter(float, note="a note").wrap(peer).__doc__ == "a note"
+    assert (ADAPTERS["deepsig:aso"].seed_kwarg, ADAPTERS["deepsig:aso"].alternative) == (
+        "seed", "greater")

@@ -1,4 +1,3 @@
 """Analyses of a user's own results: comparing two models' runs
 (:mod:`~evalmc.analysis.comparison`) and the sample sizes and power of the P(A>B) test
-(:mod:`~evalmc.analysis.power`).
-"""
+(:mod:`~evalmc.analysis.power`)."""

@@ -1,21 +1,8 @@
 """``compare``: which of pipelines A and B is better on your own paired runs, if either?
 
-The P(A>B) test of Bouthillier et al. (2021) with its percentile-bootstrap interval, read in
-both directions: "A better" when the interval lies above 0.5 and reaches above gamma, "B
-better" when it lies below 0.5 and reaches below 1 - gamma, "not significant" when it holds
-0.5, "not meaningful" otherwise. Beside it, the single-point, average and Welch t-test verdicts,
-each also two-sided (the t-test at alpha / 2 in each direction, as the interval's tails), and
-Noether's number of runs for the chosen gamma. A tie counts one half in P(A>B).
-
-A verdict from fewer pairs than Noether's number comes with a caveat: the exact probability that
-the test says "A better" (and "B better") when the two pipelines are equal, at this k. (The test
-can always reach a verdict: k wins of k put every resample at 1.)
-
-And the numbers: the mean difference A - B with its t interval, and the two-sided p-values of
-the paired t, Wilcoxon signed-rank and sign-flip permutation tests, each with what it assumes;
-:func:`compare_unpaired` gives Welch's t, Mann-Whitney's U and the relabelling permutation test
-for independent runs. ``best='min'`` reads lower scores (losses, errors) as better.
-"""
+The P(A>B) test of Bouthillier et al. (2021) read in both directions, beside the single-point,
+average and t-test verdicts, Noether's number of runs (and below it the exact rate at which
+equal pipelines pass for different), and the paired t, Wilcoxon and permutation tests."""
 
 from __future__ import annotations
 
@@ -62,31 +49,25 @@ class CompareResult:
     p_a_beats_b, ci_low, ci_high : float
         P(A>B) and its percentile-bootstrap interval.
     conclusion : str
-        'A better', 'B better', 'not significant', 'not meaningful (A ahead)' or
-        'not meaningful (B ahead)'.
+        'A better', 'B better', 'not significant' or 'not meaningful (A ahead)' ('(B ahead)').
     gamma, alpha : float
-    resamples : int
-    noether_n : int
-        Pairs Noether's formula asks for to detect P(A>B) = gamma.
+    resamples, noether_n : int
+        Bootstrap resamples, and the pairs Noether's formula asks for (P(A>B) = gamma).
     sigma, delta : float
         Sd of one run's score and the single-point/average threshold, in score units.
     criteria : dict of str to str
-        Each criterion's verdict on these runs: 'A better', 'B better' or 'no difference shown'.
+        Each criterion's verdict: 'A better', 'B better' or 'no difference shown'.
     null_a_better, null_b_better : float or None
-        Exact probability that the P(A>B) test says 'A better' ('B better') at this k when A and
-        B are equal (continuous scores); computed when k is below `noether_n`, else None.
+        Exact rate of 'A better' ('B better') at this k for equal A and B, below `noether_n`.
     caveats : list of str
         What qualifies the conclusion (few pairs, ties).
     best : str
-        'max' (higher scores are better) or 'min'; A beats B in a pair when its score is
-        better, and the verdicts and P(A>B) follow.
+        'max' (higher scores are better) or 'min'.
     mean_difference, diff_low, diff_high : float
         ``mean(a - b)`` of the scores as given, and its paired t interval at ``1 - alpha``.
     tests : list of dict
-        The two-sided tests of A = B (``paired-t``, ``wilcoxon``, ``permutation-paired``):
-        each ``test``, ``statistic_name``, ``statistic``, ``df`` (None but for t), ``p_value``
-        and what it ``assumes`` (the permutation test's p-value is NaN, not run, above
-        :data:`PERMUTATION_MAX` pairs).
+        The two-sided tests of A = B (``paired-t``, ``wilcoxon``, ``permutation-paired``): each
+        ``test``, ``statistic_name``, ``statistic``, ``df``, ``p_value`` and what it ``assumes``.
 
     Examples
     --------
@@ -131,13 +112,6 @@ class CompareResult:
     def to_dict(self) -> dict:
         """The fields as a dict (``evalmc compare --format json``).
 
-        Returns
-        -------
-        dict
-            Field name to value, as in the class's attributes.
-
-        Examples
-        --------
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
         >>> record = res.to_dict()
@@ -147,18 +121,9 @@ class CompareResult:
         return asdict(self)
 
     def to_frame(self):
-        """One row per criterion, its verdict (the P(A>B) row with its interval), then one per
-        test, its statistic and p-value (the ``paired-t`` row with the mean difference and its
-        interval).
+        """DataFrame: each criterion's verdict (P(A>B) with its interval), then each test's
+        statistic and p-value (``paired-t`` with the difference's interval).
 
-        Returns
-        -------
-        DataFrame
-            ``criterion``, ``verdict``, ``p_a_beats_b``, ``ci_low``, ``ci_high``,
-            ``statistic``, ``p_value`` (NaN, or None, where they do not apply).
-
-        Examples
-        --------
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
         >>> res.to_frame()[["criterion", "p_a_beats_b", "ci_low", "ci_high"]].head(2)
@@ -189,21 +154,8 @@ class CompareResult:
         return head + notes + self.to_frame().to_html(index=False, na_rep="")
 
     def plot(self, ax=None):
-        """The bootstrap distribution of P(A>B) (exact up to ``TABLE_PAIRS`` pairs, else a
-        histogram of at most 10^4 resamples), its interval, 0.5 and gamma.
+        """The bootstrap distribution of P(A>B), its interval, 0.5 and gamma: a Figure (not saved).
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw; default: a new Figure.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-            Not saved: call its ``savefig``.
-
-        Examples
-        --------
         >>> import evalmc
         >>> res = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90])
         >>> res.plot().axes[0].get_title()
@@ -365,52 +317,12 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
 
 
 def level_label(alpha: float) -> str:
-    """The confidence level ``1 - alpha`` as a percentage, with the digits it needs.
-
-    Parameters
-    ----------
-    alpha : float
-        One minus the confidence level.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from evalmc.analysis.comparison import level_label
-    >>> level_label(0.05), level_label(0.025), level_label(0.001)
-    ('95%', '97.5%', '99.9%')
-    """
+    """The confidence level ``1 - alpha`` as a percentage, with the digits it needs ('97.5%')."""
     return f"{100 * (1 - alpha):.6g}%"
 
 
 def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
-    """The P(A>B) test's conclusion from its interval, in both directions.
-
-    "A better" when the interval lies above 0.5 and reaches above `gamma`, "B better" when it
-    lies below 0.5 and reaches below ``1 - gamma``, "not significant" when it holds 0.5,
-    "not meaningful (A ahead)" or "(B ahead)" otherwise.
-
-    Parameters
-    ----------
-    ci_low, ci_high : float
-        The interval of P(A>B).
-    gamma : float
-        Smallest meaningful P(A>B), in (0.5, 1).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from evalmc.analysis.comparison import two_sided_conclusion
-    >>> two_sided_conclusion(0.62, 0.91, 0.75), two_sided_conclusion(0.55, 0.70, 0.75)
-    ('A better', 'not meaningful (A ahead)')
-    >>> two_sided_conclusion(0.40, 0.60, 0.75), two_sided_conclusion(0.05, 0.20, 0.75)
-    ('not significant', 'B better')
-    """
+    """The P(A>B) test's conclusion from its interval, in both directions."""
     if ci_low > 0.5:
         return "A better" if ci_high > gamma else "not meaningful (A ahead)"
     if ci_high < 0.5:
@@ -419,8 +331,7 @@ def two_sided_conclusion(ci_low: float, ci_high: float, gamma: float) -> str:
 
 
 def _either(criterion, a, b, level) -> str:
-    """'A better', 'B better' or 'no difference shown': the one-sided `criterion` applied to
-    (A, B) and to (B, A), its p-values judged at `level` (its decisions when None)."""
+    """'A better', 'B better' or 'no difference shown' by the one-sided `criterion`, both ways."""
     batch = Batch(np.stack([a, b]), np.stack([b, a]), paired=True)
     result = criterion(batch) if level is not None else criterion(batch, None)
     better = result.decisions(level if level is not None else 0.05)
@@ -429,34 +340,7 @@ def _either(criterion, a, b, level) -> str:
 
 @dataclass(frozen=True)
 class UnpairedResult:
-    """Outcome of :func:`compare_unpaired`.
-
-    Attributes
-    ----------
-    n_a, n_b : int
-        Runs of A and of B.
-    best : str
-        'max' (higher scores are better) or 'min'.
-    alpha : float
-    p_a_beats_b : float
-        Share of the (A run, B run) couples that A wins, a tie counting one half: Mann-Whitney's
-        U over ``n_a n_b`` (its complement when lower is better).
-    mean_difference, diff_low, diff_high : float
-        ``mean(a) - mean(b)`` and its Welch t interval at ``1 - alpha``.
-    tests : list of dict
-        The two-sided tests of A = B (``welch-t``, ``mann-whitney``,
-        ``permutation-two-sample``), as in :attr:`CompareResult.tests`.
-
-    Examples
-    --------
-    >>> from evalmc.analysis.comparison import compare_unpaired
-    >>> res = compare_unpaired([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.89, 0.90])
-    >>> res.to_frame()[["criterion", "statistic", "p_value"]].round(4)
-                    criterion  statistic  p_value
-    0                 welch-t     2.4495   0.0486
-    1            mann-whitney    17.5000   0.0799
-    2  permutation-two-sample     0.0200   0.1111
-    """
+    """Outcome of :func:`compare_unpaired`: runs, ``p_a_beats_b``, mean difference, ``tests``."""
 
     n_a: int
     n_b: int
@@ -469,71 +353,16 @@ class UnpairedResult:
     tests: list
 
     def to_dict(self) -> dict:
-        """The fields as a dict (``evalmc compare --unpaired --format json``).
-
-        Returns
-        -------
-        dict
-            Field name to value, as in the class's attributes.
-
-        Examples
-        --------
-        >>> from evalmc.analysis.comparison import compare_unpaired
-        >>> record = compare_unpaired([3.0, 4.0, 5.0], [1.0, 2.0, 3.5]).to_dict()
-        >>> record["n_a"], record["p_a_beats_b"], record["tests"][0]["test"]
-        (3, 0.8888888888888888, 'welch-t')
-        """
+        """The fields as a dict (``evalmc compare --unpaired --format json``)."""
         return asdict(self)
 
     def to_frame(self):
-        """One row per test: its statistic and p-value (the ``welch-t`` row with the mean
-        difference's interval).
-
-        Returns
-        -------
-        DataFrame
-            ``criterion``, ``verdict`` (None), ``p_a_beats_b``, ``ci_low``, ``ci_high``,
-            ``statistic``, ``p_value``, as :meth:`CompareResult.to_frame`.
-
-        Examples
-        --------
-        >>> from evalmc.analysis.comparison import compare_unpaired
-        >>> compare_unpaired([3.0, 4.0, 5.0], [1.0, 2.0, 3.5]).to_frame()["criterion"].tolist()
-        ['welch-t', 'mann-whitney', 'permutation-two-sample']
-        """
+        """One row per test, as :meth:`CompareResult.to_frame`."""
         return _tests_frame(self.tests, self.diff_low, self.diff_high)
 
 
 def compare_unpaired(a, b, *, alpha=0.05, best="max", seed=0) -> UnpairedResult:
-    """Welch's t, Mann-Whitney's U and the permutation test on independent runs of A and B.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (n_a,) and (n_b,)
-        Scores of A and of B, at least 2 each, from independent runs (no pairing).
-    alpha : float
-        One minus the confidence of the mean difference's interval.
-    best : {'max', 'min'}
-        Whether higher scores are better (accuracies) or lower (losses, errors).
-    seed : int
-        Seed of the permutation test's random relabellings (when the splits are too many to
-        enumerate).
-
-    Returns
-    -------
-    UnpairedResult
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.analysis.comparison import compare_unpaired
-    >>> rng = np.random.default_rng(0)
-    >>> res = compare_unpaired(rng.normal(1.0, 1.0, 12), rng.normal(0.0, 2.0, 20), seed=1)
-    >>> round(res.mean_difference, 3), round(res.p_a_beats_b, 3)
-    (1.535, 0.808)
-    >>> [(t["test"], round(t["p_value"], 4)) for t in res.tests]
-    [('welch-t', 0.0015), ('mann-whitney', 0.0042), ('permutation-two-sample', 0.0038)]
-    """
+    """Welch's t, Mann-Whitney's U and the permutation test on independent runs of A and B."""
     a, b = (np.asarray(x, dtype=float) for x in (a, b))
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 1 or x.size < 2:
@@ -574,8 +403,7 @@ def _run_criterion(name: str, batch: Batch, rng) -> tuple[float, float]:
 
 def _permutation(name: str, statistic_name: str, batch: Batch, rng, size: int,
                  assumes: str, note: str = "") -> dict:
-    """The record of the permutation test `name` (`note` added to what it assumes), its
-    p-value NaN (not run) when the `size` scores are more than :data:`PERMUTATION_MAX`."""
+    """The record of the permutation test `name` (not run above :data:`PERMUTATION_MAX` scores)."""
     if size <= PERMUTATION_MAX:
         return _test(name, statistic_name, *_run_criterion(name, batch, rng), assumes + note)
     statistic = float(np.mean(batch.a) - np.mean(batch.b))
@@ -591,8 +419,7 @@ def _test(test, statistic_name, statistic, p_value, assumes, df=None) -> dict:
 
 
 def _tests_frame(tests, diff_low: float, diff_high: float):
-    """The rows of `tests` for ``to_frame``: the first (a t-test) with the mean difference's
-    interval."""
+    """The rows of `tests` for ``to_frame``, the first (a t-test) with the difference's interval."""
     import pandas as pd
 
     frame = pd.DataFrame({"criterion": [t["test"] for t in tests], "verdict": None,
@@ -605,44 +432,7 @@ def _tests_frame(tests, diff_low: float, diff_high: float):
 
 def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
                    n_resamples=N_RESAMPLES, seed=0):
-    """Every pair of several models on one data set: :func:`compare` (or, not `paired`,
-    :func:`compare_unpaired`) on each, each test's p-values adjusted by Holm over the pairs.
-
-    Parameters
-    ----------
-    scores : DataFrame or dict of str to array_like
-        One column of scores per model (at least 2), NaN where a run is missing; paired, row
-        i holds the models' runs on one seed or split, and a pair of models keeps the rows
-        where both have a score.
-    paired : bool
-        Whether the rows pair the runs; False compares each model's runs as independent.
-    alpha, best, gamma, n_resamples, seed
-        As for :func:`compare` (the unpaired comparison takes `alpha`, `best` and `seed`).
-
-    Returns
-    -------
-    DataFrame
-        One row per pair (``model_a`` before ``model_b`` in the order of `scores`): ``n_a``,
-        ``n_b`` (the pairs, twice, when paired), ``p_a_beats_b``, ``ci_low``, ``ci_high`` and
-        ``conclusion`` (the P(A>B) test; NaN and None unpaired), ``mean_difference``,
-        ``diff_low``, ``diff_high`` (its t interval, not adjusted), then for each test
-        ``<test>_p`` and ``<test>_p_holm``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.analysis.comparison import compare_models
-    >>> rng = np.random.default_rng(0)
-    >>> base = rng.normal(0.80, 0.02, 10)
-    >>> scores = {"A": base + 0.02 + rng.normal(0, 0.01, 10), "B": base,
-    ...           "C": base + rng.normal(0, 0.01, 10)}
-    >>> table = compare_models(scores, seed=1)
-    >>> table[["model_a", "model_b", "conclusion", "paired-t_p", "paired-t_p_holm"]].round(4)
-      model_a model_b       conclusion  paired-t_p  paired-t_p_holm
-    0       A       B         A better      0.0005           0.0014
-    1       A       C         A better      0.0013           0.0026
-    2       B       C  not significant      0.9937           0.9937
-    """
+    """:func:`compare` (or :func:`compare_unpaired`) on every pair of `scores`, Holm-adjusted."""
     import itertools
 
     import pandas as pd

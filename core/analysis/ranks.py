@@ -21,18 +21,15 @@ class RanksResult:
         The models, in the data's column order.
     mean_ranks : ndarray
         Each model's mean rank over the data sets (1 = best).
-    n_datasets : int
-        Complete data sets used.
-    dropped : int
-        Data sets left out because they miss a model's score.
+    n_datasets, dropped : int
+        Complete data sets used, and those left out for a missing score.
     friedman_chi2, friedman_p : float
         Friedman's statistic and p-value: does some model differ?
     critical_difference : float
         Nemenyi's critical difference of mean ranks at `alpha`.
     alpha : float
     pairs : DataFrame
-        One row per pair of models: ``model_i``, ``model_j``, ``rank_i``, ``rank_j``,
-        ``nemenyi_p``, ``wilcoxon_holm_p``.
+        One row per pair: ``model_i``, ``model_j``, their ranks, ``nemenyi_p``, ``wilcoxon_holm_p``.
 
     Examples
     --------
@@ -60,15 +57,8 @@ difference 1.657 at alpha 0.05
     pairs: pd.DataFrame
 
     def to_frame(self) -> pd.DataFrame:
-        """The pairwise table (:attr:`pairs`); shown in the class's example.
+        """The pairwise table (:attr:`pairs`).
 
-        Returns
-        -------
-        DataFrame
-            One row per pair of models (see :attr:`pairs`).
-
-        Examples
-        --------
         >>> import evalmc
         >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]})
         >>> res.to_frame()[["model_i", "model_j", "rank_i", "rank_j", "wilcoxon_holm_p"]]
@@ -78,15 +68,8 @@ difference 1.657 at alpha 0.05
         return self.pairs
 
     def headline(self) -> str:
-        """One line: models, data sets, Friedman's test and the critical difference; shown in
-        the class's example.
+        """One line: models, data sets, Friedman's test and the critical difference.
 
-        Returns
-        -------
-        str
-
-        Examples
-        --------
         >>> import evalmc
         >>> print(evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]}).headline())
         2 models on 3 data sets; Friedman chi-square 3.000, p = 0.0833; Nemenyi critical \
@@ -99,12 +82,6 @@ difference 1.132 at alpha 0.05
     def to_dict(self) -> dict:
         """Every number, as plain Python values (for JSON).
 
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
         >>> import evalmc
         >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]})
         >>> res.to_dict()["models"], res.to_dict()["data_sets"]
@@ -116,15 +93,8 @@ difference 1.132 at alpha 0.05
                 "alpha": self.alpha, "pairs": self.pairs.to_dict(orient="records")}
 
     def plot(self):
-        """The critical-difference diagram.
+        """The critical-difference diagram, a Figure (not saved).
 
-        Returns
-        -------
-        matplotlib.figure.Figure
-            Not saved: call its ``savefig``.
-
-        Examples
-        --------
         >>> import evalmc
         >>> fig = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]}).plot()
         >>> fig.axes[0].get_title()[:17]

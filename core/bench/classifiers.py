@@ -1,18 +1,6 @@
-"""Benchmark workload: the bootstrap-dF1 size study, evalmc against scipy.stats.bootstrap.
-
-The study tests 5000 evaluation sets of two classifiers with equal population F1 (so the
-rejection rate is a size) by the bootstrap percentile test on dF1 with B = 5000 replicates.
-Set ``i`` has N = ``SIZES[i % 9]`` examples: 556 sets of each of the first five sizes, 555 of
-each of the last four. evalmc tests every set from its 8-cell table
-(``bootstrap-df1``, 5000 replicates). The peer, ``scipy.stats.bootstrap(paired=True,
-vectorized=True, method='percentile')`` resampling the examples, would take about 40 minutes:
-it tests every 112th set (45 sets, 5 of each size, as 112 and 9 are coprime), and its time is
-scaled by 5000 / 45, which weights each size within 0.1% of its share of the study.
-
-Both sides give the p-value ``min(1, 2 (1 + min(below, above)) / (B + 1))`` of the replicates
-with dF1* <= 0 and >= 0 (:func:`percentile_pvalue`). On a shared set the two bootstraps are
-independent draws of the same resampling distribution; :func:`agreement` tests that.
-"""
+"""Benchmark workload: the bootstrap-dF1 size study (5000 sets, B = 5000), evalmc on the 8-cell
+tables against scipy.stats.bootstrap on the examples of every 112th set (its time scaled by
+5000 / 45); :func:`agreement` tests that the two agree within Monte Carlo error."""
 
 from __future__ import annotations
 
@@ -43,63 +31,14 @@ def _f1_difference(label, a_ok, b_ok, axis=-1):
 
 
 def percentile_pvalue(distribution) -> float:
-    """P-value of the percentile test from bootstrap replicates, as evalmc's criterion gives it.
-
-    ``min(1, 2 (1 + min(below, above)) / (B + 1))``, with ``below`` and ``above`` the
-    replicates <= 0 and >= 0 (ties count on both sides) out of ``B = len(distribution)``.
-
-    Parameters
-    ----------
-    distribution : array_like, shape (B,)
-        Bootstrap replicates of dF1.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.bench.classifiers import percentile_pvalue
-    >>> float(percentile_pvalue(np.random.default_rng(0).normal(0.3, 0.15, 999)))
-    0.042
-    """
+    """P-value of the percentile test from bootstrap replicates, as evalmc's criterion gives it."""
     distribution = np.asarray(distribution)
     below, above = np.sum(distribution <= 0), np.sum(distribution >= 0)
     return min(1.0, 2.0 * (1.0 + min(below, above)) / (distribution.size + 1))
 
 
 def peer_pvalue(counts, n_boot, rng) -> float:
-    """The peer's test of one evaluation set (its 8-cell `counts`): scipy.stats.bootstrap.
-
-    The examples are rebuilt from the table (label, A correct, B correct) and resampled by
-    ``scipy.stats.bootstrap(paired=True, vectorized=True, method='percentile')``.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (8,)
-        The set's table, as ``PairedClassifiers`` draws it.
-    n_boot : int
-        Bootstrap replicates B.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    float
-        :func:`percentile_pvalue` of the replicates.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.bench.classifiers import NULL, peer_pvalue
-    >>> from evalmc.sims.classifiers import PairedClassifiers
-    >>> batch = PairedClassifiers(**{**NULL.to_dict(), "n": 100}).draw(
-    ...     np.random.default_rng(0), 1)
-    >>> batch.counts[0].tolist()
-    [4, 3, 2, 65, 5, 3, 3, 15]
-    >>> round(float(peer_pvalue(batch.counts[0], 200, np.random.default_rng(1))), 4)
-    0.8458
-    """
+    """The peer's test of one set: its examples from `counts`, resampled by scipy's bootstrap."""
     counts = np.asarray(counts)[None, :]
     a_ok, b_ok = correctness(counts)
     label = np.repeat(np.arange(8), counts[0]) >> 2
@@ -109,36 +48,7 @@ def peer_pvalue(counts, n_boot, rng) -> float:
 
 
 def agreement(p_ours, p_peer, n_boot) -> float:
-    """P-value of the hypothesis that two bootstraps of each set agree within Monte Carlo error.
-
-    A p-value below 1 gives ``m = min(below, above) = (B + 1) p / 2 - 1`` (p = 1 counts as the
-    smallest ``m`` it allows). If each bootstrap of a set gives ``m`` ~ Binomial(B, q), ours'
-    ``x`` given the two sides' ``x + y`` is Hypergeometric(2B, x + y, B): each set's exact
-    two-sided p-value (twice the smaller tail, capped at 1) enters Fisher's combination. The
-    test is conservative: discrete per-set p-values make Fisher's combination reject less
-    often than its level, and where ``q`` is near 1/2, ``m`` is folded at B / 2 and varies
-    less. It still detects a bootstrap of the wrong size (tests/test_bench_classifiers.py).
-
-    Parameters
-    ----------
-    p_ours, p_peer : array_like, shape (n_sets,)
-        Each side's :func:`percentile_pvalue` of the same sets.
-    n_boot : int
-        Replicates B of each side's bootstrap.
-
-    Returns
-    -------
-    float
-        Fisher's combined p-value; small when the two sides disagree.
-
-    Examples
-    --------
-    >>> from evalmc.bench.classifiers import agreement
-    >>> print(f"{agreement([0.5, 0.2, 0.04], [0.45, 0.25, 0.05], 200):.2g}")
-    0.9
-    >>> print(f"{agreement([0.5, 0.2, 0.04], [0.01, 0.01, 0.002], 200):.2g}")
-    3e-18
-    """
+    """Fisher's combined p-value that two bootstraps of each set agree (small if they do not)."""
     x, y = (np.ceil((n_boot + 1) * np.asarray(p) / 2 - 1 - 1e-6) for p in (p_ours, p_peer))
     dist = stats.hypergeom(2 * n_boot, x + y, n_boot)
     pvalues = np.minimum(1.0, 2 * np.minimum(dist.cdf(x), dist.sf(x - 1)))
@@ -172,10 +82,7 @@ def _set_order(parts):
 def bootstrap_df1_size():
     """The size study of the module docstring: ``(ours, peer, peer_scale)``.
 
-    The peer's result reports the agreement with the last run of ``ours`` of the same size
-    (``run_benchmarks`` runs ``ours`` first).
-
-    Drawing the 5000 sets takes seconds, so the example shows the contract without calling it.
+    The peer's result reports its agreement with the last run of ``ours`` of the same size.
 
     Returns
     -------

@@ -1,11 +1,6 @@
-"""Benchmarks of the study engine: parallel efficiency, dask, throughput, memory.
-
-The study is the one a user measured on 16 cores: 4 million replications of the skew-normal
-scenario (n_a = n_b = 10, skew -4, shift 0 and 0.5) under Welch's t, Mann-Whitney U and
-Student's t. "ours" and "peer" are two ways of running it, so the ratio (peer time / our time)
-reads as: a speed-up over one thread, the share of the threads' speed dask keeps, or how many
-times faster than a plain numpy implementation.
-"""
+"""Benchmarks of the study engine on 4 million replications of the skew-normal scenario
+under three tests: the ratio (peer time / our time) is a speed-up over one thread, the share
+of the threads' speed dask keeps, or how many times faster than plain numpy."""
 
 from __future__ import annotations
 
@@ -36,31 +31,7 @@ def _study(n_jobs=1, backend="threads", reps=REPS, block_size=1000):
 
 
 def threads(workers, block_size=1000):
-    """`workers` threads against one: the ratio is the speed-up; efficiency = ratio / workers.
-    Both sides use blocks of `block_size` (larger blocks: less Python per replication).
-
-    Parameters
-    ----------
-    workers : int
-        Threads of ``ours``.
-    block_size : int
-        Replications per block, on both sides.
-
-    Returns
-    -------
-    callable
-        The workload: called, it returns ``(ours, peer)``, each taking ``small=False`` and
-        returning the rejection counts as text.
-
-    Examples
-    --------
-    The study is long; the example builds the pair without running it.
-
-    >>> from evalmc.bench.engine import threads
-    >>> ours, peer = threads(2)()
-    >>> callable(ours), callable(peer)
-    (True, True)
-    """
+    """The workload of `workers` threads against one, blocks of `block_size`: ``(ours, peer)``."""
     def make():
         return (_study(n_jobs=workers, block_size=block_size),
                 _study(block_size=block_size))
@@ -69,18 +40,16 @@ def threads(workers, block_size=1000):
 
 def loky():
     """Two loky processes against one thread.
+
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns its text: the rejection counts, identical on
-        both sides.
+        Each takes ``small=False`` and returns the rejection counts, identical on both sides.
 
     Examples
     --------
-    The study is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.engine import loky
-    >>> ours, peer = loky()
+    >>> ours, peer = loky()  # the studies are built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -88,24 +57,19 @@ def loky():
 
 
 def dask_local():
-    """A LocalCluster of two single-thread workers (started once, outside the timing) against
-    two threads: a ratio of 0.8 or more is dask within 1.25 x of threads.
-
-    The cluster is closed when the process exits.
+    """A LocalCluster of two single-thread workers (started once, outside the timing, closed at
+    exit) against two threads: a ratio of 0.8 or more is dask within 1.25 x of threads.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns its text: the rejection counts, identical on
-        both sides.
+        Each takes ``small=False`` and returns the rejection counts, identical on both sides.
 
     Examples
     --------
-    Starting a cluster takes seconds; the example only finds the workload in the registry.
-
     >>> from evalmc.bench.engine import dask_local
     >>> from evalmc.bench.registry import WORKLOADS
-    >>> WORKLOADS.entry("study-dask-2").load() is dask_local
+    >>> WORKLOADS.entry("study-dask-2").load() is dask_local  # a cluster takes seconds to start
     True
     """
     from distributed import Client, LocalCluster
@@ -118,21 +82,18 @@ def dask_local():
 
 
 def numpy_reference():
-    """One thread against plain numpy and scipy on the same draws and tests: the skew-normal
-    draws as evalmc's kernel makes them, vectorized, then ``scipy.stats.ttest_ind`` (twice) and
-    ``scipy.stats.mannwhitneyu`` along the replications, 100,000 at a time. The draws differ
-    (numpy's order), so the counts agree within Monte Carlo error, not exactly.
+    """One thread against plain numpy and scipy on the same draws and tests, vectorized; the
+    counts agree within Monte Carlo error (numpy draws in another order).
+
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns its text: the rejection counts.
+        Each takes ``small=False`` and returns the rejection counts.
 
     Examples
     --------
-    The study is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.engine import numpy_reference
-    >>> ours, peer = numpy_reference()
+    >>> ours, peer = numpy_reference()  # the studies are built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -174,20 +135,18 @@ print(f"size {{rate:.5f}}, peak RSS {{peak:.0f}} MB")
 
 
 def memory():
-    """Peak resident memory of a study of 10^8 replications (ours) against 10^6 (peer), each
-    in a fresh process: the two must be about equal. The ratio is of times (about 1/100).
+    """Peak resident memory of a study of 10^8 replications (ours) against 10^6 (peer), each in a
+    fresh process: the two must be about equal (the ratio is of times, about 1/100).
+
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns its text: the replications, the size and the
-        peak resident memory.
+        Each takes ``small=False`` and returns the replications, the size and the peak memory.
 
     Examples
     --------
-    The study is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.engine import memory
-    >>> ours, peer = memory()
+    >>> ours, peer = memory()  # the studies are built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """

@@ -10,9 +10,8 @@ WARM_UP_SHARE = 10  # the warm-up runs each lesson at a tenth of its class-scale
 def lessons_class_scale():
     """Every lesson at the class scale (seed 0), on 2 workers against 1 worker.
 
-    The warm-up (``small=True``) runs each lesson's study at a tenth of its replications, so
-    the Numba kernels are compiled before the timing: the lesson-sized warm-up a class run
-    would do. Each timed call reports every lesson's time, the best over the calls so far.
+    The warm-up runs each lesson's study at a tenth of its replications (compiling the kernels);
+    a timed call reports each lesson's best time so far.
 
     Returns
     -------
@@ -21,10 +20,8 @@ def lessons_class_scale():
 
     Examples
     --------
-    The timed work takes about a minute; the example builds the pair without running it.
-
     >>> from evalmc.bench.lessons import lessons_class_scale
-    >>> ours, peer = lessons_class_scale()
+    >>> ours, peer = lessons_class_scale()  # built, not run (about a minute)
     >>> callable(ours), callable(peer)
     (True, True)
     """

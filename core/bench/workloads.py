@@ -1,12 +1,8 @@
 """Benchmarks: each workload timed for evalmc and for its peer, side by side in one process.
 
-A workload is a function returning ``(ours, peer)``: two callables that compute the same
-quantity and return a short description of it, so a run shows both the timings and that the
-answers agree. Each takes ``small=False``; ``small=True`` runs a tiny version, used to compile
-and warm caches before timing. A peer too slow for the whole workload runs a part of it: the
-workload then returns ``(ours, peer, peer_scale)``, and the peer's time is its measured time
-times `peer_scale` (the whole over the part, e.g. sets in the study over sets the peer tests).
-"""
+A workload returns ``(ours, peer)``, two callables computing the same quantity and describing
+it, each taking ``small=False`` (``True``: a tiny warm-up); a peer too slow for the whole runs a
+part, and ``(ours, peer, peer_scale)`` scales its time by the whole over the part."""
 
 from __future__ import annotations
 
@@ -36,10 +32,8 @@ def paired_t_size():
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import paired_t_size
-    >>> ours, peer = paired_t_size()
+    >>> ours, peer = paired_t_size()  # built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -67,9 +61,8 @@ def paired_t_size():
 
 
 def wilcoxon_ties():
-    """Wilcoxon signed-rank p-values of 20,000 sets of 12 pairs of scores on a grid of 0.5
-    (ties and zero differences: scipy enumerates the 2^12 sign flips), against
-    scipy.stats.wilcoxon called per set; the peer tests 200 sets, scaled to the whole.
+    """Wilcoxon signed-rank p-values of 20,000 sets of 12 pairs on a grid of 0.5 (ties and zeros:
+    scipy enumerates the 2^12 sign flips), against scipy.stats.wilcoxon per set on 200 sets.
 
     Returns
     -------
@@ -80,10 +73,8 @@ def wilcoxon_ties():
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import wilcoxon_ties
-    >>> ours, peer, peer_scale = wilcoxon_ties()
+    >>> ours, peer, peer_scale = wilcoxon_ties()  # built, not run
     >>> callable(ours), callable(peer), peer_scale
     (True, True, 100.0)
     """
@@ -108,21 +99,17 @@ def wilcoxon_ties():
 
 
 def user_vectorized():
-    """A user's Welch t-test written with numpy, size study of 20,000 replications of 10 + 10
-    runs: called once per block (it takes ``axis``) against once per replication.
+    """A user's numpy Welch t-test in a size study, called once per block against once per run.
 
     Returns
     -------
     ours, peer : callable
-        The study with the function called once per block, and once per replication; each
-        takes ``small=False`` and returns the size as text.
+        Each takes ``small=False`` and returns the size as text.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import user_vectorized
-    >>> ours, peer = user_vectorized()
+    >>> ours, peer = user_vectorized()  # built, not run
     >>> ours.keywords, peer.args
     ({}, (False,))
     """
@@ -145,22 +132,19 @@ def user_vectorized():
 
 
 def bayes_signed_rank():
-    """baycomp's Bayesian signed-rank test (50,000 posterior draws) on 1,000 sets of 10 pairs,
-    against ``baycomp.two_on_multiple`` per set; the peer tests 20 sets, scaled to the whole.
+    """baycomp's Bayesian signed-rank test on 1,000 sets of 10 pairs, against baycomp on 20.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns a line of text: the share of sets called 'A better'.
+        Each takes ``small=False`` and returns the share of sets called 'A better' as text.
     peer_scale : float
         The sets over those the peer tests.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import bayes_signed_rank
-    >>> ours, peer, peer_scale = bayes_signed_rank()
+    >>> ours, peer, peer_scale = bayes_signed_rank()  # built, not run
     >>> callable(ours), callable(peer), peer_scale
     (True, True, 50.0)
     """
@@ -189,24 +173,19 @@ def bayes_signed_rank():
 
 
 def aso_deepsig():
-    """Almost stochastic order (deepsig's defaults, 1000 bootstrap samples) on 200 pairs of
-    10 + 10 runs, against ``deepsig.aso`` per pair with the same seeds; the peer runs 4 pairs,
-    scaled to the whole.
+    """Almost stochastic order on 200 pairs of 10 + 10 runs, against ``deepsig.aso`` on 4 pairs.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns a line of text: the share called 'A better'
-        and the first values.
+        Each takes ``small=False`` and returns the share called 'A better' and the first values.
     peer_scale : float
         The pairs over those the peer tests.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import aso_deepsig
-    >>> ours, peer, peer_scale = aso_deepsig()
+    >>> ours, peer, peer_scale = aso_deepsig()  # built, not run
     >>> callable(ours), callable(peer), peer_scale
     (True, True, 50.0)
     """
@@ -233,22 +212,17 @@ def aso_deepsig():
 
 
 def boon_bootstrap_ci():
-    """Percentile bootstrap CI of Boo_5 at m = 200, 10,000 replicates, against ``boon.boo``.
-
-    The peer is the authors' package called once per resample; evalmc draws each resample as
-    multinomial counts over the runs sorted once by validation score.
+    """Percentile bootstrap CI of Boo_5 from 200 runs, against ``boon.boo`` once per resample.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns a line of text: the estimate and its interval.
+        Each takes ``small=False`` and returns the estimate and its interval as text.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import boon_bootstrap_ci
-    >>> ours, peer = boon_bootstrap_ci()
+    >>> ours, peer = boon_bootstrap_ci()  # built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -279,25 +253,18 @@ def boon_bootstrap_ci():
 
 
 def mlp_training():
-    """5-5-1 MLPs trained by per-example SGD on the teacher task (K = 5), against a numpy loop.
-
-    The full workload (100 runs of 200,000 updates) takes the numpy loop minutes, so both sides
-    train the same subset, 4 runs of 50,000 updates (1/100 of the updates); time grows linearly
-    in the updates, so the ratio carries over and each side's full-workload time is 100 x its
-    time. Both sides use one core.
-    Both sides make the same random draws in the same order: the NMSEs agree to ~1e-12.
+    """5-5-1 MLPs trained by per-example SGD on the teacher task, against a numpy loop on one
+    core: 4 runs of 50,000 updates each side, the same draws, the NMSEs equal to ~1e-12.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns a line of text: the mean training NMSE.
+        Each takes ``small=False`` and returns the mean training NMSE as text.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import mlp_training
-    >>> ours, peer = mlp_training()
+    >>> ours, peer = mlp_training()  # built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -339,22 +306,18 @@ def mlp_training():
 
 
 def fig6_outperform():
-    """Bouthillier et al. Fig 6 workload: the P(A>B) test (B = 1000) on 1000 studies of k = 50
-    pairs at each of 25 values of P(A>B), against scipy.stats.bootstrap looped over the values
-    (vectorized over the 1000 studies, in batches of 100), on studies it draws the plain way
-    (k normal differences each). The answer is the mean rate of 'A better' over the 25 values.
+    """Bouthillier et al.'s Fig 6: the P(A>B) test on 1000 studies of k = 50 pairs at 25 values
+    of P(A>B), against scipy.stats.bootstrap looped over the values.
 
     Returns
     -------
     ours, peer : callable
-        Each takes ``small=False`` and returns a line of text: the mean rate of 'A better'.
+        Each takes ``small=False`` and returns the mean rate of 'A better' as text.
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import fig6_outperform
-    >>> ours, peer = fig6_outperform()
+    >>> ours, peer = fig6_outperform()  # built, not run
     >>> callable(ours), callable(peer)
     (True, True)
     """
@@ -385,11 +348,8 @@ def fig6_outperform():
 
 
 def compare_million():
-    """``evalmc compare`` on a CSV file of 10^6 item-level pairs (0/1 correctness of two models
-    on the same items, half the pairs tied), the whole command timed, against
-    scipy.stats.bootstrap's percentile interval of P(A>B) (a tie counting one half) resampling
-    the pairs, on 100 of the 1000 resamples (its time scaled by 10). The answer is the
-    interval.
+    """``evalmc compare`` on a CSV file of 10^6 item-level pairs (half tied), against
+    scipy.stats.bootstrap's interval of P(A>B) on 100 of the 1000 resamples.
 
     Returns
     -------
@@ -400,11 +360,9 @@ def compare_million():
 
     Examples
     --------
-    Building the workload writes the 10^6 pairs; the example only finds it in the registry.
-
     >>> from evalmc.bench.registry import WORKLOADS
     >>> from evalmc.bench.workloads import compare_million
-    >>> WORKLOADS.entry("compare-1e6-pairs").load() is compare_million
+    >>> WORKLOADS.entry("compare-1e6-pairs").load() is compare_million  # not built: 10^6 pairs
     True
     """
     import json
@@ -436,10 +394,8 @@ def compare_million():
 
 
 def ranks_300_models():
-    """``evalmc.ranks`` of 300 models on 30 data sets (44,850 pairs: Nemenyi and
-    Holm-adjusted Wilcoxon p-values), against scipy.stats.wilcoxon called per pair on 450 of
-    the pairs (its time scaled by 99.7). The answer is the smallest raw Wilcoxon p-value of
-    those 450 pairs, which both compute.
+    """``evalmc.ranks`` of 300 models on 30 data sets (44,850 pairs), against
+    scipy.stats.wilcoxon per pair on 450 of them (the smallest of their p-values).
 
     Returns
     -------
@@ -450,10 +406,8 @@ def ranks_300_models():
 
     Examples
     --------
-    The timed work is long; the example builds the pair without running it.
-
     >>> from evalmc.bench.workloads import ranks_300_models
-    >>> ours, peer, peer_scale = ranks_300_models()
+    >>> ours, peer, peer_scale = ranks_300_models()  # built, not run
     >>> callable(ours), callable(peer), round(peer_scale, 1)
     (True, True, 99.7)
     """
@@ -483,11 +437,8 @@ def ranks_300_models():
 
 
 def fisher_odds_ratio():
-    """Fisher's conditional odds ratio and its exact 95% interval for every table of two
-    models on 60 items each (3,721 tables: ``evalmc.stats.oddsratio``), against scipy's
-    ``odds_ratio(kind='conditional')`` called per table on one in ten of them (373 tables, its
-    time scaled by 3,721 / 373). The answer is the widest finite interval of the tables the
-    peer solves, which both compute.
+    """Fisher's conditional odds ratio and its exact interval for all 3,721 tables of 60 + 60
+    items, against scipy's ``odds_ratio(kind='conditional')`` on one table in ten.
 
     Returns
     -------
@@ -533,10 +484,8 @@ def fisher_odds_ratio():
 
 
 def cv_corrected_t():
-    """Size of the corrected resampled t-test (J = 15 random splits, 10% tested) on 10,000
-    data sets of the cv-regression scenario (n = 300, least squares on 10 features against 5),
-    against a scikit-learn loop: ShuffleSplit and LinearRegression on each split, the same
-    statistic; the peer runs 200 data sets, scaled to the whole.
+    """Size of the corrected resampled t-test on 10,000 data sets of the cv-regression scenario,
+    against a scikit-learn loop (ShuffleSplit, LinearRegression) on 200 data sets.
 
     Returns
     -------
@@ -547,11 +496,9 @@ def cv_corrected_t():
 
     Examples
     --------
-    The peer imports scikit-learn; the example only finds the workload in the registry.
-
     >>> from evalmc.bench.registry import WORKLOADS
     >>> from evalmc.bench.workloads import cv_corrected_t
-    >>> WORKLOADS.entry("cv-corrected-t").load() is cv_corrected_t
+    >>> WORKLOADS.entry("cv-corrected-t").load() is cv_corrected_t  # the peer needs sklearn
     True
     """
     from sklearn.linear_model import LinearRegression
@@ -591,32 +538,7 @@ def cv_corrected_t():
 
 
 def cli_startup(*args, status=0):
-    """A factory of workloads: the wall time of ``evalmc ARGS`` against ``python -c pass``.
-
-    Each side launches its interpreter 10 times; the ratio is the share of the command's time
-    that Python's own start-up takes (1 would be a command that costs nothing). `status` is
-    the exit status the command must end with (2 for a bad argument).
-
-    Parameters
-    ----------
-    *args : str
-        The arguments after ``evalmc``.
-    status : int
-        The exit status the command must end with.
-
-    Returns
-    -------
-    ours, peer : callable
-        Each takes ``small=False`` (one launch instead of 10) and returns the mean seconds a
-        launch as text; a launch ending with another status raises RuntimeError.
-
-    Examples
-    --------
-    >>> from evalmc.bench.workloads import cli_startup
-    >>> ours, peer = cli_startup("list", "--format", "json")
-    >>> callable(ours), callable(peer)
-    (True, True)
-    """
+    """``(ours, peer)``: 10 launches of ``evalmc ARGS`` (exit `status`) and ``python -c pass``."""
     def launches(command, expected):
         def run(small=False):
             start = time.perf_counter()
@@ -688,35 +610,7 @@ def cli_bad_argument():
 
 
 def run_benchmarks(only: str | None = None) -> pd.DataFrame:
-    """Time each workload (best of three) for evalmc and its peer.
-
-    A workload whose peer is not installed (its row's ``needs`` in
-    :data:`evalmc.bench.registry.WORKLOADS`) is skipped with a warning naming the extra that
-    installs it.
-
-    Parameters
-    ----------
-    only : str, optional
-        The one workload to run (a name of ``WORKLOADS``); default: every workload.
-
-    Returns
-    -------
-    DataFrame
-        ``workload``, ``peer``, ``ours_s``, ``peer_s`` (scaled by the workload's `peer_scale`
-        to the whole workload, see the module docstring), ``ratio`` (peer_s / ours_s: how many
-        times faster evalmc is), ``ours``, ``peer_result``.
-
-    Examples
-    --------
-    Every workload takes seconds to minutes; the example only shows that a name is checked
-    before any work starts.
-
-    >>> from evalmc.bench.workloads import run_benchmarks
-    >>> run_benchmarks(only="no-such-workload")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown workload 'no-such-workload'; valid names: paired-t-size, ...
-    """
+    """Time each workload (or `only` one), best of three, for evalmc and its peer."""
     if only is not None:
         WORKLOADS.entry(only)  # an unknown name is an error naming the valid ones
     rows = []

@@ -1,10 +1,8 @@
 """Decision criteria: built-in tests by name, and loading a user's own from a Python file.
 
 Every criterion maps a :class:`~evalmc.sims.base.Batch` to a
-:class:`~evalmc.criteria.base.CriterionResult` for all its replications at once. The built-in
-ones are the rows of :data:`CRITERIA` (:mod:`evalmc.criteria.registry`); this package imports
-no numerical library until a criterion is built.
-"""
+:class:`~evalmc.criteria.base.CriterionResult` for all its replications at once; this package
+imports no numerical library until a criterion is built."""
 
 from __future__ import annotations
 
@@ -25,8 +23,7 @@ _LAZY = ("BuiltinCriterion", "CriterionResult", "UserCriterion")
 
 def get_criterion(spec, **args):
     """Resolve a criterion: a built-in name (``name(key=value,...)`` for a family), a
-    ``'path/to/file.py:function'``, an importable ``'module:function'``
-    (:mod:`evalmc.criteria.peers`), or a callable.
+    ``'path/to/file.py:function'``, an importable ``'module:function'``, or a callable.
 
     Parameters
     ----------
@@ -66,11 +63,8 @@ def get_criterion(spec, **args):
 def load_criterion(spec: str):
     """Load ``function`` from ``path/to/file.py:function`` as a user criterion.
 
-    The module is registered with cloudpickle for pickling by value, so process and dask
-    workers receive the function without needing the file. It may import the modules beside
-    it, as when run as a script: its folder is searched first while it loads, and the modules
-    loaded from there are then forgotten (held by the criterion alone, and pickled with it by
-    value), so a later file's neighbours of the same names are its own.
+    The module is pickled by value, so workers need not see the file; the modules beside it
+    may be imported, and are forgotten once it loads.
 
     Parameters
     ----------
@@ -80,8 +74,7 @@ def load_criterion(spec: str):
     Returns
     -------
     UserCriterion
-        Named `spec`; a ValueError when the file is missing, fails to import, or has no such
-        function.
+        Named `spec`; a ValueError when the file is missing, fails to import or lacks it.
 
     Examples
     --------

@@ -1,19 +1,6 @@
-"""Bayesian comparisons of two models on paired run scores, vectorized over replications.
-
-``bayes-correlated-t`` is baycomp's correlated t-test (Corani and Benavoli 2015) on the
-differences ``d = a - b`` of n pairs: the posterior of the mean difference is Student's t with
-n - 1 degrees of freedom, location ``mean(d)`` and scale ``sqrt(var(d) (1/n + c))``, with
-Nadeau and Bengio's correction ``c = 1/(n - 1)`` as baycomp applies it with ``runs=1`` (a test
-share of 1/k in k-fold cross-validation; ``c = 0`` for runs on independent seeds). A better when
-``P(A - B > rope)`` exceeds `threshold`: a decision, one-sided (``alternative='greater'``).
-
-``bayes-signed-rank`` is baycomp's Bayesian signed-rank test (Benavoli et al. 2014): a Dirichlet
-process posterior over the differences with a pseudo-observation at 0 of weight `prior`,
-sampled `n_samples` times; P(A better) is the share of draws in which "A - B > rope" has the
-largest mass (:func:`evalmc.criteria.kernels.signed_rank_posterior`). baycomp draws with a
-legacy RandomState; here the draws come from the replication's Generator, so the two agree
-within Monte Carlo error, not digit for digit.
-"""
+"""Bayesian comparisons of two models on paired run scores, vectorized: baycomp's correlated
+t-test (Corani and Benavoli 2015) and Bayesian signed-rank test (Benavoli et al. 2014), whose
+draws come from the replication's Generator. A better when ``P(A - B > rope) > threshold``."""
 
 from __future__ import annotations
 
@@ -32,33 +19,7 @@ from evalmc.sims.base import Batch
 
 def correlated_t_probability(d: np.ndarray, rope: float = 0.0,
                              correction: float | None = None) -> np.ndarray:
-    """Posterior ``P(mean difference > rope)`` of each row of `d` (baycomp's ``p_left`` with
-    x = A, y = B); `correction` None is baycomp's ``1/(n - 1)``. A row of equal differences
-    has a point posterior: 1, 0.5 or 0 as its mean is above, at or below `rope`.
-
-    Parameters
-    ----------
-    d : ndarray, shape (n_reps, n)
-        Differences ``a - b``, one row per replication.
-    rope : float
-        Region of practical equivalence: the probability is of a mean difference above it.
-    correction : float, optional
-        Nadeau and Bengio's variance correction c; default ``1 / (n - 1)``.
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-        The posterior probabilities.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.random.default_rng(0).normal(0.5, 1.0, (2, 10))
-    >>> correlated_t_probability(d).round(4)
-    array([0.9311, 0.545 ])
-    >>> correlated_t_probability(np.ones((1, 10)), rope=0.5).tolist()  # a point posterior
-    [1.0]
-    """
+    """Posterior ``P(mean difference > rope)`` of each row of `d` (baycomp's ``p_left``)."""
     from scipy import stats
 
     n = d.shape[1]
@@ -81,8 +42,7 @@ def _correlated_t(batch: Batch, rope, threshold, correction) -> CriterionResult:
 
 def bayes_correlated_t(rope: float = 0.0, threshold: float = THRESHOLD,
                        correction: float | None = None):
-    """The test of the ``bayes-correlated-t`` family: A better when baycomp's
-    ``P(A - B > rope) > threshold``.
+    """The ``bayes-correlated-t`` family: A better when baycomp's ``P(A - B > rope) > threshold``.
 
     Parameters
     ----------
@@ -134,8 +94,7 @@ def _signed_rank(batch: Batch, rng, rope, threshold, prior, n_samples) -> Criter
 
 def bayes_signed_rank(rope: float = 0.0, threshold: float = THRESHOLD, prior: float = PRIOR,
                       n_samples: int = N_SAMPLES):
-    """The test of the ``bayes-signed-rank`` family: A better when baycomp's signed-rank
-    ``p_left > threshold``.
+    """The ``bayes-signed-rank`` family: A better when baycomp's signed-rank ``p_left > threshold``.
 
     Parameters
     ----------

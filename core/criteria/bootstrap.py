@@ -1,15 +1,7 @@
-"""Bootstrap tests of a mean difference, vectorized over replications: reject "A = B" when 0
-is outside the bootstrap interval of ``mean(a - b)`` (paired) or ``mean(a) - mean(b)`` (the
-two samples resampled independently), as scipy.stats.bootstrap builds it.
-
-Methods (scipy's ``method``): ``percentile``, ``basic`` (reverse percentile) and ``bca``
-(bias-corrected and accelerated, Efron and Tibshirani 1993, 14.3 and Eq. 15.36: ``z0`` from the
-share of replicates below the estimate, ties counted half, the acceleration from the
-jackknife). Quantiles interpolate linearly between order statistics (scipy.stats.quantile's
-default). A p-value is the smallest alpha whose ``1 - alpha`` interval excludes 0, found by
-bisection on the same quantiles, so that ``p <= alpha`` is the interval's decision at every
-level (the BCa levels are monotone in alpha wherever ``1 - a (z0 + z) > 0``).
-"""
+"""Bootstrap tests of a mean difference, vectorized: reject "A = B" when 0 is outside
+scipy.stats.bootstrap's interval (percentile, basic or BCa) of ``mean(a - b)`` or
+``mean(a) - mean(b)``. A p-value is the smallest alpha whose ``1 - alpha`` interval excludes
+0 (bisection), so that ``p <= alpha`` is the interval's decision at every level."""
 
 from __future__ import annotations
 
@@ -40,16 +32,14 @@ def bootstrap_mean(batch: Batch, rng: np.random.Generator, *, method: str = "bca
     method : {'bca', 'percentile', 'basic'}
         The interval, as scipy.stats.bootstrap's `method`.
     paired : bool
-        Resample the differences ``a - b`` (the batch must be paired), else A and B
-        independently.
+        Resample the differences ``a - b`` (a paired batch), else A and B independently.
     n_resamples : int
         Bootstrap replicates per replication.
 
     Returns
     -------
     CriterionResult
-        Two-sided p-values (:func:`interval_pvalues`), with the mean difference as statistic
-        and estimate; shape (n_reps,).
+        Two-sided p-values, with the mean difference as statistic and estimate.
 
     Examples
     --------
@@ -94,8 +84,7 @@ def _estimate(a, b):
 
 
 def _acceleration(a, b):
-    """The jackknife acceleration of a mean difference: for a mean, the jackknife influence of
-    run i is ``x_i - mean(x)`` (scipy's ``U``), and B's enter with the opposite sign."""
+    """The jackknife acceleration of a mean difference (B's influences with the opposite sign)."""
     num = np.zeros(a.shape[0])
     den = np.zeros(a.shape[0])
     for x, sign in ((a, 1.0), (b, -1.0)):
@@ -109,34 +98,7 @@ def _acceleration(a, b):
 
 
 def interval_pvalues(estimate, replicates, method, accel=None) -> np.ndarray:
-    """Smallest alpha at which each row's ``1 - alpha`` interval excludes 0 (sorts
-    `replicates` in place, one row per replication).
-
-    Found by bisection on alpha (52 halvings); 1 when the widest interval still holds 0.
-
-    Parameters
-    ----------
-    estimate : ndarray, shape (n_reps,)
-        The statistic on each replication's own sample.
-    replicates : ndarray, shape (n_reps, n_resamples)
-        Its bootstrap replicates; sorted in place.
-    method : {'bca', 'percentile', 'basic'}
-        The interval.
-    accel : ndarray, shape (n_reps,), optional
-        The BCa acceleration; needed with ``method='bca'``.
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-        The p-values; NaN where the estimate or the acceleration is NaN.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> replicates = np.random.default_rng(0).normal(1.0, 0.5, (1, 999))
-    >>> interval_pvalues(np.array([1.0]), replicates, "percentile").round(4)
-    array([0.0385])
-    """
+    """Smallest alpha whose ``1 - alpha`` interval of each row excludes 0 (sorts `replicates`)."""
     from scipy.special import ndtr, ndtri
 
     replicates.sort(axis=1)

@@ -1,12 +1,5 @@
-"""What a user's criterion prints is kept off standard output, thread by thread.
-
-A summary written to stdout (``evalmc calibrate --format csv``) must hold the summary only, so
-the prints of a user's function are captured while it runs. Criteria run on several threads at
-once, and ``contextlib.redirect_stdout`` swaps ``sys.stdout`` for every thread and restores it in
-whatever order the threads finish; here one proxy is installed while any capture is open and
-sends each thread's writes to that thread's buffer, or to the real stream when the thread
-captures nothing.
-"""
+"""What a user's criterion prints is kept off standard output, thread by thread: a proxy of
+``sys.stdout`` sends each capturing thread's writes to its buffer while any capture is open."""
 
 from __future__ import annotations
 
@@ -42,20 +35,7 @@ class _PerThreadStdout(io.TextIOBase):
 
 @contextmanager
 def captured_stdout():
-    """Capture what this thread prints; yields the ``io.StringIO`` that receives it.
-
-    Yields
-    ------
-    io.StringIO
-        What this thread printed while the capture was open.
-
-    Examples
-    --------
-    >>> with captured_stdout() as printed:
-    ...     print("progress: 50%")
-    >>> printed.getvalue()
-    'progress: 50%\\n'
-    """
+    """Capture what this thread prints; yields the ``io.StringIO`` that receives it."""
     with _LOCK:
         if _STATE["open"] == 0:
             _STATE["original"] = sys.stdout
@@ -74,25 +54,7 @@ def captured_stdout():
 
 
 def warn_printed(name: str, text: str) -> None:
-    """Say once per criterion and process that `name` printed, with its first line.
-
-    Parameters
-    ----------
-    name : str
-        The criterion's name.
-    text : str
-        What it printed; nothing is said when empty.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_printed("my-test", "hello\\nworld\\n")
-    ...     warn_printed("my-test", "again\\n")  # said once only
-    >>> len(caught), caught[0].category.__name__
-    (1, 'CriterionPrinted')
-    """
+    """Warn once per criterion and process that `name` printed `text`, quoting its first line."""
     with _LOCK:
         if not text or name in _WARNED:
             return
@@ -104,10 +66,4 @@ def warn_printed(name: str, text: str) -> None:
 
 
 class CriterionPrinted(UserWarning):
-    """A user's criterion wrote to standard output, which evalmc captured.
-
-    Examples
-    --------
-    >>> issubclass(CriterionPrinted, UserWarning)
-    True
-    """
+    """A user's criterion wrote to standard output, which evalmc captured."""

@@ -1,17 +1,8 @@
-"""Tests comparing two classifiers on one evaluation set, from its 8-cell table.
+"""Tests comparing two classifiers on one evaluation set, from its 8-cell table
+(``Batch.counts``, :mod:`evalmc.sims.classifiers`), vectorized over replications.
 
-All read ``Batch.counts`` (shape (n_reps, 8); cells numbered ``4 * label + 2 * a_correct +
-b_correct``, see :mod:`evalmc.sims.classifiers`) and are vectorized over replications. Notation of
-Dietterich (1998): ``n01`` examples misclassified by A but not by B (cells 1, 5), ``n10`` by B
-but not by A (cells 2, 6). Each gives the estimate of the difference it tests, in the sign of
-the scenario's effect (positive: A better): A's accuracy minus B's for the tests of dCerr,
-dF1 for the bootstrap test of dF1; their type-S and type-M errors are judged on it.
-
-Degenerate tables have defined decisions, never a NaN: no discordant pair gives McNemar
-p = 1 and a bootstrap distribution all at 0 (p = 1); equal error rates of 0 or 1 give the
-proportion test z = 0; an F1 whose denominator ``2 TP + FN + FP`` is 0 (no positive example
-and no false positive) counts as 0, so dF1 = 0 there.
-"""
+Dietterich's (1998) ``n01`` counts the examples A gets wrong and B right, ``n10`` the reverse.
+Degenerate tables give decisions, never a NaN (no discordant pair: p = 1; an undefined F1: 0)."""
 
 from __future__ import annotations
 
@@ -31,73 +22,20 @@ from evalmc.stats.exact import mcnemar_binomial, mcnemar_chi2
 
 
 def discordant(counts):
-    """``(n01, n10)``: examples A gets wrong and B right, and the reverse, per replication.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-
-    Returns
-    -------
-    n01, n10 : ndarray of int, shape (n_reps,)
-        Cells 1 + 5 and cells 2 + 6.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> [x.tolist() for x in discordant(counts)]
-    [[5, 12], [17, 12]]
-    """
+    """``(n01, n10)`` per replication: cells 1 + 5 (A wrong, B right) and cells 2 + 6."""
     counts = np.asarray(counts)
     return counts[:, 1] + counts[:, 5], counts[:, 2] + counts[:, 6]
 
 
 def accuracy_difference(counts) -> np.ndarray:
-    """A's accuracy minus B's, ``(n10 - n01) / n``: the estimate of the tests of dCerr, in the
-    sign of the scenario's effect (positive: A better; dCerr is its opposite).
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> accuracy_difference(counts)  # n01, n10 = 5, 17 and 12, 12; n = 100
-    array([0.12, 0.  ])
-    """
+    """A's accuracy minus B's, ``(n10 - n01) / n``, per replication."""
     counts = np.asarray(counts)
     n01, n10 = discordant(counts)
     return (n10 - n01) / counts.sum(axis=1)
 
 
 def f1_difference(counts) -> np.ndarray:
-    """Observed dF1 = F1(A) - F1(B), with F1 = 2 TP / (2 TP + FN + FP) (0 if undefined).
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> f1_difference(counts).round(4)
-    array([0.1293, 0.    ])
-    """
+    """Observed dF1 = F1(A) - F1(B) per replication (an undefined F1 counts as 0)."""
     counts = np.asarray(counts, dtype=float)
     tp_a, tp_b = counts[:, 6] + counts[:, 7], counts[:, 5] + counts[:, 7]
     den_a = 2 * tp_a + counts[:, 4] + counts[:, 5] + counts[:, 0] + counts[:, 1]
@@ -120,8 +58,7 @@ def proportion(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values, z, and A's accuracy minus B's as estimate
-        (:func:`accuracy_difference`); shape (n_reps,).
+        Two-sided p-values, z, and A's accuracy minus B's as estimate; shape (n_reps,).
 
     Examples
     --------
@@ -138,31 +75,7 @@ def proportion(counts, rng=None) -> CriterionResult:
 
 
 def proportion_test(err_a, err_b, n) -> CriterionResult:
-    """Proportion test: z = D / sqrt(2 C (1 - C) / n), two-sided normal.
-
-    ``D`` is A's error rate minus B's (`err_a`, `err_b` errors of n examples) and ``C`` their
-    mean; the test wrongly treats A's and B's errors as independent. Where ``C`` is 0 or 1, D
-    is 0 and z = 0.
-
-    Parameters
-    ----------
-    err_a, err_b : ndarray of int, shape (n_reps,)
-        Errors of A and of B.
-    n : ndarray of int, shape (n_reps,)
-        Examples of each evaluation set.
-
-    Returns
-    -------
-    CriterionResult
-        Two-sided p-values and z; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> result = proportion_test(np.array([20, 11]), np.array([14, 11]), np.array([100, 100]))
-    >>> result.statistic.round(4), result.pvalue.round(4)
-    (array([1.1295, 0.    ]), array([0.2587, 1.    ]))
-    """
+    """Proportion test, z = D / sqrt(2 C (1 - C) / n), D the error rates' difference."""
     d = (err_a - err_b) / n
     c = (err_a + err_b) / (2 * n)
     sd = np.sqrt(2 * c * (1 - c) / n)
@@ -183,8 +96,7 @@ def mcnemar(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, the chi2 statistic, and A's accuracy minus B's as estimate
-        (:func:`accuracy_difference`); shape (n_reps,).
+        P-values, the chi2 statistic, and A's accuracy minus B's as estimate; shape (n_reps,).
 
     Examples
     --------
@@ -198,12 +110,8 @@ def mcnemar(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
-    """McNemar's chi2 test without continuity correction: see :func:`mcnemar_test`.
-
-    ``(n01 - n10)^2 / (n01 + n10)`` against chi2(1) (McNemar 1947; statsmodels'
-    ``mcnemar(table, exact=False, correction=False)``): the score test. Its statistic exceeds
-    the corrected one wherever ``n01 != n10``, so it rejects more often. No discordant pair
-    gives p = 1.
+    """McNemar's chi2 test without continuity correction, ``(n01 - n10)^2 / (n01 + n10)``
+    against chi2(1) (statsmodels' ``mcnemar(exact=False, correction=False)``).
 
     Parameters
     ----------
@@ -215,8 +123,7 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, the chi2 statistic, and A's accuracy minus B's as estimate
-        (:func:`accuracy_difference`); shape (n_reps,).
+        P-values, the chi2 statistic, and A's accuracy minus B's as estimate; shape (n_reps,).
 
     Examples
     --------
@@ -231,40 +138,14 @@ def mcnemar_uncorrected(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar_test(n01, n10, correction=True) -> CriterionResult:
-    """McNemar's test: ``(|n01 - n10| - 1)^2 / (n01 + n10)`` against chi2(1).
-
-    The continuity-corrected statistic exactly as Keller et al.'s Eq 4 and Dietterich (1998)
-    write it (without the correction: ``(n01 - n10)^2 / (n01 + n10)``); no discordant pair
-    gives statistic 0 and p = 1.
-
-    Parameters
-    ----------
-    n01, n10 : ndarray of int, shape (n_reps,)
-        Discordant counts (:func:`discordant`).
-    correction : bool
-        Subtract 1 from ``|n01 - n10|`` (the continuity correction).
-
-    Returns
-    -------
-    CriterionResult
-        P-values and the chi2 statistic; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> result = mcnemar_test(np.array([5, 0]), np.array([17, 0]))
-    >>> result.statistic.tolist(), result.pvalue.round(4).tolist()
-    ([5.5, 0.0], [0.019, 1.0])
-    """
+    """McNemar's chi2(1) test as Keller et al.'s Eq 4 (`correction`: ``|n01 - n10| - 1``)."""
     chi2 = mcnemar_chi2(n01, n10, correction)
     return CriterionResult.from_pvalues(scipy.stats.chi2.sf(chi2, 1), chi2)
 
 
 def mcnemar_exact(counts, rng=None) -> CriterionResult:
-    """Exact McNemar test: two-sided binomial test of ``n01`` out of ``n01 + n10`` at 1/2.
-
-    ``p = min(1, 2 P(X <= min(n01, n10)))``, X ~ Binomial(n01 + n10, 1/2), as
-    ``scipy.stats.binomtest``; no discordant pair gives p = 1.
+    """Exact McNemar test: ``p = min(1, 2 P(X <= min(n01, n10)))``, X ~ Binomial(n01 + n10, 1/2),
+    as ``scipy.stats.binomtest``.
 
     Parameters
     ----------
@@ -276,8 +157,7 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, with ``n01`` as statistic and A's accuracy minus B's as estimate
-        (:func:`accuracy_difference`); shape (n_reps,).
+        P-values, ``n01`` as statistic and A's accuracy minus B's as estimate; shape (n_reps,).
 
     Examples
     --------
@@ -292,10 +172,8 @@ def mcnemar_exact(counts, rng=None) -> CriterionResult:
 
 
 def mcnemar_midp(counts, rng=None) -> CriterionResult:
-    """Mid-p McNemar test: the exact p-value less the probability of the observed count.
-
-    ``p = 2 P(X < k) + P(X = k)``, k = min(n01, n10), capped at 1 (Fagerland et al. 2013);
-    no discordant pair gives p = 1.
+    """Mid-p McNemar test (Fagerland et al. 2013): ``p = 2 P(X < k) + P(X = k)``, k = min(n01,
+    n10), capped at 1.
 
     Parameters
     ----------
@@ -307,8 +185,7 @@ def mcnemar_midp(counts, rng=None) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        P-values, with ``n01`` as statistic and A's accuracy minus B's as estimate
-        (:func:`accuracy_difference`); shape (n_reps,).
+        P-values, ``n01`` as statistic and A's accuracy minus B's as estimate; shape (n_reps,).
 
     Examples
     --------
@@ -327,28 +204,7 @@ _TAIL = 1e-16
 
 
 def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``P(n01* < n10*)`` and ``P(n01* = n10*)`` of one bootstrap replicate.
-
-    A replicate's discordant total is ``T ~ Binomial(n, (n01 + n10) / n)`` and, given T,
-    ``n01* ~ Binomial(T, n01 / (n01 + n10))``; the sum runs over T outside a 1e-16 tail on
-    each side.
-
-    Parameters
-    ----------
-    n, n01, n10 : array_like of int, shape (k,)
-        Set sizes and discordant counts.
-
-    Returns
-    -------
-    lt, eq : ndarray, shape (k,)
-        ``P(n01* < n10*)`` (dCerr* below 0) and ``P(n01* = n10*)``.
-
-    Examples
-    --------
-    >>> lt, eq = dcerr_replicate_law([100], [5], [17])
-    >>> lt.round(4), eq.round(4)
-    (array([0.9951]), array([0.0024]))
-    """
+    """Exact ``(P(n01* < n10*), P(n01* = n10*))`` of one bootstrap replicate of each set."""
     n, n01, n10 = (np.asarray(x, dtype=np.int64) for x in (n, n01, n10))
     m = n01 + n10
     share = m / n
@@ -363,13 +219,7 @@ def dcerr_replicate_law(n, n01, n10) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _percentile_pvalue(below, above, n_boot):
-    """``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``.
-
-    At level alpha with ``k = alpha n_boot / 2`` an integer (every alpha in {0.01, 0.05, 0.1}
-    with 5000 replicates), ``p <= alpha`` exactly when fewer than k replicates lie on one side
-    of 0 (ties counting on both sides): when 0 lies outside the percentile interval
-    ``[x_(k), x_(n_boot + 1 - k)]`` of the ordered replicates.
-    """
+    """``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, ties counting on both sides."""
     return np.minimum(1.0, 2.0 * (1.0 + np.minimum(below, above)) / (n_boot + 1))
 
 
@@ -381,35 +231,7 @@ def _stop_count(n_boot, p_max):
 
 
 def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
-    """Bootstrap percentile test on dCerr; statistic: the observed dCerr = (n01 - n10) / n.
-
-    A replicate's dCerr* is below, at or above 0 with the probabilities of
-    :func:`dcerr_replicate_law`, so the counts of the `n_boot` replicates on each side are
-    one multinomial draw: the test's exact distribution, without drawing the replicates.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-    rng : numpy.random.Generator
-        Draws the side counts.
-    n_boot : int
-        Bootstrap replicates per evaluation set.
-
-    Returns
-    -------
-    CriterionResult
-        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, the observed dCerr, and
-        its opposite, A's accuracy minus B's, as estimate; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> result = bootstrap_dcerr(counts, np.random.default_rng(0), n_boot=999)
-    >>> result.statistic.round(4), result.pvalue.round(4), result.estimate
-    (array([-0.12,  0.  ]), array([0.014, 1.   ]), array([0.12, 0.  ]))
-    """
+    """Bootstrap percentile test on dCerr, side counts drawn from :func:`dcerr_replicate_law`."""
     counts = np.asarray(counts, dtype=np.int64)
     n01, n10 = discordant(counts)
     n = counts.sum(axis=1)
@@ -423,33 +245,7 @@ def bootstrap_dcerr(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
 
 
 def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionResult:
-    """Bootstrap percentile test on dF1; statistic: the observed dF1.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-    rng : numpy.random.Generator
-        Draws the replicates.
-    n_boot : int
-        Bootstrap replicates per evaluation set.
-    p_max : float
-        Stop a set's replicates once its p-value exceeds this (see
-        :func:`bootstrap_df1_test`).
-
-    Returns
-    -------
-    CriterionResult
-        P-values ``min(1, 2 (1 + min(below, above)) / (n_boot + 1))``, and the observed dF1
-        (:func:`f1_difference`) as statistic and estimate; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> bootstrap_df1(counts, np.random.default_rng(0), n_boot=999).pvalue.round(4)
-    array([0.012, 1.   ])
-    """
+    """Bootstrap percentile test on dF1 (:func:`bootstrap_df1_test`)."""
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     below, above = np.empty(counts.shape[0], np.int64), np.empty(counts.shape[0], np.int64)
     from evalmc.criteria.kernels import TILT_MAX, bootstrap_df1_sides
@@ -460,39 +256,7 @@ def bootstrap_df1(counts, rng, n_boot=DEFAULT_N_BOOT, p_max=1.0) -> CriterionRes
 
 
 def bootstrap_df1_centred(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult:
-    """Bootstrap test on dF1 with the interval centred on the replicates' mean.
-
-    Keller et al. (Sec 2.2): "an interval [a, b] such that p(a < dF1 < b) = 1 - alpha
-    centered around the mean of p(dF1). If 0 lies outside this interval, [...] reject the
-    null hypothesis." The interval is ``[m - h, m + h]``, m the mean of the `n_boot`
-    replicates and h the smallest half-width holding a share ``1 - alpha`` of them; 0 lies
-    outside it exactly when at most ``alpha n_boot`` replicates lie at least ``|m|`` from m
-    (:func:`evalmc.criteria.kernels.bootstrap_df1_centred_counts`). The p-value is that
-    count over `n_boot`, so ``p <= alpha`` is the paper's rejection. It equals the
-    percentile test's decision for a replicate law symmetric about its mean.
-
-    Parameters
-    ----------
-    counts : array_like of int, shape (n_reps, 8)
-        The 8-cell table of each replication (``Batch.counts``).
-    rng : numpy.random.Generator
-        Draws the replicates.
-    n_boot : int
-        Bootstrap replicates per evaluation set.
-
-    Returns
-    -------
-    CriterionResult
-        P-values, and the observed dF1 (:func:`f1_difference`) as statistic and estimate;
-        shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [5, 6, 6, 33, 5, 6, 6, 33]])
-    >>> bootstrap_df1_centred(counts, np.random.default_rng(0), n_boot=999).pvalue.round(4)
-    array([0.016, 0.997])
-    """
+    """Bootstrap test on dF1, interval centred on the replicates' mean (Keller et al. Sec 2.2)."""
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     outside = np.empty(counts.shape[0], np.int64)
     from evalmc.criteria.kernels import bootstrap_df1_centred_counts
@@ -503,8 +267,8 @@ def bootstrap_df1_centred(counts, rng, n_boot=DEFAULT_N_BOOT) -> CriterionResult
 
 
 def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
-    """The test of the ``bootstrap-dcerr`` family: the bootstrap percentile test on the
-    difference of classification errors, `n_boot` replicates per evaluation set.
+    """The ``bootstrap-dcerr`` family: the bootstrap percentile test on the difference of
+    errors, the replicates' counts on each side of 0 drawn at once from their exact law.
 
     Parameters
     ----------
@@ -526,21 +290,17 @@ def bootstrap_dcerr_test(n_boot: int = DEFAULT_N_BOOT):
 
 
 def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
-    """The test of the ``bootstrap-df1`` family: the bootstrap percentile test on the
-    difference of F1, `n_boot` replicates per evaluation set.
+    """The ``bootstrap-df1`` family: the bootstrap percentile test on the difference of F1.
 
     Parameters
     ----------
     n_boot : int
         Bootstrap replicates per evaluation set.
     p_max : float
-        With ``p_max < 1``, a set's replicates stop as soon as both sides of 0 hold enough of
-        them for its p-value to exceed `p_max` whatever the remaining replicates give. The
-        decision at every level ``alpha <= p_max`` is then exactly the one of all `n_boot`
-        replicates; a p-value above `p_max` is a lower bound of the full one. For studies at
-        levels up to `p_max` only; the sets whose decision is not in doubt cost less. A set
-        far from 0 draws its rare side at once and exactly: its p-value is never censored.
-        (The dCerr test draws its side counts at once and exactly: it has nothing to stop.)
+        With ``p_max < 1``, a set's replicates stop once its p-value must exceed `p_max`: the
+        decision at every level ``alpha <= p_max`` is that of all `n_boot` replicates, and a
+        p-value above `p_max` is a lower bound. A set far from 0 draws its rare side at once and
+        exactly, never censored.
 
     Returns
     -------
@@ -559,9 +319,8 @@ def bootstrap_df1_test(n_boot: int = DEFAULT_N_BOOT, p_max: float = 1.0):
 
 
 def bootstrap_df1_centred_test(n_boot: int = DEFAULT_N_BOOT):
-    """The test of the ``bootstrap-df1-centred`` family: the bootstrap test on the difference
-    of F1 with the interval centred on the replicates' mean (:func:`bootstrap_df1_centred`),
-    `n_boot` replicates per evaluation set.
+    """The ``bootstrap-df1-centred`` family: the bootstrap test on the difference of F1 with
+    the interval ``[m - h, m + h]`` centred on the replicates' mean m (Keller et al. Sec 2.2).
 
     Parameters
     ----------

@@ -1,31 +1,6 @@
-"""Tests of two learning algorithms from their errors on cross-validation splits.
-
-``a[i, j]`` and ``b[i, j]`` are A's and B's errors on split j of data set i, and ``d = a - b``;
-``Batch.splits`` says how the data set was split. Every test is two-sided, with
-``t = mean(d) / sqrt(c var(d))`` on df ``splits - 1`` for the t-tests over splits:
-
-- ``cv-paired-t`` (k folds) and ``resampled-t`` (J random splits): ``c = 1 / splits``, the
-  paired t-test as if the splits' errors were independent;
-- ``corrected-resampled-t`` (Nadeau and Bengio 2003): ``c = 1 / J + n_test / n_train``;
-- ``corrected-repeated-cv-t`` (Bouckaert and Frank 2004): r times k folds,
-  ``c = 1 / (k r) + n_test / n_train`` on df ``k r - 1``;
-- ``5x2cv-t`` (Dietterich 1998): ``t = d_11 / sqrt(mean_i s_i^2)`` on 5 df, with
-  ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2`` over the two folds of repetition i;
-- ``5x2cv-f`` (Alpaydin 1999): ``F = sum_ij d_ij^2 / (2 sum_i s_i^2)`` on (10, 5) df.
-
-On one hold-out split, from each test example's 0/1 error (Dietterich 1998):
-
-- ``holdout-mcnemar``: McNemar's continuity-corrected chi2 on the examples one algorithm got
-  wrong and the other right;
-- ``holdout-proportion``: the test of two proportions on the error rates, as if A's and B's
-  errors were independent.
-
-A criterion refuses a scenario whose splits are not its scheme, or whose loss is not 0/1 where
-it counts errors. Equal differences on every split (common with 0/1 losses on few test
-examples) leave the variance at 0: a nonzero difference then gives an infinite statistic and
-p = 0, as scipy's ``ttest_rel`` (and Weka) decide; no difference at all gives statistic 0 and
-p = 1, where scipy gives NaN.
-"""
+"""Tests of two learning algorithms from their errors on cross-validation splits (``a[i, j]``:
+A's error on split j of data set i; ``Batch.splits`` says how). Equal differences on every
+split give p = 0 when nonzero, as scipy's ``ttest_rel`` (and Weka), and p = 1 when zero."""
 
 from __future__ import annotations
 
@@ -44,11 +19,8 @@ def _ratio(num, den):
 
 
 def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
-    """The paired t-test over a data set's splits, as if they were independent, or with
-    Nadeau and Bengio's variance correction ``1/m + n_test/n_train`` (`corrected`).
-
-    ``t = mean(d) / sqrt(c var(d))`` over the m splits, on m - 1 df, with ``c = 1/m`` or
-    ``1/m + n_test/n_train``.
+    """The paired t-test over m splits, ``t = mean(d) / sqrt(c var(d))`` on m - 1 df: ``c = 1/m``
+    (splits as if independent) or Nadeau and Bengio's ``1/m + n_test/n_train`` (`corrected`).
 
     Parameters
     ----------
@@ -83,16 +55,14 @@ def t_over_splits(batch: Batch, *, corrected: bool) -> CriterionResult:
 
 
 def _variances_5x2(d):
-    """Per repetition i of the 5 x 2 folds: ``s_i^2``, from d of shape (n, 10), folds of a
-    repetition adjacent."""
+    """``s_i^2`` per repetition i of the 5 x 2 folds (a repetition's two folds adjacent)."""
     pairs = d.reshape(d.shape[0], 5, 2)
     return ((pairs - pairs.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
 
 
 def five_by_two_t(batch: Batch) -> CriterionResult:
-    """Dietterich's 5x2cv paired t-test.
-
-    ``t = d_11 / sqrt(mean_i s_i^2)`` on 5 df (see the module's description).
+    """Dietterich's 5x2cv paired t-test: ``t = d_11 / sqrt(mean_i s_i^2)`` on 5 df, with
+    ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2`` over the two folds of repetition i.
 
     Parameters
     ----------
@@ -120,9 +90,7 @@ def five_by_two_t(batch: Batch) -> CriterionResult:
 
 
 def five_by_two_f(batch: Batch) -> CriterionResult:
-    """Alpaydin's combined 5x2cv F-test.
-
-    ``F = sum_ij d_ij^2 / (2 sum_i s_i^2)`` on (10, 5) df.
+    """Alpaydin's combined 5x2cv F-test: ``F = sum_ij d_ij^2 / (2 sum_i s_i^2)`` on (10, 5) df.
 
     Parameters
     ----------
@@ -150,9 +118,8 @@ def five_by_two_f(batch: Batch) -> CriterionResult:
 
 
 def holdout_mcnemar(batch: Batch) -> CriterionResult:
-    """McNemar's test on one hold-out split's 0/1 errors.
-
-    Continuity-corrected, as :func:`evalmc.criteria.classifiers.mcnemar_test`.
+    """McNemar's continuity-corrected chi2 on one hold-out split's 0/1 errors (the examples one
+    algorithm got wrong and the other right).
 
     Parameters
     ----------
@@ -178,10 +145,8 @@ def holdout_mcnemar(batch: Batch) -> CriterionResult:
 
 
 def holdout_proportion(batch: Batch) -> CriterionResult:
-    """The test of two proportions on one hold-out split's error rates.
-
-    As :func:`evalmc.criteria.classifiers.proportion_test`: A's and B's errors taken as
-    independent.
+    """The test of two proportions on one hold-out split's error rates, A's and B's errors taken
+    as independent.
 
     Parameters
     ----------

@@ -1,44 +1,8 @@
-"""The tests people run on item-level evaluation results, vectorized over replications.
-
-- ``sacrebleu-paired-bs`` and ``sacrebleu-paired-ar``: sacrebleu's paired bootstrap and
-  approximate randomization tests (``sacrebleu/significance.py``, ``_paired_bs_test`` and
-  ``_paired_ar_test``; the p-value of both by ``_compute_p_value``) for a corpus metric that is
-  the mean of the item scores (accuracy).
-- ``passk-paired``: a z-test on the per-item differences of Chen et al.'s (2021) unbiased
-  pass@k estimates.
-
-An item scored several times (``batch.n_samples``) counts by its mean score
-(``batch.a``, ``batch.b``) in sacrebleu's tests; pass@k reads its samples
-(:func:`evalmc.sims.items.sample_scores`).
-
-sacrebleu's rule, for the mean metric (``d = a - b`` per item, ``m = mean(d)``):
-
-- bootstrap (``_paired_bs_test``, 1000 resamples by default): each resample draws n item
-  indices with replacement and takes the same items for both systems; ``sample_diffs =
-  np.abs(scores_sys - scores_bl)`` is ``|m*|``; ``stats = sample_diffs - sample_diffs.mean()``;
-- approximate randomization (``_paired_ar_test``, 10000 trials by default): each trial swaps
-  each item's two scores with probability 1/2 (``pos_sel = rng.integers(2, ...)``); its
-  statistic is ``|mean(shuf_a) - mean(shuf_b)|``, ``|sum_i s_i d_i| / n`` with signs ``s_i``;
-- both then count ``c = np.sum(stats > real_difference)``, the real difference being
-  ``abs(bl_result.score - sys_score.score) = |m|``, and return ``p = (c + 1) / (len(stats) + 1)``.
-
-The bootstrap compares a centred statistic with the real difference: its p-value is about
-the one-sided normal tail of ``|m|``, so at level 0.05 it rejects about 11% of null
-comparisons (0.110 in the normal limit). Equal scores on every item give
-``p = 1 / (B + 1)`` in both (nothing is strictly above 0), as sacrebleu computes it.
-
-Sufficient statistics. Where the differences lie on a lattice (means of 0/1 or integer
-scores), each test's law given the data is computed exactly, by one discrete Fourier
-transform: a bootstrap resample's sum is a draw of the n-fold convolution of the row's
-empirical law (:func:`sum_law`), drawn by inversion; the randomisation's trials are
-independent, so the number of them above the real difference is binomial with the exact chance
-that one trial is above it (:func:`ar_exceedance`), drawn at once. Elsewhere a resample is the
-multinomial count of each distinct difference, and a trial of sign flips the binomial count of
-the flipped items per distinct ``|d|``. The cost grows with the lattice's span or the distinct
-values, not with the items times the resamples. The strict ``>`` is taken in exact
-arithmetic: sums are compared on the scale of ``sum(|d|)`` with a relative tolerance of 1e-10
-(exact for 0/1 scores).
-"""
+"""The tests people run on item-level evaluation results, vectorized: sacrebleu's paired
+bootstrap and approximate randomization tests of a mean item score, and a z-test on per-item
+pass@k (Chen et al. 2021). sacrebleu's bootstrap compares a centred statistic with the real
+difference, so it rejects about 11% of null comparisons at 0.05. On a lattice (0/1 scores) each
+test's law is computed exactly by one FFT (:func:`sum_law`, :func:`ar_exceedance`)."""
 
 from __future__ import annotations
 
@@ -68,26 +32,7 @@ def _differences(batch: Batch) -> np.ndarray:
 
 
 def categories(x: np.ndarray):
-    """The distinct values of each row of `x` and how often each occurs.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n_reps, n)
-
-    Returns
-    -------
-    values : ndarray of float, shape (n_reps, m)
-        Each row's distinct values, padded with 0 after its own.
-    counts : ndarray of int64, shape (n_reps, m)
-        Occurrences of each value (0 for padding).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> values, counts = categories(np.array([[1.0, -1.0, 1.0], [0.0, 0.0, 0.0]]))
-    >>> values.tolist(), counts.tolist()
-    ([[-1.0, 1.0], [0.0, 0.0]], [[1, 2], [3, 0]])
-    """
+    """``(values, counts)``: each row's distinct values and their occurrences, padded with 0."""
     rows = [np.unique(row, return_counts=True) for row in x]
     m = max(len(c) for _, c in rows)
     values = np.zeros((len(rows), m))
@@ -105,35 +50,7 @@ def _chunks(n_reps: int, per_row: int):
 
 def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
                    scale: int = 1) -> np.ndarray:
-    """Sums of `n_resamples` bootstrap resamples of each row of `d`: draws of the law of
-    ``d[i][idx].sum()`` for ``idx`` n indices drawn with replacement.
-
-    The resamples are independent draws of that law. Where ``d * scale`` is integral (means
-    of 0/1 or integer scores) and its span at most :data:`EXACT_SPAN`, the law is computed
-    exactly, the n-fold convolution of the row's empirical law by one discrete Fourier
-    transform, and the sums drawn from it by inversion; elsewhere each resample's multinomial
-    counts of the row's distinct values are drawn, or, when most values are distinct, its n
-    indices.
-
-    Parameters
-    ----------
-    d : ndarray, shape (n_reps, n)
-    rng : numpy.random.Generator
-    n_resamples : int
-    scale : int
-        The lattice of `d` (see above).
-
-    Returns
-    -------
-    ndarray, shape (n_reps, n_resamples)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> sums = bootstrap_sums(np.array([[1.0, 0.0, -1.0, 1.0]]), np.random.default_rng(0), 5)
-    >>> sums.tolist()
-    [[2.0, 0.0, -2.0, -3.0, 3.0]]
-    """
+    """``(n_reps, n_resamples)`` sums of bootstrap resamples of each row of `d`."""
     law = sum_law(d, scale)
     if law is None:
         from evalmc.criteria import kernels
@@ -151,28 +68,7 @@ def bootstrap_sums(d: np.ndarray, rng: np.random.Generator, n_resamples: int,
 
 
 def sum_law(d: np.ndarray, scale: int = 1):
-    """The law of the sum of n draws with replacement from each row of `d`, on the lattice
-    ``1 / scale``; None off a lattice or past :data:`EXACT_SPAN`.
-
-    Parameters
-    ----------
-    d : ndarray, shape (n_reps, n)
-    scale : int
-
-    Returns
-    -------
-    lowest : int
-        The smallest sum, in lattice units (``-n * max|d| * scale``).
-    cdf : ndarray, shape (n_reps, m)
-        The sum's distribution function at ``lowest, lowest + 1, ...`` (lattice units).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> lowest, cdf = sum_law(np.array([[1.0, -1.0]]))  # the sum of two fair +-1 draws
-    >>> lowest, cdf.round(6).tolist()
-    (-2, [[0.25, 0.25, 0.75, 0.75, 1.0]])
-    """
+    """``(lowest, cdf)``: the law of the sum of n resampled values of each row of `d` (or None)."""
     from scipy import fft
 
     k = d * scale
@@ -196,26 +92,7 @@ def sum_law(d: np.ndarray, scale: int = 1):
 
 
 def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndarray:
-    """Sums ``sum_i s_i d_i`` of each row of `d` under `n_trials` sets of independent fair
-    signs ``s_i``: per distinct ``|d|`` value v with m items, ``v (2 K - m)``, K ~ Bin(m, 1/2).
-
-    Parameters
-    ----------
-    d : ndarray, shape (n_reps, n)
-    rng : numpy.random.Generator
-    n_trials : int
-
-    Returns
-    -------
-    ndarray, shape (n_reps, n_trials)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> sums = flip_sums(np.array([[1.0, 0.0, -1.0, 1.0]]), np.random.default_rng(0), 5)
-    >>> sorted(set(sums[0].tolist()) - {-3.0, -1.0, 1.0, 3.0})
-    []
-    """
+    """``(n_reps, n_trials)`` sums ``sum_i s_i d_i`` under fair signs, drawn per distinct |d|."""
     values, counts = categories(np.abs(d))
     if values.shape[1] * MOSTLY_DISTINCT > d.shape[1]:
         return _flip_bits(d, rng, n_trials)
@@ -229,8 +106,7 @@ def flip_sums(d: np.ndarray, rng: np.random.Generator, n_trials: int) -> np.ndar
 
 
 def _flip_bits(d, rng, n_trials):
-    """`flip_sums` for rows of mostly distinct values: each item's swap drawn as one random
-    bit, ``sum_i s_i d_i = 2 sum_{swapped} d_i - sum_i d_i``."""
+    """:func:`flip_sums` for rows of mostly distinct values, each item's swap one random bit."""
     n = d.shape[1]
     out = np.empty((d.shape[0], n_trials))
     step = max(1, CHUNK // (8 * n))
@@ -256,33 +132,7 @@ def _resample_indices(d, rng, n_resamples):
 
 
 def ar_exceedance(d: np.ndarray, scale: int = 1):
-    """The chance that one trial of random swaps beats the real difference, ``P(|sum_i s_i d_i| >
-    |sum_i d_i|)`` for independent fair signs ``s_i``, exactly, per row of `d`; None when `d`
-    times `scale` is not integral or its span passes :data:`EXACT_SPAN`.
-
-    On the lattice ``k_i = |d_i| scale`` the signed sum ``S = sum_i s_i k_i`` has the
-    characteristic function ``prod_j cos(t j)^(c_j)`` (``c_j`` items with ``k_i = j``); its law
-    on ``-K..K`` (``K = sum_i k_i``) is one discrete Fourier transform of it.
-
-    Parameters
-    ----------
-    d : ndarray, shape (n_reps, n)
-        Per-item differences.
-    scale : int
-        Their lattice: ``d * scale`` integral (the samples per item, for means of 0/1 scores).
-
-    Returns
-    -------
-    ndarray, shape (n_reps,), or None
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> ar_exceedance(np.array([[1.0, 1.0, -1.0, 0.0]])).round(6)  # |S| = 3 of 8 patterns
-    array([0.25])
-    >>> ar_exceedance(np.array([[0.3, 1.0]])) is None
-    True
-    """
+    """Exact ``P(|sum_i s_i d_i| > |sum_i d_i|)`` per row under fair signs s (or None)."""
     from scipy import fft
 
     k = np.abs(d) * scale
@@ -313,27 +163,7 @@ def ar_exceedance(d: np.ndarray, scale: int = 1):
 
 
 def sacrebleu_pvalues(stats: np.ndarray, real: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """sacrebleu's ``_compute_p_value`` per row: ``(sum(stats > real) + 1) / (len(stats) + 1)``,
-    the strict ``>`` up to rounding (:data:`TIES` x `scale`).
-
-    Parameters
-    ----------
-    stats : ndarray, shape (n_reps, n_resamples)
-    real : ndarray, shape (n_reps,)
-        The real statistic.
-    scale : ndarray, shape (n_reps,)
-        The size of the statistics' rounding errors, over :data:`TIES`.
-
-    Returns
-    -------
-    ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> sacrebleu_pvalues(np.array([[0.0, 1.0, 2.0, 3.0]]), np.array([1.0]), np.ones(1))
-    array([0.6])
-    """
+    """sacrebleu's ``(sum(stats > real) + 1) / (len(stats) + 1)`` per row, ``>`` up to rounding."""
     c = (stats > (real + TIES * scale)[:, None]).sum(axis=1)
     return (c + 1) / (stats.shape[1] + 1)
 
@@ -426,25 +256,7 @@ def sacrebleu_paired_ar(n_resamples: int = SACREBLEU_AR_TRIALS):
 
 
 def passk_table(n: int, k: int) -> np.ndarray:
-    """Chen et al.'s unbiased pass@k of an item with `n` samples, for each count c = 0..n of
-    correct ones: ``1 - C(n - c, k) / C(n, k)`` (1 when ``n - c < k``).
-
-    Parameters
-    ----------
-    n : int
-        Samples per item.
-    k : int
-        At most `n`.
-
-    Returns
-    -------
-    ndarray, shape (n + 1,)
-
-    Examples
-    --------
-    >>> passk_table(4, 2).round(4).tolist()
-    [0.0, 0.5, 0.8333, 1.0, 1.0]
-    """
+    """Chen et al.'s unbiased pass@k of an item with `n` samples, for c = 0..n correct ones."""
     table = np.ones(n + 1)
     for c in range(n - k + 1):
         table[c] = 1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1))
@@ -452,28 +264,7 @@ def passk_table(n: int, k: int) -> np.ndarray:
 
 
 def passk_scores(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each item's pass@k for A and B, from its ``batch.n_samples`` 0/1 scores.
-
-    Parameters
-    ----------
-    batch : ClusteredBatch
-        0/1 scores, ``n_samples >= k`` per item.
-    k : int
-        Samples drawn per item.
-
-    Returns
-    -------
-    a, b : ndarray, shape (n_reps, n_items)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch
-    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 0.0, 0.0]]), np.ones((1, 4)),
-    ...                        paired=True, cluster_size=1, n_samples=2)
-    >>> passk_scores(batch, 2)[0].tolist(), passk_scores(batch, 1)[0].tolist()
-    ([[1.0, 0.0]], [[0.5, 0.0]])
-    """
+    """``(a, b)``: each item's pass@k for A and B, from its ``batch.n_samples >= k`` 0/1 scores."""
     k = check_int("k", k, low=1)
     n = getattr(batch, "n_samples", None)
     if n is None or n < k:

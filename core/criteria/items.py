@@ -1,26 +1,8 @@
 """Criteria for two models scored 0/1 on the same items (LLM evaluations), vectorized.
 
-- ``unpaired-z``: lm-evaluation-harness's comparison of two results,
-  ``z = (acc_a - acc_b) / sqrt(se_a^2 + se_b^2)`` with ``se = sd(ddof=1) / sqrt(n)`` of each
-  model's scores, as if the two had answered different questions.
-- ``paired-items``: z on the per-item differences ``d = a - b``, ``mean(d) / (sd(d) / sqrt(n))``.
-- ``paired-samples-z``: the same z on the per-sample differences, as if each of an item's
-  ``n_samples`` answers were an item of its own (the standard error of every generation pooled,
-  which repeated samples of one item make too small).
-- ``mcnemar-items``: the exact McNemar test, a two-sided binomial test at 1/2 of the items only
-  A got right among the n01 + n10 discordant items (statsmodels' ``mcnemar(exact=True)``).
-- ``clustered-z``: ``mean(d)`` over its cluster-robust standard error (Miller 2024, CR0):
-  ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2``.
-- ``cluster-bootstrap``: the percentile bootstrap interval of ``mean(d)`` resampling whole
-  clusters (:data:`N_RESAMPLES`), as a test (p-value as :mod:`evalmc.criteria.bootstrap`).
-
-Items come in consecutive clusters of ``batch.cluster_sizes`` items
-(:class:`~evalmc.sims.items.ClusteredBatch`; 1 for a batch of plain scores), and an item scored
-several times (``batch.n_samples``) counts by its mean score over its samples (``batch.a``).
-The clustered criteria read per-cluster sums only: a cluster resample needs the clusters'
-counts per distinct (sum, size), a multinomial, so its cost grows with the distinct clusters,
-not with the items.
-"""
+Items come in clusters of ``batch.cluster_sizes`` (:class:`~evalmc.sims.items.ClusteredBatch`),
+an item scored several times counting by its mean; the clustered criteria (Miller 2024) read
+per-cluster sums only, so their cost grows with the distinct clusters, not the items."""
 
 from __future__ import annotations
 
@@ -45,7 +27,8 @@ def _z_pvalues(z):
 
 
 def unpaired_z(batch: Batch) -> CriterionResult:
-    """lm-evaluation-harness's z-test of two accuracies, as if unpaired.
+    """lm-evaluation-harness's z-test of two accuracies, as if the two models had answered
+    different questions: ``z = (acc_a - acc_b) / sqrt(se_a^2 + se_b^2)``, ``se = sd / sqrt(n)``.
 
     Parameters
     ----------
@@ -77,7 +60,7 @@ def unpaired_z(batch: Batch) -> CriterionResult:
 
 
 def paired_items(batch: Batch) -> CriterionResult:
-    """z on the per-item differences (sample sd).
+    """z on the per-item differences ``d = a - b``: ``mean(d) / (sd(d) / sqrt(n))``.
 
     Parameters
     ----------
@@ -107,7 +90,8 @@ def paired_items(batch: Batch) -> CriterionResult:
 
 
 def paired_samples_z(batch: Batch) -> CriterionResult:
-    """z on the per-sample differences, each sample counted as an item (sample sd).
+    """z on the per-sample differences, each of an item's ``n_samples`` answers counted as an
+    item of its own (a standard error that repeated samples of one item make too small).
 
     Parameters
     ----------
@@ -137,8 +121,8 @@ def paired_samples_z(batch: Batch) -> CriterionResult:
 
 
 def mcnemar_items(batch: Batch) -> CriterionResult:
-    """Exact McNemar: ``min(1, 2 P(X <= min(n01, n10)))``, X ~ Bin(n01 + n10, 1/2); p = 1
-    without discordant items.
+    """Exact McNemar test, as statsmodels' ``mcnemar(exact=True)``: ``min(1, 2 P(X <= min(n01,
+    n10)))``, X ~ Bin(n01 + n10, 1/2); p = 1 without discordant items.
 
     Parameters
     ----------
@@ -148,8 +132,8 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values, ``n10 - n01`` (items only A got right, less those only B
-        got right), and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
+        Two-sided p-values, ``n10 - n01`` (items only A got right, less those only B got
+        right), and the estimate ``mean(a) - mean(b)``; shape (n_reps,).
 
     Examples
     --------
@@ -172,8 +156,7 @@ def mcnemar_items(batch: Batch) -> CriterionResult:
 
 
 def _cluster_sums(batch: Batch, d=None):
-    """Per replication, each cluster's sum of ``a - b`` (or of `d`, item scores in the
-    batch's clusters); and the items of each cluster."""
+    """Each cluster's sum of ``a - b`` (or of `d`) per replication, and the clusters' sizes."""
     a, b, sizes = _scores(batch)
     d = a - b if d is None else d
     if np.all(sizes == sizes[0]):
@@ -182,30 +165,7 @@ def _cluster_sums(batch: Batch, d=None):
 
 
 def clustered_mean_se(batch: Batch, d=None) -> tuple[np.ndarray, np.ndarray]:
-    """``mean(a - b)`` and its cluster-robust (CR0) standard error,
-    ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2`` (Miller 2024); the paired
-    standard error when each item is its own cluster.
-
-    Parameters
-    ----------
-    batch : Batch
-        Scores of A and B on the same items, in clusters of ``batch.cluster_sizes``.
-    d : ndarray, optional
-        Item scores to use instead of ``a - b`` (A's own, for an interval of its mean).
-
-    Returns
-    -------
-    mean, se : ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch
-    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)),
-    ...                        paired=True, cluster_size=2)
-    >>> [x.round(4).tolist() for x in clustered_mean_se(batch)]
-    [[0.75], [0.1768]]
-    """
+    """``(mean, se)``: ``mean(a - b)`` (or of `d`) and its cluster-robust CR0 standard error."""
     sums, sizes = _cluster_sums(batch, d)
     n = sizes.sum()
     mean = sums.sum(axis=1) / n
@@ -214,33 +174,7 @@ def clustered_mean_se(batch: Batch, d=None) -> tuple[np.ndarray, np.ndarray]:
 
 def cluster_replicates(batch: Batch, rng: np.random.Generator,
                        n_resamples: int) -> tuple[np.ndarray, np.ndarray]:
-    """``mean(a - b)`` and `n_resamples` cluster-bootstrap replicates of it: each resample
-    draws the clusters' counts per distinct (sum, size) from their multinomial law, and its
-    mean is the resampled sum over the resampled items.
-
-    Parameters
-    ----------
-    batch : Batch
-        Scores of A and B on the same items, in clusters of ``batch.cluster_sizes``.
-    rng : numpy.random.Generator
-        Draws the resamples.
-    n_resamples : int
-
-    Returns
-    -------
-    estimate : ndarray, shape (n_reps,)
-    replicates : ndarray, shape (n_reps, n_resamples)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch
-    >>> batch = ClusteredBatch(np.array([[1.0, 0.0, 1.0, 1.0]]), np.zeros((1, 4)),
-    ...                        paired=True, cluster_size=2)
-    >>> estimate, replicates = cluster_replicates(batch, np.random.default_rng(0), 4)
-    >>> estimate.tolist(), replicates.tolist()
-    ([0.75], [[0.75, 0.75, 1.0, 1.0]])
-    """
+    """``(estimate, replicates)``: ``mean(a - b)`` and `n_resamples` cluster resamples of it."""
     from evalmc.criteria import kernels
 
     sums, sizes = _cluster_sums(batch)
@@ -251,7 +185,8 @@ def cluster_replicates(batch: Batch, rng: np.random.Generator,
 
 
 def clustered_z(batch: Batch) -> CriterionResult:
-    """``mean(d)`` over its cluster-robust (CR0) standard error.
+    """``mean(d)`` over its cluster-robust (CR0) standard error (Miller 2024),
+    ``se^2 = sum_g (sum_{i in g} (d_i - mean(d)))^2 / n^2``.
 
     Parameters
     ----------
@@ -282,9 +217,8 @@ def clustered_z(batch: Batch) -> CriterionResult:
 
 def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
                       n_resamples: int = N_RESAMPLES) -> CriterionResult:
-    """Percentile cluster-bootstrap test of ``mean(d)``: each resample draws the clusters' counts
-    per distinct (sum, size) from their multinomial law; its mean is the resampled sum over
-    the resampled items.
+    """Percentile cluster-bootstrap test of ``mean(d)``, resampling whole clusters (p-value as
+    :mod:`evalmc.criteria.bootstrap`).
 
     Parameters
     ----------
@@ -319,31 +253,7 @@ def cluster_bootstrap(batch: Batch, rng: np.random.Generator,
 
 
 def distinct_clusters(sums, sizes):
-    """The distinct clusters of each replication, as categories of a multinomial resample.
-
-    Parameters
-    ----------
-    sums : ndarray, shape (n_reps, n_clusters)
-        Each cluster's sum of scores.
-    sizes : ndarray of int, shape (n_clusters,)
-        Each cluster's items.
-
-    Returns
-    -------
-    values, weights : ndarray of float, shape (n_reps, m)
-        The sum and the size of each distinct (sum, size) of a replication, padded with
-        (0, 1) after its own.
-    counts : ndarray of int64, shape (n_reps, m)
-        The clusters of each category (0 for padding).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> values, weights, counts = distinct_clusters(np.array([[1.0, 1.0, 2.0]]),
-    ...                                             np.array([2, 2, 3]))
-    >>> values.tolist(), weights.tolist(), counts.tolist()
-    ([[1.0, 2.0]], [[2.0, 3.0]], [[2, 1]])
-    """
+    """``(values, weights, counts)``: each replication's distinct (sum, size) clusters, counted."""
     rows = []
     for row in sums:
         keys, counts = np.unique(np.column_stack([row, sizes]), axis=0, return_counts=True)

@@ -1,8 +1,7 @@
 """Numba kernels of the built-in criteria: rank and sign counts, the classifier bootstraps.
 
 Kept apart from the criteria so that naming, listing or validating a criterion never imports
-Numba; a criterion imports this module when it first runs.
-"""
+Numba; a criterion imports this module when it first runs."""
 
 import numpy as np
 
@@ -22,25 +21,7 @@ from evalmc.sims.kernels import chain_link, multinomial_into
 
 @njit(cache=True, nogil=True)
 def rank_sums(a, b, u1, tie_term):
-    """U statistic of `a` (average ranks for ties) and the tie term sum(t^3 - t) of each row.
-
-    Parameters
-    ----------
-    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
-        The two samples of each replication (C-contiguous).
-    u1, tie_term : ndarray of float, shape (n_reps,)
-        Filled: ``U = R_a - n_a (n_a + 1) / 2`` and the sum over tie groups of ``t^3 - t``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]])
-    >>> b = np.array([[2.0, 4.0, 6.0], [2.0, 1.0, 0.0]])
-    >>> u1, tie_term = np.empty(2), np.empty(2)
-    >>> rank_sums(a, b, u1, tie_term)
-    >>> u1.tolist(), tie_term.tolist()  # three 2s tied in row 1: 3^3 - 3
-    ([3.0, 8.0], [0.0, 24.0])
-    """
+    """Fill `u1` with each row's U statistic of `a` and `tie_term` with its sum(t^3 - t)."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -68,25 +49,7 @@ def rank_sums(a, b, u1, tie_term):
 
 @njit(cache=True, nogil=True)
 def sign_counts(a, b, positive, nonzero):
-    """Per row: the positive differences ``a - b``, and the nonzero ones.
-
-    Parameters
-    ----------
-    a, b : ndarray of float, shape (n_reps, n)
-        Paired samples.
-    positive, nonzero : ndarray of int64, shape (n_reps,)
-        Filled with the counts.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = np.array([[1.0, 3.0, 5.0], [2.0, 2.0, 4.0]])
-    >>> b = np.array([[2.0, 4.0, 6.0], [2.0, 1.0, 0.0]])
-    >>> positive, nonzero = np.empty(2, np.int64), np.empty(2, np.int64)
-    >>> sign_counts(a, b, positive, nonzero)
-    >>> positive.tolist(), nonzero.tolist()
-    ([0, 2], [3, 2])
-    """
+    """Fill `positive` and `nonzero` with each row's counts of positive and of nonzero ``a - b``."""
     for i in range(a.shape[0]):
         pos = 0
         nz = 0
@@ -108,8 +71,7 @@ WILCOX, PRATT, ZSPLIT = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def _doubled_ranks(d, zero_method, ranks2):
-    """Twice the average ranks of |d| (integers), zeros ranked per `zero_method` (-1 if
-    dropped); returns the tie term sum(t^3 - t) as scipy.stats.wilcoxon computes it."""
+    """Twice the average ranks of |d|, zeros per `zero_method` (-1 if dropped); the tie term."""
     n = d.size
     mag = np.abs(d)
     order = np.argsort(mag, kind="mergesort")
@@ -137,31 +99,7 @@ def _doubled_ranks(d, zero_method, ranks2):
 
 @njit(cache=True, nogil=True)
 def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
-    """Per row of differences `d`: the signed-rank statistic R+ (zsplit: plus half the zeros'
-    ranks), the number of zero differences, and the tie term of the normal approximation.
-
-    Parameters
-    ----------
-    d : ndarray of float, shape (n_reps, n)
-        Paired differences.
-    zero_method : int
-        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
-    r_plus : ndarray of float, shape (n_reps,)
-        Filled with R+.
-    n_zero : ndarray of int64, shape (n_reps,)
-        Filled with the zero differences.
-    tie_term : ndarray of float, shape (n_reps,)
-        Filled with the sum over tie groups of ``t^3 - t``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
-    >>> r_plus, n_zero, tie_term = np.empty(2), np.empty(2, np.int64), np.empty(2)
-    >>> signed_rank_sums(d, WILCOX, r_plus, n_zero, tie_term)
-    >>> r_plus.tolist(), n_zero.tolist(), tie_term.tolist()
-    ([8.0, 11.0], [1, 0], [0.0, 6.0])
-    """
+    """Fill R+, the count of zero differences and the tie term of each row of `d`."""
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in range(d.shape[0]):
         tie_term[i] = _doubled_ranks(d[i], zero_method, ranks2)
@@ -180,29 +118,7 @@ def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
 
 @njit(cache=True, nogil=True)
 def sign_flip_pvalues(d, zero_method, rows, out):
-    """Exact two-sided p-values of R+ over all sign flips of each selected row of `d`:
-    2 min(P(R+ >= r), P(R+ <= r)), capped at 1, from the subset sums of its doubled ranks.
-
-    Parameters
-    ----------
-    d : ndarray of float, shape (n_reps, n)
-        Paired differences.
-    zero_method : int
-        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
-    rows : ndarray of int
-        The rows to compute.
-    out : ndarray of float, shape (n_reps,)
-        Filled at `rows`; the others are left as they are.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
-    >>> out = np.full(2, np.nan)
-    >>> sign_flip_pvalues(d, WILCOX, np.array([0, 1]), out)
-    >>> out.round(4).tolist()  # scipy.stats.wilcoxon(d[i]).pvalue
-    [0.375, 0.4375]
-    """
+    """Exact two-sided p-values of R+ over all sign flips of rows `rows` of `d`, into `out`."""
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in rows:
         _doubled_ranks(d[i], zero_method, ranks2)
@@ -234,26 +150,7 @@ def _sum_and_tolerance(row):
 
 @njit(cache=True, nogil=True)
 def sign_flip_mean_pvalues(d, out):
-    """Two-sided p-values of the paired permutation test on the sum of each row of `d`, over
-    all 2^n sign flips (walked in Gray-code order, one flip a step):
-    ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within 1e-9 of sum |d| counted.
-
-    Parameters
-    ----------
-    d : ndarray of float, shape (n_reps, n)
-        Paired differences (n small: 2^n flips per row).
-    out : ndarray of float, shape (n_reps,)
-        Filled with the p-values.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
-    >>> out = np.empty(2)
-    >>> sign_flip_mean_pvalues(d, out)
-    >>> out.round(4).tolist()  # scipy.stats.permutation_test, permutation_type='samples'
-    [0.375, 0.5]
-    """
+    """Two-sided paired permutation p-values of each row's sum over all 2^n sign flips."""
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -277,29 +174,7 @@ def sign_flip_mean_pvalues(d, out):
 
 @njit(cache=True, nogil=True)
 def sign_flip_mean_mc(rng, d, n_resamples, out):
-    """As :func:`sign_flip_mean_pvalues` over `n_resamples` random flips, with the observed
-    sum counted once on each side: ``(count + 1) / (n_resamples + 1)``.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the flips.
-    d : ndarray of float, shape (n_reps, n)
-        Paired differences.
-    n_resamples : int
-        Random flips per row.
-    out : ndarray of float, shape (n_reps,)
-        Filled with the p-values.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> d = np.array([[0.5, -1.0, 2.0, 0.0, 1.5], [1.0, 1.0, -2.0, 3.0, 0.5]])
-    >>> out = np.empty(2)
-    >>> sign_flip_mean_mc(np.random.default_rng(0), d, 999, out)
-    >>> out.round(4).tolist()  # near the exact [0.375, 0.5]
-    [0.372, 0.484]
-    """
+    """As :func:`sign_flip_mean_pvalues` over random flips, ``(count + 1) / (n_resamples + 1)``."""
     n = d.shape[1]
     for i in range(d.shape[0]):
         observed, tol = _sum_and_tolerance(d[i])
@@ -330,26 +205,7 @@ def _two_sample_setup(a, b, i, pooled):
 
 @njit(cache=True, nogil=True)
 def relabel_mean_pvalues(a, b, out):
-    """Two-sided p-values of the two-sample permutation test on mean(a) - mean(b), over every
-    split of the pooled scores into groups of the sizes of `a` and `b` (lexicographic
-    combinations): ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, ties within `tol` counted.
-
-    Parameters
-    ----------
-    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
-        The two samples of each replication.
-    out : ndarray of float, shape (n_reps,)
-        Filled with the p-values.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
-    >>> out = np.empty(1)
-    >>> relabel_mean_pvalues(a, b, out)
-    >>> out.round(4).tolist()  # the most extreme of 35 splits, on either side: 2 * 1 / 35
-    [0.0571]
-    """
+    """Two-sided two-sample permutation p-values of mean(a) - mean(b) over every split."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -382,29 +238,7 @@ def relabel_mean_pvalues(a, b, out):
 
 @njit(cache=True, nogil=True)
 def relabel_mean_mc(rng, a, b, n_resamples, out):
-    """As :func:`relabel_mean_pvalues` over `n_resamples` random splits (partial Fisher-Yates
-    shuffles), the observed split counted once on each side: ``(count + 1) / (B + 1)``.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the splits.
-    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
-        The two samples of each replication.
-    n_resamples : int
-        Random splits per row.
-    out : ndarray of float, shape (n_reps,)
-        Filled with the p-values.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
-    >>> out = np.empty(1)
-    >>> relabel_mean_mc(np.random.default_rng(0), a, b, 999, out)
-    >>> out.round(4).tolist()
-    [0.058]
-    """
+    """As :func:`relabel_mean_pvalues` over random splits, ``(count + 1) / (n_resamples + 1)``."""
     n_a, n_b = a.shape[1], b.shape[1]
     n = n_a + n_b
     pooled = np.empty(n)
@@ -430,30 +264,7 @@ _INDEX_CHUNK = 1 << 22
 
 @njit(cache=True, nogil=True)
 def bootstrap_mean_diffs(rng, a, b, out):
-    """``out[i, r]``: the mean of a resample (with replacement) of row ``a[i]`` minus that of
-    an independent resample of ``b[i]``; nothing is subtracted when `b` has no columns.
-
-    Per row, A's indices are drawn as ``rng.integers(0, n_a, (B, n_a))`` and then B's, as
-    scipy.stats.bootstrap draws them (in chunks of at most :data:`_INDEX_CHUNK` indices).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the resample indices.
-    a, b : ndarray of float, shape (n_reps, n_a) and (n_reps, n_b)
-        The samples; `b` with no columns for a one-sample bootstrap (of paired differences).
-    out : ndarray of float, shape (n_reps, n_resamples)
-        Filled with the replicates.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a, b = np.array([[1.0, 2.0, 3.0]]), np.array([[4.0, 5.0, 6.0, 7.0]])
-    >>> out = np.empty((1, 5))
-    >>> bootstrap_mean_diffs(np.random.default_rng(0), a, b, out)
-    >>> out.round(4).tolist()
-    [[-3.6667, -5.25, -4.5, -3.3333, -2.4167]]
-    """
+    """``out[i, r]``: a resampled mean of ``a[i]`` minus one of ``b[i]``, as scipy draws them."""
     out[:] = 0.0
     for i in range(a.shape[0]):
         for x, sign in ((a, 1.0), (b, -1.0)):
@@ -511,9 +322,7 @@ def _log_mgf(p, v, lam):
 
 @njit(cache=True, nogil=True)
 def _chernoff(p, v, n):
-    """``(log bound, lam)``: the Chernoff bound ``min_lam n log E e^(-lam v)`` of
-    ``P(sum of n draws of v <= 0)``, by damped Newton steps from lam = 0 (any lam >= 0 gives
-    a valid bound; the steps only make it tight)."""
+    """``(log bound, lam)``: the Chernoff bound of ``P(sum of n draws of v <= 0)``, by Newton."""
     lam = 0.0
     f, mean, var = _log_mgf(p, v, lam)
     for _ in range(_N_NEWTON):
@@ -545,17 +354,7 @@ def _split_values(c, v1, v2):
 
 @njit(cache=True, nogil=True)
 def _tp_errors(x):
-    """True positives and errors (FN + FP) of A and of B, from merged counts.
-
-    Parameters
-    ----------
-    x : ndarray of int64, shape (N_MERGED,)
-        Merged counts.
-
-    Returns
-    -------
-    tp_a, tp_b, e_a, e_b : int
-    """
+    """True positives and errors (FN + FP) of A and of B, from merged counts."""
     tp_a, tp_b = x[M_POS_A] + x[M_POS_BOTH], x[M_POS_B] + x[M_POS_BOTH]
     e_a = x[M_NEITHER] + x[M_POS_B] + x[M_NEG_B]
     e_b = x[M_NEITHER] + x[M_POS_A] + x[M_NEG_A]
@@ -564,14 +363,7 @@ def _tp_errors(x):
 
 @njit(cache=True, nogil=True)
 def _tilt(p, n, x, v1, v2):
-    """The tightest bound found, over split points c, of ``P(dF1* <= 0)`` for ``dF1 > 0``.
-
-    ``dF1* <= 0`` means ``TP_A* E_B* <= TP_B* E_A*`` (E = FN + FP), which implies
-    ``TP_A* <= c TP_B*`` or ``E_A* >= c E_B*`` for any c > 0: a union of two events on sums of
-    n i.i.d. values, each with its Chernoff bound. `x` holds the observed merged counts.
-    Returns ``(log Q, c, lam1, lam2, log weight of the first event)``; ``log Q = 0`` when no
-    bound applies.
-    """
+    """``(log Q, c, lam1, lam2, log w1)``: the tightest Chernoff bound Q of ``P(dF1* <= 0)``."""
     tp_a, tp_b, e_a, e_b = _tp_errors(x)
     best = (0.0, 1.0, 0.0, 0.0, 0.0)
     if tp_b == 0 or e_a == 0:
@@ -590,11 +382,7 @@ def _tilt(p, n, x, v1, v2):
 
 @njit(cache=True, nogil=True)
 def _tilted(p, v, lam, out):
-    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`.
-
-    Empty cells stay empty whatever their value (lam can be large when no non-empty cell
-    has v < 0), and the exponents are shifted by their maximum, as in :func:`_log_mgf`.
-    """
+    """Multinomial cell probabilities tilted by ``e^(-lam v)``, into `out`."""
     top = _top(p, v, lam)
     total = 0.0
     for j in range(p.shape[0]):
@@ -612,26 +400,7 @@ def _df1_sign(x):
 
 @njit(cache=True, nogil=True)
 def _discordant_links(rng, n, p):
-    """The first links of a replicate's chain: the four cells where A and B disagree.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n : int
-        Examples in the replicate.
-    p : ndarray, shape (N_MERGED,)
-        Merged cell probabilities.
-
-    Returns
-    -------
-    a, b, f2, f1 : int
-        Counts of M_POS_A, M_POS_B, M_NEG_A and M_NEG_B, drawn in this order as links of the
-        chain of :func:`evalmc.sims.kernels.multinomial_into`.
-    left : int
-        Examples not yet drawn.
-    mass : float
-        Their probability.
-    """
+    """A replicate's first links, its four discordant cells: ``(a, b, f2, f1, left, mass)``."""
     a = chain_link(rng, n, 1.0, p[M_POS_A])
     left, mass = n - a, 1.0 - p[M_POS_A]
     b = chain_link(rng, left, mass, p[M_POS_B])
@@ -645,14 +414,7 @@ def _discordant_links(rng, n, p):
 
 @njit(cache=True, nogil=True)
 def _replicate_sign(rng, n, p):
-    """Sign of dF1* of one replicate, drawing the big cells only when they matter.
-
-    The four cells where A and B disagree come first (:func:`_discordant_links`). Given
-    them, ``TP_A E_B - TP_B E_A`` is ``c0 + w (a - b) + t (a + f2 - b - f1)`` with
-    ``c0 = a (a + f2) - b (b + f1)``, linear in the counts w (both wrong) and t (both right,
-    positive) left to draw: when c0 and both slopes share a sign, so does every outcome, and
-    w and t are not drawn.
-    """
+    """Sign of dF1* of one replicate, drawing the big cells only when they matter."""
     a, b, f2, f1, left, mass = _discordant_links(rng, n, p)
     c0 = a * (a + f2) - b * (b + f1)
     slope_w, slope_t = a - b, a + f2 - b - f1
@@ -667,23 +429,7 @@ def _replicate_sign(rng, n, p):
 
 @njit(cache=True, nogil=True)
 def _kept(rng, x, v1, v2, lam1, lam2):
-    """Whether a candidate with dF1* <= 0 counts: with probability
-    ``1 / (e^(-lam1 L1) + e^(-lam2 L2))`` (:func:`_rare_side`).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    x : ndarray of int64, shape (N_MERGED,)
-        The candidate's merged counts.
-    v1, v2 : ndarray, shape (N_MERGED,)
-        Values per merged cell of L1 and L2 (:func:`_split_values`).
-    lam1, lam2 : float
-        The tilts of the two bounds.
-
-    Returns
-    -------
-    bool
-    """
+    """Whether a candidate with dF1* <= 0 counts (with the probability of :func:`_rare_side`)."""
     l1 = l2 = 0.0
     for j in range(x.shape[0]):
         l1 += v1[j] * x[j]
@@ -693,15 +439,7 @@ def _kept(rng, x, v1, v2, lam1, lam2):
 
 @njit(cache=True, nogil=True)
 def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
-    """Replicates with dF1* <= 0, and those with dF1* = 0, for a set with dF1 > 0.
-
-    Exact rejection sampling under the Chernoff bound Q of :func:`_tilt`: each replicate is
-    a candidate with probability Q; a candidate is drawn from the mixture of the two tilted
-    multinomials (weights = the two bounds' shares of Q) and counts when dF1* <= 0, kept with
-    probability ``1 / (e^(-lam1 L1) + e^(-lam2 L2))``. Since
-    ``p(x) 1{dF1* <= 0} <= Q h(x)`` for the mixture h, a replicate counts with probability
-    exactly ``P(dF1* <= 0)``, independently of the others.
-    """
+    """Replicates with dF1* <= 0 and = 0 of a set with dF1 > 0, by exact rejection sampling."""
     log_q, c, lam1, lam2, log_w1 = tilt
     _split_values(c, v1, v2)
     _tilted(p, v1, lam1, g1)
@@ -722,22 +460,7 @@ def _rare_side(rng, n, p, n_boot, tilt, v1, v2, g1, g2, x):
 
 @njit(cache=True, nogil=True)
 def _merge_cells(c, x, p):
-    """One evaluation set's 8-cell counts as merged counts and cell shares.
-
-    Parameters
-    ----------
-    c : ndarray of int64, shape (8,)
-        The set's counts, in the cells of :mod:`evalmc.sims.classifiers`.
-    x : ndarray of int64, shape (N_MERGED,)
-        Filled with the merged counts: NEG_NEITHER and POS_NEITHER summed into M_NEITHER.
-    p : ndarray, shape (N_MERGED,)
-        Filled with the merged counts' shares of the set.
-
-    Returns
-    -------
-    int
-        The set's size.
-    """
+    """Fill a set's merged counts `x` and cell shares `p` from its 8 cells `c`; returns its size."""
     n = c.sum()
     x[M_NEITHER] = c[NEG_NEITHER] + c[POS_NEITHER]
     x[M_NEG_B], x[M_NEG_A], x[M_NEG_BOTH] = c[NEG_B], c[NEG_A], c[NEG_BOTH]
@@ -749,23 +472,7 @@ def _merge_cells(c, x, p):
 
 @njit(cache=True, nogil=True)
 def _orient(sign, p, x, oriented):
-    """Orient a set so that its rare side is dF1* <= 0: swap A and B when dF1 < 0.
-
-    Parameters
-    ----------
-    sign : int
-        The sign of the set's dF1 (not 0).
-    p : ndarray, shape (N_MERGED,)
-        The merged cell shares, left as they are.
-    x : ndarray of int64, shape (N_MERGED,)
-        The merged counts, swapped in place when `sign` < 0.
-    oriented : ndarray, shape (N_MERGED,)
-        Filled with `p`, swapped when `sign` < 0.
-
-    Returns
-    -------
-    None
-    """
+    """Fill `oriented` (and reorder `x`) so that the rare side is dF1* <= 0."""
     if sign < 0:  # swap A and B: the rare side becomes dF1* >= 0
         for j in range(N_MERGED):
             oriented[j] = p[_SWAP[j]]
@@ -776,24 +483,7 @@ def _orient(sign, p, x, oriented):
 
 @njit(cache=True, nogil=True)
 def _plain_sides(rng, n, p, n_boot, stop):
-    """Counts of replicates with dF1* <= 0 and >= 0, drawn one by one.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    n : int
-        The set's size.
-    p : ndarray, shape (N_MERGED,)
-        Merged cell shares.
-    n_boot : int
-        Replicates at most.
-    stop : int
-        Stop early once both counts reach it.
-
-    Returns
-    -------
-    le, ge : int
-    """
+    """Counts of replicates with dF1* <= 0 and >= 0, drawn one by one until both reach `stop`."""
     le = 0
     ge = 0
     for _ in range(n_boot):
@@ -807,42 +497,7 @@ def _plain_sides(rng, n, p, n_boot, stop):
 
 @njit(cache=True, nogil=True)
 def bootstrap_df1_sides(rng, counts, n_boot, stop, tilt_max, below, above):
-    """Counts of replicates with dF1* <= 0 and >= 0, per replication.
-
-    A replicate is a multinomial draw over the cells, with NEG_NEITHER and POS_NEITHER (A and
-    B both wrong, either label) merged (:func:`_merge_cells`): they enter both F1 denominators
-    alike and nothing else. The sign of dF1* is that of ``TP_A E_B - TP_B E_A`` (0 when a
-    denominator is 0, as dF1 then).
-
-    A set whose Chernoff bound of the rarer side is below `tilt_max` (in (0, 1]) draws only
-    that side's replicates, exactly and all `n_boot` of them (:func:`_rare_side`); any other
-    set draws its replicates one by one and stops early once both counts reach `stop`
-    (:func:`_plain_sides`).
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the replicates.
-    counts : ndarray of int64, shape (n_reps, 8)
-        The 8-cell table of each replication.
-    n_boot : int
-        Bootstrap replicates per set.
-    stop : int
-        Stop a set's plain draws once both counts reach it (``n_boot + 1``: never).
-    tilt_max : float
-        Chernoff bound below which only the rare side is drawn (:data:`TILT_MAX`).
-    below, above : ndarray of int64, shape (n_reps,)
-        Filled with the counts (ties counted in both).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27]])
-    >>> below, above = np.empty(1, np.int64), np.empty(1, np.int64)
-    >>> bootstrap_df1_sides(np.random.default_rng(0), counts, 999, 1000, TILT_MAX, below, above)
-    >>> below.tolist(), above.tolist()
-    ([5], [994])
-    """
+    """Fill `below` and `above` with each set's bootstrap replicates of dF1* <= 0 and >= 0."""
     p = np.empty(N_MERGED)
     oriented = np.empty(N_MERGED)
     x = np.empty(N_MERGED, np.int64)
@@ -870,8 +525,7 @@ _F1_CELLS = np.array([M_NEG_B, M_NEG_A, M_POS_B, M_POS_A, M_POS_BOTH, M_NEITHER]
 
 @njit(cache=True, nogil=True)
 def _f1_replicate(rng, n, p, x):
-    """dF1* of one replicate: its F1-relevant merged counts drawn into `x`, true negatives
-    (M_NEG_BOTH) left undrawn."""
+    """dF1* of one replicate, its F1-relevant merged counts drawn into `x`."""
     left, mass = n, 1.0
     for j in _F1_CELLS:
         x[j] = chain_link(rng, left, mass, p[j])
@@ -886,34 +540,7 @@ def _f1_replicate(rng, n, p, x):
 
 @njit(cache=True, nogil=True)
 def bootstrap_df1_centred_counts(rng, counts, n_boot, outside):
-    """Replicates whose dF1* lies at least ``|mean|`` from the mean of the replicates.
-
-    For each set, `n_boot` replicates dF1* (multinomial draws over its merged cells; an F1
-    with denominator 0 counts as 0) and their mean m; `outside` counts those with
-    ``|dF1* - m| >= |m|``. The interval ``[m - h, m + h]`` centred on m that holds a share
-    ``1 - alpha`` of the replicates leaves 0 outside exactly when this count is at most
-    ``alpha n_boot``.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the replicates.
-    counts : ndarray of int64, shape (n_reps, 8)
-        The 8-cell table of each replication.
-    n_boot : int
-        Bootstrap replicates per set.
-    outside : ndarray of int64, shape (n_reps,)
-        Filled with the counts.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> counts = np.array([[10, 3, 8, 29, 12, 2, 9, 27], [0, 0, 0, 50, 50, 0, 0, 0]])
-    >>> outside = np.empty(2, np.int64)
-    >>> bootstrap_df1_centred_counts(np.random.default_rng(0), counts, 999, outside)
-    >>> outside.tolist()
-    [16, 999]
-    """
+    """Fill `outside` with each set's replicates at least ``|m|`` from their mean m."""
     p = np.empty(N_MERGED)
     x = np.zeros(N_MERGED, np.int64)
     values = np.empty(n_boot)
@@ -952,38 +579,7 @@ def _walsh_share(w, tail, gt, ge):
 
 @njit(cache=True, nogil=True)
 def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
-    """baycomp's Bayesian signed-rank test on each row of `z` (B - A): ``out[i]`` is the share
-    of `n_samples` Dirichlet draws in which the left region (z < -rope, A better) has the
-    largest posterior mass (baycomp's argmax: ties go left, then to the rope).
-
-    A draw weighs the pseudo-observation 0 (weight `prior`) and the n differences; the mass
-    above is ``sum_ij w_i w_j H(z_i + z_j - 2 rope)`` with H(0) = 1/2, below likewise on -z;
-    without a rope, below is 1 - above and the rope has none.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the Dirichlet weights (as gamma variables).
-    z : ndarray of float, shape (n_reps, n)
-        Differences B - A.
-    prior : float
-        Weight of the pseudo-observation at 0.
-    rope : float
-        Region of practical equivalence (>= 0).
-    n_samples : int
-        Dirichlet draws per row.
-    out : ndarray of float, shape (n_reps,)
-        Filled with P(A better).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> z = -np.array([[0.5, 1.0, 2.0, -0.2, 1.5, 0.8]])  # A above B on 5 of 6
-    >>> out = np.empty(1)
-    >>> signed_rank_posterior(np.random.default_rng(0), z, 0.5, 0.0, 2000, out)
-    >>> out.round(4).tolist()
-    [0.9965]
-    """
+    """baycomp's Bayesian signed-rank test per row of `z` (B - A): P(A better) into `out`."""
     m = z.shape[1] + 1
     raw = np.empty(m)
     alpha = np.ones(m)
@@ -1035,31 +631,7 @@ def signed_rank_posterior(rng, z, prior, rope, n_samples, out):
 
 @njit(cache=True, nogil=True)
 def multinomial_ratios(rng, values, weights, counts, out):
-    """``out[i, r]``: ``sum_j c*_j values[i, j] / sum_j c*_j weights[i, j]`` for a resample of the
-    ``sum_j counts[i, j]`` units of row i, ``c* ~ Multinomial(sum(counts[i]), counts[i] /
-    sum(counts[i]))`` drawn by sequential binomials as numpy draws a multinomial; the last
-    category takes the rest.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-        Draws the binomials.
-    values, weights : ndarray of float, shape (n_reps, m)
-        The value (a cluster's sum) and the weight (its items) of each category.
-    counts : ndarray of int64, shape (n_reps, m)
-        Units of each category, per row.
-    out : ndarray of float, shape (n_reps, n_resamples)
-        Filled with the resampled ratios.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> out = np.empty((1, 4))
-    >>> values, counts = np.array([[-1.0, 0.0, 1.0]]), np.array([[2, 5, 3]])
-    >>> multinomial_ratios(np.random.default_rng(0), values, np.ones((1, 3)), counts, out)
-    >>> out.round(4).tolist()
-    [[0.0, 0.1, 0.1, 0.2]]
-    """
+    """``out[i, r]``: ``sum c* values[i] / sum c* weights[i]`` for multinomial resamples c*."""
     for i in range(counts.shape[0]):
         units = counts[i].sum()
         last = counts.shape[1] - 1
@@ -1084,9 +656,7 @@ def multinomial_ratios(rng, values, weights, counts, out):
 
 @njit(cache=True, nogil=True)
 def _violation_ratio(sa, sb, t, dt):
-    """deepsig's violation ratio of sorted samples `sa`, `sb` on the grid `t` (its Eq. 4-5):
-    the squared quantile gaps where B's quantile exceeds A's (the first point left out, as
-    deepsig does) over all squared gaps; 0.5 when all gaps are 0."""
+    """deepsig's violation ratio of sorted `sa`, `sb` on the grid `t` (its Eq. 4-5)."""
     n_a, n_b = sa.shape[0], sb.shape[0]
     total = 0.0
     violated = 0.0
@@ -1102,33 +672,7 @@ def _violation_ratio(sa, sb, t, dt):
 
 @njit(cache=True, nogil=True)
 def aso_violation_ratios(sa, sb, uniforms, t, dt, out):
-    """``out[0]``: the violation ratio of sorted `sa` and `sb`; ``out[1 + k]``: that of the
-    k-th bootstrap sample, drawn through each one's quantile function at the uniforms
-    ``uniforms[k, :n_a]`` and ``uniforms[k, n_a:]`` (deepsig's bootstrap).
-
-    Parameters
-    ----------
-    sa, sb : ndarray of float, shape (n_a,) and (n_b,)
-        The two samples, sorted.
-    uniforms : ndarray of float, shape (n_boot, n_a + n_b)
-        Uniforms of the bootstrap samples.
-    t : ndarray of float
-        The quantile grid.
-    dt : float
-        Its step.
-    out : ndarray of float, shape (n_boot + 1,)
-        Filled with the ratios.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> sa, sb = np.array([1.0, 2.0, 3.0, 4.0]), np.array([0.0, 1.5, 2.5, 3.0])
-    >>> uniforms = np.random.default_rng(0).random((2, 8))
-    >>> out = np.empty(3)
-    >>> aso_violation_ratios(sa, sb, uniforms, np.arange(0.005, 1, 0.005), 0.005, out)
-    >>> out.round(4).tolist()  # B's quantiles never above A's: ratio 0
-    [0.0, 0.9918, 0.0]
-    """
+    """Violation ratios of sorted `sa`, `sb` (``out[0]``) and of their bootstrap samples."""
     n_a, n_b = sa.shape[0], sb.shape[0]
     out[0] = _violation_ratio(sa, sb, t, dt)
     xa = np.empty(n_a)

@@ -17,26 +17,7 @@ EXACT_MAX_SIZE = 8
 
 @lru_cache(maxsize=64)
 def u_null_sf(n1: int, n2: int) -> np.ndarray:
-    """``sf[k] = P(U >= k)`` for the Mann-Whitney U of samples of sizes `n1`, `n2` under H0.
-
-    Mann and Whitney's (1947) recursion on probabilities (stable: sums of non-negative terms),
-    over the smaller sample: ``p[m, r](u) = m/(m+r) p[m-1, r](u - r) + r/(m+r) p[m, r-1](u)``.
-
-    Parameters
-    ----------
-    n1, n2 : int
-        Sizes of the two samples.
-
-    Returns
-    -------
-    ndarray, shape (n1 * n2 + 1,)
-        ``P(U >= k)`` for k = 0, ..., n1 n2 (cached: do not modify).
-
-    Examples
-    --------
-    >>> u_null_sf(2, 2).round(4).tolist()  # the 6 orderings of 2 + 2 scores
-    [1.0, 0.8333, 0.6667, 0.3333, 0.1667]
-    """
+    """``P(U >= k)``, k = 0..n1 n2, of the Mann-Whitney U under H0 (cached: do not modify)."""
     m, big = min(n1, n2), max(n1, n2)
     # pmf[k] holds the distribution for (k, r) as r grows from 0 to `big`.
     pmf = [np.ones(1) for _ in range(m + 1)]
@@ -52,10 +33,8 @@ def u_null_sf(n1: int, n2: int) -> np.ndarray:
 
 
 def mann_whitney(batch: Batch) -> CriterionResult:
-    """Two-sided p-values of the Mann-Whitney U test, as scipy.stats.mannwhitneyu per replication.
-
-    Exact null distribution when ``min(n_a, n_b) <= 8`` and the replication has no ties;
-    otherwise the normal approximation with tie correction and continuity correction.
+    """Two-sided p-values of the Mann-Whitney U test, as scipy.stats.mannwhitneyu per replication:
+    exact when ``min(n_a, n_b) <= 8`` without ties, else the corrected normal approximation.
 
     Parameters
     ----------
@@ -96,10 +75,8 @@ def mann_whitney(batch: Batch) -> CriterionResult:
 
 
 def sign_test(batch: Batch) -> CriterionResult:
-    """Two-sided p-values of the sign test on paired differences (zero differences dropped).
-
-    Equal to ``scipy.stats.binomtest(n_positive, n_nonzero, 0.5).pvalue``; with no non-zero
-    difference the p-value is 1.
+    """Two-sided p-values of the sign test on paired differences, zeros dropped:
+    ``scipy.stats.binomtest(n_positive, n_nonzero, 0.5).pvalue`` (1 if all are zero).
 
     Parameters
     ----------

@@ -1,32 +1,8 @@
 """Criteria of Bouthillier et al. (2021) for "A beats B" over k paired runs, vectorized.
 
-- ``single-point``: one run each, A better when ``a_1 - b_1 > delta``.
-- ``average-delta``: A better when ``mean(a) - mean(b) > delta``.
-- ``prob-outperform``: P(A>B) with a percentile-bootstrap interval over the pairs, and the
-  paper's three-way conclusion (:data:`CONCLUSIONS`); A better when ``ci_low > 0.5`` and
-  ``ci_high > gamma``.
-- ``t-oracle``: one-sided Welch t-test of ``mean(a) > mean(b)``, judged at the study's alpha.
-
-The first three give decisions only (``decision_only``: one rate whatever the study's alpha);
-all four test "A better" (``alternative='greater'``): P(A>B) <= 0.5 is their null.
-
-``delta`` is in units of sigma, the sd of one run's score, here as in ``evalmc compare``. The
-paper sets ``delta = 1.9952 sigma`` (:data:`DELTA_PAPER`), sigma the sd of the ideal
-estimator's runs; the authors' video code uses ``1.9952 Phi^-1(0.75) sqrt(2) sigma = 1.903
-sigma`` (:data:`DELTA_VIDEO`). sigma is known when given (``single-point(sigma=1)``, as the
-paper's simulations know it), else estimated in each replication by the pooled sd of A's and
-B's runs; :func:`average_delta` and :func:`single_point` build the criteria for any delta.
-
-Sufficient statistic of the bootstrap: a resample of k pairs holding w wins and t ties has
-``(W*, T*) ~ Multinomial(k, (w, t, k - w - t) / k)``, so P(A>B)* takes one of the 2k + 1
-values ``(2 W* + T*) / (2k)`` with a known pmf (:func:`bootstrap_pmf`). The interval's ends
-are two order statistics of the B replicates (as ``numpy.percentile(method='inverted_cdf')``:
-the paper "sorts the estimations and picks" them), and the r-th order statistic of B draws from
-a discrete law is its inverse cdf at the r-th order statistic of B uniforms, a Beta variable:
-two Beta draws per sample replace the B resamples, with the same distribution. Without ties
-the conclusion depends only on w; :func:`conclusion_probabilities` gives its exact
-distribution, with no resampling.
-"""
+The bootstrap of ``prob-outperform`` needs no resampling: a resample's P(A>B)* has a known
+pmf (:func:`bootstrap_pmf`), and the interval's ends, two order statistics of B draws, are
+its inverse cdf at two Beta variables."""
 
 from __future__ import annotations
 
@@ -56,27 +32,8 @@ CONCLUSIONS = ("not significant", "not meaningful", "A better")
 
 @dataclass(frozen=True)
 class OutperformResult:
-    """The P(A>B) test on each of a set of samples of `k` pairs.
-
-    Attributes
-    ----------
-    k : int
-    p_a_beats_b, ci_low, ci_high : ndarray
-        ``(wins + ties / 2) / k`` and its percentile-bootstrap interval.
-    conclusion : ndarray of int
-        Index into :data:`CONCLUSIONS`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> result = outperform_test([9, 6, 2], [0, 0, 1], 10, rng=np.random.default_rng(0))
-    >>> result.k, result.p_a_beats_b.tolist()
-    (10, [0.9, 0.6, 0.25])
-    >>> result.ci_low.tolist(), result.ci_high.tolist()
-    ([0.7, 0.3, 0.0], [1.0, 0.9, 0.5])
-    >>> [CONCLUSIONS[c] for c in result.conclusion]
-    ['A better', 'not significant', 'not significant']
-    """
+    """The P(A>B) test on samples of `k` pairs: ``p_a_beats_b = (wins + ties / 2) / k``, its
+    interval ``ci_low``, ``ci_high``, and the ``conclusion`` (index into :data:`CONCLUSIONS`)."""
 
     k: int
     p_a_beats_b: np.ndarray
@@ -86,31 +43,7 @@ class OutperformResult:
 
 
 def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
-    """Validate the P(A>B) test's parameters (the messages name each one and its rule).
-
-    Parameters
-    ----------
-    gamma : float
-        Meaningful P(A>B), in (0.5, 1).
-    alpha : float
-        One minus the interval's confidence, in (0, 1).
-    n_resamples : int
-        Bootstrap resamples, at least 1.
-
-    Returns
-    -------
-    tuple of (float, float, int)
-        ``(gamma, alpha, n_resamples)``, checked; a ValueError otherwise.
-
-    Examples
-    --------
-    >>> check_test_params(0.75, 0.05, 1000)
-    (0.75, 0.05, 1000)
-    >>> check_test_params(0.4, 0.05, 1000)
-    Traceback (most recent call last):
-    ...
-    ValueError: `gamma` must be in (0.5, 1); got 0.4.
-    """
+    """``(gamma, alpha, n_resamples)`` of the P(A>B) test, checked."""
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1)
@@ -119,54 +52,13 @@ def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
 
 @lru_cache(maxsize=256)
 def percentile_ranks(n_resamples: int, alpha: float) -> tuple[int, int]:
-    """1-based ranks of the interval's ends among the sorted `n_resamples` replicates.
-
-    The same order statistics as ``numpy.percentile(x, [100 alpha / 2, 100 (1 - alpha / 2)],
-    method='inverted_cdf')``: the rank ``ceil(B q)`` in [1, B], the product in floating point
-    as numpy forms it (a test compares the two), without building the B ranks.
-
-    Parameters
-    ----------
-    n_resamples : int
-        Bootstrap replicates B.
-    alpha : float
-        One minus the interval's confidence.
-
-    Returns
-    -------
-    tuple of int
-        ``(r1, r2)``, the ranks of the lower and upper ends.
-
-    Examples
-    --------
-    >>> percentile_ranks(1000, 0.05)
-    (25, 975)
-    """
+    """1-based ranks ``(r1, r2)`` of the interval's ends, as numpy's 'inverted_cdf' picks them."""
     return tuple(min(n_resamples, max(1, math.ceil(n_resamples * q)))
                  for q in (alpha / 2, 1 - alpha / 2))
 
 
 def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
-    """Pmf of ``2 W* + T*`` (P(A>B)* times 2k) for one resample of `k` pairs.
-
-    Parameters
-    ----------
-    wins, ties : array_like of int, shape (n,)
-        Pairs won by A and tied, per sample.
-
-    k : int
-        Pairs per sample.
-
-    Returns
-    -------
-    ndarray, shape (n, 2k + 1)
-        Row i: ``P(2 W* + T* = s)`` for s = 0, ..., 2k.
-
-    Examples
-    --------
-    >>> bootstrap_pmf([1], [1], 2).round(4).tolist()  # one win, one tie of 2 pairs
-    [[0.0, 0.0, 0.25, 0.5, 0.25]]
-    """
+    """``(n, 2k + 1)`` pmf of ``2 W* + T*`` of one resample of `k` pairs, per sample."""
     wins = np.asarray(wins, dtype=np.int64)
     ties = np.asarray(ties, dtype=np.int64)
     grid = np.arange(k + 1)
@@ -185,35 +77,7 @@ def bootstrap_pmf(wins, ties, k: int) -> np.ndarray:
 
 def outperform_test(wins, ties, k: int, *, gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES,
                     rng: np.random.Generator) -> OutperformResult:
-    """The P(A>B) test with a percentile-bootstrap interval, on many samples at once.
-
-    Parameters
-    ----------
-    wins, ties : array_like of int, shape (n,)
-        Pairs (of `k`) where A's score is above B's, and equal to it (a tie counts one half).
-    k : int
-        Pairs per sample.
-    gamma : float
-        Threshold of a meaningful P(A>B), in (0.5, 1).
-    alpha : float
-        One minus the interval's confidence level.
-    n_resamples : int
-        Bootstrap resamples B.
-    rng : numpy.random.Generator
-        Draws the interval's two order statistics (Beta variables).
-
-    Returns
-    -------
-    OutperformResult
-        One entry per sample.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> result = outperform_test([9, 6, 2], [0, 0, 1], 10, rng=np.random.default_rng(0))
-    >>> result.conclusion.tolist()  # 9 wins of 10: A better; 6 of 10: not significant
-    [2, 0, 0]
-    """
+    """The P(A>B) test on many samples of `k` pairs at once: an :class:`OutperformResult`."""
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     k = check_int("k", k, low=1)
     wins, ties = _counts("wins", wins, k), _counts("ties", ties, k)
@@ -264,10 +128,7 @@ def _counts(name: str, values, k: int) -> np.ndarray:
 
 
 def _resample_cdf(w: int, t: int, k: int, halves: bool):
-    """The cdf of a resample's ``2 W* + T*`` (`halves`) or ``W*``, as a function of the grid
-    index, without tabulating it: with ``M = W* + T* ~ Binomial(k, (w + t) / k)`` and
-    ``W* | M ~ Binomial(M, w / (w + t))``, ``P(M + W* <= s) = sum_m P(M = m) P(W* <= s - m | m)``
-    over the m carrying all but 1e-18 of M's mass."""
+    """The cdf of a resample's ``2 W* + T*`` (`halves`) or ``W*``, as a function of the grid."""
     if not halves:
         return lambda s: scipy.special.bdtr(s, k, w / k)
     q, r = (w + t) / k, (w / (w + t) if w + t else 0.0)
@@ -308,32 +169,7 @@ def _binomial_cdf(k: int) -> np.ndarray:
 
 def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
                              n_resamples=N_RESAMPLES) -> np.ndarray:
-    """Exact probability of each conclusion of the P(A>B) test given w wins of `k` (no ties).
-
-    With ``N1`` the resamples at or below 0.5 and ``N2`` those in (0.5, gamma], ``(N1, N2)`` is
-    multinomial over the B resamples, and the interval's ends are the ranks ``r1 < r2`` of
-    :func:`percentile_ranks`: not significant iff ``N1 >= r1``; A better iff ``N1 < r1`` and
-    ``N1 + N2 < r2``; not meaningful otherwise.
-
-    Parameters
-    ----------
-    k : int
-        Pairs.
-    gamma, alpha, n_resamples
-        As for :func:`outperform_test`.
-
-    Returns
-    -------
-    ndarray, shape (k + 1, 3)
-        Row w: probabilities of the :data:`CONCLUSIONS` given w wins.
-
-    Examples
-    --------
-    >>> conclusion_probabilities(10)[[5, 8, 10]].round(4)  # 5, 8 and 10 wins of 10
-    array([[1.    , 0.    , 0.    ],
-           [0.9346, 0.    , 0.0654],
-           [0.    , 0.    , 1.    ]])
-    """
+    """``(k + 1, 3)``: exact probability of each of the :data:`CONCLUSIONS` given w wins of `k`."""
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     p1, p2 = _resample_shares(k, gamma)
@@ -346,29 +182,7 @@ def conclusion_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
 
 def b_better_probabilities(k: int, *, gamma=GAMMA, alpha=0.05,
                            n_resamples=N_RESAMPLES) -> np.ndarray:
-    """Exact probability, given w wins of A in `k` pairs (no ties), that the interval of P(A>B)
-    lies below 0.5 and reaches below ``1 - gamma``: the "B better" of the two-sided reading.
-
-    Mirroring the pairs (w -> k - w, P* -> 1 - P*) turns it into "A better" with the ranks
-    ``B + 1 - r2 < B + 1 - r1`` in place of ``r1 < r2`` (see :func:`conclusion_probabilities`).
-
-    Parameters
-    ----------
-    k : int
-        Pairs.
-    gamma, alpha, n_resamples
-        As for :func:`outperform_test`.
-
-    Returns
-    -------
-    ndarray, shape (k + 1,)
-        Entry w: the probability of "B better" given w wins of A.
-
-    Examples
-    --------
-    >>> b_better_probabilities(10)[[0, 2, 5]].round(4)  # 0, 2 and 5 wins of A
-    array([1.    , 0.0939, 0.    ])
-    """
+    """``(k + 1,)``: exact probability of "B better" given w wins of `k`, mirroring the pairs."""
     k = check_int("k", k, low=1)
     gamma, alpha, n_resamples = check_test_params(gamma, alpha, n_resamples)
     p1, p2 = _resample_shares(k, gamma)
@@ -387,8 +201,7 @@ def _resample_shares(k: int, gamma: float):
 
 
 def _below_ranks(p1, p2, r1: int, r2: int, n_resamples: int) -> np.ndarray:
-    """P(N1 < r1 and N1 + N2 < r2) for (N1, N2) multinomial over `n_resamples` draws with
-    probabilities (p1, p2): the r1-th order statistic above 0.5, the r2-th above gamma."""
+    """P(N1 < r1 and N1 + N2 < r2), (N1, N2) multinomial over `n_resamples` draws."""
     with np.errstate(divide="ignore", invalid="ignore"):
         p2_given = _flush(np.where(p1 < 1, p2 / (1 - p1), 0.0))[:, None]
     certain = p1 >= 1  # every resample at or below 0.5 (scipy's pmf overflows at p = 1)
@@ -433,8 +246,7 @@ def _average_delta(batch: Batch, *, delta, sigma) -> CriterionResult:
 
 
 def _beyond(diff, batch: Batch, delta, sigma) -> CriterionResult:
-    """A better where ``diff > delta sigma``; sigma known (k = 1 allowed) or, when None, the
-    pooled sd of the replication's runs (a replication whose runs are all equal fails)."""
+    """A better where ``diff > delta sigma``, sigma known or pooled (all runs equal: failed)."""
     if sigma is None:
         _, var_a, _, var_b = batch.moments()
         with np.errstate(invalid="ignore"):
@@ -457,8 +269,7 @@ def t_oracle(batch: Batch) -> CriterionResult:
     Returns
     -------
     CriterionResult
-        One-sided p-values and Welch's t (:func:`~evalmc.criteria.ttests.welch_statistic`);
-        shape (n_reps,).
+        One-sided p-values and Welch's t; shape (n_reps,).
 
     Examples
     --------
@@ -481,8 +292,7 @@ def _decided(statistic, reject) -> CriterionResult:
 
 
 def single_point(delta=DELTA_PAPER, sigma=None):
-    """The test of the ``single-point`` family: A better when its first run beats B's first by
-    more than `delta` sigma.
+    """The ``single-point`` family: A better when its first run beats B's by over `delta` sigma.
 
     Parameters
     ----------
@@ -506,8 +316,7 @@ def single_point(delta=DELTA_PAPER, sigma=None):
 
 
 def average_delta(delta=DELTA_PAPER, sigma=None):
-    """The test of the ``average-delta`` family: A better when its mean beats B's by more
-    than `delta` sigma.
+    """The ``average-delta`` family: A better when its mean beats B's by more than `delta` sigma.
 
     Parameters
     ----------
@@ -536,8 +345,8 @@ def _threshold(delta, sigma) -> dict:
 
 
 def prob_outperform(gamma=GAMMA, alpha=0.05, n_resamples=N_RESAMPLES):
-    """The test of the ``prob-outperform`` family: A better when the percentile bootstrap
-    interval of P(A>B) clears 0.5 and `gamma`.
+    """The ``prob-outperform`` family: A better when the percentile bootstrap interval of P(A>B)
+    clears 0.5 and `gamma`.
 
     Parameters
     ----------

@@ -1,10 +1,6 @@
-"""Peer tools as criteria, unchanged: ``module:function`` is imported and called as is.
-
-Its answer is read as any user criterion's (:class:`~evalmc.criteria.base.UserCriterion`: a
-decision, a p-value, a result with a ``pvalue``, a ``(statistic, pvalue)`` pair). A peer whose
-answer is none of these, or whose defaults do not suit a study, has an :class:`Adapter` here,
-keyed by its exact ``module:function`` name.
-"""
+"""Peer tools as criteria, unchanged: ``module:function`` is imported and called as is, its
+answer read as any user criterion's; a peer whose answer or defaults do not suit has an
+:class:`Adapter`, keyed by its exact ``module:function`` name."""
 
 from __future__ import annotations
 
@@ -22,36 +18,8 @@ BAYES_THRESHOLD = 0.95
 
 @dataclass(frozen=True)
 class Adapter:
-    """How a peer is called on one replication and its answer read.
-
-    Attributes
-    ----------
-    read : callable
-        The peer's return value to a p-value (float) or a decision (bool, True = reject).
-    kwargs : dict
-        Keyword arguments passed on every call.
-    seed_kwarg : str or None
-        A keyword that takes an int seed: drawn from the replication's stream, so that the
-        peer's own randomness is reproducible and independent of workers.
-    alternative : str
-        What a rejection concludes (``'greater'``: A better).
-    note : str
-        The criterion's one-line description (default: the peer's docstring).
-
-    Examples
-    --------
-    >>> ADAPTERS["deepsig:aso"].seed_kwarg, ADAPTERS["deepsig:aso"].alternative
-    ('seed', 'greater')
-    >>> from functools import partial
-    >>> import numpy as np
-    >>> from scipy import stats
-    >>> welch = Adapter(lambda result: result.pvalue, note="Welch's t-test via scipy")
-    >>> criterion = welch.wrap(partial(stats.ttest_ind, equal_var=False))
-    >>> rng = np.random.default_rng(1)
-    >>> a, b = rng.normal(0.5, 1.0, 8), rng.normal(0.0, 1.0, 8)
-    >>> round(float(criterion(a, b, rng)), 4), criterion.__doc__
-    (0.0646, "Welch's t-test via scipy")
-    """
+    """How a peer is called on one replication and its answer read: `read` maps its return value
+    to a p-value or a decision, `seed_kwarg` takes a seed drawn from the replication's stream."""
 
     read: Callable
     kwargs: dict = field(default_factory=dict)
@@ -60,27 +28,7 @@ class Adapter:
     note: str = ""
 
     def wrap(self, func: Callable) -> Callable:
-        """``criterion(a, b, rng)`` calling `func` with these arguments, read by `read`.
-
-        Parameters
-        ----------
-        func : callable
-            The peer's function, ``func(a, b, **kwargs)``.
-
-        Returns
-        -------
-        callable
-            ``criterion(a, b, rng)``, documented by `note` (or `func`'s docstring).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> def peer(a, b, seed):
-        ...     return float(np.mean(a) - np.mean(b))
-        >>> criterion = Adapter(lambda gap: gap > 0.5, seed_kwarg="seed").wrap(peer)
-        >>> criterion(np.array([2.0, 3.0]), np.array([1.0, 1.0]), np.random.default_rng(0))
-        True
-        """
+        """``criterion(a, b, rng)``: `func` called with these arguments, its answer `read`."""
         read, kwargs, seed_kwarg = self.read, dict(self.kwargs), self.seed_kwarg
 
         def criterion(a, b, rng):
@@ -114,31 +62,7 @@ ADAPTERS: dict[str, Adapter] = {
 
 
 def import_criterion(spec: str) -> UserCriterion:
-    """The criterion ``module:function`` (e.g. ``scipy.stats:wilcoxon``), through its
-    :data:`ADAPTERS` entry if it has one.
-
-    Parameters
-    ----------
-    spec : str
-        ``'module:function'``; the function may be an attribute path (``module:obj.method``).
-
-    Returns
-    -------
-    UserCriterion
-        Named `spec`; vectorized when the function takes ``axis`` and has no adapter.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.base import Batch
-    >>> rng = np.random.default_rng(0)
-    >>> batch = Batch(rng.normal(1.0, 1.0, (2, 8)), rng.normal(0.0, 1.0, (2, 8)), paired=True)
-    >>> criterion = import_criterion("scipy.stats:wilcoxon")
-    >>> criterion.name, criterion.vectorized
-    ('scipy.stats:wilcoxon', True)
-    >>> criterion(batch, np.random.default_rng(0)).pvalues().round(4)
-    array([0.0156, 0.3828])
-    """
+    """The criterion ``module:function``, through its :data:`ADAPTERS` entry if it has one."""
     module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)

@@ -1,13 +1,7 @@
-"""Permutation tests of a mean difference, vectorized over replications: paired (sign flips of
-the differences) and two-sample (relabelling the pooled scores).
-
-Paired, the statistic is the sum (equivalently the mean) of ``a - b``; two-sample, it is
-``mean(a) - mean(b)``. Every sign flip (up to :data:`EXACT_MAX` pairs) or every split (up to
-:data:`EXACT_MAX_SPLITS`) is enumerated, as scipy.stats.permutation_test does when they number
-at most its ``n_resamples``; beyond, :data:`N_RESAMPLES` random ones with the observed
-statistic counted once on each side, ``(count + 1) / (B + 1)`` (Phipson and Smyth 2010), so
-that a p-value is never 0. Two-sided: ``min(1, 2 min(P(S* <= S), P(S* >= S)))``, as scipy.
-"""
+"""Permutation tests of a mean difference, vectorized: paired (sign flips of ``a - b``) and
+two-sample (relabellings). Every flip or split is enumerated up to :data:`EXACT_MAX` pairs or
+:data:`EXACT_MAX_SPLITS` splits, as scipy; beyond, :data:`N_RESAMPLES` random ones, the observed
+statistic counted on each side (Phipson and Smyth 2010)."""
 
 from __future__ import annotations
 
@@ -60,8 +54,7 @@ def permutation_paired(batch: Batch, rng: np.random.Generator) -> CriterionResul
 
 
 def permutation_two_sample(batch: Batch, rng: np.random.Generator) -> CriterionResult:
-    """Two-sided p-values of the relabelling test on ``mean(a) - mean(b)``: every split when
-    there are at most :data:`EXACT_MAX_SPLITS`, else :data:`N_RESAMPLES` random ones (+1).
+    """Two-sided p-values of the relabelling test on ``mean(a) - mean(b)``, one per replication.
 
     Parameters
     ----------
@@ -73,8 +66,7 @@ def permutation_two_sample(batch: Batch, rng: np.random.Generator) -> CriterionR
     Returns
     -------
     CriterionResult
-        Two-sided p-values, with ``mean(a) - mean(b)`` as statistic and estimate;
-        shape (n_reps,).
+        Two-sided p-values, with ``mean(a) - mean(b)`` as statistic and estimate.
 
     Examples
     --------

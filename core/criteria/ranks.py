@@ -1,20 +1,8 @@
 """Several models over several data sets (Demsar 2006), vectorized over replications.
 
-Each replication is a table of k models' scores on d data sets (``TableBatch.table``); models are
-ranked within each data set, 1 the best (highest score), ties sharing their mean rank.
-
-- ``friedman``: Friedman's chi-square on the rank sums with scipy's tie correction, p from
-  chi-square(k - 1) (scipy.stats.friedmanchisquare): "some model differs".
-- ``nemenyi``: the pair (i, j) differs when ``|R_i - R_j| / sqrt(k (k + 1) / (6 d))`` exceeds
-  ``q_alpha / sqrt(2)``, q the studentized range with k groups and infinite df (scipy); its
-  p-value is ``P(Q >= sqrt(2) |R_i - R_j| / se)``. The family's p-value (some pair differs) is
-  the smallest pair's; ``nemenyi(i=0,j=1)`` tests one pair.
-- ``wilcoxon-holm``: Wilcoxon signed-rank tests of every pair over the data sets (scipy's
-  defaults), Holm-adjusted; the family's p-value is the smallest adjusted one,
-  ``min(1, m p_min)``; ``wilcoxon-holm(i=0,j=1)`` gives one pair's adjusted p-value.
-
-Under the global null (``spread = 0``) a family's rejection rate is its family-wise error.
-"""
+Each replication is a table of k models' scores on d data sets (``TableBatch.table``), ranked
+within each data set (1 the best); under the global null a family's rate is its family-wise
+error."""
 
 from __future__ import annotations
 
@@ -35,32 +23,15 @@ def _table(batch: TableBatch) -> np.ndarray:
 
 
 def mean_ranks(table: np.ndarray) -> np.ndarray:
-    """Each model's mean rank over the data sets, shape (n_reps, k); 1 is the best.
-
-    Parameters
-    ----------
-    table : ndarray, shape (n_reps, d, k)
-        Scores of k models on d data sets; higher is better.
-
-    Returns
-    -------
-    ndarray, shape (n_reps, k)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
-    >>> mean_ranks(table).round(4)
-    array([[3.5   , 2.8333, 2.25  , 1.4167],
-           [2.8333, 3.    , 2.3333, 1.8333]])
-    """
+    """Each model's mean rank over the data sets, shape (n_reps, k); 1 is the best."""
     from scipy.stats import rankdata
 
     return rankdata(-table, axis=2).mean(axis=1)
 
 
 def friedman(batch: TableBatch) -> CriterionResult:
-    """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare.
+    """Friedman's test that all models are alike, as scipy.stats.friedmanchisquare: chi-square on
+    the rank sums with scipy's tie correction, p from chi-square(k - 1).
 
     Parameters
     ----------
@@ -103,30 +74,7 @@ def _check_pair(k: int, pair, name: str) -> None:
 
 
 def nemenyi(batch: TableBatch, pair=None) -> CriterionResult:
-    """Nemenyi's post-hoc test on mean ranks: one pair's p-value, or the family's.
-
-    Parameters
-    ----------
-    batch : TableBatch
-        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
-    pair : tuple of int, optional
-        ``(i, j)``: test models i and j only; None for the family (the largest gap).
-
-    Returns
-    -------
-    CriterionResult
-        P-values, with the gap of mean ranks ``|R_i - R_j|`` as statistic; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.multidataset import TableBatch
-    >>> rng = np.random.default_rng(0)
-    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
-    >>> batch = TableBatch(table=table)
-    >>> nemenyi(batch).pvalue.round(4), nemenyi(batch, pair=(0, 3)).pvalue.round(4)
-    (array([0.0004, 0.1195]), array([0.0004, 0.2291]))
-    """
+    """Nemenyi's test on mean ranks (studentized range, infinite df), of `pair` or the family."""
     from scipy.stats import studentized_range
 
     table = _table(batch)
@@ -140,25 +88,7 @@ def nemenyi(batch: TableBatch, pair=None) -> CriterionResult:
 
 
 def nemenyi_pairs(table: np.ndarray) -> np.ndarray:
-    """Nemenyi's p-value of every pair of models, in the order of
-    ``itertools.combinations(range(k), 2)``: :func:`nemenyi` of each pair, in one pass.
-
-    Parameters
-    ----------
-    table : ndarray, shape (n_reps, d, k)
-        Scores of k models on d data sets; higher is better.
-
-    Returns
-    -------
-    ndarray, shape (n_reps, k (k - 1) / 2)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
-    >>> nemenyi_pairs(table)[:, 2].round(4)  # the pair (0, 3)
-    array([0.0004, 0.2291])
-    """
+    """Nemenyi's p-value of every pair, in the order of ``itertools.combinations(range(k), 2)``."""
     from scipy.stats import studentized_range
 
     d, k = table.shape[1:]
@@ -170,26 +100,7 @@ def nemenyi_pairs(table: np.ndarray) -> np.ndarray:
 
 
 def holm(pvalues: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values along the last axis.
-
-    The i-th smallest of m p-values becomes ``max_{l <= i} min(1, (m - l + 1) p_(l))``.
-
-    Parameters
-    ----------
-    pvalues : ndarray, shape (..., m)
-        Raw p-values.
-
-    Returns
-    -------
-    ndarray, shape (..., m)
-        The adjusted p-values, in the order of `pvalues`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> holm(np.array([0.01, 0.04, 0.03, 0.2])).round(4).tolist()
-    [0.04, 0.09, 0.09, 0.2]
-    """
+    """Holm's step-down adjusted p-values along the last axis, in the order of `pvalues`."""
     m = pvalues.shape[-1]
     order = np.argsort(pvalues, axis=-1, kind="stable")
     ranked = np.take_along_axis(pvalues, order, axis=-1) * (m - np.arange(m))
@@ -200,31 +111,7 @@ def holm(pvalues: np.ndarray) -> np.ndarray:
 
 
 def wilcoxon_holm(batch: TableBatch, pair=None) -> CriterionResult:
-    """Wilcoxon signed-rank tests of all pairs, Holm-adjusted: one pair's or the family's.
-
-    Parameters
-    ----------
-    batch : TableBatch
-        With its ``table`` of k models' scores on d data sets, shape (n_reps, d, k).
-    pair : tuple of int, optional
-        ``(i, j)``: the adjusted p-value of models i and j; None for the family's (the
-        smallest adjusted one).
-
-    Returns
-    -------
-    CriterionResult
-        P-values; shape (n_reps,).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.multidataset import TableBatch
-    >>> rng = np.random.default_rng(0)
-    >>> table = rng.normal(0.0, 1.0, (2, 12, 4)) + np.array([0.0, 0.2, 0.6, 1.0])
-    >>> batch = TableBatch(table=table)
-    >>> wilcoxon_holm(batch).pvalue.round(4), wilcoxon_holm(batch, (0, 3)).pvalue.round(4)
-    (array([0.0059, 0.2051]), array([0.0059, 0.3086]))
-    """
+    """Holm-adjusted Wilcoxon p-value of `pair`, or the smallest of all pairs' (the family's)."""
     table = _table(batch)
     _check_pair(table.shape[2], pair, "wilcoxon-holm")
     adjusted = wilcoxon_holm_pairs(table)
@@ -239,49 +126,12 @@ PAIR_CHUNK = 2**21
 
 
 def wilcoxon_holm_pairs(table: np.ndarray) -> np.ndarray:
-    """Holm-adjusted Wilcoxon p-value of every pair of models, in the order of
-    ``itertools.combinations(range(k), 2)`` (:func:`wilcoxon_pairs`, adjusted by Holm).
-
-    Parameters
-    ----------
-    table : ndarray, shape (n_reps, d, k)
-        Scores of k models on d data sets.
-
-    Returns
-    -------
-    ndarray, shape (n_reps, k (k - 1) / 2)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
-    >>> wilcoxon_holm_pairs(table)[:, 2].round(4)  # the pair (0, 3)
-    array([0.0059, 0.3086])
-    """
+    """Holm-adjusted Wilcoxon p-value of every pair, ordered as ``combinations(range(k), 2)``."""
     return holm(wilcoxon_pairs(table))
 
 
 def wilcoxon_pairs(table: np.ndarray) -> np.ndarray:
-    """Unadjusted Wilcoxon p-value of every pair of models, in the order of
-    ``itertools.combinations(range(k), 2)``: the pairs' tests run as replications of one
-    test, in chunks of :data:`PAIR_CHUNK` differences.
-
-    Parameters
-    ----------
-    table : ndarray, shape (n_reps, d, k)
-        Scores of k models on d data sets.
-
-    Returns
-    -------
-    ndarray, shape (n_reps, k (k - 1) / 2)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> table = np.random.default_rng(0).normal(0.0, 1.0, (2, 12, 4)) + [0.0, 0.2, 0.6, 1.0]
-    >>> wilcoxon_pairs(table)[:, 2].round(4)  # the pair (0, 3)
-    array([0.001 , 0.0771])
-    """
+    """Unadjusted Wilcoxon p-value of every pair, ordered as ``combinations(range(k), 2)``."""
     n_reps, d, k = table.shape
     first, second = np.triu_indices(k, 1)
     step = max(1, PAIR_CHUNK // (n_reps * d))
@@ -295,9 +145,8 @@ def wilcoxon_pairs(table: np.ndarray) -> np.ndarray:
 
 
 def wilcoxon_any(batch: TableBatch) -> CriterionResult:
-    """Wilcoxon signed-rank tests of all pairs, unadjusted: "some pair differs" when any
-    pair's p-value is below the level (the multiple-comparisons pitfall; Holm's adjustment,
-    :func:`wilcoxon_holm`, is the remedy).
+    """Wilcoxon signed-rank tests of all pairs, unadjusted: "some pair differs" when any pair's
+    p-value is below the level (the multiple-comparisons pitfall; Holm's is the remedy).
 
     Parameters
     ----------
@@ -323,7 +172,7 @@ def wilcoxon_any(batch: TableBatch) -> CriterionResult:
 
 def nemenyi_test(i=None, j=None):
     """The test of the ``nemenyi`` family: some pair of models differs (family-wise), or, with
-    `i` and `j`, models i and j differ.
+    `i` and `j`, models i and j differ, by Nemenyi's test on mean ranks.
 
     Parameters
     ----------
@@ -333,7 +182,7 @@ def nemenyi_test(i=None, j=None):
     Returns
     -------
     callable
-        ``test(batch) -> CriterionResult``.
+        ``test(batch) -> CriterionResult``: p-values, with the gap of mean ranks as statistic.
 
     Examples
     --------

@@ -1,16 +1,6 @@
-"""Wilcoxon's signed-rank test vectorized over replications, as scipy.stats.wilcoxon per row.
-
-Demsar (2006) recommends it for two classifiers over many data sets. scipy's defaults
-(``method='auto'``, ``correction=False``), row by row:
-
-- at most 50 pairs, no tie and no zero difference: the exact null distribution of R+;
-- at most 13 pairs otherwise: the exact conditional distribution over all 2^n sign flips
-  (scipy's exhaustive permutation test);
-- otherwise the normal approximation with scipy's tie and zero adjustments.
-
-The zero differences follow `zero_method`: 'wilcox' drops them, 'pratt' ranks them and then
-drops them, 'zsplit' gives half of each zero's rank to either side.
-"""
+"""Wilcoxon's signed-rank test vectorized over replications, as scipy.stats.wilcoxon per row
+(Demsar 2006): the exact null of R+ up to 50 pairs without ties or zeros, all 2^n sign flips
+up to 13 pairs, else the normal approximation with scipy's tie and zero adjustments."""
 
 from __future__ import annotations
 
@@ -29,23 +19,7 @@ ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 
 @lru_cache(maxsize=64)
 def signed_rank_null(n: int) -> np.ndarray:
-    """``pmf[k] = P(R+ = k)`` for n pairs without ties or zeros, by subset-sum counting.
-
-    Parameters
-    ----------
-    n : int
-        Number of pairs.
-
-    Returns
-    -------
-    ndarray, shape (n (n + 1) / 2 + 1,)
-        The null distribution of R+ (cached: do not modify).
-
-    Examples
-    --------
-    >>> (signed_rank_null(3) * 8).tolist()  # the 2^3 sign patterns
-    [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0]
-    """
+    """``P(R+ = k)`` for n pairs without ties or zeros (cached: do not modify)."""
     counts = np.zeros(n * (n + 1) // 2 + 1)
     counts[0] = 1.0
     for rank in range(1, n + 1):
@@ -66,8 +40,7 @@ def wilcoxon(batch: Batch, zero_method: str = "wilcox") -> CriterionResult:
     Returns
     -------
     CriterionResult
-        Two-sided p-values and R+, the sum of the ranks of the positive differences;
-        shape (n_reps,).
+        Two-sided p-values and R+, the sum of the ranks of the positive differences.
 
     Examples
     --------

@@ -1,14 +1,6 @@
-"""Expected best-out-of-n, Boo_n (Bajgar, Kadlec and Kleindienst, 2018).
-
-Boo_n is the expected test score of the best-validation model among n. Of a distribution
-(Eqs 2, 4, 5, 6) it is computed by quadrature in quantile form; from m runs, by the
-non-parametric estimator (Eq 7, with the paper's tie rule) or the Gaussian parametric one.
-
-Weights of the non-parametric estimator are computed in floating point in a form that neither
-overflows nor cancels: ``(j/m)^n - ((j-k)/m)^n = (j/m)^n * -expm1(n log1p(-k/j))``, exact to
-rounding for any m and n. (Integer powers of ranks, as in the authors' package, overflow
-64 bits as soon as m^n > 2^63.)
-"""
+"""Expected best-out-of-n, Boo_n (Bajgar, Kadlec and Kleindienst, 2018): the expected test
+score of the best-validation model among n, of a distribution (Eqs 2, 4, 5, 6, by quadrature)
+or estimated from m runs (Eq 7, non-parametric, or Gaussian), without overflow or cancellation."""
 
 from __future__ import annotations
 
@@ -45,8 +37,7 @@ def boo_n(dist, n: int, *, best: str = "max", conditional_mean=None, tol: float 
     Returns
     -------
     float
-        ``integral of g(x) n f(x) F(x)^(n-1) dx``, computed as ``integral_0^1 g(Q(t^(1/n))) dt``
-        with the upper quantile taken by ``isf(-expm1(log(t) / n))`` so large n loses nothing.
+        ``integral of g(x) n f(x) F(x)^(n-1) dx``, computed as ``integral_0^1 g(Q(t^(1/n))) dt``.
 
     Examples
     --------
@@ -90,31 +81,7 @@ def boo_n_normal(n: int) -> float:
 
 
 def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
-    """Boo_n of a discrete distribution (Eq 4).
-
-    Parameters
-    ----------
-    values : array_like
-        Support points (repeats are merged).
-    probs : array_like, optional
-        Their probabilities (default: equal), non-negative, summing to 1.
-    n : int
-        Pool size, >= 1.
-    best : {'max', 'min'}
-        Whether the best run has the highest or the lowest score.
-
-    Returns
-    -------
-    float
-        ``sum_k v_k (F(v_k)^n - F(v_k-)^n)``, support sorted from worst to best.
-
-    Examples
-    --------
-    >>> boo_n_discrete([0.0, 1.0], n=2)  # the better of two fair coin flips
-    0.75
-    >>> round(boo_n_discrete([1, 2, 3], [0.5, 0.3, 0.2], n=3, best="min"), 4)
-    1.133
-    """
+    """Boo_n of a discrete distribution (Eq 4), `probs` equal by default."""
     n = check_int("n", n, low=1)
     check_choice("best", best, BEST)
     values = _finite_1d("values", values)
@@ -131,30 +98,7 @@ def boo_n_discrete(values, probs=None, *, n: int, best: str = "max") -> float:
 
 def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *,
                            best: str = "max") -> float:
-    """Boo_n of a bivariate normal validation/test distribution (Eq 6).
-
-    ``mu_test + rho sd_test Boo_n(N(0, 1))`` (minus for ``best='min'``).
-
-    Parameters
-    ----------
-    mu_test, sd_test : float
-        Mean and sd of the test scores.
-    rho : float
-        Correlation of validation and test scores, in [-1, 1].
-    n : int
-        Pool size, >= 1.
-    best : {'max', 'min'}
-        Whether the best run has the highest or the lowest validation score.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(boo_n_bivariate_normal(70.0, 2.0, 0.5, 5), 4)  # 70 + 0.5 * 2 * 1.162964
-    71.163
-    """
+    """Boo_n of a bivariate normal validation/test distribution (Eq 6)."""
     check_float("sd_test", sd_test, low=0)
     check_float("rho", rho, low=-1, high=1)
     sign = 1.0 if check_choice("best", best, BEST) == "max" else -1.0
@@ -162,32 +106,7 @@ def boo_n_bivariate_normal(mu_test: float, sd_test: float, rho: float, n: int, *
 
 
 def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
-    """Weight of each run in the non-parametric estimator (Eq 7), ties sharing their block's.
-
-    Runs ranked j = 1..m from worst to best validation get ``(j/m)^n - ((j-1)/m)^n``; a block
-    of k tied runs ranked j+1..j+k shares ``((j+k)/m)^n - (j/m)^n`` equally.
-
-    Parameters
-    ----------
-    val : array_like, shape (m,)
-        Validation scores of the m runs.
-    n : int
-        Pool size.
-    best : {'max', 'min'}
-        Whether the best run has the highest or the lowest score.
-
-    Returns
-    -------
-    ndarray, shape (m,)
-        The weights, in the order of `val`; they sum to 1.
-
-    Examples
-    --------
-    >>> nonparametric_weights([0.3, 0.1, 0.2], n=2).round(4).tolist()  # 5/9, 1/9, 3/9
-    [0.5556, 0.1111, 0.3333]
-    >>> nonparametric_weights([0.3, 0.1, 0.1], n=2).round(4).tolist()  # a tie shares 4/9
-    [0.5556, 0.2222, 0.2222]
-    """
+    """Weight of each run in the non-parametric estimator (Eq 7), tied runs sharing theirs."""
     val = np.asarray(val, dtype=float)
     m = val.size
     sign = 1.0 if best == "max" else -1.0
@@ -198,25 +117,7 @@ def nonparametric_weights(val, *, n: int, best: str = "max") -> np.ndarray:
 
 
 def rank_weights(m: int, n: int) -> np.ndarray:
-    """Eq 7's weights of ranks 1..m (worst to best validation) when no validation scores tie.
-
-    Parameters
-    ----------
-    m : int
-        Runs.
-    n : int
-        Pool size.
-
-    Returns
-    -------
-    ndarray, shape (m,)
-        ``(j/m)^n - ((j-1)/m)^n`` for j = 1..m.
-
-    Examples
-    --------
-    >>> rank_weights(3, 2).round(4).tolist()  # 1/9, 3/9, 5/9
-    [0.1111, 0.3333, 0.5556]
-    """
+    """Eq 7's weights ``(j/m)^n - ((j-1)/m)^n`` of ranks j = 1..m (worst to best), without ties."""
     return _rank_weight(np.arange(1, m + 1), np.ones(m), m, n)
 
 
@@ -230,59 +131,13 @@ def _rank_weight(upper, count, m, n):
 
 
 def boon_nonparametric(test, val=None, *, n: int, best: str = "max") -> float:
-    """Non-parametric Boo_n estimate from m runs (Eq 7).
-
-    Parameters
-    ----------
-    test : array_like, shape (m,)
-        Test scores.
-    val : array_like, shape (m,), optional
-        Validation scores choosing the best run; default: `test` (single evaluation).
-    n : int
-        Pool size, >= 1.
-    best : {'max', 'min'}
-        Whether the best run has the highest or the lowest validation score.
-
-    Returns
-    -------
-    float
-        ``sum_j w_j test_j``, weights of :func:`nonparametric_weights`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
-    >>> round(boon_nonparametric(runs, n=5), 4)
-    71.1962
-    """
+    """Non-parametric Boo_n estimate from m runs (Eq 7), the best chosen by `val` (or `test`)."""
     test, val, n = _check_runs(test, val, n, best)
     return float(np.dot(nonparametric_weights(val, n=n, best=best), test))
 
 
 def boon_parametric(test, val=None, *, n: int, best: str = "max") -> float:
-    """Gaussian parametric Boo_n estimate: ``mean + rho * sd * Boo_n(N(0, 1))`` (Section 3.2).
-
-    Sample mean and sd (ddof=1) of the test scores, Pearson correlation of validation and test
-    (1 without `val`).
-
-    Parameters
-    ----------
-    test, val, n, best
-        As in :func:`boon_nonparametric`.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> val = rng.normal(70.0, 1.0, 50)
-    >>> test = val + rng.normal(0.0, 1.0, 50)
-    >>> round(boon_parametric(test, val, n=5), 4), round(boon_nonparametric(test, val, n=5), 4)
-    (71.1049, 71.2074)
-    """
+    """Gaussian parametric Boo_n estimate (Section 3.2), ``mean + rho sd Boo_n(N(0, 1))``."""
     test, val, n = _check_runs(test, val, n, best)
     rho = 1.0 if val is test else float(np.corrcoef(val, test)[0, 1])
     sign = 1.0 if best == "max" else -1.0
@@ -330,13 +185,6 @@ class BoonInterval:
         """One row: ``estimator``, ``n``, ``estimate``, ``low``, ``high``, ``confidence``,
         ``method``, ``n_resamples``.
 
-        Returns
-        -------
-        pandas.DataFrame
-            One row.
-
-        Examples
-        --------
         >>> import numpy as np
         >>> import evalmc
         >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
@@ -356,20 +204,8 @@ class BoonInterval:
         return self.to_frame().to_html(index=False)
 
     def plot(self, ax=None):
-        """Histogram of the bootstrap replicates with the estimate and the interval.
+        """Histogram of the replicates with the estimate and the interval: a Figure (not saved).
 
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw; default: a new Figure.
-
-        Returns
-        -------
-        matplotlib.figure.Figure
-            Not saved: call its ``savefig``.
-
-        Examples
-        --------
         >>> import numpy as np
         >>> import evalmc
         >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
@@ -405,13 +241,10 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     test, val, n, best
         As in :func:`boon_nonparametric`.
     estimator : {'nonparametric', 'parametric'}
-        The Boo_n estimator bootstrapped (:func:`boon_nonparametric`, :func:`boon_parametric`).
+        The Boo_n estimator bootstrapped.
     method : {'percentile', 'smoothed'}
-        ``'percentile'`` resamples the runs; a replicate is then a vector of multinomial counts
-        over the runs sorted once by validation score, so no replicate needs a sort (its block
-        weights are differences of a table of ``(k/m)^n``, k = 0..m). ``'smoothed'``
-        adds Gaussian kernel noise (the covariance of ``scipy.stats.gaussian_kde`` with
-        `bandwidth`) to each resampled run, as in the paper's Fig 2.
+        ``'percentile'`` resamples the runs; ``'smoothed'`` adds Gaussian kernel noise (the
+        covariance of ``scipy.stats.gaussian_kde``) to each, as in the paper's Fig 2.
     confidence : float
         In (0, 1); the interval is the percentile interval of the replicates.
     n_resamples : int
@@ -421,8 +254,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     rng : numpy.random.Generator
         Draws the resamples.
     progress : bool, optional
-        Progress bar on stderr; default: when stderr is a terminal. False also silences the
-        estimate of a long bootstrap's time left (given after its first second).
+        Progress bar on stderr (default: if a terminal); False also silences the time left.
 
     Returns
     -------
@@ -487,9 +319,7 @@ LONG_RUN_SECONDS = 60.0
 
 
 def _chunks(n_resamples, m, estimator, progress):
-    """``(start, stop)`` of the replicates to compute next, :data:`_CHUNK` resampled runs at a
-    time (Ctrl-C stops between chunks), with a progress bar and an estimate of a long
-    bootstrap's time left, timed on the chunks after the first (which compiles the kernel)."""
+    """``(start, stop)`` of the next replicates, with a progress bar and a long run's time left."""
     import sys
     import time
 
@@ -525,9 +355,7 @@ def _index_dtype(m):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _resample_kernel(picks, test, val, starts, powers, parametric, single, sign, c_n, out):
-    """Each replicate: counts of the picked runs (sorted order), then Eq 7 over blocks of tied
-    validation scores (weight ``(C/m)^n - ((C-c)/m)^n`` for a block of c resampled runs ending
-    at cumulative count C), or the Gaussian estimate from count-weighted moments."""
+    """Each replicate from the counts of its picked runs (Eq 7, or the Gaussian estimate)."""
     m = test.shape[0]
     counts = np.empty(m, np.int64)
     for r in range(out.shape[0]):
@@ -651,30 +479,6 @@ def _finite_1d(name, values):
 
 
 def expected_best(spec, n: int, *, best: str = "max") -> float:
-    """Expected test score of the best-validation run among n from a pool (Eq 5).
-
-    `spec` is an :class:`evalmc.sims.pools.PoolSpec`: Boo_n of its validation distribution
-    with its ``E[test | val]`` as the conditional mean.
-
-    Parameters
-    ----------
-    spec : PoolSpec
-        The pool.
-    n : int
-        Pool size, >= 1.
-    best : {'max', 'min'}
-        Whether the best run has the highest or the lowest validation score.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.pools import PoolSpec
-    >>> spec = PoolSpec.gaussian(70.0, 2.0, spearman=0.5)
-    >>> round(expected_best(spec, 5), 4)  # boo_n_bivariate_normal(70, 2, spec.rho, 5)
-    71.204
-    """
+    """Expected test score of the best-validation run among n of a :class:`PoolSpec` (Eq 5)."""
     return boo_n(spec.distribution(), n, best=best, conditional_mean=spec.test_given_val,
                  tol=1e-9)

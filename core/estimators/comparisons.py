@@ -1,40 +1,7 @@
 """Intervals of the comparison of two models' accuracies from 0/1 item scores, as Bowyer,
-Aitchison and Ivanova (2025) compare them.
-
-Two models on different questions (independent samples, ``k_A`` of ``n_A`` and ``k_B`` of
-``n_B`` correct):
-
-- ``clt-diff``: the CLT (Wald) interval of ``p_A - p_B``, ``p_A - p_B +- z sqrt(p_A (1 - p_A)
-  / n_A + p_B (1 - p_B) / n_B)``.
-- ``bayes-diff``: the equal-tailed posterior interval of ``theta_A - theta_B`` under
-  independent Beta(1, 1) priors, posteriors ``Beta(k + 1, n - k + 1)``; its quantiles are
-  computed exactly (to quadrature error), not from posterior draws: ``P(D <= d) = int_0^1
-  F_A(F_B^{-1}(u) + d) du`` by Gauss-Legendre quadrature, solved for ``d``.
-- ``fisher-odds-ratio``: the interval of the odds ratio ``theta_A (1 - theta_B) / ((1 -
-  theta_A) theta_B)`` obtained by inverting Fisher's exact test (scipy's
-  ``odds_ratio(kind='conditional')``), around the conditional maximum likelihood estimate.
-- ``bayes-odds-ratio``: the equal-tailed posterior interval of the same odds ratio, the
-  posteriors as ``bayes-diff``'s, on the log-odds scale by the same quadrature.
-
-Two models on the same questions (paired): the paired CLT interval is ``paired-z-interval``
-(:mod:`evalmc.estimators.items`), and
-
-- ``bayes-paired``: the posterior interval of ``theta_A - theta_B`` in the authors' paired
-  model: per question a latent bivariate normal with means ``(Phi^-1(theta_A),
-  Phi^-1(theta_B))``, unit variances and correlation ``rho``, answers the latents' signs;
-  priors ``theta_A, theta_B ~ Beta(1, 1)`` and ``(rho + 1) / 2 ~ Beta(4, 2)``. The likelihood
-  is multinomial over the four cells of the 2 x 2 table of the pairs, ``P(both wrong) =
-  Phi2(-Phi^-1(theta_A), -Phi^-1(theta_B); rho)``. The authors sample the posterior by
-  importance sampling from the prior; here it is integrated on a fixed grid (midpoints of
-  :data:`GRID` cells per rate, :data:`RHO_NODES` midpoints of ``(rho + 1) / 2``), which makes
-  the interval deterministic: the rates' grid cells are restricted to where each model's own
-  binomial likelihood is within ``exp(-20)`` of its maximum (a bound on the table's), every
-  k-th cell taken when that leaves more than :data:`WINDOW` per rate, and the posterior mass
-  of each difference of grid rates is spread uniformly over one step of the grid used.
-
-The odds-ratio intervals estimate the ``'odds-ratio'`` estimand, the others the ``'effect'``
-(A's accuracy minus B's). ``z`` is the normal quantile of ``(1 + level) / 2``.
-"""
+Aitchison and Ivanova (2025) compare them. Posterior quantiles are computed, not sampled: by
+quadrature for independent Beta posteriors, on a fixed grid (:data:`GRID`, :data:`RHO_NODES`)
+in the authors' paired latent-normal model, so the intervals are deterministic."""
 
 from __future__ import annotations
 
@@ -119,33 +86,7 @@ def _beta_logpdf(x, a, b):
 
 
 def beta_difference_quantiles(a1, b1, a2, b2, probs, *, log_odds: bool = False):
-    """Quantiles of ``X - Y`` (or of ``logit X - logit Y``) for independent ``X ~ Beta(a1,
-    b1)``, ``Y ~ Beta(a2, b2)``.
-
-    ``P(X - Y <= d) = int_0^1 F_X(F_Y^{-1}(u) + d) du`` by Gauss-Legendre quadrature
-    (:data:`NODES` nodes), solved for ``d`` by Newton steps kept inside a bisection bracket.
-
-    Parameters
-    ----------
-    a1, b1, a2, b2 : array_like
-        The Beta parameters (positive), broadcast together to shape ``s``.
-    probs : sequence of float
-        Probabilities in (0, 1).
-    log_odds : bool
-        Quantiles of the log odds ratio ``logit X - logit Y`` instead of the difference.
-
-    Returns
-    -------
-    ndarray, shape ``(len(probs),) + s``
-
-    Examples
-    --------
-    >>> from evalmc.estimators.comparisons import beta_difference_quantiles
-    >>> beta_difference_quantiles(4, 2, 2, 4, [0.025, 0.5, 0.975]).round(4)
-    array([-0.1958,  0.3488,  0.773 ])
-    >>> beta_difference_quantiles(3, 3, 3, 3, [0.5], log_odds=True).round(6)
-    array([0.])
-    """
+    """Quantiles of ``X - Y`` (or ``logit X - logit Y``) of independent Beta X, Y, by quadrature."""
     from scipy.special import betainc, betaincinv, expit, logit
 
     a1, b1, a2, b2 = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (a1, b1, a2, b2)))
@@ -217,8 +158,7 @@ def _digamma_diff(a, b):
 
 
 def _by_table(keys: np.ndarray, cache: dict, compute) -> list:
-    """Each row of `keys` (integer table counts) looked up in `cache`, the missing ones
-    computed together by ``compute(rows) -> list`` (one value per row) and stored."""
+    """Each row of `keys` from `cache`, the missing ones computed together by ``compute(rows)``."""
     rows, inverse = np.unique(keys, axis=0, return_inverse=True)
     missing = [i for i, r in enumerate(rows) if tuple(r) not in cache]
     if missing:
@@ -253,9 +193,8 @@ def _beta_intervals(counts, level, log_odds):
 
 
 def bayes_diff(level: float = 0.95) -> Estimator:
-    """The ``bayes-diff`` family: the equal-tailed posterior interval of ``theta_A - theta_B``
-    with independent Beta(1, 1) priors, A's and B's items independent; the estimate is the
-    posterior mean ``(k_A + 1) / (n_A + 2) - (k_B + 1) / (n_B + 2)``.
+    """The ``bayes-diff`` family: the equal-tailed posterior interval of ``theta_A - theta_B``,
+    independent Beta(1, 1) priors and samples; the estimate is the posterior mean.
 
     Parameters
     ----------
@@ -287,9 +226,8 @@ def bayes_diff(level: float = 0.95) -> Estimator:
 
 
 def bayes_odds_ratio(level: float = 0.95) -> Estimator:
-    """The ``bayes-odds-ratio`` family: the equal-tailed posterior interval of the odds ratio
-    ``theta_A (1 - theta_B) / ((1 - theta_A) theta_B)``, posteriors as ``bayes-diff``'s; the
-    estimate is the posterior median.
+    """The ``bayes-odds-ratio`` family: the equal-tailed posterior interval of the odds ratio,
+    posteriors as ``bayes-diff``'s; the estimate is the posterior median.
 
     Parameters
     ----------
@@ -323,12 +261,8 @@ _FISHER_CACHE: dict = {}
 
 
 def fisher_odds_ratio(level: float = 0.95) -> Estimator:
-    """The ``fisher-odds-ratio`` family: the interval of the odds ratio of A's accuracy to
-    B's from inverting Fisher's exact test, around the conditional maximum likelihood
-    estimate (scipy's ``odds_ratio(table, kind='conditional')``, table ``[[k_A, n_A - k_A],
-    [k_B, n_B - k_B]]``, solved for a block's tables at once by
-    :func:`evalmc.stats.oddsratio.conditional_odds_ratio`); ``(0, inf)`` with a NaN estimate
-    when a margin of the table is 0.
+    """The ``fisher-odds-ratio`` family: the odds ratio's interval inverting Fisher's exact test,
+    as scipy's ``odds_ratio(kind='conditional')`` (NaN estimate when a margin is 0).
 
     Parameters
     ----------
@@ -367,26 +301,7 @@ def fisher_odds_ratio(level: float = 0.95) -> Estimator:
 
 
 def paired_cells(theta_a, theta_b, rho):
-    """The four cell probabilities of two paired answers in the latent bivariate normal model:
-    both right, only A right, only B right, both wrong.
-
-    Parameters
-    ----------
-    theta_a, theta_b : array_like
-        The models' accuracies, in (0, 1).
-    rho : array_like
-        The latents' correlation, in (-1, 1).
-
-    Returns
-    -------
-    ndarray, shape ``(4,) + broadcast shape``
-
-    Examples
-    --------
-    >>> from evalmc.estimators.comparisons import paired_cells
-    >>> paired_cells(0.7, 0.6, 0.5).round(4)
-    array([0.4919, 0.2081, 0.1081, 0.1919])
-    """
+    """Cell probabilities (both right, only A, only B, both wrong) in the latent normal model."""
     from scipy.special import ndtri
 
     theta_a, theta_b = np.asarray(theta_a, dtype=float), np.asarray(theta_b, dtype=float)
@@ -397,8 +312,7 @@ def paired_cells(theta_a, theta_b, rho):
 
 @functools.lru_cache(maxsize=1)
 def _paired_grid():
-    """Log cell probabilities ``(GRID, GRID, RHO_NODES, 4)`` on the grid, the rates and the
-    log prior weights of the rho nodes."""
+    """Log cell probabilities on the grid, its rates and the log prior weights of rho."""
     from scipy.stats import beta
 
     theta = (np.arange(GRID) + 0.5) / GRID
@@ -410,8 +324,7 @@ def _paired_grid():
 
 
 def _window(k, n, theta):
-    """Indices of the grid rates whose binomial log-likelihood of ``k`` of ``n`` is within
-    :data:`_MARGIN_LOGLIK` of the grid's largest."""
+    """Grid index range of the rates within :data:`_MARGIN_LOGLIK` of the top log-likelihood."""
     from scipy.special import xlog1py, xlogy
 
     ll = xlogy(k, theta) + xlog1py(n - k, -theta)
@@ -420,29 +333,7 @@ def _window(k, n, theta):
 
 
 def paired_posterior(counts) -> tuple[np.ndarray, np.ndarray, float]:
-    """The posterior of ``theta_A - theta_B`` in the paired latent normal model given the 2 x 2
-    table of the pairs, on the grid (module docstring).
-
-    Parameters
-    ----------
-    counts : sequence of 4 int
-        Both right, only A right, only B right, both wrong.
-
-    Returns
-    -------
-    knots, cdf : ndarray
-        The posterior distribution function of the difference, piecewise linear through
-        ``(knots, cdf)``.
-    mean : float
-        The posterior mean of the difference.
-
-    Examples
-    --------
-    >>> from evalmc.estimators.comparisons import paired_posterior
-    >>> knots, cdf, mean = paired_posterior((6, 3, 1, 4))
-    >>> round(mean, 4), round(float(np.interp(0.0, knots, cdf)), 4)
-    (0.1308, 0.1754)
-    """
+    """``(knots, cdf, mean)``: the posterior of ``theta_A - theta_B`` given the paired `counts`."""
     log_cells, theta, log_prior = _paired_grid()
     s, t, u, v = (int(c) for c in counts)
     n = s + t + u + v
@@ -467,9 +358,8 @@ _PAIRED_CACHE: dict = {}
 
 
 def bayes_paired(level: float = 0.95) -> Estimator:
-    """The ``bayes-paired`` family: the equal-tailed posterior interval of ``theta_A -
-    theta_B`` in the authors' paired latent normal model (module docstring), on the same
-    items; the estimate is the posterior mean.
+    """The ``bayes-paired`` family: the equal-tailed posterior interval of ``theta_A - theta_B``
+    on the same items, the authors' paired latent normal model; the estimate its mean.
 
     Parameters
     ----------
@@ -509,38 +399,7 @@ def bayes_paired(level: float = 0.95) -> Estimator:
 
 def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "effect",
                          tail: float = 1e-12):
-    """Exact coverage of a deterministic interval for two independent samples of `n` 0/1
-    answers: ``sum_{k_A, k_B} Bin(k_A; n, theta_A) Bin(k_B; n, theta_B) 1{truth in
-    interval(k_A, k_B)}``, over the counts whose binomial probabilities are above `tail` (the
-    rest bound the error by ``2 n tail``). The intervals depend on the counts alone, so each
-    table's is computed once for every pair of accuracies.
-
-    Parameters
-    ----------
-    estimator : str or Estimator
-        An interval estimator of independent samples that draws no random numbers.
-    n : int
-        Answers per model.
-    theta_a, theta_b : float or array_like
-        The accuracies, in (0, 1), broadcast together.
-    target : {'effect', 'odds-ratio'}
-        The estimand: ``theta_A - theta_B`` or the odds ratio.
-    tail : float
-        Counts less likely than this are left out.
-
-    Returns
-    -------
-    float or ndarray
-        A float for scalar accuracies, else one coverage per pair.
-
-    Examples
-    --------
-    >>> from evalmc.estimators.comparisons import independent_coverage
-    >>> round(independent_coverage("clt-diff", 10, 0.7, 0.4), 4)
-    0.9337
-    >>> independent_coverage("clt-diff", 10, [0.7, 0.5], 0.4).round(4)
-    array([0.9337, 0.9101])
-    """
+    """Exact coverage of a deterministic interval of two independent samples of `n` 0/1 answers."""
     from scipy.stats import binom
 
     from evalmc.estimators.intervals import get_estimator
@@ -571,8 +430,7 @@ def independent_coverage(estimator, n: int, theta_a, theta_b, *, target: str = "
 
 
 def _interval_grid(estimator, n, rows, cols, cells=2**22):
-    """Bounds of `estimator` at every table ``(k_A, k_B)`` in ``rows x cols``, built a band of
-    rows at a time (at most `cells` scores per side); each table's bounds are its own."""
+    """Bounds of `estimator` at every table ``(k_A, k_B)`` in ``rows x cols``."""
     from evalmc.sims.base import Batch
 
     low, high = np.empty((rows.size, cols.size)), np.empty((rows.size, cols.size))

@@ -1,9 +1,6 @@
-"""The descriptive report Giles and Lawrence (1997) recommend for a set of runs.
-
-Median, interquartile range, minimum and maximum beside the mean and sd; the skewness; a
-multimodality measure; normality tests; and a flag when ``mean - sd`` lies below the best
-(smallest) result, where a reader assuming a Gaussian would expect about 16% of the runs.
-"""
+"""The descriptive report Giles and Lawrence (1997) recommend for a set of runs: median, IQR,
+minimum and maximum beside the mean and sd, the skewness, a multimodality measure, normality
+tests, and a flag when ``mean - sd`` lies below the best (smallest) result."""
 
 from __future__ import annotations
 
@@ -27,54 +24,14 @@ KEYS = ("n", "mean", "sd", "median", "iqr", "min", "max", "skewness", "bimodalit
 
 
 def hinge_iqr(x) -> float:
-    """Interquartile range as the paper defines it: the difference between the medians of the
-    upper and lower halves of the sorted sample (Tukey's hinges; the median itself is left out
-    of both halves when n is odd).
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        The runs.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> hinge_iqr([1, 2, 3, 4, 5, 6, 7])  # medians of 1..3 and 5..7
-    4.0
-    """
+    """Interquartile range as the paper defines it: Tukey's hinges."""
     x = np.sort(np.asarray(x, dtype=float))
     half = x.size // 2
     return float(np.median(x[x.size - half:]) - np.median(x[:half]))
 
 
 def bimodality_coefficient(x) -> float:
-    """Sarle's bimodality coefficient ``(g^2 + 1) / (k + 3 (n-1)^2 / ((n-2)(n-3)))``.
-
-    ``g`` and ``k`` are the bias-corrected sample skewness and excess kurtosis. It is 1/3 for
-    a Gaussian, 5/9 for a uniform; above 5/9 suggests a bimodal (or very skewed) sample.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 4
-        The runs.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> round(bimodality_coefficient(rng.normal(size=200)), 4)
-    0.3881
-    >>> two_modes = np.r_[rng.normal(-3, 1, 100), rng.normal(3, 1, 100)]
-    >>> bimodality_coefficient(two_modes) > BIMODALITY_THRESHOLD
-    True
-    """
+    """Sarle's bimodality coefficient: 1/3 for a Gaussian, 5/9 for a uniform, more if bimodal."""
     x = check_sample(x, low=4)
     n = x.size
     g = stats.skew(x, bias=False)
@@ -83,37 +40,8 @@ def bimodality_coefficient(x) -> float:
 
 
 def describe(x, *, best: str = "min") -> dict:
-    """Descriptive report of one set of run results (e.g. errors, lower is better).
-
-    Computed on the runs scaled by a power of two when their magnitude is extreme (below
-    ``2**-400``, as subnormal numbers, or above ``2**400``), so that no square underflows or
-    overflows; the scaling is exact.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,), n >= 4, not constant
-    best : {'min', 'max'}
-        Which end of the scores is the best run: ``'min'`` for errors and losses, as in the
-        paper; ``'max'`` for accuracies.
-
-    Returns
-    -------
-    dict
-        ``n``, ``mean``, ``sd`` (ddof=1), ``median``, ``iqr`` (:func:`hinge_iqr`), ``min``,
-        ``max``, ``skewness`` (bias-corrected), ``bimodality``
-        (:func:`bimodality_coefficient`), ``ks_d`` and ``ks_p`` (the paper's K-S test,
-        :func:`evalmc.stats.normality.ks_normal`; conservative), ``lilliefors_p`` (the same
-        distance judged with estimated mean and sd), ``shapiro_p``, and
-        ``mean_minus_sd_below_min`` (bool; ``mean_plus_sd_above_max`` when `best` is
-        ``'max'``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.estimators.describe import describe
-    >>> report = describe(np.random.default_rng(0).lognormal(size=30))
-    >>> round(report["skewness"], 3), round(report["shapiro_p"], 5)
-    (1.499, 0.00022)
+    """Descriptive report of one set of runs (n >= 4, not constant), a dict of :data:`KEYS` (the
+    flag ``mean_plus_sd_above_max`` when `best` is 'max'), computed with exact power-of-2 scaling.
     """
     check_choice("best", best, ("min", "max"))
     x, power = _unit_scale(check_sample(x, low=4))
@@ -144,42 +72,7 @@ def _scaled_back(values: dict, power: int) -> dict:
 
 def describe_columns(data, columns=None, *, dropna: bool = True,
                      best: str = "min") -> pd.DataFrame:
-    """:func:`describe` of each column of `data`, one row per column (``column`` first).
-
-    Missing values (NaN) are skipped and counted in ``n_missing``. A column too short (fewer
-    than 4 values) or constant still gets its row: its size, location and spread, the shape
-    statistics left NaN and the reason in ``note``. The warnings of the tests (scipy's
-    Shapiro-Wilk above 5000 runs) are kept in ``note`` too, not raised.
-
-    Parameters
-    ----------
-    data : DataFrame, dict of str to array_like, or array_like of shape (n,)
-        A dict's samples may differ in length; a 1-D array is one sample, named ``0`` (a
-        Series keeps its name).
-    columns : str or list of str, optional
-        Default: every column of scores (most filled cells numbers; see
-        :func:`evalmc.inputs.tables.is_score_column`).
-    dropna : bool
-        Skip missing values; False makes one an error naming its row.
-    best : {'min', 'max'}
-        Which end of the scores is the best run (:func:`describe`).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``column``, :data:`KEYS` (the last one as :func:`describe` names it for
-        `best`), ``n_missing``, ``note``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> table = describe_columns({"A": rng.normal(0.8, 0.02, 10), "B": [0.7, 0.71, np.nan]})
-    >>> table[["column", "n", "mean", "n_missing", "note"]].round(4)
-      column   n    mean  n_missing                     note
-    0      A  10  0.8017          0
-    1      B   2  0.7050          1  2 values: shape needs 4
-    """
+    """:func:`describe` of each column of `data`, with ``n_missing`` and a ``note``."""
     check_choice("best", best, ("min", "max"))
     samples = _samples(data)
     if columns is None:

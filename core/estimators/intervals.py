@@ -1,9 +1,6 @@
 """Estimators an estimator study runs: built-in intervals for A's mean and for the difference
-of A's and B's means, and a user's own.
-
-An estimator maps a batch of replications to an :class:`EstimateResult`: a point estimate
-and, for an interval estimator, its bounds, per replication.
-"""
+of A's and B's means, and a user's own; each maps a batch of replications to an
+:class:`EstimateResult`."""
 
 from __future__ import annotations
 
@@ -38,8 +35,7 @@ class EstimateResult:
     low, high : ndarray, shape (n_reps,), or None
         The interval's bounds; None for a point estimator.
     failed : ndarray of bool, shape (n_reps,)
-        Replications without an answer; by default where the estimate is NaN (and the
-        interval too, if any).
+        Replications without an answer; by default where the estimate (and interval) is NaN.
     errors : dict of int to str
         Message of each failed replication, by its index in the batch.
 
@@ -68,16 +64,7 @@ class EstimateResult:
                                                 for i in np.flatnonzero(bad)})
 
     def take(self, start: int, stop: int) -> EstimateResult:
-        """Replications ``start:stop``, with their errors.
-
-        Parameters
-        ----------
-        start, stop : int
-            The slice of replications; error indices are shifted to start at 0.
-
-        Returns
-        -------
-        EstimateResult
+        """Replications ``start:stop``, with their errors (indices shifted to start at 0).
 
         Examples
         --------
@@ -96,16 +83,7 @@ class EstimateResult:
 
     @classmethod
     def concat(cls, parts) -> EstimateResult:
-        """Join the results of consecutive blocks (errors are not carried over).
-
-        Parameters
-        ----------
-        parts : sequence of EstimateResult
-            Results of consecutive blocks of one estimator.
-
-        Returns
-        -------
-        EstimateResult
+        """Join the results of consecutive blocks of one estimator (errors are not carried over).
 
         Examples
         --------
@@ -133,11 +111,9 @@ class Estimator:
     uses_rng : bool
         Whether it draws random numbers (each block then gets its own stream).
     needs : str
-        The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds` (``'scores'``;
-        ``'validation scores'`` for one that picks runs by validation score).
+        The data it reads, a name of :attr:`~evalmc.sims.base.Batch.holds`.
     estimand : str or None
-        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; a study
-        refuses another named target. None: not declared.
+        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`, or None.
     paired : bool
         Whether it reads ``a[i, j]`` with ``b[i, j]``: it refuses A and B of different sizes.
 
@@ -168,8 +144,6 @@ class Estimator:
     def key(self) -> str:
         """Its cache key: its name, arguments included.
 
-        Examples
-        --------
         >>> get_estimator("percentile-bootstrap", n_boot=500).key
         'percentile-bootstrap(n_boot=500)'
         """
@@ -212,8 +186,7 @@ def mean_a(batch, rng):
 
 
 def t_interval(level: float = 0.95) -> Estimator:
-    """The ``t-interval`` family: Student's t interval for A's mean,
-    ``mean +- t(n-1) s / sqrt(n)``.
+    """The ``t-interval`` family: Student's t interval of A's mean, ``mean +- t s / sqrt(n)``.
 
     Parameters
     ----------
@@ -223,7 +196,6 @@ def t_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``t-interval(level=...)``.
 
     Examples
     --------
@@ -243,8 +215,7 @@ def t_interval(level: float = 0.95) -> Estimator:
 
 
 def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
-    """The ``percentile-bootstrap`` family: the percentile bootstrap interval of A's mean,
-    quantiles of `n_boot` resampled means (numpy's default, linear interpolation).
+    """The ``percentile-bootstrap`` family: the percentile bootstrap interval of A's mean.
 
     Parameters
     ----------
@@ -256,7 +227,6 @@ def percentile_bootstrap(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> 
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``percentile-bootstrap(n_boot=...)``.
 
     Examples
     --------
@@ -297,7 +267,7 @@ def mean_diff(batch, rng):
     Returns
     -------
     EstimateResult
-        ``mean(a) - mean(b)`` per replication (``mean(a - b)`` too, when paired); no interval.
+        ``mean(a) - mean(b)`` per replication; no interval.
 
     Examples
     --------
@@ -315,8 +285,8 @@ def mean_diff(batch, rng):
 
 
 def welch_interval(level: float = 0.95) -> Estimator:
-    """The ``welch-interval`` family: Welch's t interval of ``mean(A) - mean(B)``, the two
-    samples taken as independent (scipy's ``ttest_ind(equal_var=False).confidence_interval``).
+    """The ``welch-interval`` family: Welch's t interval of ``mean(A) - mean(B)``, the samples
+    independent (scipy's ``ttest_ind(equal_var=False).confidence_interval``).
 
     Parameters
     ----------
@@ -326,7 +296,6 @@ def welch_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``welch-interval(level=...)``.
 
     Examples
     --------
@@ -355,9 +324,7 @@ def welch_interval(level: float = 0.95) -> Estimator:
 
 
 def paired_t_interval(level: float = 0.95) -> Estimator:
-    """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)`` over paired
-    runs, ``mean +- t(n-1) s / sqrt(n)`` of the differences (scipy's
-    ``ttest_rel(...).confidence_interval``). It refuses A and B of different sizes.
+    """The ``paired-t-interval`` family: Student's t interval of ``mean(A - B)``, paired runs.
 
     Parameters
     ----------
@@ -367,8 +334,6 @@ def paired_t_interval(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``paired-t-interval(level=...)`` and marks it
-        paired, as its registry row says.
 
     Examples
     --------
@@ -393,9 +358,7 @@ def paired_t_interval(level: float = 0.95) -> Estimator:
 
 def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estimator:
     """The ``bootstrap-diff`` family: the percentile bootstrap interval of ``mean(A) -
-    mean(B)``, quantiles of `n_boot` resampled differences (numpy's default, linear
-    interpolation). Paired runs are resampled together (the differences ``a - b``), unpaired
-    A and B independently, as :func:`evalmc.criteria.bootstrap.bootstrap_mean` resamples them.
+    mean(B)``, paired runs resampled together, unpaired A and B independently.
 
     Parameters
     ----------
@@ -407,7 +370,6 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
     Returns
     -------
     Estimator
-        Unnamed: :func:`get_estimator` names it ``bootstrap-diff(n_boot=...,level=...)``.
 
     Examples
     --------
@@ -446,10 +408,8 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
 class UserEstimator:
     """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
 
-    It returns an estimate (a number), an interval ``(low, high)``, or both
-    ``(estimate, low, high)``. A replication whose call raises, or returns anything else (a
-    NaN, an interval whose low bound is above its high one), is recorded as failed with its
-    message.
+    It returns an estimate, ``(low, high)`` or ``(estimate, low, high)``; a replication whose
+    call raises or returns anything else (a NaN, low above high) fails with its message.
 
     Parameters
     ----------
@@ -460,9 +420,7 @@ class UserEstimator:
     level : float, optional
         Nominal coverage of its interval; None for a point estimator.
     estimand : str, optional
-        What it estimates, a key of :data:`~evalmc.estimators.registry.TARGETS`; default:
-        `func`'s ``estimand`` attribute, if any. Undeclared, it is trusted to estimate the
-        study's target.
+        A key of :data:`~evalmc.estimators.registry.TARGETS`; default: `func`'s ``estimand``.
 
     Examples
     --------
@@ -504,8 +462,6 @@ class UserEstimator:
     def description(self) -> str:
         """The first line of `func`'s docstring, or ``'user estimator'``.
 
-        Examples
-        --------
         >>> UserEstimator(lambda a, b: 0.0, name="zero").description
         'user estimator'
         """
@@ -516,8 +472,6 @@ class UserEstimator:
     def key(self) -> str:
         """Name and a digest of the function by value: an edited function is not cached.
 
-        Examples
-        --------
         >>> import numpy as np
         >>> key = UserEstimator(np.median, name="median").key
         >>> key.startswith("median@"), len(key)
@@ -552,8 +506,7 @@ class UserEstimator:
 
 
 def _parts(value) -> tuple[float, ...]:
-    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats: no NaN, and an
-    interval's low bound at most its high one."""
+    """An estimate, (low, high) or (estimate, low, high) as a tuple of floats, checked."""
     parts = (value,) if isinstance(value, numbers.Real) else (
         tuple(value) if isinstance(value, (tuple, list, np.ndarray)) else ())
     if len(parts) not in (1, 2, 3) or not all(isinstance(v, numbers.Real) for v in parts):

@@ -1,29 +1,8 @@
 """Interval estimators on item-level evaluation results (two models' scores on the same items).
 
-- ``wilson``: Wilson's score interval of A's accuracy.
-- ``newcombe-diff``: Newcombe's hybrid score interval of the difference of two independent
-  proportions (Newcombe 1998, Statistics in Medicine 17:873-890, method 10): Wilson's
-  intervals ``(l1, u1)``, ``(l2, u2)`` of each, ``p1 - p2 - sqrt((p1 - l1)^2 + (u2 - p2)^2)``
-  to ``p1 - p2 + sqrt((u1 - p1)^2 + (p2 - l2)^2)``.
-- ``newcombe-paired``: the same for paired proportions, with their correlation (Newcombe 1998,
-  Statistics in Medicine 17:2635-2650, method 10): ``delta = sqrt(dl1^2 - 2 phi dl1 du2 +
-  du2^2)``, ``eps = sqrt(du1^2 - 2 phi du1 dl2 + dl2^2)`` (``dl = p - l``, ``du = u - p``),
-  ``(p1 - p2 - delta, p1 - p2 + eps)``, with the pairs' correlation ``phi = (A - n / 2) /
-  sqrt(margins)`` when ``A = n11 n00 - n10 n01 > n / 2``, 0 when ``0 <= A <= n / 2``, ``A /
-  sqrt(margins)`` when A < 0, and 0 when a margin is 0 (as Fagerland, Lydersen and Laake's
-  ``contingencytables`` computes Newcombe's square-and-add interval).
-- ``paired-z-interval``: ``mean(d) +- z sd(d) / sqrt(n)`` (Miller 2024, "Adding error bars to
-  evals").
-- ``clustered-interval``: ``mean(d) +- z se`` with Miller's cluster-robust (CR0) se, as
-  ``clustered-z``.
-- ``cluster-bootstrap-interval``: the percentile interval of ``cluster-bootstrap``.
-- ``passk-interval``: A's mean unbiased pass@k (Chen et al. 2021) ``+- z sd / sqrt(n_items)``.
-
-Items count by their mean over their samples (``batch.a``, ``batch.b``); the
-proportions' counts are then sums of item means (the 2 x 2 table of the paired interval:
-``n11 = sum(a b)``, ``n10 = sum(a (1 - b))``, ...), the usual counts for 0/1 scores. ``z`` is
-the normal quantile of ``(1 + level) / 2``.
-"""
+Items count by their mean over their samples (``batch.a``, ``batch.b``), so a proportion's
+counts are sums of item means, the usual counts for 0/1 scores; ``z`` is the normal quantile
+of ``(1 + level) / 2``."""
 
 from __future__ import annotations
 
@@ -66,7 +45,6 @@ def wilson(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`~evalmc.estimators.intervals.get_estimator` names it.
 
     Examples
     --------
@@ -91,9 +69,8 @@ def wilson(level: float = 0.95) -> Estimator:
 
 
 def newcombe_diff(level: float = 0.95) -> Estimator:
-    """The ``newcombe-diff`` family: Newcombe's hybrid score interval of ``p_A - p_B``, A's and
-    B's items taken as independent (statsmodels'
-    ``confint_proportions_2indep(method='newcomb')``).
+    """The ``newcombe-diff`` family: Newcombe's (1998) hybrid score interval of ``p_A - p_B``,
+    independent items (statsmodels' ``confint_proportions_2indep(method='newcomb')``).
 
     Parameters
     ----------
@@ -129,8 +106,8 @@ def newcombe_diff(level: float = 0.95) -> Estimator:
 
 
 def newcombe_paired(level: float = 0.95) -> Estimator:
-    """The ``newcombe-paired`` family: Newcombe's (1998) method 10 interval of ``p_A - p_B``
-    on the same items: the hybrid score interval corrected by the pairs' phi coefficient.
+    """The ``newcombe-paired`` family: Newcombe's (1998, method 10) interval of ``p_A - p_B`` on
+    the same items, corrected by the pairs' phi (as ``contingencytables`` computes it).
 
     Parameters
     ----------
@@ -182,7 +159,7 @@ def _z_interval(mean, se, z):
 
 def paired_z_interval(level: float = 0.95) -> Estimator:
     """The ``paired-z-interval`` family: ``mean(d) +- z sd(d) / sqrt(n)`` of the per-item
-    differences ``d = a - b`` (sample sd), as ``paired-items`` tests.
+    differences ``d = a - b``, as ``paired-items`` tests (Miller 2024).
 
     Parameters
     ----------
@@ -249,8 +226,7 @@ def clustered_interval(level: float = 0.95) -> Estimator:
 
 def cluster_bootstrap_interval(n_boot: int = CLUSTER_BOOT, level: float = 0.95) -> Estimator:
     """The ``cluster-bootstrap-interval`` family: the percentile interval of ``mean(d)`` over
-    `n_boot` resamples of whole clusters, drawn as ``cluster-bootstrap`` draws them
-    (multinomial counts per distinct cluster; numpy's linear-interpolation quantiles).
+    `n_boot` resamples of whole clusters, drawn as ``cluster-bootstrap`` draws them.
 
     Parameters
     ----------

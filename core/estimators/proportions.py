@@ -1,38 +1,7 @@
 """Intervals for one model's accuracy from its 0/1 item scores (``batch.a``), as Bowyer,
 Aitchison and Ivanova (2025) compare them; ``wilson`` is in :mod:`evalmc.estimators.items`.
-
-With ``k`` correct of ``n`` items, ``p = k / n`` and ``z`` the normal quantile of
-``(1 + level) / 2``:
-
-- ``wald``: the central limit theorem's ``p +- z sqrt(p (1 - p) / n)``, not clipped to
-  [0, 1] and of zero width at ``k = 0`` or ``n`` (statsmodels' ``proportion_confint``
-  ``method='normal'``).
-- ``clopper-pearson``: ``Beta((1 - level) / 2; k, n - k + 1)`` to
-  ``Beta((1 + level) / 2; k + 1, n - k)`` quantiles, 0 at ``k = 0`` and 1 at ``k = n``
-  (``method='beta'``).
-- ``beta-posterior``: the equal-tailed interval of the posterior ``Beta(k + prior_a,
-  n - k + prior_b)`` (the paper's Bayesian interval with its uniform prior, Beta(1, 1)).
-- ``proportion-bootstrap``: the percentile bootstrap. A resample of ``n`` items of 0/1
-  scores has mean ``Binomial(n, p) / n``, so each of the `n_boot` replicates is one binomial
-  draw, with the same law as ``percentile-bootstrap``'s resampling of the items (which
-  draws ``n`` indices per replicate); numpy's linear-interpolation percentiles, as the
-  authors' ``np.percentile``. Its limit as `n_boot` grows, the Binomial(n, p) quantiles, is
-  ``bounds('bootstrap', ...)``.
-- ``clustered-wald``: ``p +- z se`` with the cluster-robust (CR0) standard error of the
-  questions' tasks, ``se^2 = sum_t (sum_{i in t} (y_i - p))^2 / n^2``: the authors'
-  "naive variance plus the within-task cross products over N^2"
-  (:func:`evalmc.criteria.items.clustered_mean_se`).
-- ``clustered-bayes``: the authors' hierarchical model, ``theta ~ Beta(prior_a, prior_b)``,
-  ``d ~ Gamma(d_shape, d_scale)``, task rates ``theta_t ~ Beta(d theta, d (1 - theta))``,
-  ``k_t ~ Binomial(n_t, theta_t)``: `n_samples` draws of ``(theta, d)`` from the prior,
-  importance-weighted by the Beta-binomial likelihood of the tasks' counts, resampled with
-  replacement in proportion to their weights, and the resampled thetas' percentiles, as
-  their ``bayes_subtask_credible_interval_IS`` (fresh prior draws for every replication).
-
-The first four depend on the data through ``k`` only: :func:`bounds` gives their bounds for
-every ``k = 0..n`` (the bootstrap's as its infinite-resample limit), the table that the exact
-coverage (:mod:`evalmc.stats.binomial`) sums over.
-"""
+With ``k`` correct of ``n``, ``p = k / n``; :func:`bounds` tabulates for every ``k`` the bounds
+of those depending on ``k`` only, which the exact coverage sums over."""
 
 from __future__ import annotations
 
@@ -52,32 +21,7 @@ ROWS = 16
 
 def bounds(method: str, n: int, level: float = 0.95, *, prior_a: float = 1.0,
            prior_b: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """An interval's bounds for each count ``k = 0..n`` of successes in ``n`` items.
-
-    Parameters
-    ----------
-    method : {'wald', 'wilson', 'clopper-pearson', 'beta-posterior', 'bootstrap'}
-        See the module docstring; ``'bootstrap'`` is the percentile bootstrap's limit as its
-        resamples grow: the ``(1 -+ level) / 2`` quantiles of ``Binomial(n, k / n) / n``.
-    n : int
-        Items, at least 1.
-    level : float
-        Nominal coverage, in (0, 1).
-    prior_a, prior_b : float
-        The Beta prior of ``'beta-posterior'`` (positive).
-
-    Returns
-    -------
-    lo, hi : ndarray, shape (n + 1,)
-
-    Examples
-    --------
-    >>> from evalmc.estimators.proportions import bounds
-    >>> [b.round(4).tolist() for b in bounds("wald", 3)]
-    [[0.0, -0.2001, 0.1332, 1.0], [0.0, 0.8668, 1.2001, 1.0]]
-    >>> [b.round(4).tolist() for b in bounds("beta-posterior", 3, 0.9)]
-    [[0.0127, 0.0976, 0.2486, 0.4729], [0.5271, 0.7514, 0.9024, 0.9873]]
-    """
+    """``(lo, hi)``: an interval's bounds for each count ``k = 0..n`` of successes of ``n``."""
     check_choice("method", method, METHODS)
     n = check_int("n", n, low=1)
     level, _ = _level(level)
@@ -125,7 +69,8 @@ def _table_estimator(method: str, level: float, **prior) -> Estimator:
 
 
 def wald(level: float = 0.95) -> Estimator:
-    """The ``wald`` family: the CLT interval ``p +- z sqrt(p (1 - p) / n)`` of A's accuracy.
+    """The ``wald`` family: the CLT interval ``p +- z sqrt(p (1 - p) / n)`` of A's accuracy, not
+    clipped to [0, 1] (statsmodels' ``proportion_confint(method='normal')``).
 
     Parameters
     ----------
@@ -135,7 +80,6 @@ def wald(level: float = 0.95) -> Estimator:
     Returns
     -------
     Estimator
-        Unnamed: :func:`~evalmc.estimators.intervals.get_estimator` names it.
 
     Examples
     --------
@@ -151,7 +95,8 @@ def wald(level: float = 0.95) -> Estimator:
 
 
 def clopper_pearson(level: float = 0.95) -> Estimator:
-    """The ``clopper-pearson`` family: the exact (Beta quantile) interval of A's accuracy.
+    """The ``clopper-pearson`` family: the exact interval of A's accuracy, ``Beta((1 - level) /
+    2; k, n - k + 1)`` to ``Beta((1 + level) / 2; k + 1, n - k)`` quantiles.
 
     Parameters
     ----------
@@ -206,7 +151,7 @@ def beta_posterior(level: float = 0.95, prior_a: float = 1.0,
 
 def proportion_bootstrap(n_boot: int = PROPORTION_BOOT, level: float = 0.95) -> Estimator:
     """The ``proportion-bootstrap`` family: the percentile bootstrap of A's accuracy, each
-    resample's mean drawn as ``Binomial(n, p) / n``.
+    resample's mean drawn as ``Binomial(n, p) / n`` (the law of a resample of the items).
 
     Parameters
     ----------
@@ -243,8 +188,8 @@ def proportion_bootstrap(n_boot: int = PROPORTION_BOOT, level: float = 0.95) -> 
 
 
 def clustered_wald(level: float = 0.95) -> Estimator:
-    """The ``clustered-wald`` family: ``p +- z se`` of A's accuracy with the cluster-robust
-    (CR0) standard error of its questions' tasks (the batch's clusters).
+    """The ``clustered-wald`` family: ``p +- z se`` of A's accuracy, se the cluster-robust (CR0)
+    standard error of its questions' tasks.
 
     Parameters
     ----------
@@ -277,27 +222,7 @@ def clustered_wald(level: float = 0.95) -> Estimator:
 
 
 def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
-    """Each task's (cluster's) successes of A per replication, and its questions.
-
-    Parameters
-    ----------
-    batch : Batch
-        0/1 scores of A, in the clusters of ``batch.cluster_sizes``.
-
-    Returns
-    -------
-    counts : ndarray of int64, shape (n_reps, n_tasks)
-    sizes : ndarray of int64, shape (n_tasks,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.sims.items import ClusteredBatch
-    >>> a = np.array([[1.0, 1.0, 0.0, 0.0, 1.0]])
-    >>> counts, sizes = task_counts(ClusteredBatch(a, a, paired=True, cluster_sizes=(2, 3)))
-    >>> counts.tolist(), sizes.tolist()
-    ([[2, 1]], [2, 3])
-    """
+    """``(counts, sizes)``: A's successes per task (cluster) and replication, and its questions."""
     from evalmc.criteria.items import _cluster_sums
 
     _counts(batch)  # 0/1 scores
@@ -306,33 +231,7 @@ def task_counts(batch) -> tuple[np.ndarray, np.ndarray]:
 
 
 def beta_binomial_loglik(counts, sizes, theta, d) -> np.ndarray:
-    """Log-likelihood of tasks' counts under ``theta_t ~ Beta(d theta, d (1 - theta))``,
-    ``k_t ~ Binomial(n_t, theta_t)``, for each draw of ``(theta, d)``.
-
-    Parameters
-    ----------
-    counts : ndarray of int, shape (n_reps, n_tasks)
-        Successes per task.
-    sizes : ndarray of int, shape (n_tasks,)
-        Questions per task.
-    theta, d : ndarray, shape (n_reps, n_draws)
-        Draws of the mean rate and the dispersion for each replication.
-
-    Returns
-    -------
-    ndarray, shape (n_reps, n_draws)
-        ``sum_t log BetaBinomial(k_t; n_t, d theta, d (1 - theta))``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from scipy import stats
-    >>> ll = beta_binomial_loglik(np.array([[2, 1]]), np.array([2, 3]), np.array([[0.6]]),
-    ...                           np.array([[2.0]]))
-    >>> bool(np.isclose(ll[0, 0], stats.betabinom.logpmf(2, 2, 1.2, 0.8)
-    ...                 + stats.betabinom.logpmf(1, 3, 1.2, 0.8)))
-    True
-    """
+    """Beta-binomial log-likelihood of the tasks' counts for each draw of ``(theta, d)``."""
     a, b = d * theta, d * (1 - theta)
     pairs = np.unique(np.stack(np.broadcast_arrays(counts, sizes), axis=-1).reshape(-1, 2),
                       axis=0)
@@ -357,34 +256,7 @@ def beta_binomial_loglik(counts, sizes, theta, d) -> np.ndarray:
 
 
 def importance_interval(theta, loglik, uniforms, level) -> tuple[np.ndarray, np.ndarray]:
-    """The equal-tailed interval of self-normalized importance draws, resampled.
-
-    Each replication's draws of ``theta`` are resampled with replacement, with probabilities
-    proportional to ``exp(loglik)``, by inverting their cumulative weights at `uniforms`;
-    the interval is the resampled thetas' percentiles (numpy's linear interpolation).
-
-    Parameters
-    ----------
-    theta, loglik : ndarray, shape (n_reps, n_draws)
-        Draws from the prior and their log-likelihoods.
-    uniforms : ndarray, shape (n_reps, n_draws)
-        Uniform(0, 1) numbers that pick the resampled draws.
-    level : float
-        Posterior probability of the interval.
-
-    Returns
-    -------
-    low, high : ndarray, shape (n_reps,)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> theta = np.array([[0.1, 0.5, 0.9, 0.3]])
-    >>> loglik = np.log(np.array([[0.5, 1.0, 1.0, 2.0]]))
-    >>> [x.tolist() for x in importance_interval(theta, loglik, np.array([[0.1, 0.3, 0.6,
-    ...                                          0.9]]), 0.5)]
-    [[0.25], [0.35]]
-    """
+    """``(low, high)``: percentiles of the draws of ``theta`` resampled by ``exp(loglik)``."""
     weights = np.exp(loglik - loglik.max(axis=1, keepdims=True))
     cdf = np.cumsum(weights, axis=1)
     cdf /= cdf[:, -1:]
@@ -400,8 +272,8 @@ def importance_interval(theta, loglik, uniforms, level) -> tuple[np.ndarray, np.
 def clustered_bayes(level: float = 0.95, n_samples: int = IMPORTANCE_DRAWS, prior_a: float = 1.0,
                     prior_b: float = 1.0, d_shape: float = 1.0,
                     d_scale: float = 1.0) -> Estimator:
-    """The ``clustered-bayes`` family: the importance-weighted posterior interval of A's mean
-    rate under the hierarchical Beta-binomial model of its questions' tasks.
+    """The ``clustered-bayes`` family: the authors' importance-weighted posterior interval of A's
+    mean rate ``theta``, the task rates ``Beta(d theta, d (1 - theta))``.
 
     Parameters
     ----------
