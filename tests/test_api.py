@@ -125,7 +125,7 @@ def results():
     study = evalmc.calibrate("normal", ["welch-t", "single-point"], params={"n_a": [5, 10]},
                              n_reps=300, seed=3, progress=False)
     runs = np.random.default_rng(0).normal(size=20)
-    boon = evalmc.boon_interval(runs, n=3, n_resamples=200, rng=np.random.default_rng(1))
+    boon = evalmc.boon_interval(runs, n=3, n_resamples=200, seed=np.random.default_rng(1))
     comparison = evalmc.compare(runs + 0.5, runs[::-1])
     return {"study": study, "boon": boon, "compare": comparison}
 

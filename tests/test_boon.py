@@ -117,7 +117,7 @@ class TestIntervals:
     def test_percentile_replicates_equal_a_plain_resampling_loop(self, ties, best):
         val, test = self._data(ties)
         res = boon_interval(test, val, n=5, n_resamples=300, best=best,
-                            rng=np.random.default_rng(7))
+                            seed=np.random.default_rng(7))
         # Same draws, the obvious way: indices into the runs sorted by validation score.
         order = np.argsort((1 if best == "max" else -1) * val, kind="stable")
         picks = np.random.default_rng(7).integers(0, 25, size=(300, 25), dtype=np.int16)
@@ -125,29 +125,29 @@ class TestIntervals:
         np.testing.assert_allclose(res.replicates, loop, rtol=1e-12)
         params = [boon_parametric(test[order][p], val[order][p], n=5, best=best) for p in picks]
         res_p = boon_interval(test, val, n=5, n_resamples=300, best=best,
-                              estimator="parametric", rng=np.random.default_rng(7))
+                              estimator="parametric", seed=np.random.default_rng(7))
         np.testing.assert_allclose(res_p.replicates, params, rtol=1e-9)
 
     def test_interval_is_the_percentile_interval(self):
         val, test = self._data()
         res = boon_interval(test, val, n=5, n_resamples=1000, confidence=0.9,
-                            rng=np.random.default_rng(8))
+                            seed=np.random.default_rng(8))
         assert (res.low, res.high) == pytest.approx(np.quantile(res.replicates, [0.05, 0.95]),
                                                     rel=1e-14)
         assert res.estimate == boon_nonparametric(test, val, n=5)
 
     def test_fixed_seed_regression(self):
         val, test = self._data()
-        res = boon_interval(test, val, n=5, n_resamples=2000, rng=np.random.default_rng(9))
+        res = boon_interval(test, val, n=5, n_resamples=2000, seed=np.random.default_rng(9))
         assert (res.low, res.high) == pytest.approx((0.374662207591, 1.372415245498), abs=1e-11)
         sm = boon_interval(test, val, n=5, n_resamples=500, method="smoothed",
-                           rng=np.random.default_rng(9))
+                           seed=np.random.default_rng(9))
         assert (sm.low, sm.high) == pytest.approx((0.371570302821, 1.851056532284), abs=1e-11)
 
     def test_smoothed_replicates_of_the_mean_are_centred_on_it(self):
         _, test = self._data()
         res = boon_interval(test, n=1, n_resamples=4000, method="smoothed",
-                            rng=np.random.default_rng(10))
+                            seed=np.random.default_rng(10))
         # n = 1: Boo_1 is the mean; kernel noise and resampling are centred on the sample mean.
         se = res.replicates.std(ddof=1) / np.sqrt(res.replicates.size)
         assert abs(res.replicates.mean() - test.mean()) <= 4 * se
@@ -157,7 +157,7 @@ class TestIntervals:
 
         val, test = self._data()
         res = boon_interval(test, val, n=5, n_resamples=2000, confidence=0.9,
-                            rng=np.random.default_rng(9))
+                            seed=np.random.default_rng(9))
         frame = res.to_frame()
         assert frame.to_dict("records") == [{
             "estimator": "nonparametric", "n": 5, "estimate": res.estimate, "low": res.low,
@@ -188,17 +188,25 @@ class TestIntervals:
     (lambda: boon_nonparametric([1.0, 2.0], [1.0], n=2),
      "`val` and `test` must have one score per run; got 1 and 2"),
     (lambda: boo_n_discrete([1, 2], [0.5, 0.6], n=2), "`probs` must be non-negative"),
-    (lambda: boon_interval([1.0, 2.0], n=2, confidence=1.0, rng=np.random.default_rng()),
+    (lambda: boon_interval([1.0, 2.0], n=2, confidence=1.0, seed=np.random.default_rng()),
      r"`confidence` must be in \(0, 1\); got 1.0"),
-    (lambda: boon_interval([1.0, 2.0], n=2, n_resamples=0, rng=np.random.default_rng()),
+    (lambda: boon_interval([1.0, 2.0], n=2, n_resamples=0, seed=np.random.default_rng()),
      r"`n_resamples` must be an integer in \[1, 10000000\]; got 0"),
-    (lambda: boon_interval([1.0, 2.0], n=2, rng=3), "`rng` must be a numpy.random.Generator"),
-    (lambda: boon_interval([1.0, 2.0], n=2, method="bca", rng=np.random.default_rng()),
+    (lambda: boon_interval([1.0, 2.0], n=2, seed=-1), "`seed` must be an integer"),
+    (lambda: boon_interval([1.0, 2.0], n=2, method="bca", seed=np.random.default_rng()),
      "`method` must be one of 'percentile', 'smoothed'"),
-    (lambda: boon_interval([1.0, 2.0], n=2, estimator="x", rng=np.random.default_rng()),
+    (lambda: boon_interval([1.0, 2.0], n=2, estimator="x", seed=np.random.default_rng()),
      "`estimator` must be one of 'nonparametric', 'parametric'"),
     (lambda: boo_n_bivariate_normal(0.0, 1.0, 1.5, 3), r"`rho` must be a number in \[-1, 1\]"),
 ])
 def test_validation(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_boon_interval_seed_is_the_generator_it_seeds():
+    runs = np.random.default_rng(0).normal(70.0, 1.0, 30)
+    by_int = boon_interval(runs, n=3, n_resamples=200, seed=4)
+    by_rng = boon_interval(runs, n=3, n_resamples=200, seed=np.random.default_rng(4))
+    assert (by_int.low, by_int.high) == (by_rng.low, by_rng.high)
+

@@ -131,12 +131,12 @@ def test_boon_bootstrap_estimates_a_long_run_from_its_steady_chunks(capsys, monk
 
     runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
     monkeypatch.setattr(boon, "_CHUNK", 500)
-    quiet = boon.boon_interval(runs, n=5, n_resamples=10_000, rng=np.random.default_rng(1),
+    quiet = boon.boon_interval(runs, n=5, n_resamples=10_000, seed=np.random.default_rng(1),
                                progress=False)
     assert capsys.readouterr().err == ""
     clock = iter([10.0 + 0.5 * k for k in range(1000)])
     monkeypatch.setattr("time.perf_counter", lambda: next(clock))
-    shown = boon.boon_interval(runs, n=5, n_resamples=10_000, rng=np.random.default_rng(1))
+    shown = boon.boon_interval(runs, n=5, n_resamples=10_000, seed=np.random.default_rng(1))
     assert np.array_equal(shown.replicates, quiet.replicates)
     assert capsys.readouterr().err == (
         "evalmc: the nonparametric bootstrap has about 8 min 18 s to go (30 of 10,000 "
@@ -149,13 +149,13 @@ def test_boon_smoothed_bootstrap_runs_in_interruptible_chunks(monkeypatch):
 
     runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
     whole = boon.boon_interval(runs, n=5, n_resamples=100, method="smoothed",
-                               rng=np.random.default_rng(1)).replicates
+                               seed=np.random.default_rng(1)).replicates
     calls = []
     kernel = boon._smoothed_kernel
     monkeypatch.setattr(boon, "_smoothed_kernel", lambda *a: calls.append(1) or kernel(*a))
     monkeypatch.setattr(boon, "_CHUNK", 500)  # 10 replicates a chunk
     chunked = boon.boon_interval(runs, n=5, n_resamples=100, method="smoothed",
-                                 rng=np.random.default_rng(1)).replicates
+                                 seed=np.random.default_rng(1)).replicates
     assert len(calls) == 10 and np.array_equal(chunked, whole)
 
 

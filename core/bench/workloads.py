@@ -237,7 +237,7 @@ def boon_bootstrap_ci():
 
     def ours(small=False):
         res = boon_interval(test, val, n=5, n_resamples=100 if small else reps,
-                            rng=np.random.default_rng(1))
+                            seed=np.random.default_rng(1))
         return f"{res.estimate:.4f} [{res.low:.4f}, {res.high:.4f}]"
 
     def peer(small=False):

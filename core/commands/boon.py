@@ -115,7 +115,7 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
         with np.errstate(invalid="ignore", divide="ignore"):  # said below, with the reason
             res = boon_interval(test, val, n=n, estimator=estimator, method=method,
                                 confidence=confidence, n_resamples=resamples, best=best,
-                                rng=np.random.default_rng(seed))
+                                seed=np.random.default_rng(seed))
         record[estimator] = res.estimate
         record[f"{estimator}_ci"] = [res.low, res.high]
     if np.isnan(record["parametric"]):

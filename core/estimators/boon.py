@@ -166,7 +166,7 @@ class BoonInterval:
     >>> import numpy as np
     >>> import evalmc
     >>> ci = evalmc.boon_interval([3.1, 2.7, 3.5, 2.9, 3.3, 3.0], n=3, n_resamples=500,
-    ...                           rng=np.random.default_rng(0))
+    ...                           seed=np.random.default_rng(0))
     >>> fig = ci.plot()  # histogram of the replicates, with the estimate and the interval
     >>> round(ci.estimate, 4)
     3.3079
@@ -188,7 +188,7 @@ class BoonInterval:
         >>> import numpy as np
         >>> import evalmc
         >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
-        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, rng=np.random.default_rng(1))
+        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, seed=np.random.default_rng(1))
         >>> ci.to_frame()[["estimate", "low", "high"]].round(4)
            estimate     low     high
         0   71.1962  70.884  71.4503
@@ -209,7 +209,7 @@ class BoonInterval:
         >>> import numpy as np
         >>> import evalmc
         >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
-        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, rng=np.random.default_rng(1))
+        >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=200, seed=np.random.default_rng(1))
         >>> fig = ci.plot()
         >>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
         ('Boo_5 (nonparametric)', 'bootstrap replicates')
@@ -233,7 +233,7 @@ MAX_RESAMPLES = 10_000_000
 def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
                   method: str = "percentile", confidence: float = 0.95,
                   n_resamples: int = 10_000, bandwidth="scott", best: str = "max",
-                  rng: np.random.Generator, progress: bool | None = None) -> BoonInterval:
+                  seed=0, progress: bool | None = None) -> BoonInterval:
     """Bootstrap confidence interval of a Boo_n estimator.
 
     Parameters
@@ -251,8 +251,9 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
         Bootstrap replicates, at most :data:`MAX_RESAMPLES`.
     bandwidth : 'scott', 'silverman' or float
         scipy's ``bw_method``, for ``method='smoothed'``.
-    rng : numpy.random.Generator
-        Draws the resamples.
+    seed : int or numpy.random.Generator
+        The resamples' seed, as every function of :data:`evalmc.__all__` takes one, or a
+        Generator to draw them from (``numpy.random.default_rng(seed)``).
     progress : bool, optional
         Progress bar on stderr (default: if a terminal); False also silences the time left.
 
@@ -266,7 +267,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     >>> import numpy as np
     >>> import evalmc
     >>> runs = np.random.default_rng(0).normal(70.0, 1.0, 50)
-    >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=2000, rng=np.random.default_rng(1))
+    >>> ci = evalmc.boon_interval(runs, n=5, n_resamples=2000, seed=np.random.default_rng(1))
     >>> print(f"{ci.estimate:.3f} [{ci.low:.3f}, {ci.high:.3f}]")
     71.196 [70.887, 71.436]
     >>> ci.to_frame()[["estimator", "n", "n_resamples"]]
@@ -279,8 +280,9 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     confidence = check_float("confidence", confidence, low=0, high=1, open_low=True,
                              open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1, high=MAX_RESAMPLES)
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"`rng` must be a numpy.random.Generator; got {rng!r}.")
+    if not isinstance(seed, np.random.Generator):
+        seed = check_int("seed", seed, low=0)
+    rng = np.random.default_rng(seed)
     single = val is test
     sign = 1.0 if best == "max" else -1.0
     if method == "percentile":
