@@ -782,6 +782,15 @@ def _user_modules(func) -> dict[str, Path]:
     :class:`modulefinder.ModuleFinder` on the user's entries of ``sys.path``), transitively;
     `func`'s own module left out (it is pickled by value)."""
     own = getattr(func, "__globals__", {})
+    found = _reached_modules(func, own)
+    own_file = own.get("__file__")
+    found.update(_imported_modules([*found.values(), *([Path(own_file)] if own_file else [])]))
+    return {name: path for name, path in found.items() if str(path) != own_file}
+
+
+def _reached_modules(func, own: dict) -> dict[str, Path]:
+    """Name to source file of the user's modules reached from `func`'s globals `own` and its
+    closure, through the functions, classes and modules found there, transitively."""
     spaces, seen, found = [own], {id(own)}, {}
     values = [c.cell_contents for c in getattr(func, "__closure__", None) or ()
               if c.cell_contents is not None]
@@ -789,16 +798,8 @@ def _user_modules(func) -> dict[str, Path]:
         if spaces:
             values.extend(spaces.pop().values())
             continue
-        value = values.pop()
-        if isinstance(value, types.FunctionType):
-            space = value.__globals__
-        elif isinstance(value, types.ModuleType):
-            space = vars(value)
-        elif isinstance(value, type):
-            space = vars(sys.modules.get(value.__module__, types))
-        else:
-            continue
-        if id(space) in seen:
+        space = _namespace(values.pop())
+        if space is None or id(space) in seen:
             continue
         seen.add(id(space))
         module = types.SimpleNamespace(__name__=space.get("__name__", ""),
@@ -806,16 +807,33 @@ def _user_modules(func) -> dict[str, Path]:
         if not _installed(module) and Path(module.__file__).is_file():
             found[module.__name__] = Path(module.__file__)
             spaces.append(space)
-    own_file = own.get("__file__")
-    sources = [*found.values(), *([Path(own_file)] if own_file else [])]
+    return found
+
+
+def _namespace(value) -> dict | None:
+    """The module globals `value` leads to: a function's, a module's own, or those of a
+    class's module; None for any other value."""
+    if isinstance(value, types.FunctionType):
+        return value.__globals__
+    if isinstance(value, types.ModuleType):
+        return vars(value)
+    if isinstance(value, type):
+        return vars(sys.modules.get(value.__module__, types))
+    return None
+
+
+def _imported_modules(sources) -> dict[str, Path]:
+    """Name to source file of the modules the user's files `sources` import, transitively,
+    as :class:`modulefinder.ModuleFinder` finds them on the user's entries of ``sys.path``."""
     user_path = [p for p in sys.path if p and Path(p).is_dir() and not _installed_path(p)]
+    found = {}
     for source in sources:
         if source.suffix == ".py" and not _installed_path(source):
             finder = _UserModuleFinder([str(source.parent), *user_path])
             finder.run_script(str(source))
             found.update((name, Path(m.__file__)) for name, m in finder.modules.items()
                          if m.__file__ and name != "__main__")
-    return {name: path for name, path in found.items() if str(path) != own_file}
+    return found
 
 
 class _UserModuleFinder(modulefinder.ModuleFinder):
