@@ -101,9 +101,9 @@ def sign_counts(a, b, positive, nonzero):
 
 
 #: Zero-difference conventions of the signed-rank kernels, as scipy.stats.wilcoxon's
-#: `zero_method`: 0 'wilcox' (zeros dropped), 1 'pratt' (ranked, then dropped), 2 'zsplit'
-#: (ranked, half of each zero's rank to either side).
-WILCOX, PRATT, ZSPLIT = 0, 1, 2
+#: `zero_method`: 0 'wilcox' (zeros dropped), 1 'pratt' (ranked, then dropped: the kernels'
+#: remaining case, unnamed), 2 'zsplit' (ranked, half of each zero's rank to either side).
+WILCOX, ZSPLIT = 0, 2
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +145,7 @@ def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
     d : ndarray of float, shape (n_reps, n)
         Paired differences.
     zero_method : int
-        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
+        :data:`WILCOX`, 1 ('pratt') or :data:`ZSPLIT`.
     r_plus : ndarray of float, shape (n_reps,)
         Filled with R+.
     n_zero : ndarray of int64, shape (n_reps,)
@@ -188,7 +188,7 @@ def sign_flip_pvalues(d, zero_method, rows, out):
     d : ndarray of float, shape (n_reps, n)
         Paired differences.
     zero_method : int
-        :data:`WILCOX`, :data:`PRATT` or :data:`ZSPLIT`.
+        :data:`WILCOX`, 1 ('pratt') or :data:`ZSPLIT`.
     rows : ndarray of int
         The rows to compute.
     out : ndarray of float, shape (n_reps,)
