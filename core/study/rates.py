@@ -30,6 +30,7 @@ from evalmc.engine.options import (
     MIN_BLOCKS,
     TASK_SECONDS,
     block_rows,
+    check_alphas,
     check_run_options,
     check_target,
 )
@@ -37,7 +38,6 @@ from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index, precision_mcse
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.learning import SplitsBatch
-from evalmc.sims.validation import check_float
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
 from evalmc.study.design import Design, make_design
 
@@ -232,7 +232,7 @@ class StudyResult:
         6  10      sign   0.01  0.0000
         7  10      sign   0.10  0.0175
         """
-        alphas = self.alpha if alpha is None else _check_alphas(alpha)
+        alphas = self.alpha if alpha is None else check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
         rows, rejections, right, signs, agree = self._level_rows(alphas, design_cols)
         frame = pd.DataFrame(rows)
@@ -484,7 +484,7 @@ def run_study(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
     target_mcse, n_reps = check_target(target_mcse, max_reps, n_reps)
-    alphas = _check_alphas(alpha)
+    alphas = check_alphas(alpha)
     design = Design.build(design, scenario)
     scenario, conditions = design.scenario, design.conditions
     criteria = [get_criterion(c) for c in criteria]
@@ -703,12 +703,3 @@ def _decision_only(crit, tallies) -> bool:
     for tally in tallies[1:]:
         total = total + tally
     return total.decision_only
-
-
-def _check_alphas(alpha) -> tuple[float, ...]:
-    values = alpha if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
-    if len(values) == 0:
-        raise ValueError("`alpha` needs at least one value.")
-    return tuple(check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
-                 for a in values)
-
