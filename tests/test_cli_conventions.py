@@ -31,6 +31,13 @@ def test_every_printing_command_has_format_and_out(command):
     assert options["format"].default == "table" and "out" in options
 
 
+def test_format_and_out_are_one_definition_shared():
+    """Every printing command's --format and --out read the same: one helper defines them."""
+    options = {(a.dest, a.metavar, a.help) for command in PRINTING
+               for a in _subparsers()[command]._actions if a.dest in ("format", "out")}
+    assert sorted(dest for dest, _, _ in options) == ["format", "out"]
+
+
 def test_the_commands_are_the_printing_ones_and_reproduce():
     assert set(_subparsers()) == {*PRINTING, "reproduce", "lesson"}
 
