@@ -1,4 +1,4 @@
-"""What a user's criterion prints is kept off standard output, thread by thread.
+"""What a user's criterion (or estimator) prints is kept off standard output, thread by thread.
 
 A summary written to stdout (``evalmc calibrate --format csv``) must hold the summary only, so
 the prints of a user's function are captured while it runs. Criteria run on several threads at
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 _LOCK = threading.Lock()
 _LOCAL = threading.local()
 _STATE = {"open": 0, "original": None}
-_WARNED: set[str] = set()
+_WARNED: set[tuple[str, str]] = set()
 
 
 class _PerThreadStdout(io.TextIOBase):
@@ -73,8 +73,9 @@ def captured_stdout():
                 sys.stdout = _STATE["original"]
 
 
-def warn_printed(name: str, text: str) -> None:
-    """Say once per criterion and process that `name` printed, with its first line.
+def warn_printed(name: str, text: str, kind: str = "criterion", kinds: str = "criteria") -> None:
+    """Say once per criterion (or estimator) and process that `name` printed, with its first
+    line.
 
     Parameters
     ----------
@@ -82,6 +83,8 @@ def warn_printed(name: str, text: str) -> None:
         The criterion's name.
     text : str
         What it printed; nothing is said when empty.
+    kind, kinds : str
+        What printed (``'criterion'``, ``'estimator'``), and its plural, as the warning says.
 
     Examples
     --------
@@ -94,17 +97,17 @@ def warn_printed(name: str, text: str) -> None:
     (1, 'CriterionPrinted')
     """
     with _LOCK:
-        if not text or name in _WARNED:
+        if not text or (kind, name) in _WARNED:
             return
-        _WARNED.add(name)
+        _WARNED.add((kind, name))
     first = text.strip().splitlines()[0] if text.strip() else ""
-    warnings.warn(f"criterion {name!r} printed to standard output (first line: {first!r}); "
-                  "evalmc keeps what criteria print out of its results", CriterionPrinted,
+    warnings.warn(f"{kind} {name!r} printed to standard output (first line: {first!r}); "
+                  f"evalmc keeps what {kinds} print out of its results", CriterionPrinted,
                   stacklevel=2)
 
 
 class CriterionPrinted(UserWarning):
-    """A user's criterion wrote to standard output, which evalmc captured.
+    """A user's criterion (or estimator) wrote to standard output, which evalmc captured.
 
     Examples
     --------
