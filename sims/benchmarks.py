@@ -157,6 +157,3 @@ class Benchmark(Scenario, registered="pipelines"):
             return b + diff, b
 
         return PairedRunsBatch(wins, draw_diff, fill, (self.k, self.k))
-
-
-BENCHMARK_SCENARIOS = (Benchmark,)

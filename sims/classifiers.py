@@ -285,6 +285,3 @@ def correctness(counts) -> tuple[np.ndarray, np.ndarray]:
     n_reps = counts.shape[0]
     cell = np.repeat(np.tile(np.arange(N_CELLS), n_reps), counts.ravel()).reshape(n_reps, -1)
     return ((cell >> 1) & 1).astype(float), (cell & 1).astype(float)
-
-
-CLASSIFIER_SCENARIOS = (PairedClassifiers,)

@@ -558,6 +558,3 @@ def faithfulness(scenario: ItemModel, rng, n_reps: int = 200):
                      "mcse": sd / np.sqrt(finite.size) if finite.size else np.nan, "sd": sd,
                      "faithful": faithful})
     return pd.DataFrame(rows)
-
-
-ITEM_MODEL_SCENARIOS = (ItemModel,)

@@ -228,6 +228,3 @@ class Items(Scenario, registered="llm-items"):
             a = (a > 0).astype(float)
             b = (b > 0).astype(float)
         return ClusteredBatch(a, b, paired=True, cluster_size=k, n_samples=s)
-
-
-ITEM_SCENARIOS = (Items,)

@@ -511,6 +511,3 @@ class CvStumps(CvScenario, registered="cv-stumps"):
         s = self.splits
         return stump_splits(rng, n_reps, self.n, float(self.slope), s.repeats * runs,
                             s.fold_starts(self.n), self.per_example)
-
-
-LEARNING_SCENARIOS = (CvRegression, CvClassification, CvStumps)

@@ -103,6 +103,3 @@ class MultiDataset(Scenario, registered="multi-dataset"):
                  + noise_sd * (np.sqrt(self.rho) * rng.standard_normal((n_reps, d, 1))
                                + np.sqrt(1 - self.rho) * rng.standard_normal((n_reps, d, k))))
         return TableBatch(table=table)
-
-
-MULTI_DATASET_SCENARIOS = (MultiDataset,)

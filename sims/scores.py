@@ -649,7 +649,3 @@ class EmpiricalPaired(Scenario, registered="empirical-paired"):
         digest = hashlib.blake2b(np.ascontiguousarray(self.pairs).tobytes(),
                                  digest_size=8).hexdigest()
         return f"{super().fingerprint()}|pairs={digest}"
-
-
-SCORE_SCENARIOS = (Normal, PairedNormal, ValTest, SkewNormal, Mixture, Empirical,
-                   EmpiricalPaired)

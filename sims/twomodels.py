@@ -124,9 +124,6 @@ class PairedModels(_TwoRates, registered="paired-models"):
         return Batch(a, b, paired=True)
 
 
-TWO_MODEL_SCENARIOS = (TwoModels, PairedModels)
-
-
 def orthant(h, k, rho):
     """The bivariate standard normal probability ``P(X <= h, Y <= k)`` at correlation `rho`, by
     Owen's T function (with its limits at ``h = 0`` or ``k = 0``)."""

@@ -204,7 +204,7 @@ def test_compare_result():
     ({"criteria": "welch-t", "params": "n_a=5"}, "`params` must be a mapping of parameter"),
     ({"criteria": "welch-t", "alpha": [0.05, 1.0]}, r"`alpha` must be in \(0, 1\)"),
     ({"criteria": "welch-t", "alpha": "0.05"}, "`alpha` must be a real number; got '0.05'"),
-    ({"criteria": "welch-t", "alpha": []}, "`alpha` must hold at least one level"),
+    ({"criteria": "welch-t", "alpha": []}, "`alpha` needs at least one value"),
     ({"criteria": "welch-t", "scenario": 3}, "`scenario` must be a scenario name or class"),
     ({"criteria": "welch-t", "backend": "mpi"}, "`backend` must be one of 'threads'"),
 ])

@@ -108,7 +108,7 @@ def test_table_default_design(capsys):
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "1.5"],
      r"`alpha` must be in \(0, 1\); got 1.5"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--alpha", "a"],
-     r"`alpha` must be a number in \(0, 1\); got 'a'"),
+     r"`alpha` must be in \(0, 1\); got 'a'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--backend", "mpi"],
      "argument --backend: invalid choice: 'mpi'"),
     (["calibrate", "--scenario", "normal", "--criterion", "welch-t", "--jobs", "0"],
@@ -141,6 +141,21 @@ def test_bad_input_exits_2_with_one_line(capsys, monkeypatch, argv, match):
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("evalmc: error: ")
     assert __import__("re").search(match, err), err
+
+
+@pytest.mark.parametrize(("alpha", "message"), [
+    ("1.5", "`alpha` must be in (0, 1); got 1.5."),
+    ("nan", "`alpha` must be finite; got nan."),
+])
+def test_alpha_has_one_rule_and_one_message_in_every_command(capsys, tmp_path, alpha,
+                                                             message):
+    """The commands check a level as the library does: the same words whichever reads it."""
+    runs = tmp_path / "runs.csv"
+    runs.write_text("A,B,C\n0.9,0.8,0.7\n0.8,0.7,0.9\n0.7,0.6,0.5\n")
+    for argv in (["ranks", str(runs)], ["compare", str(runs), "--a", "A", "--b", "B"],
+                 ["calibrate", "--scenario", "normal", "--criterion", "welch-t"]):
+        code, out, err = _run(capsys, *argv, "--alpha", alpha)
+        assert (code, out) == (2, "") and err.endswith(f"evalmc: error: {message}\n"), argv
 
 
 def _env():

@@ -42,6 +42,13 @@ def test_every_command_has_out_and_every_printing_one_format(command):
         assert options["format"].default == "table"
 
 
+def test_format_and_out_are_one_definition_shared():
+    """Every printing command's --format and --out read the same: one helper defines them."""
+    options = {(a.dest, a.metavar, a.help) for command in _subparsers() if _prints(command)
+               for a in _subparsers()[command]._actions if a.dest in ("format", "out")}
+    assert sorted(dest for dest, _, _ in options) == ["format", "out"]
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--version"])

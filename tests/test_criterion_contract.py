@@ -1,6 +1,7 @@
-"""The contract between a study and a user's criterion: read-only scores, captured prints,
-answers that mean one thing, exits that are failures."""
+"""The contract between a study and a user's criterion (or estimator): read-only scores,
+captured prints, answers that mean one thing, exits that are failures."""
 
+import re
 import subprocess
 import sys
 import threading
@@ -12,6 +13,7 @@ import pytest
 from evalmc.criteria.base import UserCriterion
 from evalmc.criteria.capture import CriterionPrinted, captured_stdout
 from evalmc.engine.scheduler import StudyError
+from evalmc.estimators.intervals import UserEstimator
 from evalmc.sims.base import Batch
 from evalmc.study.rates import make_design, run_study
 
@@ -126,3 +128,76 @@ def test_csv_summary_on_stdout_is_not_corrupted_by_prints(tmp_path):
     assert lines[0].startswith("scenario,") and len(lines) == 2
     assert "hello" not in out.stdout
     assert out.stderr.startswith("evalmc: warning: criterion 'loud.py:loud' printed")
+
+
+# A user's estimator is wrapped as a user's criterion is: the same contract.
+
+def test_an_estimator_that_exits_fails_its_replication_not_the_study():
+    def leaves(a, b):
+        if a[0] > 0:
+            sys.exit(3)
+        return a.mean()
+
+    res = UserEstimator(leaves)(_batch(), None)
+    assert res.failed.tolist() == (_batch().a[:, 0] > 0).tolist()
+    assert set(res.errors.values()) == {"SystemExit: 3"}
+
+
+def test_an_estimator_writing_its_input_is_told_the_rule():
+    def sorts(a, b):
+        a.sort()
+        return a.mean()
+
+    res = UserEstimator(sorts)(_batch(), None)
+    assert res.failed.all()
+    assert "(the estimator changed its input in place; the scores are read-only, shared with " \
+           "the other estimators: work on a copy" in res.errors[0]
+
+
+def test_an_estimators_prints_are_captured_and_announced_once(capsys):
+    def talkative(a, b):
+        print("debug", a[0])
+        return a.mean()
+
+    with pytest.warns(CriterionPrinted, match="estimator '.*talkative' printed.*first line: "
+                                              "'debug.*what estimators print"):
+        res = UserEstimator(talkative)(_batch(), None)
+    assert not res.failed.any() and capsys.readouterr().out == ""
+
+
+def test_an_estimator_stops_on_ctrl_c_between_replications(monkeypatch):
+    from evalmc.engine import options
+
+    stop = threading.Event()
+    stop.set()  # the pool is closing
+    monkeypatch.setattr(options._WORKER, "stop", stop, raising=False)
+    calls = []
+    with pytest.raises(KeyboardInterrupt):
+        UserEstimator(lambda a, b: calls.append(1) or 0.0)(_batch(), None)
+    assert calls == []
+
+
+def test_an_estimator_that_cannot_be_pickled_is_refused_by_name():
+    lock = threading.Lock()
+
+    def locked(a, b):
+        with lock:
+            return a.mean()
+
+    with pytest.raises(ValueError, match="estimator '.*locked' cannot be pickled by value, as "
+                                         "its cache key needs: TypeError"):
+        _ = UserEstimator(locked).key
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("{tmp}/none.py:f", "`estimator` file '{tmp}/none.py' does not exist."),
+    ("{tmp}/est.py:g", "`estimator` file '{tmp}/est.py' has no function 'g'."),
+    ("{tmp}/bad.py:f", "`estimator` file '{tmp}/bad.py' failed to import: ZeroDivisionError"),
+])
+def test_an_estimators_file_is_named_as_the_estimators(tmp_path, spec, message):
+    from evalmc.estimators.intervals import get_estimator
+
+    (tmp_path / "est.py").write_text("def f(a, b):\n    return a.mean()\n")
+    (tmp_path / "bad.py").write_text("1 / 0\n")
+    with pytest.raises(ValueError, match=re.escape(message.format(tmp=tmp_path))):
+        get_estimator(spec.format(tmp=tmp_path))

@@ -492,7 +492,5 @@ def add_run_options(parser) -> None:
     parser.add_argument("--task-seconds", type=float_arg("task-seconds"), default=TASK_SECONDS,
                         help="target duration of a task sent to a worker (default "
                              "%(default)s)")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
-    parser.add_argument("--out", help="write the summary to this file instead of stdout "
-                                          "('-': stdout)")
+    add_output_options(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

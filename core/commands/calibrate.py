@@ -112,7 +112,7 @@ def run(args) -> int:
         try:
             alphas.append(float(text))
         except ValueError:
-            raise UsageError(f"`alpha` must be a number in (0, 1); got {text!r}.") from None
+            raise UsageError(f"`alpha` must be in (0, 1); got {text!r}.") from None
     if args.out:
         check_writable(args.out)
     if args.plot:

@@ -141,9 +141,51 @@ def run(args) -> int:
     0
     >>> tmp.cleanup()
     """
+    _check_args(args)
+    frame = load_table(args, args.pair_by)
+    frame.attrs["long"] = args.model is not None
+    if args.models:
+        return _compare_models(frame, args)
+    if args.unpaired:
+        a, b, n_dropped = _independent_runs(frame, args)
+        pairing = None
+    else:
+        a, b, n_dropped = _paired_runs(frame, args)
+        pairing = _pairing(args)
+    try:
+        res = _compare_two(a, b, args)
+    except KeyboardInterrupt:
+        return _interrupted()
+    result = {**res.to_dict(), "n_dropped": n_dropped, "pairing": pairing}
+    if args.plot:
+        res.plot().savefig(args.plot, dpi=120)
+    if args.format == "json":
+        write(json_text(result), args.out)
+    elif args.format == "csv":
+        write(res.to_frame().to_csv(index=False), args.out)
+    else:
+        write(_table(result, args), args.out)
+    return 0
+
+
+def _check_args(args) -> None:
+    """Refuse bad options before any work (UsageError; ValueError for the resamples): the
+    files to write, the models named, the pairing and the resamples."""
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)
+    _check_combination(args)
+    from evalmc.analysis.comparison import MAX_RESAMPLES
+    from evalmc.inputs.checks import check_int
+
+    check_int("resamples", args.resamples, low=1, high=MAX_RESAMPLES)
+    if args.model is not None and args.pair_by is None and not args.unpaired:
+        _refuse_order_pairing(args)
+
+
+def _check_combination(args) -> None:
+    """Raise UsageError unless the options name the models to compare once, and pair (or
+    plot) them in a way that goes together."""
     if args.models is not None and (args.a or args.b or len(args.models) < 2):
         raise UsageError("`--models` must name at least 2 models, without `--a` and `--b`; got "
                          f"{args.models}.")
@@ -156,49 +198,44 @@ def run(args) -> int:
     if args.plot and (args.unpaired or args.models):
         raise UsageError("`--plot` draws the bootstrap law of two models' paired runs; it does "
                          "not go with `--unpaired` or `--models`.")
-    from evalmc.analysis.comparison import MAX_RESAMPLES, compare, compare_unpaired
-    from evalmc.inputs.checks import check_int
 
-    check_int("resamples", args.resamples, low=1, high=MAX_RESAMPLES)
-    if args.model is not None and args.pair_by is None and not args.unpaired:
-        _refuse_order_pairing(args)
-    frame = load_table(args, args.pair_by)
-    frame.attrs["long"] = args.model is not None
-    if args.models:
-        return _compare_models(frame, args)
+
+def _pairing(args) -> str:
+    """What paired runs are paired by: the ``--pair-by`` key, or their row (wide file) or run
+    order (long file)."""
+    return args.pair_by or ("run order" if args.model is not None else "row")
+
+
+def _paired_runs(frame, args):
+    """A's and B's paired scores, the pairs missing a score dropped and reported on stderr
+    (or an error without `args.dropna`), and how many were dropped."""
+    from evalmc.inputs.tables import read_pairs
+
+    a, b, dropped = read_pairs(frame, args.a, args.b, args.pair_by, dropna=args.dropna)
+    if dropped:
+        shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
+        print(f"evalmc: dropped {len(dropped)} pair(s) missing a score: {shown}",
+              file=sys.stderr)
+    return a, b, len(dropped)
+
+
+def _compare_two(a, b, args):
+    """:func:`~evalmc.analysis.comparison.compare` (or, unpaired, ``compare_unpaired``) of
+    A's and B's scores with the command's options."""
+    from evalmc.analysis.comparison import compare, compare_unpaired
+
     if args.unpaired:
-        a, b, n_dropped = _independent_runs(frame, args)
-        pairing = None
-    else:
-        from evalmc.inputs.tables import read_pairs
+        return compare_unpaired(a, b, alpha=args.alpha, best=args.best, seed=args.seed)
+    return compare(a, b, gamma=args.gamma, alpha=args.alpha, beta=args.beta,
+                   n_resamples=args.resamples, delta=args.delta, sigma=args.sigma,
+                   seed=args.seed, best=args.best)
 
-        a, b, dropped = read_pairs(frame, args.a, args.b, args.pair_by, dropna=args.dropna)
-        if dropped:
-            shown = ", ".join(dropped[:5]) + (", ..." if len(dropped) > 5 else "")
-            print(f"evalmc: dropped {len(dropped)} pair(s) missing a score: {shown}",
-                  file=sys.stderr)
-        n_dropped = len(dropped)
-        pairing = args.pair_by or ("run order" if args.model is not None else "row")
-    try:
-        if args.unpaired:
-            res = compare_unpaired(a, b, alpha=args.alpha, best=args.best, seed=args.seed)
-        else:
-            res = compare(a, b, gamma=args.gamma, alpha=args.alpha, beta=args.beta,
-                          n_resamples=args.resamples, delta=args.delta, sigma=args.sigma,
-                          seed=args.seed, best=args.best)
-    except KeyboardInterrupt:
-        print("evalmc: interrupted; nothing was written.", file=sys.stderr)
-        return 130
-    result = {**res.to_dict(), "n_dropped": n_dropped, "pairing": pairing}
-    if args.plot:
-        res.plot().savefig(args.plot, dpi=120)
-    if args.format == "json":
-        write(json_text(result), args.out)
-    elif args.format == "csv":
-        write(res.to_frame().to_csv(index=False), args.out)
-    else:
-        write(_table(result, args), args.out)
-    return 0
+
+def _interrupted() -> int:
+    """Report on stderr that Ctrl-C stopped the comparison before anything was written, and
+    return its exit status."""
+    print("evalmc: interrupted; nothing was written.", file=sys.stderr)
+    return 130
 
 
 def _compare_models(frame, args) -> int:
@@ -229,16 +266,14 @@ def _compare_models(frame, args) -> int:
                                 best=args.best, gamma=args.gamma, n_resamples=args.resamples,
                                 seed=args.seed)
     except KeyboardInterrupt:
-        print("evalmc: interrupted; nothing was written.", file=sys.stderr)
-        return 130
+        return _interrupted()
     if args.format == "json":  # full precision, NaN as null
         write(json_text(result.to_dict(orient="records")), args.out)
         return 0
     if args.format == "csv":
         write(result.to_csv(index=False), args.out)
         return 0
-    pairing = ("independent runs" if args.unpaired else
-               f"paired by {args.pair_by or ('run order' if args.model is not None else 'row')}")
+    pairing = "independent runs" if args.unpaired else f"paired by {_pairing(args)}"
     better = "higher" if args.best == "max" else "lower (--best min)"
     head = (f"{len(args.models)} models, {len(result)} pairs, {pairing}; {better} scores are "
             f"better; mean difference model_a - model_b with its "

@@ -93,10 +93,10 @@ def run(args) -> int:
     >>> tmp.cleanup()
     """
     from evalmc.analysis.ranks import ranks
+    from evalmc.inputs.checks import check_float
     from evalmc.inputs.tables import check_wide, ids_note, numeric_column, score_columns
 
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"`alpha` must be in (0, 1); got {args.alpha}.")
+    check_float("alpha", args.alpha, low=0, high=1, open_low=True, open_high=True)  # as ranks()
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)

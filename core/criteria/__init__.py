@@ -94,10 +94,20 @@ def load_criterion(spec: str):
     array([ True, False])
     >>> folder.cleanup()
     """
+    func = load_function(spec, "criterion")
+    from evalmc.criteria.base import UserCriterion
+
+    return UserCriterion(func, name=spec)
+
+
+def load_function(spec: str, kind: str = "criterion"):
+    """The function of ``path/to/file.py:function``, loaded as :func:`load_criterion` says;
+    a ValueError naming the `kind`'s file (``criterion``, ``estimator``) when the file is
+    missing, fails to import, or has no such function."""
     path_text, _, func_name = spec.rpartition(":")
     path = Path(path_text)
     if not path.is_file():
-        raise ValueError(f"`criterion` file {path_text!r} does not exist.")
+        raise ValueError(f"`{kind}` file {path_text!r} does not exist.")
     # named by its path, the same in every process: the criterion's cache key digests it
     digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=8).hexdigest()
     module_name = f"evalmc_user_{digest}"
@@ -110,17 +120,15 @@ def load_criterion(spec: str):
     except Exception as err:
         del sys.modules[module_name]
         raise ValueError(
-            f"`criterion` file {path_text!r} failed to import: {type(err).__name__}: {err}"
+            f"`{kind}` file {path_text!r} failed to import: {type(err).__name__}: {err}"
         ) from None
     func = getattr(module, func_name, None)
     if not callable(func):
-        raise ValueError(f"`criterion` file {path_text!r} has no function {func_name!r}.")
+        raise ValueError(f"`{kind}` file {path_text!r} has no function {func_name!r}.")
     import cloudpickle
 
-    from evalmc.criteria.base import UserCriterion
-
     cloudpickle.register_pickle_by_value(module)
-    return UserCriterion(func, name=spec)
+    return func
 
 
 @contextlib.contextmanager

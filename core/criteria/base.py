@@ -13,7 +13,7 @@ import sysconfig
 import threading
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import ClassVar
 
@@ -446,8 +446,82 @@ def build(entry, args: dict | None = None) -> BuiltinCriterion:
         estimand=facts.get("estimand", "mean difference"))
 
 
+class UserFunction:
+    """What a user's criterion and a user's estimator share: `func`, called on the scores of
+    one replication, with its name and description, its cache key, its pickling by value, and
+    the loop calling it on each replication of a block (its failures recorded as data, its
+    prints captured). A subclass is a frozen dataclass whose first field is ``func`` and
+    second ``name``."""
+
+    #: What it is called in messages, and its plural.
+    kind: ClassVar[str] = "criterion"
+    kinds: ClassVar[str] = "criteria"
+    uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
+    #: It reads the scores ``a``, ``b``.
+    needs: ClassVar[str] = "scores"
+
+    def _check_func(self) -> None:
+        """Refuse a `func` that is not callable, and name an unnamed one after it."""
+        if not callable(self.func):
+            raise ValueError(f"`{self.kind}` must be a name or a callable; got {self.func!r}.")
+        if not self.name:
+            object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
+
+    def _doc_line(self) -> str:
+        """The first line of `func`'s docstring, or ``'user <kind>'``."""
+        doc = inspect.getdoc(self.func) or f"user {self.kind}"
+        return doc.splitlines()[0]
+
+    def _digest_key(self) -> str:
+        """Name and digest of `func` by value; a ValueError naming it when it cannot be
+        pickled."""
+        try:
+            digest = function_digest(self.func)
+        except Exception as err:  # noqa: BLE001 - any pickling error, reported with its cause
+            raise ValueError(f"{self.kind} {self.name!r} cannot be pickled by value, as its cache "
+                             f"key needs: {type(err).__name__}: {err}") from err
+        return f"{self.name}@{digest}"
+
+    def __reduce__(self):
+        # By value: a function loaded from a user's file is not importable on a worker, and
+        # dask pickles by reference whenever plain pickle succeeds on the client.
+        values = tuple(getattr(self, f.name) for f in fields(self) if f.name != "func")
+        return _rebuild_user_function, (type(self), cloudpickle.dumps(self.func), values,
+                                        self.key)
+
+    def _captured(self, call, batch, rng):
+        """``call(batch, kwargs)``, `func`'s keywords (`rng` if it takes one) in `kwargs`,
+        what it prints captured and announced once."""
+        kwargs = {"rng": rng} if _accepts(self.func, "rng") else {}
+        with captured_stdout() as printed:
+            result = call(batch, kwargs)
+        warn_printed(self.name, printed.getvalue(), self.kind, self.kinds)
+        return result
+
+    def _rows(self, batch, kwargs, read) -> tuple[list, np.ndarray, dict]:
+        """`func` called on each replication of `batch`, its answer read by `read`: the answers
+        (None where the call failed), which failed, and the message of each failure."""
+        n = batch.n_reps
+        answers, failed, errors = [None] * n, np.zeros(n, bool), {}
+        a, b = batch.a, batch.b
+        for i in range(n):
+            check_interrupted()
+            try:
+                answers[i] = read(self.func(a[i], b[i], **kwargs))
+            except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
+                failed[i] = True
+                errors[i] = failure_message(err, self.kind, self.kinds)
+        return answers, failed, errors
+
+
+def _rebuild_user_function(cls, func_bytes, values, key):
+    made = cls(cloudpickle.loads(func_bytes), *values)
+    made.__dict__["key"] = key  # the client's: it names the results and seeds the stream
+    return made
+
+
 @dataclass(frozen=True)
-class UserCriterion:
+class UserCriterion(UserFunction):
     """A user's test: ``func(a, b)`` or ``func(a, b, rng=rng)``, on one replication, or on
     the whole block when vectorized.
 
@@ -502,16 +576,10 @@ class UserCriterion:
     vectorized: bool | None = None
     #: Not declared: a study judges from the results (:attr:`CriterionResult.decision_only`).
     decision_only: ClassVar[bool | None] = None
-    uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
-    #: It reads the scores ``a``, ``b``.
-    needs: ClassVar[str] = "scores"
 
     def __post_init__(self):
-        if not callable(self.func):
-            raise ValueError(f"`criterion` must be a name or a callable; got {self.func!r}.")
+        self._check_func()
         check_choice("alternative", self.alternative, ALTERNATIVES)
-        if not self.name:
-            object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
         if self.vectorized is None:
             object.__setattr__(self, "vectorized", _accepts(self.func, "axis"))
 
@@ -524,8 +592,7 @@ class UserCriterion:
         >>> UserCriterion(lambda a, b: 0.5, name="constant").description
         'user criterion'
         """
-        doc = inspect.getdoc(self.func) or "user criterion"
-        return doc.splitlines()[0]
+        return self._doc_line()
 
     @functools.cached_property
     def key(self) -> str:
@@ -540,12 +607,7 @@ class UserCriterion:
         >>> key.startswith("close@"), len(key)
         (True, 18)
         """
-        try:
-            digest = function_digest(self.func)
-        except Exception as err:  # noqa: BLE001 - any pickling error, reported with its cause
-            raise ValueError(f"criterion {self.name!r} cannot be pickled by value, as its cache "
-                             f"key needs: {type(err).__name__}: {err}") from err
-        return f"{self.name}@{digest}" + ("/block" if self.vectorized else "")
+        return self._digest_key() + ("/block" if self.vectorized else "")
 
     def check_scenario(self, condition) -> None:
         """Raise ValueError unless `condition`'s batches hold scores.
@@ -566,38 +628,21 @@ class UserCriterion:
         """
         check_needs(f"criterion {self.name!r}", self.needs, condition)
 
-    def __reduce__(self):
-        # By value: a function loaded from a user's file is not importable on a worker, and
-        # dask pickles by reference whenever plain pickle succeeds on the client.
-        return _rebuild_user_criterion, (cloudpickle.dumps(self.func), self.name, self.paired,
-                                         self.alternative, self.vectorized, self.key)
-
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
-        kwargs = {"rng": rng} if _accepts(self.func, "rng") else {}
-        with captured_stdout() as printed:
-            result = (self._call_block(batch, kwargs) if self.vectorized
-                      else self._call_rows(batch, kwargs))
-        warn_printed(self.name, printed.getvalue())
-        return result
+        return self._captured(self._call_block if self.vectorized else self._call_rows, batch,
+                              rng)
 
     def _call_rows(self, batch, kwargs) -> CriterionResult:
+        """`func` on each replication, its answers read as p-values and decisions."""
         n = batch.n_reps
         pvalue = np.full(n, np.nan)
         reject = np.zeros(n, bool)
-        failed = np.zeros(n, bool)
-        errors = {}
-        a, b = batch.a, batch.b
-        for i in range(n):
-            check_interrupted()
-            try:
-                out = _pvalue_or_decision(self.func(a[i], b[i], **kwargs))
-                if isinstance(out, bool):
-                    reject[i] = out
-                else:
-                    pvalue[i] = out
-            except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
-                failed[i] = True
-                errors[i] = failure_message(err)
+        answers, failed, errors = self._rows(batch, kwargs, _pvalue_or_decision)
+        for i, out in enumerate(answers):
+            if isinstance(out, bool):
+                reject[i] = out
+            elif out is not None:
+                pvalue[i] = out
         return CriterionResult(failed, pvalue=pvalue, reject=reject, errors=errors)
 
     def _call_block(self, batch, kwargs) -> CriterionResult:
@@ -635,14 +680,16 @@ ANSWER_RULE = ("expected a p-value (a float in [0, 1]) or a decision (a bool, or
                "or 1; True or 1 = reject)")
 
 
-def failure_message(err: Exception) -> str:
+def failure_message(err: Exception, kind: str = "criterion", kinds: str = "criteria") -> str:
     """How a failed replication is recorded: the exception's type and message, and the rule
-    broken when the criterion wrote into its read-only input.
+    broken when the criterion (or estimator) wrote into its read-only input.
 
     Parameters
     ----------
     err : Exception
         What the criterion raised.
+    kind, kinds : str
+        What raised it, and its plural, as the hint names them.
 
     Returns
     -------
@@ -656,8 +703,8 @@ def failure_message(err: Exception) -> str:
     """
     message = f"{type(err).__name__}: {err}"
     if isinstance(err, ValueError) and "read-only" in str(err):
-        message += (" (the criterion changed its input in place; the scores are read-only, "
-                    "shared with the other criteria: work on a copy, e.g. np.sort(a) instead "
+        message += (f" (the {kind} changed its input in place; the scores are read-only, "
+                    f"shared with the other {kinds}: work on a copy, e.g. np.sort(a) instead "
                     "of a.sort())")
     return message
 
@@ -683,12 +730,6 @@ def _pvalue_or_decision(out) -> float | bool:
     if isinstance(answer, numbers.Real) and 0.0 <= float(answer) <= 1.0:
         return float(answer)
     raise TypeError(f"returned {out!r}; {ANSWER_RULE}")
-
-
-def _rebuild_user_criterion(func_bytes, name, paired, alternative, vectorized, key):
-    crit = UserCriterion(cloudpickle.loads(func_bytes), name, paired, alternative, vectorized)
-    crit.__dict__["key"] = key  # the client's: it names the results and seeds the stream
-    return crit
 
 
 _BY_VALUE_LOCK = threading.Lock()
@@ -782,6 +823,15 @@ def _user_modules(func) -> dict[str, Path]:
     :class:`modulefinder.ModuleFinder` on the user's entries of ``sys.path``), transitively;
     `func`'s own module left out (it is pickled by value)."""
     own = getattr(func, "__globals__", {})
+    found = _reached_modules(func, own)
+    own_file = own.get("__file__")
+    found.update(_imported_modules([*found.values(), *([Path(own_file)] if own_file else [])]))
+    return {name: path for name, path in found.items() if str(path) != own_file}
+
+
+def _reached_modules(func, own: dict) -> dict[str, Path]:
+    """Name to source file of the user's modules reached from `func`'s globals `own` and its
+    closure, through the functions, classes and modules found there, transitively."""
     spaces, seen, found = [own], {id(own)}, {}
     values = [c.cell_contents for c in getattr(func, "__closure__", None) or ()
               if c.cell_contents is not None]
@@ -789,16 +839,8 @@ def _user_modules(func) -> dict[str, Path]:
         if spaces:
             values.extend(spaces.pop().values())
             continue
-        value = values.pop()
-        if isinstance(value, types.FunctionType):
-            space = value.__globals__
-        elif isinstance(value, types.ModuleType):
-            space = vars(value)
-        elif isinstance(value, type):
-            space = vars(sys.modules.get(value.__module__, types))
-        else:
-            continue
-        if id(space) in seen:
+        space = _namespace(values.pop())
+        if space is None or id(space) in seen:
             continue
         seen.add(id(space))
         module = types.SimpleNamespace(__name__=space.get("__name__", ""),
@@ -806,16 +848,33 @@ def _user_modules(func) -> dict[str, Path]:
         if not _installed(module) and Path(module.__file__).is_file():
             found[module.__name__] = Path(module.__file__)
             spaces.append(space)
-    own_file = own.get("__file__")
-    sources = [*found.values(), *([Path(own_file)] if own_file else [])]
+    return found
+
+
+def _namespace(value) -> dict | None:
+    """The module globals `value` leads to: a function's, a module's own, or those of a
+    class's module; None for any other value."""
+    if isinstance(value, types.FunctionType):
+        return value.__globals__
+    if isinstance(value, types.ModuleType):
+        return vars(value)
+    if isinstance(value, type):
+        return vars(sys.modules.get(value.__module__, types))
+    return None
+
+
+def _imported_modules(sources) -> dict[str, Path]:
+    """Name to source file of the modules the user's files `sources` import, transitively,
+    as :class:`modulefinder.ModuleFinder` finds them on the user's entries of ``sys.path``."""
     user_path = [p for p in sys.path if p and Path(p).is_dir() and not _installed_path(p)]
+    found = {}
     for source in sources:
         if source.suffix == ".py" and not _installed_path(source):
             finder = _UserModuleFinder([str(source.parent), *user_path])
             finder.run_script(str(source))
             found.update((name, Path(m.__file__)) for name, m in finder.modules.items()
                          if m.__file__ and name != "__main__")
-    return {name: path for name, path in found.items() if str(path) != own_file}
+    return found
 
 
 class _UserModuleFinder(modulefinder.ModuleFinder):

@@ -1,5 +1,6 @@
-"""What a user's criterion prints is kept off standard output, thread by thread: a proxy of
-``sys.stdout`` sends each capturing thread's writes to its buffer while any capture is open."""
+"""What a user's criterion (or estimator) prints is kept off standard output, thread by thread: a
+proxy of ``sys.stdout`` sends each capturing thread's writes to its buffer while any capture is
+open."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from contextlib import contextmanager
 _LOCK = threading.Lock()
 _LOCAL = threading.local()
 _STATE = {"open": 0, "original": None}
-_WARNED: set[str] = set()
+_WARNED: set[tuple[str, str]] = set()
 
 
 class _PerThreadStdout(io.TextIOBase):
@@ -53,17 +54,18 @@ def captured_stdout():
                 sys.stdout = _STATE["original"]
 
 
-def warn_printed(name: str, text: str) -> None:
-    """Warn once per criterion and process that `name` printed `text`, quoting its first line."""
+def warn_printed(name: str, text: str, kind: str = "criterion", kinds: str = "criteria") -> None:
+    """Warn once per `kind` (plural `kinds`) and process that `name` printed `text`, quoting its
+    first line."""
     with _LOCK:
-        if not text or name in _WARNED:
+        if not text or (kind, name) in _WARNED:
             return
-        _WARNED.add(name)
+        _WARNED.add((kind, name))
     first = text.strip().splitlines()[0] if text.strip() else ""
-    warnings.warn(f"criterion {name!r} printed to standard output (first line: {first!r}); "
-                  "evalmc keeps what criteria print out of its results", CriterionPrinted,
+    warnings.warn(f"{kind} {name!r} printed to standard output (first line: {first!r}); "
+                  f"evalmc keeps what {kinds} print out of its results", CriterionPrinted,
                   stacklevel=2)
 
 
 class CriterionPrinted(UserWarning):
-    """A user's criterion wrote to standard output, which evalmc captured."""
+    """A user's criterion (or estimator) wrote to standard output, which evalmc captured."""

@@ -64,9 +64,9 @@ def sign_counts(a, b, positive, nonzero):
 
 
 #: Zero-difference conventions of the signed-rank kernels, as scipy.stats.wilcoxon's
-#: `zero_method`: 0 'wilcox' (zeros dropped), 1 'pratt' (ranked, then dropped), 2 'zsplit'
-#: (ranked, half of each zero's rank to either side).
-WILCOX, PRATT, ZSPLIT = 0, 1, 2
+#: `zero_method`: 0 'wilcox' (zeros dropped), 1 'pratt' (ranked, then dropped: the kernels'
+#: remaining case, unnamed), 2 'zsplit' (ranked, half of each zero's rank to either side).
+WILCOX, ZSPLIT = 0, 2
 
 
 @njit(cache=True, nogil=True)
@@ -99,7 +99,8 @@ def _doubled_ranks(d, zero_method, ranks2):
 
 @njit(cache=True, nogil=True)
 def signed_rank_sums(d, zero_method, r_plus, n_zero, tie_term):
-    """Fill R+, the count of zero differences and the tie term of each row of `d`."""
+    """Fill R+ (zsplit: plus half the zeros' ranks), the count of zero differences and the tie
+    term of each row of `d`; `zero_method` is WILCOX, 1 ('pratt') or ZSPLIT."""
     ranks2 = np.empty(d.shape[1], np.int64)
     for i in range(d.shape[0]):
         tie_term[i] = _doubled_ranks(d[i], zero_method, ranks2)

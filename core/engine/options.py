@@ -93,6 +93,20 @@ def check_target(target_mcse, max_reps, n_reps: int, *, high: float | None = 0.5
     return target_mcse, cap
 
 
+def check_alphas(alpha) -> tuple[float, ...]:
+    """The levels `alpha` of a study (one, or a list) as floats in (0, 1), at least one; else
+    ValueError."""
+    import numpy as np
+
+    from evalmc.inputs.checks import check_float
+
+    values = alpha if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
+    if len(values) == 0:
+        raise ValueError("`alpha` needs at least one value.")
+    return tuple(check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
+                 for a in values)
+
+
 #: In a pool's worker thread: the pool's event, set once the pool closes on Ctrl-C or an error.
 _WORKER = threading.local()
 

@@ -5,17 +5,15 @@ of A's and B's means, and a user's own; each maps a batch of replications to an
 from __future__ import annotations
 
 import functools
-import inspect
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-import cloudpickle
 import numpy as np
 import scipy
 
-from evalmc.criteria.base import function_digest
+from evalmc.criteria.base import UserFunction
 from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT, TARGETS
 from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Batch
@@ -405,11 +403,13 @@ def bootstrap_diff(n_boot: int = PERCENTILE_BOOT, level: float = 0.95) -> Estima
 
 
 @dataclass(frozen=True)
-class UserEstimator:
+class UserEstimator(UserFunction):
     """A user's estimator on one replication: ``func(a, b)`` or ``func(a, b, rng=rng)``.
 
     It returns an estimate, ``(low, high)`` or ``(estimate, low, high)``; a replication whose
-    call raises or returns anything else (a NaN, low above high) fails with its message.
+    call raises (SystemExit included) or returns anything else (a NaN, low above high) fails
+    with its message. As for a user's criterion, its scores are read-only and what it prints is
+    captured.
 
     Parameters
     ----------
@@ -442,17 +442,13 @@ class UserEstimator:
     name: str = ""
     level: float | None = None
     estimand: str | None = None
-    uses_rng: ClassVar[bool] = True
-    #: It reads the scores ``a``, ``b``.
-    needs: ClassVar[str] = "scores"
+    kind: ClassVar[str] = "estimator"
+    kinds: ClassVar[str] = "estimators"
     #: It takes A and B of any sizes.
     paired: ClassVar[bool] = False
 
     def __post_init__(self):
-        if not callable(self.func):
-            raise ValueError(f"`estimator` must be a name or a callable; got {self.func!r}.")
-        if not self.name:
-            object.__setattr__(self, "name", getattr(self.func, "__qualname__", repr(self.func)))
+        self._check_func()
         if self.estimand is None:
             object.__setattr__(self, "estimand", getattr(self.func, "estimand", None))
         if self.estimand is not None:
@@ -465,8 +461,7 @@ class UserEstimator:
         >>> UserEstimator(lambda a, b: 0.0, name="zero").description
         'user estimator'
         """
-        doc = inspect.getdoc(self.func) or "user estimator"
-        return doc.splitlines()[0]
+        return self._doc_line()
 
     @functools.cached_property
     def key(self) -> str:
@@ -477,29 +472,22 @@ class UserEstimator:
         >>> key.startswith("median@"), len(key)
         (True, 19)
         """
-        return f"{self.name}@{function_digest(self.func)}"
-
-    def __reduce__(self):
-        return _rebuild, (cloudpickle.dumps(self.func), self.name, self.level, self.estimand,
-                          self.key)
+        return self._digest_key()
 
     def __call__(self, batch: Batch, rng) -> EstimateResult:
-        n = batch.n_reps
-        out = np.full((n, 3), np.nan)
-        failed = np.zeros(n, bool)
-        errors = {}
-        kwargs = {"rng": rng} if "rng" in _parameters(self.func) else {}
-        a, b = batch.a, batch.b
-        for i in range(n):
-            try:
-                parts = _parts(self.func(a[i], b[i], **kwargs))
-                if len(parts) == 1:
-                    out[i, 0] = parts[0]
-                else:
-                    out[i, 3 - len(parts):] = parts
-            except Exception as err:  # noqa: BLE001 - a user's failure is data, recorded
-                failed[i] = True
-                errors[i] = f"{type(err).__name__}: {err}"
+        return self._captured(self._call_rows, batch, rng)
+
+    def _call_rows(self, batch, kwargs) -> EstimateResult:
+        """`func` on each replication, its answers read as estimates and intervals."""
+        out = np.full((batch.n_reps, 3), np.nan)
+        answers, failed, errors = self._rows(batch, kwargs, _parts)
+        for i, parts in enumerate(answers):
+            if parts is None:
+                continue
+            if len(parts) == 1:
+                out[i, 0] = parts[0]
+            else:
+                out[i, 3 - len(parts):] = parts
         has_interval = not np.isnan(out[~failed, 1]).all() if (~failed).any() else False
         return EstimateResult(out[:, 0], out[:, 1] if has_interval else None,
                               out[:, 2] if has_interval else None, failed, errors)
@@ -519,19 +507,6 @@ def _parts(value) -> tuple[float, ...]:
         raise ValueError(f"returned the interval ({parts[-2]:g}, {parts[-1]:g}), whose low "
                          "bound is above its high one; expected (low, high) with low <= high")
     return parts
-
-
-def _rebuild(func_bytes, name, level, estimand, key):
-    est = UserEstimator(cloudpickle.loads(func_bytes), name, level, estimand)
-    est.__dict__["key"] = key
-    return est
-
-
-def _parameters(func):
-    try:
-        return inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return {}
 
 
 def get_estimator(spec, **args) -> Estimator | UserEstimator:
@@ -559,9 +534,9 @@ def get_estimator(spec, **args) -> Estimator | UserEstimator:
     if callable(spec):
         return UserEstimator(spec)
     if isinstance(spec, str) and ":" in spec and spec.rsplit(":", 1)[0].endswith(".py"):
-        from evalmc.criteria import load_criterion
+        from evalmc.criteria import load_function
 
-        return UserEstimator(load_criterion(spec).func, name=spec)
+        return UserEstimator(load_function(spec, "estimator"), name=spec)
     entry, args = ESTIMATORS.resolve(spec, args)
     target = entry.load()
     # the row is the one home of the defaults and facts: what runs is what the name says

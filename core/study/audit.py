@@ -307,57 +307,28 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
            seed, n_jobs, backend, cache, progress) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
-    from evalmc.criteria import get_criterion
-    from evalmc.estimators.intervals import UserEstimator, get_estimator
     from evalmc.inputs.itemlogs import paired_items
     from evalmc.sims import get_scenario
     from evalmc.sims.itemmodel import faithfulness
-    from evalmc.study.estimation import run_estimation
-    from evalmc.study.rates import run_study
 
     a, b = base["a"], base["b"]
     pair = paired_items(table, a, b)
     batch = observed_batch(pair)
-    kind = "binary" if set(np.unique(np.concatenate([pair.a.ravel(), pair.b.ravel()]))) \
-        <= {0.0, 1.0} else "continuous"
-    criteria = list(criteria) if criteria is not None else default_procedures(batch, kind)
-    estimators = (list(estimators) if estimators is not None
-                  else default_intervals(batch, kind))
-    crits = [get_criterion(c) for c in criteria]
-    ests = [get_estimator(e) for e in estimators]
-    for est in ests:  # a user's own declares nothing: it is taken as an interval of A - B
-        if getattr(est, "estimand", None) != "effect" and not isinstance(est, UserEstimator):
-            raise ValueError(f"`estimators` must be intervals of A - B (the difference the "
-                             f"audit knows the truth of); {est.name!r} estimates "
-                             f"{est.estimand or 'something else'}.")
-
+    kind = _kind(pair)
+    crits, ests = _procedures(batch, kind, criteria, estimators)
     scenario = get_scenario("item-model")
     model = scenario(**base)
     se = observed_se(batch)
-    grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
-    asked = tuple(d for d in deltas if d != 0)
-    for d in asked:  # one asked for that the scores cannot reach is refused, naming it
-        scenario(**base, delta=abs(d))
-    differences = sorted({abs(d) for d in asked}
-                         | {d for d in grid if _feasible(scenario, base, d)})
+    asked, differences = _differences(scenario, base, deltas, se)
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
-    null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
-                     **run)
-    alt = (run_study({**base, "delta": differences}, scenario, crits, n_reps=n_reps_alt,
-                     alpha=alpha, **run) if differences else None)
-    cover = (run_estimation({**base, "delta": [0.0]}, scenario, ests, n_reps=n_reps,
-                            target="effect", **run) if ests else None)
-
+    null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
+                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run)
     sizes = _sizes(null.summary, alpha)
     power = _power(null.summary, alt.summary if alt is not None else None, alpha,
                    {abs(d) for d in asked})
     detectable = _detectable(power)
-    coverage = (cover.summary[["estimator", "level", "coverage", "coverage_mcse", "width",
-                               "width_mcse"]].reset_index(drop=True)
-                if cover is not None else pd.DataFrame(columns=["estimator", "level",
-                                                                "coverage", "coverage_mcse",
-                                                                "width", "width_mcse"]))
+    coverage = _coverage(cover)
     observed = _observed(batch, crits, ests, alpha, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     faithful = faithfulness(model, rng)
@@ -373,6 +344,70 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                 "deltas": list(asked), "grid": list(differences)}
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
                        observed, verdicts, settings)
+
+
+def _kind(pair) -> str:
+    """``'binary'`` when every score of the pair is 0 or 1, else ``'continuous'``."""
+    scores = np.concatenate([pair.a.ravel(), pair.b.ravel()])
+    return "binary" if set(np.unique(scores)) <= {0.0, 1.0} else "continuous"
+
+
+def _procedures(batch, kind: str, criteria, estimators) -> tuple[list, list]:
+    """The criteria and interval estimators to audit, by default those suited to `batch`; a
+    built-in estimator must be an interval of A - B (a user's own is taken for one)."""
+    from evalmc.criteria import get_criterion
+    from evalmc.estimators.intervals import UserEstimator, get_estimator
+
+    criteria = list(criteria) if criteria is not None else default_procedures(batch, kind)
+    estimators = (list(estimators) if estimators is not None
+                  else default_intervals(batch, kind))
+    crits = [get_criterion(c) for c in criteria]
+    ests = [get_estimator(e) for e in estimators]
+    for est in ests:  # a user's own declares nothing: it is taken as an interval of A - B
+        if getattr(est, "estimand", None) != "effect" and not isinstance(est, UserEstimator):
+            raise ValueError(f"`estimators` must be intervals of A - B (the difference the "
+                             f"audit knows the truth of); {est.name!r} estimates "
+                             f"{est.estimand or 'something else'}.")
+    return crits, ests
+
+
+def _differences(scenario, base, deltas, se) -> tuple[tuple, list]:
+    """The user's nonzero `deltas` (each checked reachable: one the scores cannot reach is
+    refused, naming it) and the sorted differences of the power curve: theirs, and the grid's
+    multiples of `se` that the scores can reach."""
+    grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
+    asked = tuple(d for d in deltas if d != 0)
+    for d in asked:  # one the scores cannot reach raises here
+        scenario(**base, delta=abs(d))
+    differences = sorted({abs(d) for d in asked}
+                         | {d for d in grid if _feasible(scenario, base, d)})
+    return asked, differences
+
+
+def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps_alt, run):
+    """The studies of the audit: the criteria under the null and at the `differences` (None
+    without any), and the estimators' coverage under the null (None without any)."""
+    from evalmc.study.estimation import run_estimation
+    from evalmc.study.rates import run_study
+
+    null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
+                     **run)
+    alt = (run_study({**base, "delta": differences}, scenario, crits, n_reps=n_reps_alt,
+                     alpha=alpha, **run) if differences else None)
+    cover = (run_estimation({**base, "delta": [0.0]}, scenario, ests, n_reps=n_reps,
+                            target="effect", **run) if ests else None)
+    return null, alt, cover
+
+
+#: The columns of the coverage table.
+_COVERAGE = ("estimator", "level", "coverage", "coverage_mcse", "width", "width_mcse")
+
+
+def _coverage(cover) -> pd.DataFrame:
+    """The coverage table of the estimators' study `cover` (empty when None)."""
+    if cover is None:
+        return pd.DataFrame(columns=list(_COVERAGE))
+    return cover.summary[list(_COVERAGE)].reset_index(drop=True)
 
 
 def observed_batch(pair):

@@ -12,8 +12,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 
 from evalmc.criteria import get_criterion
-from evalmc.engine.options import BLOCK_SIZE, REPS, TASK_SECONDS
-from evalmc.inputs.checks import check_float
+from evalmc.engine.options import BLOCK_SIZE, REPS, TASK_SECONDS, check_alphas
 from evalmc.sims import get_scenario
 from evalmc.sims.base import Scenario
 from evalmc.study.design import Design, default_grid
@@ -117,10 +116,7 @@ def calibrate(scenario, criteria, *, params: Mapping | None = None, n_reps: int 
     if not criteria:
         raise ValueError("`criteria` must name at least one criterion.")
     alphas = _values(alpha)
-    if not alphas:
-        raise ValueError("`alpha` must hold at least one level.")
-    for a in alphas:
-        check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
+    check_alphas(alphas)  # the study's own check, before the design is built
     if params is None:
         params = {}
     if not isinstance(params, Mapping):

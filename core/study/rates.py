@@ -30,12 +30,12 @@ from evalmc.engine.options import (
     MIN_BLOCKS,
     TASK_SECONDS,
     block_rows,
+    check_alphas,
     check_run_options,
     check_target,
 )
 from evalmc.engine.scheduler import Failure, StudyError
 from evalmc.engine.tallies import RejectionTally, grid_index, precision_mcse
-from evalmc.inputs.checks import check_float
 from evalmc.sims import Batch, Scenario
 from evalmc.sims.learning import SplitsBatch
 from evalmc.stats.mcse import bradley, rate_mcse, wilson_interval
@@ -232,38 +232,9 @@ class StudyResult:
         6  10      sign   0.01  0.0000
         7  10      sign   0.10  0.0175
         """
-        alphas = self.alpha if alpha is None else _check_alphas(alpha)
+        alphas = self.alpha if alpha is None else check_alphas(alpha)
         design_cols = [c for c in self.design.columns if c != "condition_id"]
-        decision_only = {
-            crit.key: _decision_only(crit, [self.tallies[(cid, crit.key)]
-                                            for cid in self.conditions])
-            for crit in self.criteria
-        }
-        rows, rejections, right, signs, agree = [], [], [], [], []
-        for cond in self.design.to_dict("records"):
-            cid = int(cond["condition_id"])
-            for crit in self.criteria:
-                tally = self.tallies[(cid, crit.key)]
-                row = {"scenario": self.scenario.name, "condition_id": cid,
-                       **{c: cond[c] for c in design_cols}, "criterion": crit.name,
-                       "n_reps": self.n_reps if self.reps_used is None
-                       else self.reps_used[cid], "n_failed": tally.failed,
-                       "truth": self.conditions[cid].truth_for(crit.alternative)}
-                if self.target_met is not None:
-                    row["target_met"] = self.target_met[cid]
-                if decision_only[crit.key]:  # the same decisions at every level
-                    levels = [(np.nan, tally.decided_reject, self.alpha[0])]
-                else:
-                    levels = [(a, tally.rejections(a), a) for a in alphas]
-                for a, rejected, counted in levels:
-                    rows.append({**row, "alpha": a})
-                    rejections.append(rejected)
-                    judged = row["truth"] == "alternative" and counted in self.alpha
-                    signs.append(tally.sign_errors(counted if judged else None))
-                    counts = tally.signs.get(counted) if judged else None  # None: not counted
-                    right.append(np.nan if counts is None else counts[0] - counts[1])
-                    agree.append(tally.replicability(counted if counted in self.alpha
-                                                     else None))
+        rows, rejections, right, signs, agree = self._level_rows(alphas, design_cols)
         frame = pd.DataFrame(rows)
         valid = frame["n_reps"] - frame["n_failed"]
         frame["rate"], frame["mcse"] = rate_mcse(rejections, valid)
@@ -276,12 +247,63 @@ class StudyResult:
         order = ["scenario", "condition_id", *design_cols, "criterion", "alpha", "rate", "mcse",
                  "ci_low", "ci_high", "bradley", "n_reps", "n_failed",
                  *(["target_met"] if self.target_met is not None else []), "truth"]
-        for extra in (power_sign, signs, agree):  # only when some row has them
-            columns = pd.DataFrame(extra, index=frame.index)
-            if columns.notna().any().any():
-                frame = frame.join(columns)
-                order += list(columns.columns)
-        return frame[order]
+        return _with_present(frame, order, (power_sign, signs, agree))
+
+    def _level_rows(self, alphas, design_cols) -> tuple[list, ...]:
+        """The summary's rows, one per condition, criterion and level, without their rates;
+        and per row its rejections, rejections of the right sign (NaN: not counted), sign
+        errors and replicability."""
+        decision_only = {
+            crit.key: _decision_only(crit, [self.tallies[(cid, crit.key)]
+                                            for cid in self.conditions])
+            for crit in self.criteria
+        }
+        rows, rejections, right, signs, agree = [], [], [], [], []
+        for cond in self.design.to_dict("records"):
+            cid = int(cond["condition_id"])
+            for crit in self.criteria:
+                tally = self.tallies[(cid, crit.key)]
+                row = self._row(cond, cid, crit, tally, design_cols)
+                for a, rejected, counted in self._levels(tally, decision_only[crit.key], alphas):
+                    rows.append({**row, "alpha": a})
+                    rejections.append(rejected)
+                    sign_errors, right_sign, replicability = self._judged(tally, row["truth"],
+                                                                          counted)
+                    signs.append(sign_errors)
+                    right.append(right_sign)
+                    agree.append(replicability)
+        return rows, rejections, right, signs, agree
+
+    def _row(self, cond, cid, crit, tally, design_cols) -> dict:
+        """The columns of criterion `crit`'s rows in condition `cond` that do not depend on
+        the level."""
+        row = {"scenario": self.scenario.name, "condition_id": cid,
+               **{c: cond[c] for c in design_cols}, "criterion": crit.name,
+               "n_reps": self.n_reps if self.reps_used is None else self.reps_used[cid],
+               "n_failed": tally.failed,
+               "truth": self.conditions[cid].truth_for(crit.alternative)}
+        if self.target_met is not None:
+            row["target_met"] = self.target_met[cid]
+        return row
+
+    def _levels(self, tally, decision_only: bool, alphas) -> list[tuple]:
+        """``(alpha, rejections, level counted at)`` of each row of a tally: one per level in
+        `alphas`, or one with no alpha for a decision-only criterion (the same decisions at
+        every level, counted at the study's first)."""
+        if decision_only:
+            return [(np.nan, tally.decided_reject, self.alpha[0])]
+        return [(a, tally.rejections(a), a) for a in alphas]
+
+    def _judged(self, tally, truth: str, counted) -> tuple:
+        """A row's sign errors, rejections of the right sign (NaN: not counted) and
+        replicability: sign counts under the alternative at the study's levels only, and
+        replicability at the study's levels only."""
+        judged = truth == "alternative" and counted in self.alpha
+        sign_errors = tally.sign_errors(counted if judged else None)
+        counts = tally.signs.get(counted) if judged else None  # None: not counted
+        right = np.nan if counts is None else counts[0] - counts[1]
+        replicability = tally.replicability(counted if counted in self.alpha else None)
+        return sign_errors, right, replicability
 
     def size_curve(self, criterion, condition_id: int) -> pd.DataFrame:
         """Rejection rate at every level ``k / 1000``: the p-values' distribution function.
@@ -462,7 +484,7 @@ def run_study(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=max_failure_rate)
     target_mcse, n_reps = check_target(target_mcse, max_reps, n_reps)
-    alphas = _check_alphas(alpha)
+    alphas = check_alphas(alpha)
     design = Design.build(design, scenario)
     scenario, conditions = design.scenario, design.conditions
     criteria = [get_criterion(c) for c in criteria]
@@ -662,6 +684,17 @@ class RateTarget:
         return blocks >= MIN_BLOCKS and self.worst(tallies) <= self.target
 
 
+def _with_present(frame, order, extras) -> pd.DataFrame:
+    """`frame`'s columns `order`, then those of each of `extras` (a frame or the records of
+    one, per row of `frame`) that some row has."""
+    for extra in extras:
+        columns = pd.DataFrame(extra, index=frame.index)
+        if columns.notna().any().any():
+            frame = frame.join(columns)
+            order = [*order, *columns.columns]
+    return frame[order]
+
+
 def _decision_only(crit, tallies) -> bool:
     """Whether `crit` gives decisions only: as it declares, else as all its `tallies` show."""
     if crit.decision_only is not None:
@@ -670,12 +703,3 @@ def _decision_only(crit, tallies) -> bool:
     for tally in tallies[1:]:
         total = total + tally
     return total.decision_only
-
-
-def _check_alphas(alpha) -> tuple[float, ...]:
-    values = alpha if isinstance(alpha, (list, tuple, np.ndarray)) else [alpha]
-    if len(values) == 0:
-        raise ValueError("`alpha` needs at least one value.")
-    return tuple(check_float("alpha", a, low=0, high=1, open_low=True, open_high=True)
-                 for a in values)
-
