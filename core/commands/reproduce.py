@@ -9,9 +9,8 @@ from evalmc.reproductions.registry import FIGURES, PAPERS
 
 
 def register(sub) -> None:
-    """Add ``evalmc reproduce`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the figures to make, their scale, folder, workers and cache.
+    """Add ``evalmc reproduce`` to `sub`, with :func:`run` as its default; its arguments: the
+    figures to make, their scale, folder, workers and cache.
 
     Parameters
     ----------
