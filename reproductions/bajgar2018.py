@@ -6,39 +6,29 @@ AS Reader with random hyperparameters).
 
 Protocol, after a second reading of the paper:
 
-- Fig 2 follows "Each confidence interval was constructed using smoothed Bootstrap sampling
-  from our pool of 75 for Resnet and 197 experiments for the AS Reader" and its footnote "we
-  use Gaussian kernel smoothing (Scott, 1992) to expand our result pool": a finite pool of 75
-  (resp. 197) (validation, test) pairs is drawn once from the reconstructed population, and
-  each interval's sets of m runs are drawn from it by smoothed bootstrap (pairs resampled with
-  replacement, plus bivariate Gaussian noise with ``scipy.stats.gaussian_kde``'s Scott
-  covariance), 100,000 sets per m. The curves' means follow App C.6, "we randomly sampled
-  100,000 samples of size m from the pool, and selected the best-validation model from each
-  sample": plain sampling from the same pool, without the kernel. Boo_5 is estimated only for
-  m >= n ("which can be easily estimated if we run m experiments, m >= n").
-- B6 and B7 are judged at every m >= n, B9 at every m >= 2n; the m = n point of Fig 3 is
-  reported as a finding.
-- B3-B5 and B10-B12 are calibration checks: the random-hyperparameter pool was built from
-  these very summaries. The range (B12) is judged as one sample: the paper's observed minimum
-  and maximum must lie in the 5-95% range of the minimum and maximum of 197 draws.
+- Fig 2's intervals follow "smoothed Bootstrap sampling from our pool of 75 for Resnet and 197
+  experiments for the AS Reader" with "Gaussian kernel smoothing (Scott, 1992)": a finite pool
+  of 75 (resp. 197) (validation, test) pairs is drawn once from the reconstructed population,
+  and each interval's 100,000 sets of m runs are resampled from it with bivariate Gaussian noise
+  of ``scipy.stats.gaussian_kde``'s Scott covariance. The curves' means sample the same pool
+  plainly, without the kernel (App C.6). Boo_5 is estimated only for m >= n.
+- B6 and B7 are judged at every m >= n, B9 at every m >= 2n; Fig 3's m = n point is a finding.
+- B3-B5 and B10-B12 are calibration checks: the random-hyperparameter pool was built from these
+  very summaries, fitted jointly (``evalmc.reproductions.bajgar2018_pool``). B12 is judged as
+  one sample: the paper's minimum and maximum must lie in the 5-95% range of the minimum and
+  maximum of 197 draws. B3-B5 are read off Fig 2's means; each note gives the fitted
+  population's exact value and the smoothed bootstrap's mean.
 - B13 judges "Boo_n is not subject to this effect" (Sec 4): from m = n to the largest m, the
   mean Boo_5 estimate stays within 0.1 (the paper's precision); the extension B13 vs best, that
   it moves less than the mean best-single result.
-- The intervals smooth the pool, the means do not (the paper's protocol): in panel (b) the
-  Scott kernel (sd about 1 point) lifts the smoothed best of m above the pool's best run, so
-  from m of about 45 the plain mean lies below its own interval. B16 reports it and the figure
-  marks it. A narrower kernel does not remove it: with the likelihood cross-validated factor
-  (kernel sd 0.26) the interval at m = 100 is 63.63-64.52 and the plain mean 63.62 (20,000
-  sets), since plain sampling's best-validation run converges to one run of the pool.
+- In panel (b) the Scott kernel (sd about 1 point) lifts the smoothed best of m above the
+  pool's best run, so from m of about 45 the plain mean lies below its own interval (B16, marked
+  on the figure). A narrower kernel does not remove it: with the likelihood cross-validated
+  factor (sd 0.26) the interval at m = 100 is 63.63-64.52 and the plain mean 63.62, since plain
+  sampling's best-validation run converges to one run of the pool.
 - The fixed-hyperparameter pools are Gaussian, as the paper describes them; their reported
   ranges are about 3.1 sd wide, narrower than a Gaussian sample of 74 or 370 runs almost ever
-  gives (B14, B15: calibration misses, each note gives the exact probability).
-
-- The random-hyperparameter pool is fitted jointly to all its reported summaries (mean, sd,
-  IQR, Spearman, E[best] at m = 5 and 20, range), with validation sharing the test scores'
-  clusters (``evalmc.reproductions.bajgar2018_pool``). B3-B5 are read off Fig 2's means, which
-  sample one finite pool of 197; each row's note gives the fitted population's exact value and
-  the smoothed bootstrap's mean (the Scott kernel, sd about 1 point, lifts the best of 20).
+  gives (B14, B15: calibration misses; each note gives the exact probability).
 """
 
 from __future__ import annotations
@@ -244,27 +234,8 @@ RANGES = {"resnet-fixed": (67.31, 69.41), "asreader-fixed": (61.52, 64.60),
 
 
 def gaussian_range_cdf(runs: int, width: float) -> float:
-    """Probability that the range (maximum - minimum) of `runs` standard normals is at most
-    `width`: ``runs * integral phi(x) (Phi(x + width) - Phi(x))^(runs - 1) dx``.
-
-    Parameters
-    ----------
-    runs : int
-        Sample size, at least 2.
-    width : float
-        The range, in standard deviations.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(gaussian_range_cdf(2, 1.0), 4)  # |X - Y| <= 1, X - Y ~ N(0, 2)
-    0.5205
-    >>> f"{gaussian_range_cdf(74, (69.41 - 67.31) / 0.67):.1e}"
-    '4.5e-04'
-    """
+    """Probability that the range of `runs` standard normals is at most `width`: ``runs * integral
+    phi(x) (Phi(x + width) - Phi(x))^(runs - 1) dx``."""
     if int(runs) < 2:
         raise ValueError(f"`runs` must be an integer of at least 2; got {runs}.")
     if width <= 0:
@@ -416,20 +387,8 @@ STATISTICS = ("best single", "Boo_5", "mean")
 
 @dataclass(frozen=True)
 class PoolRuns(Scenario):
-    """Sets of m runs of one model from a preset pool: validation and test scores.
-
-    Only model A is drawn (B is the same array): its estimators read ``a`` and ``a_val``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> scenario = PoolRuns(preset="asreader-random", m=5)
-    >>> batch = scenario.draw(np.random.default_rng(0), 2)
-    >>> batch.a.shape, batch.a_val.shape, scenario.sizes, scenario.truth
-    ((2, 5), (2, 5), (5, 5), 'null')
-    >>> batch.a.round(2).tolist()
-    [[56.76, 56.82, 59.58, 61.41, 60.52], [60.96, 63.54, 63.57, 61.96, 62.5]]
-    """
+    """Sets of m runs of one model from a preset pool, validation and test scores; only A is drawn
+    (B is the same array)."""
 
     name: ClassVar[str] = "pool-runs"
     description: ClassVar[str] = "sets of m runs of one model from a preset pool"
@@ -447,48 +406,17 @@ class PoolRuns(Scenario):
 
     @property
     def truth(self) -> str:
-        """``'null'``: one model, nothing to compare.
-
-        Examples
-        --------
-        >>> PoolRuns().truth
-        'null'
-        """
+        """``'null'``: one model, nothing to compare."""
         return "null"
 
     @property
     def sizes(self) -> tuple[int, int]:
-        """``(m, m)``: runs per set of each model.
-
-        Examples
-        --------
-        >>> PoolRuns(m=20).sizes
-        (20, 20)
-        """
+        """``(m, m)``: runs per set of each model."""
         return (self.m, self.m)
 
     def draw(self, rng, n_reps):
-        """`n_reps` sets of m runs: from the population, or resampled from a finite pool.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Sets drawn.
-
-        Returns
-        -------
-        ValTestBatch
-            Test scores ``a`` (= ``b``) and validation scores ``a_val`` (= ``b_val``), each of
-            shape (n_reps, m).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> scenario = PoolRuns(preset="resnet-fixed", m=3, pool_size=75, kernel="none")
-        >>> scenario.draw(np.random.default_rng(0), 2).a.shape
-        (2, 3)
-        """
+        """`n_reps` sets of m runs (a :class:`ValTestBatch`, ``a`` = ``b``), from the population or
+        resampled from a finite pool."""
         if self.pool_size and self.kernel == "none":
             val, test = finite_pool(self.preset, self.pool_size)
             idx = rng.integers(0, self.pool_size, size=(n_reps, self.m))
@@ -503,27 +431,8 @@ class PoolRuns(Scenario):
 
 @functools.lru_cache(maxsize=8)
 def finite_pool(preset: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """The (validation, test) scores of one finite pool of `size` runs, drawn once.
-
-    The draw is seeded by the preset and the size, and cached; the arrays are read-only.
-
-    Parameters
-    ----------
-    preset : str
-        A pool of :data:`evalmc.sims.pools.PRESETS`.
-    size : int
-        Runs in the pool.
-
-    Returns
-    -------
-    val, test : ndarray of shape (size,)
-
-    Examples
-    --------
-    >>> val, test = finite_pool("asreader-random", 197)
-    >>> val.shape, val.flags.writeable, f"{test.mean():.2f}"
-    ((197,), False, '61.15')
-    """
+    """The (validation, test) scores of one finite pool of `size` runs of `preset`, drawn once
+    (seeded by both, cached, read-only)."""
     val, test = PRESETS[preset].draw(_rng(4, sorted(PRESETS).index(preset), size), size)
     val.setflags(write=False)
     test.setflags(write=False)
@@ -531,32 +440,9 @@ def finite_pool(preset: str, size: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def smoothed_bootstrap(val, test, rng, shape) -> tuple[np.ndarray, np.ndarray]:
-    """Sets of runs by smoothed bootstrap from a pool of (validation, test) pairs.
-
-    Pairs are resampled with replacement, and each gets bivariate Gaussian noise with the
-    kernel covariance of ``scipy.stats.gaussian_kde`` (Scott's factor), so that the draws
-    follow the pool's kernel density estimate.
-
-    Parameters
-    ----------
-    val, test : ndarray of shape (P,)
-        The pool's validation and test scores, pair by pair.
-    rng : numpy.random.Generator
-    shape : int or tuple of int
-        Shape of the draw, e.g. ``(sets, m)``.
-
-    Returns
-    -------
-    val, test : ndarray of shape `shape`
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> val, test = np.array([60.0, 61, 62, 63]), np.array([59.0, 61, 61.5, 63])
-    >>> v, t = smoothed_bootstrap(val, test, np.random.default_rng(0), 3)
-    >>> v.round(2).tolist(), t.round(2).tolist()
-    ([63.66, 61.45, 63.34], [63.85, 60.92, 63.44])
-    """
+    """Validation and test scores of `shape`, resampled from the pool's pairs with bivariate
+    Gaussian noise of ``scipy.stats.gaussian_kde``'s (Scott) kernel covariance: draws from its
+    kernel density estimate."""
     kernel = np.linalg.cholesky(stats.gaussian_kde(np.vstack([val, test])).covariance)
     idx = rng.integers(0, len(val), size=shape)
     noise = rng.standard_normal((*np.atleast_1d(shape), 2)) @ kernel.T
@@ -622,10 +508,6 @@ def _estimate(spec_of_m, names, n_samples, runs, stream, pool_sizes=None, kernel
 
 def compute_fig2(scale, runs):
     """Figure 2's data: best single, Boo_5 and mean of sets of m runs, per panel and m.
-
-    Each panel's finite pool (:data:`PANELS`) is resampled twice: plainly, for the means (App
-    C.6), and by smoothed bootstrap, for the 95% intervals; 100,000 sets per m (quick: 4,000,
-    and m in 1, 2, 3, 5, 6, 10, 20, 50 and the panel's largest). Boo_5 only at m >= 5.
 
     Parameters
     ----------
@@ -819,9 +701,6 @@ def _ranges(ms):
 def compute_fig3(scale, runs):
     """Figure 3's data: variance of the non-parametric and the Gaussian parametric Boo_5
     estimators against m.
-
-    Sets of m runs drawn from the AS Reader fixed-hyperparameter population, 20,000 per m,
-    m = 5, 10, ..., 100 (quick: 2,000; m = 5, 10, 20, 50).
 
     Parameters
     ----------

@@ -2,28 +2,22 @@
 
 The 197 runs are not public. The paper gives their mean 61.26, sd 2.48 and range 56.61-64.01
 (App C.4), interquartile range 2.9 and Spearman(validation, test) 0.83, and the expected test
-score of the best-validation run among m: 61.3, 63.3 and 63.5 for m = 1, 5 and 20 (Sec 4).
+score of the best-validation run among m: 61.3, 63.3 and 63.5 for m = 1, 5 and 20 (Sec 4;
+E[best of 1] is the mean, not fitted again).
 
 The model (:class:`evalmc.sims.pools.PoolSpec`): three clusters of runs that validation and
-test scores share, each bivariate normal with one within-cluster correlation. Fitted by
+test scores share, each bivariate normal with one within-cluster correlation, fitted by
 weighted least squares (``scipy.optimize.least_squares``), each residual in units of the
 summary's precision (:data:`SUMMARIES`); the minimum and maximum are compared with the median
-of the minimum and maximum of 197 draws, in units of their sd. Bounds keep the model
-physical: cluster sds of at least 0.1 points (seed noise alone is 0.94 for one fixed
-configuration) and a within-cluster correlation in [0, 0.99]. Without them the best fit puts
-a cluster at sd 0.001 or a negative correlation between validation and test scores.
+of the minimum and maximum of 197 draws, in units of their sd. Bounds keep it physical: cluster
+sds of at least 0.1 points (seed noise alone is 0.94) and a within-cluster correlation in
+[0, 0.99].
 
-E[best of 1] is the mean, so the paper's 61.3 is its 61.26 rounded and is not fitted again.
-
-The fit meets every summary within its precision (``residuals``: at most 0.61 units, on
-E[best of 5], 63.27) but sits on two bounds: the lowest cluster's sd (0.1) and the
-within-cluster correlation (0). The summaries push a fifth of the runs into one tight cluster
-near 56.8 and the best third under a ceiling near 63.6: this is one pool consistent with what
-the paper reports, not the shape of its histogram. A smoother pool misses: with every cluster's
-sd bounded at 0.5 instead of 0.1, the same fit (from weights 0.25/0.45/0.30, means
-57.5/61.3/63.4) meets the moments, IQR, Spearman and E[best] but not the range: the median
-minimum of 197 runs is 52.9 (3.2 order-statistic sds below 56.61) and the median maximum 64.9
-(1.2 above 64.01); the wide cluster that carries the left tail reaches too far.
+The fit meets every summary within its precision (at most 0.61 units, on E[best of 5]) but sits
+on two bounds, the lowest cluster's sd and the within-cluster correlation: one pool consistent
+with what the paper reports, not the shape of its histogram. With every cluster's sd bounded
+at 0.5 the fit meets the moments, IQR, Spearman and E[best] but not the range: the median
+minimum of 197 runs is 52.9 (3.2 order-statistic sds below 56.61) and the median maximum 64.9.
 """
 
 from __future__ import annotations
@@ -49,28 +43,8 @@ _UPPER = np.r_[10, 10, 70, 70, 70, 5.0, 5.0, 5.0, 0.99]
 
 
 def summaries(spec: PoolSpec) -> dict:
-    """The paper's summaries of a pool: moments, IQR, Spearman, E[best of m], and the median
-    minimum and maximum of :data:`RUNS` runs.
-
-    Parameters
-    ----------
-    spec : PoolSpec
-        A pool (:class:`evalmc.sims.pools.PoolSpec`).
-
-    Returns
-    -------
-    dict
-        ``{summary: value}``, keyed as :data:`SUMMARIES`.
-
-    Examples
-    --------
-    Seconds (E[best of m] and the order statistics are integrals); the fit's start:
-
-    >>> values = summaries(START)  # doctest: +SKIP
-    >>> {name: round(value, 3) for name, value in values.items()}  # doctest: +SKIP
-    {'mean': 61.26, 'sd': 2.48, 'iqr': 3.009, 'spearman': 0.832, 'best of 5': 63.275, \
-    'best of 20': 63.517, 'min': 56.197, 'max': 64.008}
-    """
+    """The paper's summaries of a pool `spec` (keyed as :data:`SUMMARIES`): moments, IQR, Spearman,
+    E[best of m], and the median minimum and maximum of :data:`RUNS` runs."""
     q25, q75 = spec.quantile([0.25, 0.75])
     low, high = spec.extremes(RUNS, 0.5)
     return {"mean": spec.mean, "sd": spec.sd, "iqr": float(q75 - q25),
@@ -80,30 +54,8 @@ def summaries(spec: PoolSpec) -> dict:
 
 
 def residuals(spec: PoolSpec) -> dict:
-    """Each summary's distance from the paper's value, in units of its scale.
-
-    The scale is the one :data:`SUMMARIES` gives, or, for the minimum and maximum, the sd of
-    that order statistic of :data:`RUNS` runs (from its 5-95% range).
-
-    Parameters
-    ----------
-    spec : PoolSpec
-
-    Returns
-    -------
-    dict
-        ``{summary: (ours - paper) / scale}``, keyed as :data:`SUMMARIES`.
-
-    Examples
-    --------
-    Seconds; the preset, the fit, meets every summary within its precision:
-
-    >>> from evalmc.sims.pools import PRESETS
-    >>> r = residuals(PRESETS["asreader-random"])  # doctest: +SKIP
-    >>> {name: round(float(value), 2) for name, value in r.items()}  # doctest: +SKIP
-    {'mean': 0.04, 'sd': 0.02, 'iqr': 0.42, 'spearman': 0.07, 'best of 5': -0.61, \
-    'best of 20': 0.23, 'min': -0.01, 'max': -0.04}
-    """
+    """Each summary's ``(ours - paper) / scale``: the scale of :data:`SUMMARIES`, or for the minimum
+    and maximum that order statistic's sd over :data:`RUNS` runs."""
     ours = summaries(spec)
     out = {}
     for name, (paper, scale) in SUMMARIES.items():
@@ -130,28 +82,8 @@ START = PoolSpec((0.1661, 0.4841, 0.3498), (56.4, 61.267, 63.558), (0.1, 0.872, 
 
 
 def fit(start: PoolSpec = START):
-    """Fit the pool by bounded least squares from `start` (about 5 minutes).
-
-    Parameters
-    ----------
-    start : PoolSpec
-        Where the fit starts; by default :data:`START`.
-
-    Returns
-    -------
-    spec : PoolSpec
-        The fit.
-    result : scipy.optimize.OptimizeResult
-        Its least-squares result (``cost`` is half the sum of squared residuals).
-
-    Examples
-    --------
-    Minutes; the preset ``'asreader-random'`` of :data:`evalmc.sims.pools.PRESETS` is such
-    a fit:
-
-    >>> spec, result = fit()  # doctest: +SKIP
-    >>> residuals(spec)  # doctest: +SKIP
-    """
+    """Fit the pool by bounded least squares from `start` (default :data:`START`; minutes): the
+    fitted spec and scipy's result."""
     def fun(p):
         return np.fromiter(residuals(_spec(p)).values(), float)
 

@@ -4,54 +4,37 @@ Error rates of three ways to conclude "A beats B" from k runs of two pipelines: 
 (single point), the difference of the averages against a threshold delta, and the paper's
 test of the probability of outperforming P(A>B) (percentile-bootstrap interval, gamma = 0.75).
 
-Simulation (paper, Section 4.2; ``evalmc.sims.benchmarks``): k = 50 runs per pipeline, sd sigma;
-the ideal estimator draws independent runs; the biased one adds to all k runs of a pipeline one
+Simulation (Section 4.2; ``evalmc.sims.benchmarks``): k = 50 runs per pipeline, sd sigma; the
+ideal estimator draws independent runs; the biased one adds to all k runs of a pipeline one
 bias b ~ N(0, bias_sd^2), independently for A and B (as the authors' code). A's mean is set so
-that P(A>B) of one run against one is the x-axis value. Scores are in units of sigma (every
-criterion is scale-free); the biased rates average the five case studies' ``bias_sd / sigma``
-(:data:`PRESETS`, from the authors' code), as the authors' code averages tasks.
+that P(A>B) of one run against one is the x-axis value. Scores are in units of sigma; the
+biased rates average the five case studies' ``bias_sd / sigma`` (:data:`PRESETS`, from the
+authors' code), as their code averages tasks.
 
-Definitions used by the targets. The x-axis has three regions: H0 for P(A>B) <= 0.5, a grey
-region (0.5, gamma) where a difference is significant but not meaningful, and H1 for
-P(A>B) >= gamma. A *false positive* is concluding "A better" at P(A>B) = 0.5, the edge of H0
-(its least favourable point); a *false negative* is not concluding "A better" at
-P(A>B) = gamma = 0.75, the edge of H1. Both points are added to the 100-point grid.
+H0 is P(A>B) <= 0.5, H1 P(A>B) >= gamma, and (0.5, gamma) a grey region, significant but not
+meaningful. A *false positive* concludes "A better" at P(A>B) = 0.5, H0's least favourable
+point; a *false negative* does not at P(A>B) = gamma = 0.75, the edge of H1.
 
-The decision rule. The test concludes "A better" when the lower end of a two-sided 95%
-percentile interval of P(A>B) is above 0.5 (and its upper end above gamma): a one-sided test at
-2.5%, so the paper's "5%" false positives are judged as a bound (T7). Its "30%" false
-negatives are judged for each estimator (T8): the ideal estimator's are about 5% (a
-discrepancy with the paper, T8 (ideal) fails), the biased estimator's about 22%; T10 judges
-"Its performance is nevertheless impacted by the biased estimator compared to the ideal
-estimator" (Sec 4.2).
+The test concludes "A better" when the lower end of a two-sided 95% percentile interval of
+P(A>B) is above 0.5 (and its upper end above gamma): a one-sided test at 2.5%, so the paper's
+"5%" false positives are judged as a bound (T7), and its "30%" false negatives for each
+estimator (T8: about 5% ideal, a discrepancy; about 22% biased).
 
-Rows beyond the paper's figure (second and third readings of the paper):
+Rows beyond the paper's figure: T9, the biased false positives (about 17%, or 12-14% if the
+bias sds are read through Eq 7 as sds of the mean of k = 10 or 20 runs,
+:func:`mean_sd_ratios`), with F1 the bias sd below which they stay at 5% (``fpbias``); I6, the
+error rates per case study at gamma = 0.6, 0.75, 0.9 (``figi6``); C3, the test's own false
+negatives at Noether's k = 29 (``sensitivity``); sensitivity findings: B = 50 replicates (the
+authors' code), a normal-approximation interval, single point with the biased estimator, and
+an oracle that knows sigma and takes its threshold from a power analysis at gamma,
+``Phi^-1(gamma) sqrt(2) sigma - z_(1-beta) sigma sqrt(2 / k)`` (beta = 0.05). P(A>B) is of one
+run against one, so gamma is the mean difference ``Phi^-1(gamma) sqrt(2) sigma`` (App I, as
+the authors' code).
 
-- T9 reports the biased estimator's false positives beside "controls well the error rates even
-  when used with a biased estimator ... Although we cannot guarantee a nominal control" (Sec
-  4.2), a finding: about 17% at the authors' bias sds read as the sd of the shared bias (their
-  code), about 12-14% if they are read, through Eq 7, as sds of the mean of k = 10 or 20 runs
-  (:func:`mean_sd_ratios`); F1 gives the bias sd below which they stay at 5% (``fpbias``).
-- I6 reports the P(A>B) test's error rates in each case study at gamma = 0.6, 0.75 and 0.9
-  beside "a threshold of gamma = 0.75 which we have observed to be robust across all case
-  studies" (Sec 4.2, App I), a finding: the paper gives no number (``figi6``).
-- C3 judges "the minimal sample size required to ensure a rate of 5% false negatives ... 29
-  trainings" (App C.3) with the test's own false negatives at k = 29 (``sensitivity``).
-- Sensitivity rows (findings): the authors' code's B = 50 bootstrap replicates; a
-  normal-approximation interval; single point with the biased estimator (the authors' driver);
-  the oracle: a test that knows sigma and takes its threshold from a power analysis at gamma,
-  ``Phi^-1(gamma) sqrt(2) sigma - z_(1-beta) sigma sqrt(2 / k)`` (beta = 0.05), so that its
-  false negatives at P(A>B) = gamma are beta; the Welch t-test is labelled "t-test".
-- App I ("we converted gamma into the equivalent performance difference"): P(A>B) is of one run
-  of A against one of B, each of sd sigma, so their difference has sd ``sqrt(2) sigma`` and
-  gamma is the mean difference ``Phi^-1(gamma) sqrt(2) sigma`` (as the authors' code), not
-  ``Phi^-1(gamma) sigma``, which would be P(A>B) against B's mean.
-
-Assumed where the paper is silent: delta = 1.9952 sigma for the single-point and average
-comparisons (the text; the authors' video code uses 1.903 sigma); B = 1000 bootstrap resamples
-(the video code uses 50); the interval's ends are order statistics of the sorted replicates
-(``numpy.percentile(method='inverted_cdf')``); ties count one half; the grid's last point is
-P(A>B) = 0.999, as the authors' code clamps P(A>B) to 1 - 1e-3.
+Assumed where the paper is silent: delta = 1.9952 sigma (the text; the authors' video code
+uses 1.903 sigma); B = 1000 bootstrap resamples (the video code: 50); the interval's ends are
+order statistics (``numpy.percentile(method='inverted_cdf')``); ties count one half; the grid
+ends at P(A>B) = 0.999, as the authors' code clamps P(A>B) to 1 - 1e-3.
 """
 
 from __future__ import annotations
@@ -192,43 +175,13 @@ PRESETS = {
 
 
 def bias_ratios() -> dict[str, float]:
-    """``bias_sd / sigma`` of each case study in :data:`PRESETS`.
-
-    Returns
-    -------
-    dict
-        ``{task: bias_sd / sigma}``, in the order of :data:`PRESETS`.
-
-    Examples
-    --------
-    >>> {task: round(r, 3) for task, r in bias_ratios().items()}
-    {'vgg': 0.736, 'segmentation': 0.22, 'bert-sst2': 0.425, 'bert-rte': 0.407, 'bio-task2': 0.142}
-    """
+    """``{task: bias_sd / sigma}`` of each case study, in the order of :data:`PRESETS`."""
     return {task: bias / sigma for task, (sigma, bias) in PRESETS.items()}
 
 
 def mean_sd_ratios(k: int) -> dict[str, float]:
-    """The shared bias's sd over sigma if :data:`PRESETS`' bias sds are sds of the mean of k runs.
-
-    Read through Eq 7, the biased estimator's mean of k runs has variance
-    ``bias_sd^2 + sigma^2 / k``; the shared bias's sd is then ``sqrt(r^2 - 1 / k)`` in units of
-    sigma, r the ratio of :func:`bias_ratios`, and 0 where ``r^2 < 1 / k``.
-
-    Parameters
-    ----------
-    k : int
-        Runs whose mean the bias sds are taken to be the sd of.
-
-    Returns
-    -------
-    dict
-        ``{task: shared bias sd / sigma}``, in the order of :data:`PRESETS`.
-
-    Examples
-    --------
-    >>> {task: round(r, 3) for task, r in mean_sd_ratios(10).items()}
-    {'vgg': 0.665, 'segmentation': 0.0, 'bert-sst2': 0.284, 'bert-rte': 0.257, 'bio-task2': 0.0}
-    """
+    """``{task: shared bias sd / sigma}`` if :data:`PRESETS`' bias sds are sds of the mean of `k`
+    runs (Eq 7): ``sqrt(r^2 - 1 / k)``, r of :func:`bias_ratios`, 0 where ``r^2 < 1 / k``."""
     if int(k) < 1:
         raise ValueError(f"`k` must be a positive integer; got {k}.")
     return {task: float(np.sqrt(max(r**2 - 1 / k, 0.0))) for task, r in bias_ratios().items()}
@@ -251,29 +204,8 @@ def _shade(ax, gamma=GAMMA):
 # --- Figure 6: error rates of the three criteria ------------------------------------------
 
 def oracle_threshold(k: int, gamma=GAMMA, beta=BETA) -> float:
-    """The oracle's threshold on ``mean(A) - mean(B)``, in units of sigma.
-
-    It knows sigma and takes the threshold from a power analysis at gamma: its false negatives
-    at P(A>B) = gamma are `beta` (ideal estimator):
-    ``Phi^-1(gamma) sqrt(2) - z_(1-beta) sqrt(2 / k)``.
-
-    Parameters
-    ----------
-    k : int
-        Runs per pipeline.
-    gamma : float
-        P(A>B) at which the false negatives are set.
-    beta : float
-        The false negatives there.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(oracle_threshold(50), 4), round(oracle_threshold(29), 4)
-    (0.6249, 0.5219)
+    """The oracle's threshold on ``mean(A) - mean(B)`` in units of sigma, from a power analysis:
+    false negatives `beta` at P(A>B) = `gamma`, ``Phi^-1(gamma) sqrt(2) - z_(1-beta) sqrt(2 / k)``.
     """
     return float(ndtri(gamma) * np.sqrt(2) - ndtri(1 - beta) * np.sqrt(2 / k))
 
@@ -295,9 +227,6 @@ def _exact_rates(grid, k, ratios):
 def compute_fig6(scale, runs):
     """Figure 6's data: each criterion's rate of concluding 'A better' against P(A>B), exact
     and simulated, ideal and biased estimator.
-
-    P(A>B) on 100 points of [0.4, 0.999] (quick: 20) plus 0.5 and 0.75; k = 50 runs; 1000
-    simulations per point; the biased rates average the five case studies' bias sds.
 
     Parameters
     ----------
@@ -427,10 +356,8 @@ def _wins_needed():
 
 
 def check_fig6(data, scale):
-    """Judge Figure 6's error rates: T3-T8 and T10 against the paper; T9, S3, S5 reported.
-
-    False positives are read at P(A>B) = 0.5, false negatives at P(A>B) = gamma = 0.75, from
-    the simulated rates; each note gives the exact one.
+    """Judge Figure 6's simulated error rates (each note gives the exact one): T3-T8 and T10 against
+    the paper; T9, S3, S5 reported.
 
     Parameters
     ----------
@@ -531,28 +458,8 @@ def check_fig6(data, scale):
 # --- Sensitivity: the P(A>B) test's error rates against k, and its variants -----------------
 
 def normal_interval_better(k: int, gamma=GAMMA, alpha=ALPHA) -> np.ndarray:
-    """'A better' (1.0) or not, for w = 0..k wins, with a normal-approximation interval.
-
-    The interval is ``p +- z sqrt(p (1 - p) / k)``, ``p = w / k``, z the ``1 - alpha / 2``
-    normal quantile; 'A better' when its lower end is above 0.5 and its upper end above gamma.
-
-    Parameters
-    ----------
-    k : int
-        Pairs of runs.
-    gamma : float
-    alpha : float
-
-    Returns
-    -------
-    ndarray of shape (k + 1,)
-        1.0 where w wins conclude 'A better', else 0.0.
-
-    Examples
-    --------
-    >>> normal_interval_better(10).tolist()
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
-    """
+    """1.0 where w = 0..k wins conclude 'A better' with the normal interval ``p +- z sqrt(p (1 - p)
+    / k)`` (``p = w / k``: lower end above 0.5, upper end above `gamma`), else 0.0."""
     p = np.arange(k + 1) / k
     half = ndtri(1 - alpha / 2) * np.sqrt(p * (1 - p) / k)
     return ((p - half > 0.5) & (p + half > gamma)).astype(float)
@@ -799,12 +706,9 @@ GAMMAS = (0.6, 0.75, 0.9)
 
 
 def compute_figi6(scale, runs):
-    """Figure I.6's data: exact rates of 'A better' of the average and the P(A>B) test, for
-    each k of :data:`SIZES` and gamma of :data:`GAMMAS`.
-
-    P(A>B) on 60 points of [0.4, 0.999] (quick: 15) plus 0.5 and 0.75; the average's threshold
-    is gamma as a difference of means, ``Phi^-1(gamma) sqrt(2)`` sigma; the biased rates
-    average the five case studies.
+    """Figure I.6's data: exact rates of 'A better' of the average and the P(A>B) test, for each k
+    of :data:`SIZES` and gamma of :data:`GAMMAS`, on 60 points of P(A>B) in [0.4, 0.999] (quick: 15)
+    plus 0.5 and 0.75.
 
     Parameters
     ----------
@@ -892,31 +796,8 @@ def plot_figi6(data):
 
 
 def robustness(gamma: float, k: int = K) -> pd.DataFrame:
-    """The P(A>B) test's exact error rates in each case study (biased estimator).
-
-    Parameters
-    ----------
-    gamma : float
-        The test's threshold on P(A>B), in (0.5, 1).
-    k : int
-        Pairs of runs.
-
-    Returns
-    -------
-    DataFrame
-        One row per task of :data:`PRESETS`: ``task``, ``false_positives`` (rate of 'A better'
-        at P(A>B) = 0.5) and ``false_negatives`` (rate of no 'A better' at P(A>B) = gamma).
-
-    Examples
-    --------
-    >>> robustness(0.75).round(3)
-               task  false_positives  false_negatives
-    0           vgg            0.311            0.346
-    1  segmentation            0.095            0.147
-    2     bert-sst2            0.209            0.258
-    3      bert-rte            0.201            0.251
-    4     bio-task2            0.052            0.097
-    """
+    """The P(A>B) test's exact false positives (at P(A>B) = 0.5) and false negatives (at `gamma`)
+    with `k` pairs in each case study of :data:`PRESETS` (biased estimator)."""
     rows = []
     for task, r in bias_ratios().items():
         fp, power = outperform_power([0.5, gamma], k=k, gamma=gamma, n_resamples=N_RESAMPLES,

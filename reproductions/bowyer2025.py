@@ -1,40 +1,33 @@
 """Bowyer, Aitchison and Ivanova (2025), "Position: Don't use the CLT in LLM evals with fewer
 than a few hundred datapoints" (ICML 2025, arXiv 2503.01747): one model's accuracy.
 
-The paper's text is not in the project. Its claims are quoted from its abstract ("In these
-small-data settings, we demonstrate that CLT-based methods perform very poorly, usually
-dramatically underestimating uncertainty (i.e. producing error bars that are too small)");
-its settings and numbers are read from the authors' public code (github sambowyer/no_clt_paper:
-``basic_experiments.py``, ``subtask_experiments.py``, ``eval_lib/src``) and from the figures it
-plots there (``PLOTS_FINAL``); a target read off a figure says so and is paraphrased.
+The paper's text is not in the project. Its claims are quoted from its abstract ("CLT-based
+methods perform very poorly, usually dramatically underestimating uncertainty"); its settings
+and numbers are read from the authors' public code (github sambowyer/no_clt_paper:
+``basic_experiments.py``, ``subtask_experiments.py``, ``eval_lib/src``) and the figures it
+plots (``PLOTS_FINAL``); a target read off a figure says so and is paraphrased.
 
-IID setting (Sec 3.1; ``iid``, ``iid-sim``, ``mismatch``). A true rate theta, N Bernoulli(theta)
-answers, N in {3, 10, 30, 100} (and 300, the authors' ``basic_medium``); 100 rates drawn from
-the prior Beta(1, 1) x 200 repeats; nominal levels ``1 - alpha``, alpha on
-``linspace(0.005, 0.2, 100)``. Intervals (``eval_lib/src/intervals.py``): CLT ``p +- z
-sqrt(p (1 - p) / N)`` (``wald``), Wilson and Clopper-Pearson (statsmodels'
-``proportion_confint``), the Beta(1 + k, 1 + N - k) posterior's equal-tailed interval
-(``beta-posterior``), and the percentile bootstrap with K = 10,000 resamples and
-``np.percentile`` (``proportion-bootstrap``, each resample's mean drawn as Binomial(N, p) / N,
-the same law). Coverage and width average over the repeats and the rates. Every interval but the
-bootstrap depends on the data through the count k only, so its coverage averaged over a
-Beta(a, b) prior is a finite sum over k (:mod:`evalmc.stats.binomial`): ``iid`` and
-``mismatch`` are exact, at all 100 levels; the bootstrap's exact line is its limit as K grows
-(the Binomial(N, k / N) quantiles). ``iid-sim`` runs the paper's simulation on the engine at
-the 95% level, beside the exact values. Prior mismatch (the authors' ``--prior_alpha``,
-``--prior_beta``): rates from Beta(100, 20), Beta(20, 100), Beta(10, 10), the Bayesian
-interval keeping its Beta(1, 1) prior.
+IID setting (Sec 3.1; ``iid``, ``iid-sim``, ``mismatch``): a true rate theta, N Bernoulli(theta)
+answers, N in {3, 10, 30, 100} (and 300, the authors' ``basic_medium``); 100 rates from the
+prior Beta(1, 1) x 200 repeats; nominal levels ``1 - alpha``, alpha on ``linspace(0.005, 0.2,
+100)``. Intervals: CLT ``p +- z sqrt(p (1 - p) / N)`` (``wald``), Wilson and Clopper-Pearson,
+the Beta(1 + k, 1 + N - k) posterior's equal-tailed interval (``beta-posterior``), and the
+percentile bootstrap (K = 10,000, ``proportion-bootstrap``). Every interval but the bootstrap
+depends on the count k only, so its coverage averaged over a Beta prior is a finite sum over k
+(:mod:`evalmc.stats.binomial`): ``iid`` and ``mismatch`` are exact, at all 100 levels; the
+bootstrap's exact line is its limit as K grows. ``iid-sim`` runs the paper's simulation on the
+engine at 95%. Prior mismatch (the authors' ``--prior_alpha``, ``--prior_beta``): rates from
+Beta(100, 20), Beta(20, 100), Beta(10, 10), the Bayesian interval keeping Beta(1, 1).
 
-Clustered setting (Sec 3.2; ``clustered``): T tasks of N_t = 5 questions, T in {2, 6, 20, 60}
-(N = 10, 30, 100, 300; the authors' ``subtask_small``); per repeat d ~ Gamma(1, 1), task rates
-Beta(d theta, d (1 - theta)) (``bernoulli-tasks``). Intervals: the IID ones on the pooled
-answers, the clustered CLT (CR0 standard error, ``clustered-wald``) and the importance-sampled
-hierarchical Bayes interval (10,000 prior draws, resampled, ``clustered-bayes``).
-Departure: one nominal level (95%), not the paper's 100, as each level is a run of its own on
-the engine (the importance sampling dominates the time); the clustered bootstraps are left out.
+Clustered setting (Sec 3.2; ``clustered``): T tasks of 5 questions, T in {2, 6, 20, 60} (the
+authors' ``subtask_small``); per repeat d ~ Gamma(1, 1), task rates Beta(d theta, d (1 - theta))
+(``bernoulli-tasks``). Intervals: the IID ones on the pooled answers, the clustered CLT (CR0,
+``clustered-wald``) and the importance-sampled hierarchical Bayes interval (10,000 prior draws,
+``clustered-bayes``). Departure: one nominal level (95%), not 100, as the importance sampling
+dominates the time; the clustered bootstraps are left out.
 
 The two-model comparisons (Secs 3.3, 3.4) add their targets to :data:`TARGET_ROWS` and their
-figures beside these, from their own module.
+figures beside these, from :mod:`.bowyer2025_pairs`.
 """
 
 from __future__ import annotations
@@ -183,29 +176,8 @@ def _log_axes(ax, ns, labels=None):
 
 
 def exact_table(priors, ns=NS, levels=LEVELS) -> pd.DataFrame:
-    """Exact coverage and expected width of every IID interval, over rates from each prior.
-
-    Parameters
-    ----------
-    priors : dict
-        Label to ``(a, b)`` of the Beta prior of the rates.
-    ns : sequence of int
-        Numbers of questions.
-    levels : sequence of float
-        Nominal levels.
-
-    Returns
-    -------
-    DataFrame
-        One row per (prior, method, n, level): ``coverage``, ``width``.
-
-    Examples
-    --------
-    >>> table = exact_table({"Beta(1, 1)": (1, 1)}, ns=[10], levels=[0.95])
-    >>> table.set_index("method")["coverage"].round(4).to_dict()
-    {'wald': 0.7693, 'wilson': 0.9541, 'clopper-pearson': 0.9838, 'beta-posterior': 0.95, \
-'bootstrap': 0.7798}
-    """
+    """Exact ``coverage`` and expected ``width`` of every IID interval, one row per (prior, method,
+    n, level), over rates from each Beta prior of `priors` (label to ``(a, b)``)."""
     rows = []
     for label, (a, b) in priors.items():
         for method in METHODS:
@@ -219,25 +191,8 @@ def exact_table(priors, ns=NS, levels=LEVELS) -> pd.DataFrame:
 
 
 def coverage_error(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean ``|coverage - level|`` over the levels, per prior, method and N (the paper's
-    "coverage error").
-
-    Parameters
-    ----------
-    table : DataFrame
-        As :func:`exact_table` gives it; with an ``on_grid`` column, its rows on the grid.
-
-    Returns
-    -------
-    DataFrame
-        ``prior``, ``method``, ``n``, ``error``.
-
-    Examples
-    --------
-    >>> table = exact_table({"Beta(1, 1)": (1, 1)}, ns=[3], levels=[0.9, 0.95])
-    >>> coverage_error(table).set_index("method")["error"].round(3).to_dict()["wald"]
-    0.436
-    """
+    """The paper's "coverage error": mean ``|coverage - level|`` over the levels (the ``on_grid``
+    rows if marked) per ``prior``, ``method`` and ``n``."""
     if "on_grid" in table:
         table = table[table["on_grid"]]
     gap = table.assign(error=(table["coverage"] - table["level"]).abs())

@@ -1,37 +1,30 @@
 """Bowyer, Aitchison and Ivanova (2025), "Position: Don't use the CLT in LLM evals with fewer
-than a few hundred datapoints" (ICML 2025): the comparisons of two models (their Secs 3.3 and
-3.4), coverage of each interval against its nominal level.
+than a few hundred datapoints" (ICML 2025): the comparisons of two models (Secs 3.3 and 3.4),
+coverage of each interval against its nominal level.
 
-The paper's text is not in the project; its claims on comparisons are paraphrased from its
-summary, and every parameter below is read from the authors' code (``indep_models_comparison.py``,
-``paired_experiments.py``, ``experiment_scripts/run_paired_experiments.sh``,
-``eval_lib/src/intervals_paired.py``).
+The claims are paraphrased from the paper's summary, and every parameter below is read from the
+authors' code (``indep_models_comparison.py``, ``paired_experiments.py``,
+``experiment_scripts/run_paired_experiments.sh``, ``eval_lib/src/intervals_paired.py``).
 
 - Independent (Sec 3.3): ``theta_A, theta_B ~ Beta(1, 1)``; each model answers N different
   questions; intervals: the CLT difference (``clt-diff``), the Bayesian difference
-  (``bayes-diff``, Beta(1, 1) priors), the odds ratio by inverting Fisher's exact test
-  (``fisher-odds-ratio``) and its Bayesian counterpart (``bayes-odds-ratio``). Authors: 10,000
-  theta pairs, one data set each, N in {3, 10, 30, 100}, 100 levels from 0.8 to 0.995,
-  posterior quantiles from 2,000 draws. Ours: 100 theta pairs x 100 data sets, N also 300,
-  levels 0.8, 0.9, 0.95, 0.99, posterior quantiles exact (:mod:`evalmc.estimators.comparisons`),
-  and beside each simulated coverage its exact value, the mean over the theta pairs of the sum
-  over both binomial counts (:func:`~evalmc.estimators.comparisons.independent_coverage`;
-  up to N = 100 but for the CLT's, as the sum needs every table's interval).
+  (``bayes-diff``), the odds ratio by inverting Fisher's exact test (``fisher-odds-ratio``) and
+  its Bayesian counterpart (``bayes-odds-ratio``). Authors: 10,000 theta pairs, one data set
+  each, N in {3, 10, 30, 100}, 100 levels from 0.8 to 0.995, posterior quantiles from 2,000
+  draws. Ours: 100 theta pairs x 100 data sets, N also 300, levels 0.8, 0.9, 0.95, 0.99, exact
+  posterior quantiles, and beside each simulated coverage its exact value
+  (:func:`~evalmc.estimators.comparisons.independent_coverage`, up to N = 100 but the CLT's).
 - Paired (Sec 3.4): per question a latent bivariate normal with means ``(Phi^-1(theta_A),
-  Phi^-1(theta_B))``, unit variances and correlation ``rho = 2 r - 1``, ``r ~ Beta(4, 2)``
-  drawn per data set; answers the latents' signs (``paired-models``); intervals: the paired CLT
-  (``paired-z-interval``, the authors' ``clt_paired_confidence_interval``), the Bayesian paired
-  model (``bayes-paired``, the authors' prior: Beta(1, 1) rates, ``(rho + 1) / 2 ~ Beta(4,
-  2)``), and the two unpaired intervals applied to paired data (``clt-diff``, ``bayes-diff``,
-  the authors' ``freq`` and ``bayes_unpaired``). Authors: 100 theta pairs x 200 data sets,
-  N in {3, 10, 30, 100}, 100 levels from 0.8 to 0.995, 10,000 importance samples from the
-  prior. Ours: the same sizes, N also 300, four levels, the posterior integrated on a grid.
-- Prior mismatch (the authors' robustness runs): theta_B drawn from Beta(10, 10), Beta(100,
-  20) or Beta(20, 100), theta_A uniform, the Bayesian priors unchanged, N in {3, 10, 30}
-  (the authors' also 100). In the authors'
-  script the A rates are drawn from ``Beta(prior_alpha_A, prior_beta_B)`` (B's second
-  parameter), so their runs had theta_A from Beta(1, 10), Beta(1, 20) or Beta(1, 100); ours
-  draw theta_A uniform, as the script's options say.
+  Phi^-1(theta_B))``, unit variances and correlation ``rho = 2 r - 1``, ``r ~ Beta(4, 2)`` per
+  data set; answers the latents' signs (``paired-models``); intervals: the paired CLT
+  (``paired-z-interval``), the Bayesian paired model (``bayes-paired``, the authors' prior), and
+  the unpaired ``clt-diff`` and ``bayes-diff`` applied to paired data. Authors: 100 theta pairs x
+  200 data sets, N in {3, 10, 30, 100}, 100 levels, 10,000 importance samples. Ours: the same
+  sizes, N also 300, four levels, the posterior integrated on a grid.
+- Prior mismatch (the authors' robustness runs): theta_B from Beta(10, 10), Beta(100, 20) or
+  Beta(20, 100), theta_A uniform, the Bayesian priors unchanged, N in {3, 10, 30}. The authors'
+  script draws the A rates from ``Beta(prior_alpha_A, prior_beta_B)`` (B's second parameter);
+  ours draw theta_A uniform, as its options say.
 
 Coverage is pooled over the theta pairs; its Monte Carlo error is conditional on them
 (``sqrt(sum_i c_i (1 - c_i) / r) / K`` over the K pairs of r data sets each).
@@ -113,26 +106,8 @@ TARGETS = Targets([
 
 
 def draw_thetas(prior: str, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """`k` pairs of accuracies from the law `prior` (a key of :data:`PRIORS`), seeded by
-    :data:`SEED` and the prior's place in :data:`PRIORS`.
-
-    Parameters
-    ----------
-    prior : str
-        A key of :data:`PRIORS`.
-    k : int
-        Pairs drawn.
-
-    Returns
-    -------
-    theta_a, theta_b : ndarray, shape (k,)
-
-    Examples
-    --------
-    >>> theta_a, theta_b = draw_thetas("uniform", 3)
-    >>> theta_a.round(3), theta_b.round(3)
-    (array([0.703, 0.629, 0.521]), array([0.114, 0.577, 0.264]))
-    """
+    """`k` pairs of accuracies ``(theta_a, theta_b)`` from the law `prior` (a key of
+    :data:`PRIORS`), seeded by :data:`SEED` and the prior's place."""
     rng = np.random.default_rng([SEED, list(PRIORS).index(prior)])
     (a1, b1), (a2, b2) = PRIORS[prior]
     return rng.beta(a1, b1, k), rng.beta(a2, b2, k)

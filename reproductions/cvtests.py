@@ -5,52 +5,41 @@ Tests that decide whether learning algorithm A beats B from their errors on seve
 train/test splits of one data set, measured on two problems whose truth is known
 (:mod:`evalmc.sims.learning`): ``cv-regression`` (least squares on 10 features against 5 of
 them) and ``cv-classification`` (linear discriminant against nearest mean, two Gaussian
-classes in 10 dimensions). n = 300 examples. The null is "equal expected error when trained on
-the scheme's training size", which is what the tests are meant to detect ("algorithm A
-outperforms B on this task"); each replication is a fresh data set of the population.
+classes in 10 dimensions), n = 300 examples. The null is "equal expected error when trained on
+the scheme's training size"; each replication is a fresh data set of the population.
 
-The papers' own data sets (UCI tasks, C4.5, nearest neighbour, naive Bayes) are not
-simulated: a claim is judged on these two problems, and a miss says that the claim does not
-hold there, not that the paper measured wrongly. Both are stable learners, whose splits' errors
-are little correlated; the papers trained unstable ones (C4.5, neural networks). The size
-claims (J, K) are also judged on ``cv-stumps``: two decision stumps of fewest training errors,
-on feature 1 (A) and on feature 2 (B) of a population symmetric in the two, so that the null
-is exact and each fit's risk an exact integral. The papers' texts are not in the project;
-their claims are taken from their abstracts, paraphrased in each target's source.
+The papers' data sets (UCI tasks, C4.5, nearest neighbour, naive Bayes) are not simulated: a
+miss says a claim does not hold on these two problems of stable learners, whose splits' errors
+are little correlated, not that the paper measured wrongly. The size claims (J, K) are also
+judged on ``cv-stumps``: two decision stumps of fewest training errors, on feature 1 (A) and
+feature 2 (B) of a population symmetric in the two, so that the null is exact. The papers'
+claims are taken from their abstracts, paraphrased in each target's source.
 
 Assumed where the papers differ or are silent: two-sided tests at alpha = 0.05; a fold is a
 contiguous block of a fresh permutation; the hold-out split tests a third of the data
 (Dietterich's McNemar); the random splits test 10% (Nadeau and Bengio's n2/n = 0.1) or a third;
 "near nominal" is Bradley's liberal criterion, size in [0.025, 0.075]; Monte Carlo bands are 2
-MCSE. The truth's training size is the scheme's (n - n_test), so the null of a 2-fold scheme
-is at 150 examples and that of a 10-fold one at 270.
+MCSE. The truth's training size is the scheme's (n - n_test): 150 examples for 2 folds, 270 for
+10.
 
-Power across schemes (D4, D5, B1) compares each test at the same shift of its own estimand:
-B's expected loss minus A's when trained on the test's own training size. The population that
-gives a shift therefore differs a little between schemes (the classification problem's
-correlation is 0.43 for 5x2 and 0.42 for 10 folds at shift 0.05), and the tests do not see
-the same data sets, as Dietterich's did. That alternative (raising the features' correlation)
-changes the noise as well as the effect: at shift 0.05 the two folds of a 5x2 repetition
-correlate about -0.33 instead of the null's -0.10, and a fold's difference has about 4.4 times
-the null's variance. D4, D5 and A1's power are therefore judged on the exchange alternative of
-:mod:`evalmc.sims.learning` (the null's population and fits; on a share r of the examples, A's
-errors where B is right become B's), which keeps the number of examples where the learners
-disagree, the main part of a split's variance, and whose effect is exact. It does not hold
-how the two folds of a repetition co-vary: measured at each shift beside the null's (D5's
-note), their correlation rises from the null's -0.10 toward 0 as more errors are exchanged
-(-0.02 at 0.05, where a fold's variance is 1.13 times the null's), so the noise is the null's
-within the Monte Carlo error at the smallest shift only. It reaches a shift of
-2 E[P10] (every A-only error exchanged): 0.066 for 5x2, 0.057 for the hold-out, 0.049 for 10
-folds, so the 10-fold t has no point at 0.05 and D4 compares the tests at 0.01-0.03. The
-correlation alternative's D4 and D5 stay as extension rows. B1 stays on the correlation
-alternative: it compares a test's agreement with itself, not power at an effect, and three of
-its four schemes train on 270 examples, where 0.05 is out of the exchange's reach.
+Power across schemes (D4, D5, B1) compares each test at the same shift of its own estimand, B's
+expected loss minus A's at the test's training size, so the populations differ a little
+between schemes and the tests do not see the same data sets, as Dietterich's did. Raising the
+features' correlation (the classification's alternative) changes the noise as well as the
+effect (at shift 0.05 the two folds of a 5x2 repetition correlate about -0.33 instead of the
+null's -0.10, and a fold's difference has 4.4 times the null's variance). D4, D5 and A1's power
+are therefore judged on the exchange alternative of :mod:`evalmc.sims.learning` (on a share of
+the examples, A's errors where B is right become B's), which keeps the examples where the
+learners disagree and whose effect is exact; its folds' correlation still rises toward 0 as
+more errors are exchanged (D5's note), and it reaches a shift of 2 E[P10] only (0.066 for 5x2,
+0.057 for the hold-out, 0.049 for 10 folds, so D4 compares the tests at 0.01-0.03). The
+correlation alternative's D4 and D5 stay as extension rows; B1 stays on it (agreement with
+itself, not power at an effect).
 
-Equal degenerate splits: with 0/1 losses on few test examples all the splits' differences can
-be equal; the t-tests then reject a nonzero one at any level (zero variance, as scipy's
-``ttest_rel``), which lifts their size at J = 2 and k = 2.
-"Somewhat elevated" (K1) is judged with the Monte Carlo error: above 0.05 and not above 0.075,
-each by more than 2 MCSE.
+With 0/1 losses on few test examples all the splits' differences can be equal; the t-tests then
+reject a nonzero one at any level (zero variance, as scipy's ``ttest_rel``), which lifts their
+size at J = 2 and k = 2. "Somewhat elevated" (K1) is judged with the Monte Carlo error: above
+0.05 and not above 0.075, each by more than 2 MCSE.
 """
 
 from __future__ import annotations
@@ -177,34 +166,10 @@ def _reps(scale: str, paper: int, quick: int) -> int:
 
 
 def split_correlation(scenario, n_reps: int, *, folds_of_5x2: bool = False):
-    """Correlation of the loss differences of two splits of one data set, and its MCSE.
-
-    For random splits, ``1 - mean(within-data-set variance) / total variance``, the rho that
-    Nadeau and Bengio's correction takes as ``n_test / n``; with `folds_of_5x2`, the
-    correlation of the two folds of one repetition of 5x2. MCSE from 20 groups of data sets.
-
-    Parameters
-    ----------
-    scenario : Scenario
-        A cross-validation problem of :mod:`evalmc.sims.learning` with its scheme, e.g.
-        ``get_scenario("cv-regression")(n=300, scheme="random", j=15)``.
-    n_reps : int
-        Data sets, in 20 groups (at least 2 per group).
-    folds_of_5x2 : bool
-        Correlate the two folds of each 5x2 repetition (`scenario` of scheme ``'5x2'``).
-
-    Returns
-    -------
-    rho, mcse : float
-
-    Examples
-    --------
-    >>> from evalmc.sims import get_scenario
-    >>> scenario = get_scenario("cv-regression")(n=N, scheme="random", j=15, test_share=0.1)
-    >>> rho, mcse = split_correlation(scenario, 40)
-    >>> print(f"{rho:.4f} {mcse:.4f}")
-    0.0089 0.0291
-    """
+    """Correlation of the loss differences of two splits of one data set, with its MCSE (from 20
+    groups of `n_reps` data sets): for random splits ``1 - mean(within-data-set variance) / total
+    variance``, the rho Nadeau and Bengio's correction takes as ``n_test / n``; with `folds_of_5x2`,
+    that of the two folds of a 5x2 repetition."""
     groups = []
     for g in range(20):
         rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(g,)))
@@ -219,32 +184,8 @@ def split_correlation(scenario, n_reps: int, *, folds_of_5x2: bool = False):
 
 
 def equal_differences(scenario, n_reps: int) -> float:
-    """Share of data sets whose loss differences are equal and nonzero on every split: the
-    t-tests over splits reject them at any level (zero variance; see
-    :mod:`evalmc.criteria.cv`).
-
-    Parameters
-    ----------
-    scenario : Scenario
-        A cross-validation problem with its scheme (as :func:`split_correlation`).
-    n_reps : int
-        Data sets drawn.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    0/1 losses on 30 test examples, two random splits (a second, most of it compiling the
-    classification problem's fit):
-
-    >>> from evalmc.sims import get_scenario
-    >>> scenario = get_scenario("cv-classification")(  # doctest: +SKIP
-    ...     n=N, scheme="random", j=2, test_share=0.1)
-    >>> equal_differences(scenario, 200)  # doctest: +SKIP
-    0.065
-    """
+    """Share of `n_reps` data sets whose loss differences are equal and nonzero on every split,
+    which the t-tests over splits reject at any level (zero variance; :mod:`evalmc.criteria.cv`)."""
     rng = np.random.default_rng(np.random.SeedSequence(SEED, spawn_key=(99,)))
     a, b, _, _ = scenario.fit(rng, n_reps)
     d = a - b
@@ -271,10 +212,6 @@ EQUAL = "equal nonzero differences"
 def compute_size_j(scale, runs):
     """The size-j figure's data: size of the naive and the corrected resampled t-test against
     the number J of random splits, for each test share, on both problems.
-
-    J in :data:`J_VALUES`, test shares :data:`SHARES`, 4000 data sets per point (quick: 300);
-    with the measured correlation of two splits (J = 15) and the share of data sets with equal
-    nonzero differences on J = 2 splits, as extra rows.
 
     Parameters
     ----------
@@ -479,24 +416,8 @@ def check_size_j(data, scale):
 
 
 def _outside_band(corrected, rhos, tied) -> str:
-    """J3's note: the corrected test's sizes outside Bradley's band, counted by their cause.
-
-    A size above the band at J = 2 where some data sets have equal nonzero differences on
-    both splits comes from the rule that such a t rejects at any level; other sizes outside
-    it, from the splits' correlation (:data:`CORRELATION`, J = 15) being above or below the
-    n_test / n the correction assumes.
-
-    Parameters
-    ----------
-    corrected : DataFrame
-        The corrected test's rows of the size-j data.
-    rhos, tied : DataFrame
-        The :data:`CORRELATION` and :data:`EQUAL` rows.
-
-    Returns
-    -------
-    str
-    """
+    """J3's note: the corrected test's sizes outside Bradley's band, counted by cause (equal nonzero
+    differences at J = 2, or the splits' correlation above or below ``n_test / n``)."""
     rho = {(r.problem, round(r.test_share, 6)): r.rate for r in rhos.itertuples()}
     ties = {(r.problem, round(r.test_share, 6)): r.rate for r in tied.itertuples() if r.j == 2}
     causes = {}
@@ -540,11 +461,6 @@ K_REPEATED = {"paper": (2, 5, 10), "quick": (10,)}
 def compute_size_k(scale, runs):
     """The size-k figure's data: size of the k-fold paired t-test against k, and of the
     corrected repeated (10 x k) cross-validation t-test, on both problems.
-
-    k in :data:`K_VALUES` (repeated: :data:`K_REPEATED`), 4000 data sets per point (repeated:
-    2000; quick: 300 and 200), on the problems of :data:`SIZE_PROBLEMS`; with the measured
-    correlation of two folds (k = 10) and of two splits of 10 x 10 folds as extra rows per
-    problem.
 
     Parameters
     ----------
@@ -711,13 +627,6 @@ def compute_tests(scale, runs):
     :data:`SCHEMES` against the shift, on both problems, and of :data:`MATCHED_SCHEMES` on the
     classification problem's exchange alternative (:data:`MATCHED`).
 
-    Shifts of :data:`SHIFTS` (the exchange alternative: those within its reach at the
-    scheme's training size; at shift 0 it is the null, whose rows it repeats); the hold-out
-    tests, which count errors, on the classification problem only; hold-out tests a third,
-    random splits 10%; 4000 data sets per point (quick: 300); with the correlation of the two
-    folds of a 5x2 repetition and one fold's variance as extra rows, at shift 0 and the
-    largest shift of each problem, and at each positive shift of the exchange alternative.
-
     Parameters
     ----------
     scale : {'quick', 'paper'}
@@ -773,24 +682,9 @@ def compute_tests(scale, runs):
 
 
 def _matched_rates(null, reps, runs) -> pd.DataFrame:
-    """Rates of the tests of :data:`MATCHED_SCHEMES` on the classification problem's exchange
-    alternative, at each positive shift of :data:`SHIFTS` within its reach at the scheme's
-    training size, and at shift 0, where it is the null (the same draws).
-
-    Parameters
-    ----------
-    null : DataFrame
-        The classification problem's rows at shift 0.
-    reps : int
-        Data sets per point.
-    runs : Runs
-        Workers and cache of the engine.
-
-    Returns
-    -------
-    DataFrame
-        ``scheme, shift, criterion, rate, mcse, problem`` (:data:`MATCHED`).
-    """
+    """Rates (``scheme, shift, criterion, rate, mcse, problem``) of the tests of
+    :data:`MATCHED_SCHEMES` on the classification problem's exchange alternative, at shift 0 and at
+    each shift of :data:`SHIFTS` in its reach."""
     parts = [null[null["criterion"].isin([c for cs in MATCHED_SCHEMES.values() for c in cs])]]
     for scheme, criteria in MATCHED_SCHEMES.items():
         share = 1 / 3 if scheme == "holdout" else 0.1
@@ -916,37 +810,14 @@ def check_tests(data, scale):
 
 
 def _fold_correlations(data) -> dict:
-    """Correlation of the two folds of a 5x2 repetition, at the null, per problem.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-
-    Returns
-    -------
-    dict
-        ``{problem: correlation}``.
-    """
+    """Correlation of the two folds of a 5x2 repetition, at the null, per problem."""
     return {p: _at(data, p, FOLD_CORRELATION, shift=0.0)[0] for p in PROBLEMS}
 
 
 def _noise(data, problem) -> str:
-    """How an alternative changes the 5x2 folds' noise: their correlation and one fold's
-    variance at each of its positive shifts measured, against the null's, with their Monte
-    Carlo errors, and the shifts where both are the null's within 2 MCSE.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem : str
-        :data:`CLASSIFICATION` (the correlation alternative) or :data:`MATCHED`.
-
-    Returns
-    -------
-    str
-    """
+    """How an alternative changes the 5x2 folds' noise: their correlation and one fold's variance at
+    each positive shift against the null's (with MCSEs), and the shifts where both match the null
+    within 2 MCSE."""
     rows = _pick(FOLD_CORRELATION)(data[data["problem"] == problem])
     shifts = sorted(float(s) for s in rows["shift"] if s > 0)
     rho0 = _at(data, CLASSIFICATION, FOLD_CORRELATION, shift=0.0)
@@ -972,23 +843,8 @@ def _noise(data, problem) -> str:
 
 
 def _power(data, problem, tests) -> tuple[list, dict]:
-    """Power of `tests` on `problem` at each shift above 0 where all of them have a rate.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem : str
-        :data:`CLASSIFICATION` or :data:`MATCHED`.
-    tests : sequence of str
-
-    Returns
-    -------
-    shifts : list of float
-        The shifts compared.
-    power : dict
-        ``{test: [rate at each shift]}``, in the order of `tests`.
-    """
+    """The shifts above 0 where all of `tests` have a rate on `problem`, and ``{test: rates
+    there}``."""
     rows = data[(data["problem"] == problem) & data["criterion"].isin(tests)
                 & (data["shift"] > 0)]
     have = rows.groupby("shift")["criterion"].nunique()
@@ -997,67 +853,24 @@ def _power(data, problem, tests) -> tuple[list, dict]:
 
 
 def _rates_at(data, problem, criterion, shifts) -> list:
-    """The rejection rates of `criterion` on `problem` at each of `shifts`.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem, criterion : str
-    shifts : list of float
-
-    Returns
-    -------
-    list of float
-    """
+    """The rejection rates of `criterion` on `problem` at each of `shifts`."""
     return [_at(data, problem, criterion, shift=s)[0] for s in shifts]
 
 
 def _slashed(rates) -> str:
-    """``'0.12/0.34'``: `rates` to two decimals.
-
-    Parameters
-    ----------
-    rates : iterable of float
-
-    Returns
-    -------
-    str
-    """
+    """``'0.12/0.34'``: `rates` to two decimals."""
     return "/".join(f"{r:.2f}" for r in rates)
 
 
 def _check_mcnemar_size(data):
-    """D1: the size of McNemar's test on one hold-out split is at most 0.075.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-
-    Returns
-    -------
-    Check
-    """
+    """D1: the size of McNemar's test on one hold-out split is at most 0.075."""
     mcnemar, m = _at(data, CLASSIFICATION, "holdout-mcnemar", shift=0.0)
     return TARGETS.holds("D1", ours=f"{mcnemar:.3f}", passed=mcnemar <= BRADLEY[1],
                          note=f"classification, MCSE {m:.3f}")
 
 
 def _check_5x2_size(data, fold_rho):
-    """D2: the size of the 5x2cv t-test is at most 0.075 on both problems.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    fold_rho : dict
-        :func:`_fold_correlations`: a positive one explains a liberal test.
-
-    Returns
-    -------
-    Check
-    """
+    """D2: the size of the 5x2cv t-test is at most 0.075 on both problems."""
     t52 = {p: _at(data, p, "5x2cv-t", shift=0.0) for p in PROBLEMS}
     liberal = [p for p, (r, _) in t52.items() if r > BRADLEY[1]]
     return TARGETS.holds(
@@ -1068,38 +881,14 @@ def _check_5x2_size(data, fold_rho):
 
 
 def _check_proportion_size(data):
-    """D3 (a finding): the size of the proportion test on one hold-out split.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-
-    Returns
-    -------
-    Check
-    """
+    """D3 (a finding): the size of the proportion test on one hold-out split."""
     prop, m = _at(data, CLASSIFICATION, "holdout-proportion", shift=0.0)
     return TARGETS.finding("D3", ours=f"{prop:.3f}", note=f"MCSE {m:.3f}")
 
 
 def _check_most_powerful(data, problem, suffix):
     """D4: the 10-fold cv t-test is the most powerful of :data:`POWER_TESTS` at each shift
-    they all have on `problem`.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem : str
-        :data:`MATCHED` (D4) or :data:`CLASSIFICATION` (D4 correlation).
-    suffix : str
-        Of the target's id.
-
-    Returns
-    -------
-    Check
-    """
+    they all have on `problem`."""
     shifts, power = _power(data, problem, POWER_TESTS)
     best = all(power["cv-paired-t"][i] >= max(v[i] for v in power.values())
                for i in range(len(shifts)))
@@ -1114,25 +903,7 @@ def _check_most_powerful(data, problem, suffix):
 
 
 def _check_5x2_over_mcnemar(data, problem, suffix, fold_rho, noise):
-    """D5: the 5x2cv t-test is more powerful than McNemar's at each shift of `problem`.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem : str
-        :data:`MATCHED` (D5) or :data:`CLASSIFICATION` (D5 correlation).
-    suffix : str
-        Of the target's id.
-    fold_rho : dict
-        :func:`_fold_correlations`: a negative one explains a miss.
-    noise : str
-        :func:`_noise` of `problem`.
-
-    Returns
-    -------
-    Check
-    """
+    """D5: the 5x2cv t-test is more powerful than McNemar's at each shift of `problem`."""
     shifts, power = _power(data, problem, ("5x2cv-t", "holdout-mcnemar"))
     d5 = all(a > b for a, b in zip(power["5x2cv-t"], power["holdout-mcnemar"], strict=True))
     why = ("" if d5 or fold_rho[CLASSIFICATION] >= 0 else
@@ -1150,17 +921,7 @@ def _check_5x2_over_mcnemar(data, problem, suffix, fold_rho, noise):
 
 
 def _check_fold_correlation(data):
-    """D6 (a finding): the correlation of the two folds of a 5x2 repetition, per problem.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-
-    Returns
-    -------
-    Check
-    """
+    """D6 (a finding): the correlation of the two folds of a 5x2 repetition, per problem."""
     folds = _pick(FOLD_CORRELATION, shift=0.0)(data)
     return TARGETS.finding("D6", ours="; ".join(f"{r:.3f}" for r in folds["rate"]),
                            note="MCSE " + ", ".join(f"{m:.3f}" for m in folds["mcse"]))
@@ -1171,25 +932,8 @@ F_AND_T = ("5x2cv-f", "5x2cv-t")
 
 
 def _f_against_t(data, problem):
-    """Alpaydin's F against the 5x2cv t on one problem: size at the null, power above it (on
-    the classification problem, at the exchange alternative's shifts, as D4 and D5).
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    problem : str
-        One of :data:`PROBLEMS`.
-
-    Returns
-    -------
-    holds : bool
-        Whether F's size is lower and its power higher at every shift above 0.
-    part : str
-        The sizes and powers, F's then t's.
-    misses : list of str
-        What fails, if anything.
-    """
+    """Alpaydin's F against the 5x2cv t on `problem` (size at the null, power above it): whether F's
+    size is lower and power higher at every shift, the values as text, and the misses."""
     size_f = _at(data, problem, "5x2cv-f", shift=0.0)[0]
     size_t = _at(data, problem, "5x2cv-t", shift=0.0)[0]
     _, power = _power(data, MATCHED if problem == CLASSIFICATION else problem, F_AND_T)
@@ -1202,19 +946,7 @@ def _f_against_t(data, problem):
 
 
 def _check_f_over_t(data, fold_rho):
-    """A1: the 5x2cv F test has a lower size and a higher power than the 5x2cv t-test.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    fold_rho : dict
-        :func:`_fold_correlations`: a positive one makes both tests liberal.
-
-    Returns
-    -------
-    Check
-    """
+    """A1: the 5x2cv F test has a lower size and a higher power than the 5x2cv t-test."""
     holds, parts, misses = True, [], []
     for p in PROBLEMS:
         ok, part, missed = _f_against_t(data, p)
@@ -1228,23 +960,8 @@ def _check_f_over_t(data, fold_rho):
 
 
 def _f_causes(data, misses, fold_rho) -> str:
-    """What explains A1's misses: the regression's positively correlated folds; in
-    classification, F against t on the correlation alternative too.
-
-    Parameters
-    ----------
-    data : DataFrame
-        The tests figure's data.
-    misses : list of str
-        :func:`_f_against_t`'s misses.
-    fold_rho : dict
-        :func:`_fold_correlations`.
-
-    Returns
-    -------
-    str
-        Text to append to the note ('' when no cause applies).
-    """
+    """What explains A1's misses (the regression's positively correlated folds; in classification, F
+    against t on the correlation alternative too), as text to append to the note."""
     causes = []
     if "regression: F's size not lower" in misses and fold_rho["cv-regression"] > 0:
         causes.append(
@@ -1279,9 +996,6 @@ REPLICABILITY_SHIFTS = {"cv-regression": (0.0, 0.1, 0.2), "cv-classification": (
 def compute_replicability(scale, runs):
     """The replicability figure's data: the chance that two runs of a test on one data set
     agree, for each test of :data:`REPLICATED`, against the shift, on both problems.
-
-    :data:`RUNS` runs of each scheme per data set, shifts of :data:`REPLICABILITY_SHIFTS`
-    (quick: the first and last), 1000 data sets per point (quick: 100).
 
     Parameters
     ----------

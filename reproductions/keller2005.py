@@ -13,63 +13,47 @@ bootstrap replicates.
 
 Protocol, after a third reading of the paper:
 
-- Truth. The paper says only that a category's H0 "was true over D_true"; its rule is
-  undetermined. Its captions imply a rule that depends on N ("-1 ... H0 was always false" in
-  Fig 1(b), "H1 was never true" in Figs 2(c), 2(d), "the first points ({100, ..., 1000}) of
-  Figures 2(c) and 2(d) were computed over only 500 evaluation sets"). The primary rule is
-  the measure's resolution at N (:func:`resolution_truth`): H0 holds at N when the
-  population difference is smaller than one example's worth of the measure on a set of N
-  (1 / N for dCerr; for dF1 the change of F1 when one positive moves from a miss to a hit, at
-  the expected counts of N examples). It depends on N as the captions require, tends to the
-  exact null as N grows, and does not contradict the paper by construction: a category
-  under its resolution shifts the test statistic by at most about ``1 / sqrt(expected
-  discordant count)`` standard deviations, so a calibrated test's size stays near alpha and
-  converges to it. The central-range rule of the second reading (H0 when 0 lies in the
-  central 1 - alpha range of the statistic over the S sets, :func:`central_range_truth`)
-  inflates size by construction (a calibrated test rejects a category whose difference is
-  just inside that range up to half the time); it is kept as a sensitivity variant
-  (``fig1-range``, ``fig2-range``, ids ending in ``' range'``). The exact null (population
-  difference exactly 0, on exact-null twins of the first categories) is a further extension
-  (``fig1-exact``, ``fig2-exact``).
-- Categories (:func:`panel_categories`), 50 per panel ("101 categories"): unbalanced
-  prevalence ``1 / (1 + r)``, r log-uniform on [10, 100] ("often with a ratio of 10 to 100
-  between the two classes"), balanced 0.4-0.5 (the meta-categories). Different models are SVM
-  vs MLP ("the MLP gave poorer results on average"; "a single MLP for the 101 categories"):
-  on balanced meta-categories, a dCerr gap log-uniform on [1e-5, 0.1], the MLP worse in 70%;
-  on unbalanced categories the MLP misses a share of the SVM's positives log-uniform on
-  [0.02, 0.5] and has an FPR 1-1.25 times the SVM's. Close models are two SVMs ("Most of the
-  times the two SVMs gave very similar results"): a dCerr gap of either sign log-uniform on
-  [1/20000, 1/1200] (under one example at N <= 1000), except the first category, a
-  distinct one with a gap of 0.015-0.03 (the one H1 category at N <= 1000 of Figs 2(c),
-  2(d)); on unbalanced categories 10% are tied exactly, both SVMs predicting no positive.
-  The caption facts are calibration rows of the Targets table (C1-C4).
-- F1 on a set: ``2 TP / (2 TP + FN + FP)``, 0 when the denominator is 0 (a set with no
-  positive example on which the model predicts none), so dF1 = 0 on a set where neither model
-  has a positive prediction or a positive example; a replicate likewise.
-- The bootstrap interval. The paper's text: "an interval [a, b] such that p(a < dF1 < b) =
-  1 - alpha centered around the mean of p(dF1)". Its citation (Efron and Tibshirani) is the
-  percentile interval ``[x_(k), x_(B+1-k)]``, ``k = alpha B / 2``. Both are run:
-  ``bootstrap-df1`` (percentile, B = 5000) and ``bootstrap-df1-centred`` (the interval
-  centred on the replicates' mean, B = 1000 = 50 / alpha at the figures' level, to keep its
-  replicates, which cannot stop early, affordable).
-- Bands and MCSE across categories: the paper reports spread across categories ("a standard
-  deviation std, over the categories"), so a rate's MCSE is the cluster (category) standard
-  error of the pooled ratio, not a binomial one over sets pooled as independent.
+- Truth. The paper says only that a category's H0 "was true over D_true"; its captions imply a
+  rule that depends on N ("-1 ... H0 was always false" in Fig 1(b), "H1 was never true" in Figs
+  2(c), 2(d), "the first points ... were computed over only 500 evaluation sets"). The primary
+  rule is the measure's resolution at N (:func:`resolution_truth`): H0 holds when the
+  population difference is smaller than one example's worth of the measure on a set of N. It
+  tends to the exact null as N grows, and a category under it shifts the test statistic by at
+  most about ``1 / sqrt(expected discordant count)`` sds, so a calibrated test's size stays
+  near alpha. The central-range rule (H0 when 0 lies in the central 1 - alpha range of the
+  statistic over the S sets, :func:`central_range_truth`) inflates size by construction; it is
+  a sensitivity variant (``fig1-range``, ``fig2-range``, ids ending in ``' range'``). The
+  exact null (population difference exactly 0, on exact-null twins of the first categories)
+  is a further extension (``fig1-exact``, ``fig2-exact``).
+- Categories (:func:`panel_categories`), 50 per panel: unbalanced prevalence ``1 / (1 + r)``,
+  r log-uniform on [10, 100] ("often with a ratio of 10 to 100"), balanced 0.4-0.5. Different
+  models are SVM vs MLP ("the MLP gave poorer results on average"): balanced, a dCerr gap
+  log-uniform on [1e-5, 0.1], the MLP worse in 70%; unbalanced, the MLP misses a share of the
+  SVM's positives log-uniform on [0.02, 0.5] and has an FPR 1-1.25 times the SVM's. Close
+  models are two SVMs ("very similar results"): a dCerr gap of either sign log-uniform on
+  [1/20000, 1/1200], except a first, distinct category with a gap of 0.015-0.03 (the one H1
+  category at N <= 1000 of Figs 2(c), 2(d)); unbalanced, 10% are exact ties, both SVMs
+  predicting no positive. The caption facts are calibration rows (C1-C4).
+- F1 on a set: ``2 TP / (2 TP + FN + FP)``, 0 when the denominator is 0, so dF1 = 0 on a set
+  where neither model has a positive prediction or a positive example; a replicate likewise.
+- The bootstrap interval, "an interval [a, b] such that p(a < dF1 < b) = 1 - alpha centered
+  around the mean of p(dF1)", is run both as its citation's percentile interval
+  (``bootstrap-df1``, B = 5000) and centred on the replicates' mean
+  (``bootstrap-df1-centred``, B = 1000 = 50 / alpha, as it cannot stop early).
+- A rate's MCSE is the cluster (category) standard error of the pooled ratio, as the paper
+  reports spread across categories ("a standard deviation std, over the categories").
 - K1 follows "most of the statistical tests [...] converges to alpha": most, not every, test.
   K6 and K7 compare the tests at the N values all of them have.
 
-Other assumptions (the paper's data are not available):
-
-- A category is a simulated population: the 8-cell table of a Gaussian copula of the two
-  models' correctness (latent correlation 0.5-0.7 for different models, 0.98-0.995 for close
-  ones), with the prevalence and the models' TPR/FPR drawn as above.
-- A bootstrap replicate is a multinomial draw over the set's cells. The percentile tests'
-  decisions are drawn exactly, not approximated: for dCerr the counts of replicates on each
-  side of 0 are one multinomial draw from their exact law; for dF1 a set far from 0 draws
-  only its rare side's replicates (rejection sampling under a Chernoff bound), and any other
-  set stops once its decision at every alpha <= 0.1 is settled (``p_max=0.1``).
-- Rates where no case exists are left empty (the paper plots -1); a panel without any is
-  marked "no H0 case" or "no H1 case".
+Other assumptions (the paper's data are not available): a category is the 8-cell table of a
+Gaussian copula of the two models' correctness (latent correlation 0.5-0.7 for different
+models, 0.98-0.995 for close ones). A bootstrap replicate is a multinomial draw over the set's
+cells; the percentile tests' decisions are drawn exactly: for dCerr the counts of replicates on
+each side of 0 are one multinomial draw from their exact law; for dF1 a set far from 0 draws
+only its rare side's replicates (rejection sampling under a Chernoff bound), and any other set
+stops once its decision at every alpha <= 0.1 is settled (``p_max=0.1``). Rates where no case
+exists are left empty (the paper plots -1); a panel without any is marked "no H0 case" or "no
+H1 case".
 """
 
 from __future__ import annotations
@@ -104,32 +88,9 @@ DEFINITIONS = ("resolution", "range", "exact")
 
 
 def resolution(population: PairedClassifiers, measure: str, n: int) -> float:
-    """One example's worth of `measure` on a set of `n` examples of `population`.
-
-    ``1 / n`` for dCerr. For dF1, the change of F1 = 2T / (2T + E) (E = FN + FP) when one
-    positive moves from a miss to a hit, ``2 (T + E) / ((2T + E) (2T + E + 1))``, at each
-    model's expected counts ``T = n prevalence tpr``, ``E = n (prevalence (1 - tpr) +
-    (1 - prevalence) fpr)``; the finer (smaller) of the two models' (inf for a model with no
-    expected positive prediction or example).
-
-    Parameters
-    ----------
-    population : PairedClassifiers
-    measure : {'dcerr', 'df1'}
-    n : int
-        Evaluation set size.
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import PairedClassifiers
-    >>> pop = PairedClassifiers(prevalence=0.5, tpr_a=0.8, fpr_a=0.1, tpr_b=0.8, fpr_b=0.1)
-    >>> resolution(pop, "dcerr", 100), round(resolution(pop, "df1", 100), 5)
-    (0.01, 0.01206)
-    """
+    """One example's worth of `measure` on a set of `n` examples of `population`: ``1 / n`` for
+    dCerr; for dF1, the change of F1 when one positive moves from a miss to a hit at each model's
+    expected counts, the finer of the two models' (inf without an expected positive)."""
     measure = check_choice("measure", measure, ("dcerr", "df1"))
     n = check_int("n", n, low=1)
     if measure == "dcerr":
@@ -147,57 +108,15 @@ def resolution(population: PairedClassifiers, measure: str, n: int) -> float:
 
 
 def resolution_truth(population: PairedClassifiers, measure: str, n: int) -> str:
-    """The primary truth rule: ``'null'`` when the population difference in `measure` is
-    smaller than its :func:`resolution` at `n`.
-
-    Parameters
-    ----------
-    population : PairedClassifiers
-    measure : {'dcerr', 'df1'}
-    n : int
-        Evaluation set size.
-
-    Returns
-    -------
-    str
-        ``'null'`` or ``'alternative'``.
-
-    Examples
-    --------
-    >>> from evalmc.sims.classifiers import PairedClassifiers
-    >>> pop = PairedClassifiers(prevalence=0.5, tpr_a=0.81, fpr_a=0.1, tpr_b=0.8, fpr_b=0.1)
-    >>> round(pop.difference("dcerr"), 4)
-    -0.005
-    >>> resolution_truth(pop, "dcerr", 100), resolution_truth(pop, "dcerr", 1000)
-    ('null', 'alternative')
-    """
+    """The primary truth rule: ``'null'`` when the population difference in `measure` is smaller
+    than its :func:`resolution` at `n`, else ``'alternative'``."""
     step = resolution(population, measure, n)
     return "null" if abs(population.difference(measure)) < step else "alternative"
 
 
 def central_range_truth(statistics, alpha: float) -> str:
-    """The N-dependent truth rule: ``'null'`` when 0 lies in the statistic's central range.
-
-    Parameters
-    ----------
-    statistics : array_like, shape (S,)
-        The statistic (dCerr or dF1) on S evaluation sets of one population and size.
-    alpha : float
-        The range is ``[quantile(alpha / 2), quantile(1 - alpha / 2)]`` (numpy's linear
-        interpolation).
-
-    Returns
-    -------
-    str
-        ``'null'`` or ``'alternative'``.
-
-    Examples
-    --------
-    >>> central_range_truth([-0.02, 0.01, 0.03, 0.05], alpha=0.05)
-    'null'
-    >>> central_range_truth([0.01, 0.02, 0.03], alpha=0.05)
-    'alternative'
-    """
+    """The N-dependent truth rule: ``'null'`` when 0 lies in the central ``1 - alpha`` range
+    (numpy's quantiles) of `statistics` over the sets, else ``'alternative'``."""
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     values = np.asarray(statistics, dtype=float)
     if values.size == 0 or not np.isfinite(values).all():
@@ -263,49 +182,8 @@ def _category(rng, balanced, close, first):
 
 def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
                      n: int = 1000) -> list[PairedClassifiers]:
-    """A spread of `n_categories` populations ("categories") for one panel, reproducibly.
-
-    Each category draws, from ``SeedSequence(seed, spawn_key=(panel index,))``:
-
-    - prevalence: U(0.4, 0.5) balanced; unbalanced ``1 / (1 + r)``, r log-uniform on
-      :data:`RATIO`;
-    - B (an SVM): TPR U(0.80, 0.92), FPR U(0.05, 0.15) balanced; TPR U(0.60, 0.85),
-      FPR U(0.002, 0.01) unbalanced;
-    - different models (A the MLP, rho U(0.5, 0.7)): balanced, A's FPR = B's and a population
-      dCerr (A - B) of size log-uniform on [1e-5, 0.1], positive (A worse) with probability
-      0.7; unbalanced, A's TPR = B's minus a share log-uniform on [0.02, 0.5] and A's FPR =
-      B's times U(1, 1.25);
-    - close models (two SVMs, rho U(0.98, 0.995)): A's FPR = B's and a dCerr of random sign
-      and size log-uniform on [1/20000, 1/1200]; the first category is distinct, with a gap
-      U(0.015, 0.03) (unbalanced: prevalence ``1 / (1 + r)``, r log-uniform on [10, 15]);
-      unbalanced, a share :data:`SILENT_SHARE` of the others are exact ties where neither
-      model predicts a positive.
-
-    A's TPR is set to give the dCerr (:meth:`PairedClassifiers.with_difference`); a draw whose
-    TPR falls outside [0, 1] is redrawn.
-
-    Parameters
-    ----------
-    panel : {'a', 'b', 'c', 'd'}
-        A panel of :data:`PANELS`.
-    n_categories : int
-        Categories drawn.
-    seed : int
-        Root of the draws.
-    n : int
-        Size of the categories' evaluation sets.
-
-    Returns
-    -------
-    list of PairedClassifiers
-        With ``measure='df1'`` and evaluation sets of `n` examples.
-
-    Examples
-    --------
-    >>> cats = panel_categories("a", 2)
-    >>> [round(c.prevalence, 3) for c in cats], [round(c.rho, 3) for c in cats]
-    ([0.459, 0.428], [0.615, 0.577])
-    """
+    """A reproducible spread of `n_categories` populations ("categories": :class:`PairedClassifiers`
+    of `n` examples, measured by dF1) for `panel`, drawn as the module's protocol says."""
     check_choice("panel", panel, tuple(PANELS))
     n_categories = check_int("n_categories", n_categories, low=1)
     n = check_int("n", n, low=1)
@@ -323,29 +201,8 @@ def panel_categories(panel: str, n_categories: int, *, seed: int = 2005,
 
 @dataclass(frozen=True)
 class Protocol:
-    """Sizes of one scale: N values, sets per category, replicates, categories, null twins.
-
-    Attributes
-    ----------
-    n_values : tuple of int
-        Evaluation set sizes N.
-    n_sets : int
-        Evaluation sets per category and N (the paper's S).
-    n_boot : int
-        Bootstrap replicates (the paper's B).
-    n_categories : int
-        Categories per panel.
-    n_twins : int
-        Exact-null twins per panel and measure.
-    n_boot_centred : int
-        Replicates of the dF1 test with the interval centred on the mean.
-
-    Examples
-    --------
-    >>> PROTOCOLS["quick"]
-    Protocol(n_values=(100, 1000, 6000), n_sets=100, n_boot=1000, n_categories=6, n_twins=1, \
-n_boot_centred=1000)
-    """
+    """Sizes of one scale: N values, sets per category (S), bootstrap replicates (B, and of the
+    centred dF1 interval), categories per panel, exact-null twins."""
 
     n_values: tuple[int, ...]
     n_sets: int
@@ -430,34 +287,9 @@ def _run_group(panel, group, populations, tests, protocol, runs):
 
 @functools.lru_cache(maxsize=2)
 def simulate(scale: str, runs: Runs) -> pd.DataFrame:
-    """Rejections per category, N, test, alpha, truth definition (shared by both figures).
-
-    Cached: Figures 1 and 2 and their supplements read one simulation per scale.
-
-    Parameters
-    ----------
-    scale : {'quick', 'paper'}
-        Sizes of :data:`PROTOCOLS`.
-    runs : Runs
-        Workers and cache of the engine.
-
-    Returns
-    -------
-    DataFrame
-        ``panel, group, category, n, criterion, alpha, definition, kind, k, sets``; `group` is
-        'category', 'dcerr-null' or 'df1-null' (exact-null twins); `kind` is 'size' or
-        'power' by the truth under `definition` ('resolution' and 'range' for categories
-        only, 'exact'); `k` counts the rejections among `sets` evaluation sets.
-
-    Examples
-    --------
-    Seconds at the quick scale:
-
-    >>> from evalmc.reproductions.report import Runs
-    >>> raw = simulate("quick", Runs())  # doctest: +SKIP
-    >>> sorted(raw["group"].unique())  # doctest: +SKIP
-    ['category', 'dcerr-null', 'df1-null']
-    """
+    """Rejection counts ``k`` among ``sets`` per panel, group (categories or exact-null twins),
+    category, N, test, alpha, truth definition and kind (size or power); cached, as both figures
+    read it."""
     protocol = PROTOCOLS[scale]
     rows = []
     for panel in PANELS:
@@ -471,43 +303,9 @@ def simulate(scale: str, runs: Runs) -> pd.DataFrame:
 
 
 def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """Rates pooled over sets and categories, for every panel, definition, N, test and alpha.
-
-    The MCSE is the cluster standard error of the pooled ratio over categories,
-    ``sqrt(C / (C - 1) sum_c (k_c - rate s_c)^2) / sum_c s_c``: it carries the spread across
-    categories, not only the sets' binomial noise. It is never taken below the binomial MCSE
-    of the pooled sets (a few categories can agree by chance, e.g. three exact-null twins);
-    with one category it is the binomial MCSE.
-    The band is ``rate +- 2 MCSE`` (Wilson's interval with one category), clipped to [0, 1].
-
-    Returns
-    -------
-    DataFrame
-        ``panel, definition, n, criterion, alpha, rate, mcse, ci_low, ci_high, sets,
-        categories, std``; `rate` is empty where no case exists (`sets` = 0); `categories`
-        counts the populations pooled (categories, or exact-null twins); `std` is the
-        standard deviation over them of their own rates (the paper's "std, over the
-        categories"; empty with fewer than two).
-
-    Parameters
-    ----------
-    raw : DataFrame
-        :func:`simulate`'s rejection counts.
-    kind : {'size', 'power'}
-        The cases pooled: sets where H0 holds, or where it fails.
-
-    Examples
-    --------
-    Two categories, 50 sets each, where H0 holds:
-
-    >>> import pandas as pd
-    >>> raw = pd.DataFrame({"panel": "a", "group": "category", "category": [0, 1], "n": 100,
-    ...                     "criterion": "mcnemar", "alpha": 0.05, "definition": "resolution",
-    ...                     "kind": "size", "k": [4, 6], "sets": 50})
-    >>> pooled(raw, "size")[["rate", "mcse", "ci_low", "ci_high", "sets", "categories", "std"]]
-       rate  mcse  ci_low  ci_high  sets  categories       std
-    0   0.1  0.03    0.04     0.16   100           2  0.028284
-    """
+    """Rates of `kind` pooled over sets and categories per panel, definition, N, test and alpha,
+    with the cluster MCSE over categories (never below the binomial one), a ``+- 2 MCSE`` band
+    (Wilson's with one category), and the ``std`` of the categories' own rates."""
     keys = ["panel", "definition", "n", "criterion", "alpha"]
     full = raw[keys].drop_duplicates()
     cases = raw[raw["kind"] == kind]
@@ -537,10 +335,8 @@ def pooled(raw: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 def compute_fig1(scale, runs):
-    """Figure 1's data: pooled sizes.
-
-    The rates of rejecting H0 on the sets where it holds (:func:`pooled` of :func:`simulate`),
-    under both definitions of H0; ``fig1-exact`` reads the same data.
+    """Figure 1's data: rates of rejecting H0 where it holds (:func:`pooled` of
+    :func:`simulate`) under both definitions of H0; ``fig1-exact`` reads the same data.
 
     Parameters
     ----------
@@ -568,10 +364,8 @@ def compute_fig1(scale, runs):
 
 
 def compute_fig2(scale, runs):
-    """Figure 2's data: pooled powers.
-
-    The rates of rejecting H0 on the sets where it fails (:func:`pooled` of :func:`simulate`),
-    under both definitions of H0; ``fig2-exact`` reads the same data.
+    """Figure 2's data: rates of rejecting H0 where it fails (:func:`pooled` of
+    :func:`simulate`) under both definitions of H0; ``fig2-exact`` reads the same data.
 
     Parameters
     ----------

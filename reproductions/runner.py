@@ -17,75 +17,19 @@ if TYPE_CHECKING:
 
 
 def default_out(scale: str) -> Path:
-    """``figures/`` for the paper scale (committed); ``figures/quick/`` for the quick one.
-
-    Parameters
-    ----------
-    scale : {'quick', 'paper'}
-
-    Returns
-    -------
-    Path
-        Relative to the working directory.
-
-    Examples
-    --------
-    >>> from evalmc.reproductions.runner import default_out
-    >>> default_out("paper").as_posix(), default_out("quick").as_posix()
-    ('figures', 'figures/quick')
-    """
+    """``figures/`` for the paper scale (committed); ``figures/quick/`` for the quick one."""
     return Path("figures") if scale == "paper" else Path("figures") / "quick"
 
 
 def figures(paper: str) -> list[Figure]:
-    """The figures of `paper`, named by their registry rows, in order.
-
-    Parameters
-    ----------
-    paper : str
-        A name of :data:`evalmc.reproductions.PAPERS`.
-
-    Returns
-    -------
-    list of Figure
-
-    Examples
-    --------
-    >>> from evalmc.reproductions.runner import figures
-    >>> [f.name for f in figures("keller2005")]
-    ['fig1', 'fig2', 'fig1-range', 'fig2-range', 'fig1-exact', 'fig2-exact']
-    """
+    """The figures of `paper`, each named by its registry row, in order."""
     return [replace(entry.load(), name=entry.facts["figure"])
             for entry in FIGURES.values() if entry.facts["paper"] == paper]
 
 
 def resolve(spec: str) -> list[tuple[str, Figure]]:
-    """The figures `spec` names (``all``, a paper or ``paper.figure``), as (paper, figure)
-    pairs; an unknown paper or figure is a ValueError naming the valid ones.
-
-    Parameters
-    ----------
-    spec : str
-        ``'all'``, a paper of :data:`evalmc.reproductions.PAPERS` or ``'paper.figure'``.
-
-    Returns
-    -------
-    list of (str, Figure)
-        In the registry's order; each figure named by its registry row.
-
-    Examples
-    --------
-    >>> from evalmc.reproductions.runner import resolve
-    >>> [(paper, figure.name) for paper, figure in resolve("keller2005.fig2")]
-    [('keller2005', 'fig2')]
-    >>> len(resolve("all"))
-    36
-    >>> resolve("keller2005.fig9")
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown figure 'fig9' of keller2005; valid: fig1, fig2, fig1-range, fig2-range,
-    fig1-exact, fig2-exact.
-    """
+    """The (paper, figure) pairs `spec` names (``all``, a paper or ``paper.figure``), in the
+    registry's order; an unknown paper or figure is a ValueError naming the valid ones."""
     paper, _, name = spec.partition(".")
     known = evalmc.reproductions.PAPERS
     papers = known if spec == "all" else (paper,)

@@ -189,3 +189,17 @@ def test_iir_checks_can_pass_and_fail():
         lambda rng: rng.normal(0.007, 0.0005, 100)), "quick")}
     for i in ("G6d", "G6e", "G6f", "G6g"):
         assert narrow[i].passed is False and narrow[i].note, i
+
+
+@pytest.mark.parametrize(("scenario", "n_reps", "column", "digits", "expected"), [
+    (lambda: giles1997.phoneme.PhonemeRuns(updates=500), 2, "test_error", 2, [22.06, 25.33]),
+    (lambda: mackey_glass.MackeyGlassRuns(network="MLP", updates=200), 2, "test_nmse", 3,
+     [0.236, 0.294]),
+    (lambda: teacher.TeacherRuns(k=1.0, teacher=0, updates=200), 2, "test_nmse", 3,
+     [0.107, 0.075]),
+    (lambda: giles1997.random_labels.RandomLabelSets(updates=200), 1, "mean", 2,
+     [47.0, 49.5, 48.83, 50.34]),
+])
+def test_runs_fixed_seed_regression(scenario, n_reps, column, digits, expected):
+    records = scenario().draw(np.random.default_rng(0), n_reps)
+    assert records.columns[column].round(digits).tolist() == expected

@@ -22,7 +22,7 @@ from evalmc.engine.scheduler import namespace
 from evalmc.engine.tallies import EstimateTally
 from evalmc.study.calibration import calibrate
 from evalmc.study.design import Design
-from evalmc.study.estimation import run_estimation
+from evalmc.study.estimation import EstimateTarget, run_estimation
 from evalmc.study.rates import run_study
 
 DESIGN = {"n": [5, 12], "rho": 0.5}
@@ -247,6 +247,14 @@ def test_estimation_targets_are_in_the_estimates_units():
     res = run_estimation({"n_a": 5, "sd_a": 30.0}, "normal", ["mean-a"], n_reps=4000, seed=1,
                          target_mcse=2.0)  # sd 30: 2.0 needs 225 replications, 2 blocks
     assert res.summary["n_reps"].iloc[0] == 1000 * MIN_BLOCKS
+
+
+def test_a_point_estimators_error_is_undefined_on_one_replication():
+    two = EstimateTally.of(np.array([0.5, 1.5]), None, None, np.zeros(2, bool), 1.0)
+    one = EstimateTally.of(np.array([0.5]), None, None, np.zeros(1, bool), 1.0)
+    rule = EstimateTarget(0.1, ["e"])
+    assert rule.errors({"e": two}).tolist() == [0.5]
+    assert rule.errors({"e": one}).tolist() == [np.inf]
 
 
 class TestCommandLine:

@@ -17,10 +17,9 @@ from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 
 
 def register(sub) -> None:
-    """Add ``evalmc audit`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the item-level file, the two models, what to read, the procedures and
-    intervals, the differences, and the run options.
+    """Add ``evalmc audit`` to `sub`, with :func:`run` as its default; its arguments: the item-level
+    file, the two models, what to read, the procedures and intervals, the differences, and the run
+    options.
 
     Parameters
     ----------

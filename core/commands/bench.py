@@ -7,9 +7,8 @@ from evalmc.commands import add_output_options, emit
 
 
 def register(sub) -> None:
-    """Add ``evalmc bench`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: its options ``--only``, ``--format`` and ``--out``.
+    """Add ``evalmc bench`` to `sub`, with :func:`run` as its default; its options: ``--only``,
+    ``--format`` and ``--out``.
 
     Parameters
     ----------

@@ -25,9 +25,8 @@ from evalmc.estimators.registry import BEST, CI_METHODS
 
 
 def register(sub) -> None:
-    """Add ``evalmc boon`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the runs' file, ``--n`` and the options of the estimates.
+    """Add ``evalmc boon`` to `sub`, with :func:`run` as its default; its arguments: the runs' file,
+    ``--n`` and the options of the estimates.
 
     Parameters
     ----------
@@ -64,48 +63,10 @@ def register(sub) -> None:
 
 
 def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dict:
-    """The ``evalmc boon`` record: Boo_n estimates with intervals, mean, median, m, n.
-
-    Parameters
-    ----------
-    test : ndarray, shape (m,)
-        Test scores of the runs.
-    val : ndarray, shape (m,), or None
-        Validation scores choosing the best run of a pool; None: the test scores.
-    n : int
-        Pool size.
-    best : str
-        Which validation score is the best (``evalmc.estimators.registry.BEST``).
-    confidence : float
-        Level of the intervals, in (0, 1).
-    method : str
-        Bootstrap of the intervals (``evalmc.estimators.registry.CI_METHODS``).
-    resamples : int
-        Bootstrap resamples.
-    seed : int
-        Seed of each bootstrap.
-
-    Returns
-    -------
-    dict
-        ``n``, ``m``, ``nonparametric`` and ``parametric`` (Gaussian) estimates, each with its
-        ``*_ci`` as ``[low, high]``, then the ``mean`` and ``median`` of the test scores. The
-        Gaussian estimate needs the correlation of validation and test scores: NaN, with a
-        warning saying why, when the validation scores are all equal (its interval: in some
-        resample).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.commands.boon import summarise
-    >>> test = np.random.default_rng(0).normal(0.9, 0.01, 20)
-    >>> record = summarise(test, None, n=5, best="max", confidence=0.95, method="percentile",
-    ...                    resamples=200, seed=0)
-    >>> round(record["nonparametric"], 4), np.round(record["nonparametric_ci"], 4).tolist()
-    (0.9076, [0.903, 0.9101])
-    >>> round(record["parametric"], 4), round(record["mean"], 4)
-    (0.9083, 0.8982)
-    """
+    """The ``evalmc boon`` record: ``n``, ``m``, the ``nonparametric`` and ``parametric`` Boo_n
+    estimates, each with its ``*_ci`` ``[low, high]``, and the test scores' ``mean`` and ``median``;
+    the Gaussian estimate (or its interval) is NaN, with a warning, where the validation scores are
+    all equal."""
     import numpy as np
 
     from evalmc.estimators.boon import boon_interval

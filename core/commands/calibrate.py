@@ -20,9 +20,8 @@ SCENARIO_HELP = f"data-generating process: {', '.join(SCENARIOS)} (evalmc list: 
 
 
 def register(sub) -> None:
-    """Add ``evalmc calibrate`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the scenario, its grid, the criteria and the run options.
+    """Add ``evalmc calibrate`` to `sub`, with :func:`run` as its default; its arguments: the
+    scenario, its grid, the criteria and the run options.
 
     Parameters
     ----------

@@ -18,9 +18,8 @@ from evalmc.estimators.registry import ESTIMATORS, TARGETS
 
 
 def register(sub) -> None:
-    """Add ``evalmc coverage`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the scenario, its grid, the estimators, the target and the run options.
+    """Add ``evalmc coverage`` to `sub`, with :func:`run` as its default; its arguments: the
+    scenario, its grid, the estimators, the target and the run options.
 
     Parameters
     ----------

@@ -21,9 +21,8 @@ from evalmc.commands import (
 
 
 def register(sub) -> None:
-    """Add ``evalmc describe`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the runs' file and the columns to describe.
+    """Add ``evalmc describe`` to `sub`, with :func:`run` as its default; its arguments: the runs'
+    file and the columns to describe.
 
     Parameters
     ----------

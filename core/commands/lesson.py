@@ -23,11 +23,9 @@ PRINTS = False
 
 
 def register(sub) -> None:
-    """Add ``evalmc lesson`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: what to do (``list``, ``all``, ``grade ID FILE.py:function`` or a
-    lesson's id), the scale, the student's seed, the folder, the workers and the format of
-    what it prints.
+    """Add ``evalmc lesson`` to `sub`, with :func:`run` as its default; its arguments: what to do
+    (``list``, ``all``, ``grade ID FILE.py:function`` or a lesson's id), the scale, the student's
+    seed, the folder, the workers and the format of what it prints.
 
     Parameters
     ----------

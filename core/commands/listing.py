@@ -6,9 +6,8 @@ from evalmc.commands import add_output_options, check_writable, json_text, write
 
 
 def register(sub) -> None:
-    """Add ``evalmc list`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: its options ``--format`` and ``--out``.
+    """Add ``evalmc list`` to `sub`, with :func:`run` as its default; its options: ``--format`` and
+    ``--out``.
 
     Parameters
     ----------

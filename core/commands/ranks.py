@@ -24,9 +24,8 @@ from evalmc.commands import (
 
 
 def register(sub) -> None:
-    """Add ``evalmc ranks`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the file of scores, ``--alpha`` and the table options.
+    """Add ``evalmc ranks`` to `sub`, with :func:`run` as its default; its arguments: the file of
+    scores, ``--alpha`` and the table options.
 
     Parameters
     ----------

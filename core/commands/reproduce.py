@@ -13,9 +13,8 @@ PRINTS = False
 
 
 def register(sub) -> None:
-    """Add ``evalmc reproduce`` to `sub`, with :func:`run` as its default.
-
-    Its arguments: the figures to make, their scale, folder, workers and cache.
+    """Add ``evalmc reproduce`` to `sub`, with :func:`run` as its default; its arguments: the
+    figures to make, their scale, folder, workers and cache.
 
     Parameters
     ----------

@@ -23,46 +23,9 @@ from evalmc.study.design import Design
 def collect(design, scenario, *, n_reps: int, seed: int, block_size: int = 1, n_jobs: int = 1,
             backend: str = "threads", scheduler: str | None = None, cache=None,
             progress: bool | None = None, task_seconds: float = TASK_SECONDS) -> pd.DataFrame:
-    """Every record of `n_reps` replications of each condition of `design`.
-
-    Parameters
-    ----------
-    design : Design, DataFrame or dict
-        Conditions, as :func:`~evalmc.study.rates.run_study` takes them.
-    scenario : str or Scenario subclass
-        Its ``draw(rng, n)`` returns :class:`~evalmc.sims.base.Records` (its ``batch``).
-    n_reps, seed, n_jobs, backend, scheduler, cache, progress, task_seconds
-        As for :func:`~evalmc.study.rates.run_study`.
-    block_size : int
-        Replications per block (one seed each); default 1, as a replication is usually long.
-
-    Returns
-    -------
-    DataFrame
-        ``condition_id``, the design columns, ``rep`` (the replication, from 0), then the
-        scenario's columns, condition after condition.
-
-    Examples
-    --------
-    >>> from dataclasses import dataclass
-    >>> from typing import ClassVar
-    >>> from evalmc.sims import Scenario
-    >>> from evalmc.sims.base import Records, param
-    >>> @dataclass(frozen=True)
-    ... class Dice(Scenario):
-    ...     name: ClassVar[str] = "dice"
-    ...     batch: ClassVar[type] = Records
-    ...     sides: int = param(6, int, "sides of the die")
-    ...     def draw(self, rng, n):
-    ...         return Records([{"rep": i, "roll": int(rng.integers(1, self.sides + 1))}
-    ...                         for i in range(n)], n)
-    >>> collect({"sides": [6, 20]}, Dice, n_reps=2, seed=1)[["sides", "rep", "roll"]]
-       sides  rep  roll
-    0      6    0     4
-    1      6    1     1
-    2     20    0     8
-    3     20    1     9
-    """
+    """Every record of `n_reps` replications of each condition, its scenario drawing
+    :class:`~evalmc.sims.base.Records`: ``condition_id``, the design columns, ``rep`` (from 0), then
+    the scenario's columns."""
     n_reps, seed, block_size, n_jobs = check_run_options(
         n_reps=n_reps, seed=seed, block_size=block_size, n_jobs=n_jobs, backend=backend,
         scheduler=scheduler, task_seconds=task_seconds, max_failure_rate=1.0)

@@ -69,46 +69,14 @@ def make_design(scenario=None, /, **grid) -> pd.DataFrame:
 
 
 def default_grid(scenario) -> dict:
-    """The design of the one condition at every default: the scenario's first parameter.
-
-    Parameters
-    ----------
-    scenario : Scenario subclass
-
-    Returns
-    -------
-    dict
-
-    Examples
-    --------
-    >>> from evalmc.sims import get_scenario
-    >>> from evalmc.study.design import default_grid
-    >>> default_grid(get_scenario("llm-items"))
-    {'n_items': [1000]}
-    """
+    """The design of the one condition at every default: the scenario's first parameter."""
     first = scenario.parameters()[0]
     return {first.name: [first.default]}
 
 
 def grid_rows(grid: dict) -> list[dict]:
-    """The full factorial grid of `grid` (name to a value or a list of values), row by row.
-
-    Parameters
-    ----------
-    grid : dict
-        Parameter name to a value, or to a list, tuple, array or Series of values.
-
-    Returns
-    -------
-    list of dict
-        One dict per condition, the last parameter varying fastest.
-
-    Examples
-    --------
-    >>> from evalmc.study.design import grid_rows
-    >>> grid_rows({"n": [5, 10], "rho": 0.5})
-    [{'n': 5, 'rho': 0.5}, {'n': 10, 'rho': 0.5}]
-    """
+    """The full factorial grid of `grid` (name to a value or a list of values), one dict per
+    condition, the last parameter varying fastest."""
     check_names(grid)
     values = [list(v) if _is_list(v) else [v] for v in grid.values()]
     for name, vals in zip(grid, values, strict=True):
@@ -122,36 +90,9 @@ def _is_list(value) -> bool:
 
 
 def condition_id(params: dict, scenario: type[Scenario] | None = None) -> int:
-    """64-bit digest of a condition's parameter values (integral floats count as integers).
-
-    A scenario's ``file`` parameter (your own scores) counts by the file's content, not by its
-    path: the same file gives the same condition, and so the same random streams, wherever it
-    lies and however its path is spelled.
-
-    Parameters
-    ----------
-    params : dict
-        Parameter name to value.
-    scenario : Scenario subclass, optional
-        With it, parameters equal to the scenario's default are left out of the digest, so a
-        default spelled out gives the id of the same condition without it; a condition at
-        every default keeps its first parameter, the id a study without parameters has
-        always had.
-
-    Returns
-    -------
-    int
-
-    Examples
-    --------
-    >>> from evalmc.sims import get_scenario
-    >>> from evalmc.study.design import condition_id
-    >>> normal = get_scenario("normal")
-    >>> condition_id({"n_a": 10, "sd_a": 3.0}, normal) == condition_id({"sd_a": 3}, normal)
-    True
-    >>> condition_id({}, normal) == condition_id({"n_a": 10})
-    True
-    """
+    """64-bit digest of a condition's parameter values (integral floats count as integers, a
+    ``file`` by its content); with `scenario`, values equal to its defaults are left out, but a
+    condition at every default keeps its first parameter."""
     if scenario is not None:
         defaults = {f.name: f.default for f in scenario.parameters()}
         kept = {k: v for k, v in params.items() if not _equal(v, defaults[k])}
@@ -184,23 +125,7 @@ def _content(path) -> str:
 
 
 def check_names(names) -> None:
-    """Raise ValueError if a design column takes a reserved name (:data:`RESERVED`).
-
-    Parameters
-    ----------
-    names : iterable of str
-
-    Examples
-    --------
-    >>> from evalmc.study.design import check_names
-    >>> check_names(["n", "rate"])
-    Traceback (most recent call last):
-    ...
-    ValueError: design column `rate` is a reserved name; reserved: scenario, condition_id, \
-criterion, alpha, rate, mcse, ci_low, ci_high, bradley, n_reps, n_failed, truth, type_s, \
-type_s_mcse, type_m, type_m_mcse, replicability, replicability_mcse, power_sign, \
-power_sign_mcse.
-    """
+    """Raise ValueError if a design column takes a reserved name (:data:`RESERVED`)."""
     for name in names:
         if name in RESERVED:
             raise ValueError(f"design column `{name}` is a reserved name; reserved: "
@@ -209,25 +134,8 @@ power_sign_mcse.
 
 @dataclass(frozen=True)
 class Design:
-    """A study's conditions: each one's scenario, built and validated once.
-
-    Attributes
-    ----------
-    scenario : Scenario subclass
-    params : list of str
-        The design columns: the parameters given, in order.
-    conditions : dict
-        Condition id to its scenario instance, in the design's order.
-    rows : list of dict
-        Each condition's design values, in the same order.
-
-    Examples
-    --------
-    >>> from evalmc.study.design import Design
-    >>> design = Design.build({"n_a": [5, 10]}, "normal")
-    >>> [cond.n_a for cond in design.conditions.values()], design.params
-    ([5, 10], ['n_a'])
-    """
+    """A study's conditions: the `scenario`, the design columns `params`, each condition id's
+    scenario instance (`conditions`) and design values (`rows`), in order."""
 
     scenario: type[Scenario]
     params: list[str]
@@ -236,15 +144,7 @@ class Design:
 
     @property
     def frame(self) -> pd.DataFrame:
-        """``condition_id`` and the design columns, one row per condition.
-
-        Examples
-        --------
-        >>> from evalmc.study.design import Design
-        >>> design = Design.build({"n_a": [5, 10], "sd_a": 3.0}, "normal")
-        >>> design.frame.columns.tolist(), design.frame["n_a"].tolist()
-        (['condition_id', 'n_a', 'sd_a'], [5, 10])
-        """
+        """``condition_id`` and the design columns, one row per condition."""
         import pandas as pd
 
         frame = pd.DataFrame(self.rows, columns=self.params)
@@ -253,39 +153,9 @@ class Design:
 
     @classmethod
     def build(cls, design, scenario) -> Design:
-        """The conditions of `design` under `scenario`, validated, with their ids.
-
-        Parameters
-        ----------
-        design : Design, DataFrame or dict
-            A design already built (returned as it is when its scenario is `scenario`), a
-            frame from :func:`make_design`, or a dict of parameter name to value(s).
-        scenario : str or Scenario subclass
-
-        Returns
-        -------
-        Design
-
-        Raises
-        ------
-        ValueError
-            For an unknown scenario or parameter, a reserved column, an invalid value (the
-            scenario's own message) or two rows of the same population.
-
-        Examples
-        --------
-        >>> from evalmc.study.design import Design
-        >>> design = Design.build({"n_a": [5, 10], "sd_a": 3.0}, "normal")
-        >>> [(c.n_a, c.sd_a) for c in design.conditions.values()]
-        [(5, 3.0), (10, 3.0)]
-        >>> Design.build(design, "normal") is design
-        True
-        >>> Design.build({"n_a": [10, 10.0]}, "normal")
-        Traceback (most recent call last):
-        ...
-        ValueError: the design has duplicate conditions; give each value once (a value equal \
-to the scenario's default is the same condition as none).
-        """
+        """The conditions of `design` (a Design, returned as it is if of `scenario`; a
+        :func:`make_design` frame; or a dict of values) under `scenario`, validated, with their ids;
+        duplicate populations are a ValueError."""
         scenario = get_scenario(scenario) if isinstance(scenario, str) else scenario
         if not (isinstance(scenario, type) and issubclass(scenario, Scenario)):
             raise ValueError(f"`scenario` must be a scenario name or class; got {scenario!r}.")

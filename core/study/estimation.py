@@ -439,62 +439,15 @@ class _EstimatorRun(Analysis):
 
 
 class EstimateTarget:
-    """The rule of a study of estimators: each one's coverage within `target`
-    (:func:`~evalmc.engine.tallies.precision_mcse`) when it gives intervals, else the Monte
-    Carlo error of its bias, ``sd / sqrt(k)``, in the estimate's units, after
-    :data:`~evalmc.engine.options.MIN_BLOCKS` blocks.
-
-    Parameters
-    ----------
-    target : float
-        The largest Monte Carlo error allowed.
-    keys : sequence of str
-        The estimators' analysis keys.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from evalmc.engine.tallies import EstimateTally
-    >>> from evalmc.study.estimation import EstimateTarget
-    >>> est = np.random.default_rng(0).normal(0.0, 1.0, 2000)
-    >>> none = np.zeros(2000, bool)
-    >>> point = EstimateTally.of(est, None, None, none, 0.0)
-    >>> interval = EstimateTally.of(est, est - 1.96, est + 1.96, none, 0.0)
-    >>> rule = EstimateTarget(0.03, ["point", "interval"])
-    >>> rule.errors({"point": point, "interval": interval}).round(4).tolist()
-    [0.0224, 0.0051]
-    >>> rule({"point": point, "interval": interval}, blocks=2)
-    True
-    """
+    """The stopping rule of a study of estimators: after :data:`~evalmc.engine.options.MIN_BLOCKS`
+    blocks, each one's Monte Carlo error (of its coverage when it gives intervals, else of its bias,
+    ``sd / sqrt(k)``) at most `target`."""
 
     def __init__(self, target: float, keys):
         self.target, self.keys = target, tuple(keys)
 
     def errors(self, tallies: dict) -> np.ndarray:
-        """Each estimator's error: of its coverage, or of its bias (inf when undefined).
-
-        Parameters
-        ----------
-        tallies : dict
-            Key to :class:`~evalmc.engine.tallies.EstimateTally`.
-
-        Returns
-        -------
-        ndarray of float
-
-        Examples
-        --------
-        A point estimator on two replications, then on one (its bias's error undefined):
-
-        >>> import numpy as np
-        >>> from evalmc.engine.tallies import EstimateTally
-        >>> from evalmc.study.estimation import EstimateTarget
-        >>> two = EstimateTally.of(np.array([0.5, 1.5]), None, None, np.zeros(2, bool), 1.0)
-        >>> one = EstimateTally.of(np.array([0.5]), None, None, np.zeros(1, bool), 1.0)
-        >>> EstimateTarget(0.1, ["e"]).errors({"e": two}), EstimateTarget(0.1, ["e"]).errors(
-        ...     {"e": one})
-        (array([0.5]), array([inf]))
-        """
+        """Each estimator's error, of its coverage or of its bias (inf when undefined)."""
         out = []
         for key in self.keys:
             t = tallies[key]

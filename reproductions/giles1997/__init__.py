@@ -11,55 +11,39 @@ workers, and a stopped run resumes from its cache.
 Protocol, after a second reading of the paper:
 
 - Only the inputs are standardized ("All inputs were normalized to zero mean and unit
-  variance"): the Mackey-Glass targets are the raw series (``evalmc.sims.networks``).
-- The teacher task's patterns (G1-G4) depend on the teacher drawn, and the paper's teacher is
-  one draw: each K is run on 20 teachers (quick: 5), and each pattern is judged by the share
-  of teachers showing it, with its binomial SE; a pattern passes when most teachers (a share
-  above one half) show it. Figs 4 and 5 show the first teacher.
+  variance"): the Mackey-Glass targets are the raw series.
+- The teacher task's patterns (G1-G4) depend on the teacher drawn: each K is run on 20
+  teachers (quick: 5), and a pattern passes when most teachers (a share above one half, with
+  its binomial SE) show it. Figs 4 and 5 show the first teacher.
 - Training goes through the training set in passes, each example once per pass in a new
-  random order ("Standard backpropagation was used with stochastic update (update after every
-  training point)"), rather than an example drawn at random for each update.
+  random order ("stochastic update (update after every training point)").
 - G5 ("significant multimodality for high K") is judged by a trend across K: Kendall's tau
-  between K and the teachers' bimodality coefficients, one-sided at 5%; a share of teachers
-  above one half at a high K would pass on a pattern that is stronger at low K.
-- G10: the paper gives no level for Shapiro-Wilk and makes one claim; 5% is judged (the 10%
-  rate is in the note) against the paper's own noise (30% of 20 data sets: binomial SE 0.10)
-  with a tolerance of 2 SE.
-- G12 fresh: the paper recommends that the "optimal" learning rate "should be tested on an
-  additional test set of unseen data"; it does not say the t-test's rate returns to alpha.
-  The target is that the fresh test set removes the snooping bias: the chosen setting's rate
-  on it equals the t-test's rate without snooping (fixed learning rate) within 4 MCSE.
-- G13: the paper's Fig 8 claim is at 1% ("the Gamma network is 'better' than the Elman, NP, WZ,
-  and FIR at the 1% level"); Tukey's HSD, which the paper recommends with no rate, is a finding.
-  Every network has the order 5 as its input window, the Elman network too.
-- G14 ("the observed difficulties in the example above can be reduced greatly by using a
-  larger test set size"): the difficulty is the t-test's spurious significance, so its rate at
-  3000 test points must fall below its rate at 100; that the deviations from 50% shrink like
-  1/sqrt(test size) holds for any binomial share and is reported as a finding.
-- The FIR MLPs of Figs 2-3 start from their hidden units' fan-in counted in synapses (one, the
-  input's filter), the MLP from its 6 inputs; the FIR MLP with gains is also run from the MLP's
-  start, as evidence on what the start does.
-- The IIR MLPs of Figs 2-3 (Back 1992): each first-layer synapse an IIR filter of 6
-  feedforward taps (the paper's "6 taps") and, assumed, feedback of order 2, trained along the
-  series in time order by the recursive gradient of its coefficients, their feedback started at
-  0 and their taps like the FIR MLP's; no stability constraint (the paper states none), a run
-  whose filters go unstable kept with its error (see :mod:`evalmc.sims.iir`).
+  between K and the teachers' bimodality coefficients, one-sided at 5%.
+- G10: Shapiro-Wilk at 5% (the paper gives no level; the 10% rate is in the note), against
+  the paper's own noise (30% of 20 data sets: binomial SE 0.10) with a tolerance of 2 SE.
+- G12 fresh: the "optimal" learning rate "should be tested on an additional test set of unseen
+  data"; the target is that the chosen setting's rate on it equals the t-test's rate without
+  snooping (fixed learning rate) within 4 MCSE.
+- G13: the paper's Fig 8 claim is at 1%; Tukey's HSD, which it recommends with no rate, is a
+  finding. Every network has the order 5 as its input window, the Elman network too.
+- G14 ("difficulties ... can be reduced greatly by using a larger test set size"): the
+  t-test's spurious significance at 3000 test points must fall below its rate at 100; that the
+  deviations from 50% shrink like 1/sqrt(test size) is a finding.
+- The FIR and IIR MLPs of Figs 2-3 (Back 1992; their starts, the IIR's assumed feedback of
+  order 2 and its unstable runs): see :mod:`.mackey_glass`.
 
 Assumed where the paper is silent: tanh hidden units and a linear output; the teacher task's
-inputs standard normal and its targets standardized like the inputs (raw targets at K = 15
-have an sd near 30, and SGD at 0.1 diverges on them); NMSE = MSE / variance of the targets of
-that set; the random task's labels coded -1/+1 on one output, classified by its sign; K-S with
-the sample sd (ddof=1); the Mackey-Glass series integrated by RK4 (dt 0.1, constant history
-1.2, 1000 time units dropped); Fig 7's learning rates; Fig 8's temporal task (see
-``evalmc.sims.temporal``).
+inputs standard normal and its targets standardized (raw targets at K = 15 have an sd near 30,
+and SGD at 0.1 diverges on them); NMSE = MSE / variance of the targets of that set; the random
+task's labels coded -1/+1 on one output, classified by its sign; K-S with the sample sd
+(ddof=1); the Mackey-Glass series integrated by RK4 (dt 0.1, constant history 1.2, 1000 time
+units dropped); Fig 7's learning rates; Fig 8's temporal task (``evalmc.sims.temporal``). Fig
+1's data is the public ELENA phoneme set (:mod:`.phoneme`). Not built: the Gamma, NP and WZ
+networks of Fig 8.
 
-Fig 1's data is the public ELENA phoneme set (see :mod:`.phoneme`).
-
-Not built: the Gamma, NP and WZ networks of Fig 8 (TDNN, FIR MLP with gains and Elman are).
-
-The figures are split by experiment, one module each, over the shared :mod:`.protocol` (seed,
-scales, targets): :mod:`.phoneme` (Fig 1), :mod:`.mackey_glass` (Figs 2-3), :mod:`.teacher`
-(Figs 4-5), :mod:`.random_labels` (Fig 6 and the test-set size), :mod:`.learning_rates` (Fig 7) and
+One module per experiment, over the shared :mod:`.protocol` (seed, scales, targets):
+:mod:`.phoneme` (Fig 1), :mod:`.mackey_glass` (Figs 2-3), :mod:`.teacher` (Figs 4-5),
+:mod:`.random_labels` (Fig 6 and the test-set size), :mod:`.learning_rates` (Fig 7) and
 :mod:`.network_types` (Fig 8).
 """
 

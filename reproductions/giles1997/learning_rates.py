@@ -25,47 +25,17 @@ LEARNING_RATES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
 
 @dataclass(frozen=True)
 class LearningRateSets(Scenario):
-    """Data sets with random labels, 10 runs at each learning rate: accuracy, t-test and vote
-    on each half of a test set of 200 points.
-
-    Examples
-    --------
-    One data set, runs of 100 updates (the figure trains 20,000 or 100,000):
-
-    >>> import numpy as np
-    >>> records = LearningRateSets(updates=100).draw(np.random.default_rng(0), 1)
-    >>> records.columns["lr0"].tolist()
-    [0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
-    """
+    """Data sets with random labels, 10 runs at each learning rate: accuracy, t-test and vote on
+    each half of a test set of 200 points."""
 
     name: ClassVar[str] = "giles-learning-rates"
     batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """`n_reps` random-label data sets; on each, 10 runs at each learning rate of
-        :data:`LEARNING_RATES`, judged on test sets 1 and 2 (the two halves of 200 points).
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Data sets.
-
-        Returns
-        -------
-        Records
-            ``rep, lr0`` and, for each test set ``test1`` and ``test2``: ``_mean`` (the runs' mean
-            % correct), ``_t_p`` (one-sided t-test above 50%) and ``_binom_p`` (one-sided binomial
-            test of the runs' averaged-output vote); one row per (data set, learning rate).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> records = LearningRateSets(updates=100).draw(np.random.default_rng(0), 1)
-        >>> list(records.columns)[:5]
-        ['rep', 'lr0', 'test1_mean', 'test1_t_p', 'test1_binom_p']
-        """
+        """`n_reps` random-label data sets, 10 runs at each rate of :data:`LEARNING_RATES`: ``rep,
+        lr0`` and, per test half ``test1``/``test2``, the runs' mean % correct (``_mean``),
+        one-sided t-test (``_t_p``) and binomial test of their vote (``_binom_p``) above 50%."""
         rows = []
         for rep in range(n_reps):
             task = random_label_task(rng, n_train=100, n_test=200)
@@ -95,9 +65,6 @@ def _learning_rates(scale: str, runs: Runs) -> pd.DataFrame:
 def compute_fig7(scale, runs):
     """Fig 7's data: on each random-label data set, each learning rate's results on test sets
     1 and 2.
-
-    30 data sets of runs of 20,000 updates at the quick scale, 150 of 100,000 at the paper's;
-    computed once per scale and copied.
 
     Parameters
     ----------

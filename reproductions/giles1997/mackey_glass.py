@@ -4,17 +4,17 @@ distribution of their train and test NMSE over runs, and box-whiskers beside mea
 (targets G6 to G6g).
 
 A FIR MLP whose only filters are the first-layer synapses has the windowed MLP's function and
-gradient; it differs in its start, a hidden unit's fan-in being its one synapse (the input's
-filter), not the 6 taps (:func:`evalmc.sims.temporal.fir_outputs`). The FIR MLP with gains is
-also run from the MLP's start (fan-in 6), to show what the start does.
+gradient, but starts from a hidden unit's fan-in of one synapse, not the 6 taps
+(:func:`evalmc.sims.temporal.fir_outputs`); the FIR MLP with gains is also run from the MLP's
+start (fan-in 6), to show what the start does.
 
-The IIR MLP (:mod:`evalmc.sims.iir`: 6 feedforward taps and feedback of order 2 per
-first-layer synapse, assumed) is started like the FIR MLP, its feedback at 0, and trained along
-the series in time order, as its filters' state requires: the standardized series (mean and sd
-of the 1005 samples the training steps see) with its first 5 samples filling the filters, then
-the 1000 training steps, each step's target the next raw sample (the MLP's patterns); evaluated
-along the training and then the test steps. Its runs whose filters go unstable are kept with
-their error (their units saturate; no run is dropped), and counted in the notes.
+The IIR MLP (:mod:`evalmc.sims.iir`: 6 feedforward taps and, assumed, feedback of order 2 per
+first-layer synapse; Back 1992) starts like the FIR MLP, its feedback at 0, and is trained along
+the series in time order by the recursive gradient: the series standardized with the 1005
+samples the training steps see, its first 5 filling the filters, then the 1000 training steps
+(the MLP's patterns), evaluated along the training and then the test steps. No stability
+constraint (the paper states none): runs whose filters go unstable are kept with their error
+and counted in the notes.
 """
 
 from __future__ import annotations
@@ -69,9 +69,8 @@ def _mg_task():
 
 @functools.lru_cache(maxsize=1)
 def _mg_stream():
-    """The IIR MLP's input series, the target of each step, and the first step with a target
-    (the MLP's first pattern): its inputs standardized with the samples the training steps
-    see."""
+    """The IIR MLP's input series (standardized with the samples the training steps see), the target
+    of each step, and the first step with a target."""
     task = _mg_task()
     window, n_train = task.x_train.shape[1], task.y_train.size
     series = mackey_glass(window + n_train + task.y_test.size)
@@ -81,18 +80,7 @@ def _mg_stream():
 
 @dataclass(frozen=True)
 class MackeyGlassRuns(Scenario):
-    """Runs of one network trained on the Mackey-Glass series: train and test NMSE.
-
-    Examples
-    --------
-    Two runs of 200 updates (the figures train 20,000 or 200,000):
-
-    >>> import numpy as np
-    >>> scenario = MackeyGlassRuns(network="MLP", updates=200)
-    >>> records = scenario.draw(np.random.default_rng(0), 2)
-    >>> list(records.columns), records.columns["test_nmse"].round(3).tolist()
-    (['rep', 'train_nmse', 'test_nmse', 'unstable', 'updates_made'], [0.236, 0.294])
-    """
+    """Runs of one network trained on the Mackey-Glass series: train and test NMSE."""
 
     name: ClassVar[str] = "giles-mackey-glass"
     batch: ClassVar[type] = Records
@@ -100,31 +88,9 @@ class MackeyGlassRuns(Scenario):
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """Train `n_reps` networks from their own initial weights; each run's NMSE on the training
-        and the test part of the series.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Runs.
-
-        Returns
-        -------
-        Records
-            ``rep, train_nmse, test_nmse, unstable, updates_made``, one row per run:
-            ``unstable`` when an IIR synapse ends with a pole on or outside the unit circle,
-            ``updates_made`` fewer than `updates` when an IIR run stopped before an update
-            that would have left the float range (:func:`evalmc.sims.iir.iir_outputs`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> records = MackeyGlassRuns(network="FIR gains", updates=200).draw(
-        ...     np.random.default_rng(0), 2)
-        >>> records.n_reps, records.columns["rep"].tolist()
-        (2, [0, 1])
-        """
+        """`n_reps` runs from their own initial weights: ``rep, train_nmse, test_nmse, unstable``
+        (an IIR pole on or outside the unit circle) and ``updates_made`` (fewer than `updates` when
+        an IIR run stopped before leaving the float range)."""
         if self.network not in MG_NETWORKS:
             raise ValueError(f"`network` must be one of {', '.join(MG_NETWORKS)}; "
                              f"got {self.network!r}.")
@@ -166,10 +132,6 @@ def _mackey_glass(scale: str, runs: Runs) -> pd.DataFrame:
 def compute_mackey_glass(scale, runs):
     """The data of Figs 2 and 3: train and test NMSE of every run of each network of
     :data:`MG_NETWORKS`.
-
-    40 runs of 20,000 updates per network at the quick scale, 100 of 200,000 at the paper's
-    (:data:`~evalmc.reproductions.giles1997.protocol.SCALE`); computed once per scale and
-    copied.
 
     Parameters
     ----------

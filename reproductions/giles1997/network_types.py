@@ -31,45 +31,15 @@ ALPHA = 0.01
 
 @dataclass(frozen=True)
 class TemporalSets(Scenario):
-    """Temporal random-label data sets, 10 runs of each network type: test accuracies.
-
-    Examples
-    --------
-    One data set, runs of 100 updates (the figure trains 20,000 or 100,000):
-
-    >>> import numpy as np
-    >>> records = TemporalSets(updates=100).draw(np.random.default_rng(0), 1)
-    >>> records.columns["network"].tolist()
-    ['TDNN', 'FIR gains', 'Elman']
-    """
+    """Temporal random-label data sets, 10 runs of each network type: test accuracies."""
 
     name: ClassVar[str] = "giles-temporal"
     batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """`n_reps` temporal random-label data sets; on each, 10 runs of each network type of
-        :data:`NETWORKS`, and their test accuracies.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Data sets.
-
-        Returns
-        -------
-        Records
-            ``rep, network, acc0..acc9``: one row per (data set, network type), ``acc<r>`` run
-            r's % correct.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> records = TemporalSets(updates=100).draw(np.random.default_rng(0), 1)
-        >>> list(records.columns)[:3], records.columns["acc0"].shape
-        (['rep', 'network', 'acc0'], (3,))
-        """
+        """`n_reps` temporal random-label data sets, 10 runs of each network type of
+        :data:`NETWORKS`: ``rep, network, acc0..acc9`` (run r's % correct)."""
         common = {"n_runs": _RUNS_PER_SET, "n_hidden": 3, "n_updates": self.updates}
         rows = []
         for rep in range(n_reps):
@@ -92,9 +62,6 @@ def _temporal(scale: str, runs: Runs) -> pd.DataFrame:
 def compute_fig8(scale, runs):
     """Fig 8's data: on each temporal random-label data set, the 10 runs' accuracies of each
     network type.
-
-    30 data sets of runs of 20,000 updates at the quick scale, 150 of 100,000 at the paper's;
-    computed once per scale and copied.
 
     Parameters
     ----------

