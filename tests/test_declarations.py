@@ -27,7 +27,7 @@ FAMILIES = [pytest.param(registry, name, id=f"{registry.kind}:{name}")
 
 
 def test_the_families_are_all_here():
-    assert len(FAMILIES) == 36  # 13 criteria, 23 estimators
+    assert len(FAMILIES) >= 36  # 13 criteria and 23 estimators when this was written
 
 
 @pytest.mark.parametrize(("registry", "name"), FAMILIES)

@@ -420,16 +420,16 @@ class TestDisplay:
         np.testing.assert_array_equal(x, [5, 8, 12])
         np.testing.assert_array_equal(y, res.summary["rate"])
 
-    def test_the_drawing_is_the_plots_modules_and_its_example_runs(self):
-        import doctest
+    def test_the_drawing_is_the_plots_modules(self):
+        import pandas as pd
 
         from evalmc import plots
 
-        (test,) = doctest.DocTestFinder().find(plots.rate_plot, "rate_plot",
-                                                globs={"rate_plot": plots.rate_plot})
-        runner = doctest.DocTestRunner()
-        runner.run(test)
-        assert test.examples and runner.failures == 0
+        design = pd.DataFrame({"condition_id": [7, 9], "n": [10, 20]})
+        summary = design.assign(criterion="welch-t", alpha=0.05, rate=[0.06, 0.05],
+                                ci_low=[0.04, 0.03], ci_high=[0.08, 0.07])
+        ax = plots.rate_plot(summary, design, alpha=(0.05,)).axes[0]
+        assert ax.get_xlabel() == "n" and [c.get_label() for c in ax.containers] == ["welch-t"]
 
 
 def test_a_killed_writers_temporary_file_is_removed_on_reopening(tmp_path):
