@@ -14,7 +14,8 @@ import sys
 import warnings
 
 from evalmc import __version__
-from evalmc.commands import COMMANDS, UsageError
+from evalmc.commands import UsageError
+from evalmc.commands.registry import COMMANDS
 
 
 class _Parser(argparse.ArgumentParser):

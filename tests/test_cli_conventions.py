@@ -27,7 +27,7 @@ def _prints(command) -> bool:
 
 
 def test_every_module_of_commands_is_a_subcommand():
-    from evalmc.commands import COMMANDS
+    from evalmc.commands.registry import COMMANDS
 
     modules = {p.get_default("run").__module__ for p in _subparsers().values()}
     assert modules == set(COMMANDS)

@@ -1,7 +1,8 @@
 """Subcommands of ``evalmc``: one module each, with ``register(subparsers)``.
 
-A module's ``register`` adds its parser and sets ``run`` (``args -> exit status``) as its default.
-Shared here: the error type for bad input and the writers of result tables.
+A module's ``register`` adds its parser and sets ``run`` (``args -> exit status``) as its default;
+``COMMANDS`` (:mod:`evalmc.commands.registry`) lists the modules. Shared here: the error type for
+bad input and the writers of result tables.
 """
 
 from __future__ import annotations
@@ -13,23 +14,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
-
-#: Modules of the subcommands, in the order ``evalmc --help`` lists them.
-COMMANDS = (
-    "evalmc.commands.listing",
-    "evalmc.commands.calibrate",
-    "evalmc.commands.coverage",
-    "evalmc.commands.reproduce",
-    "evalmc.commands.bench",
-    "evalmc.commands.boon",
-    "evalmc.commands.describe",
-    "evalmc.commands.compare",
-    "evalmc.commands.ranks",
-    "evalmc.commands.audit",
-    "evalmc.commands.plan",
-    "evalmc.commands.lesson",
-)
-
 
 class UsageError(Exception):
     """Bad command-line input: reported in one line, exit status 2.
