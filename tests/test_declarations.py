@@ -115,3 +115,8 @@ def test_a_criterion_is_cached_under_the_name_it_runs_as():
     plain, spelled = get_criterion("prob-outperform"), get_criterion("prob-outperform(gamma=0.75)")
     assert plain.key == spelled.key == "prob-outperform"
     assert get_criterion("prob-outperform(gamma=0.7500001)").key != plain.key
+
+
+def test_a_criterions_interval_is_a_registered_estimator():
+    named = {n: e.facts["interval"] for n, e in CRITERIA.items() if "interval" in e.facts}
+    assert named and all(interval in ESTIMATORS for interval in named.values()), named

@@ -8,7 +8,9 @@ paired-classifier table's ``'counts'``, several data sets' ``'table'``, cross-va
 ``paired``, and how it runs (``uses_rng``: it draws random numbers; ``decision_only``: it gives
 decisions without p-values; ``alternative``: what its rejection concludes; ``schemes`` and
 ``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test;
-``estimand``: what its estimate estimates, when not the mean difference). A
+``estimand``: what its estimate estimates, when not the mean difference; ``interval``: the
+estimator of :data:`~evalmc.estimators.registry.ESTIMATORS` that inverts it, which the audit
+reports beside it). A
 row with ``params`` is a family: its target builds the test from the arguments, and
 ``name(key=value,...)`` names a member (:func:`evalmc.registry.format_spec`).
 
@@ -129,16 +131,17 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("unpaired-z", "items:unpaired_z", "lm-evaluation-harness's z-test of two accuracies "
          "(unpaired standard errors)", paired=True),
     _row("paired-items", "items:paired_items", "z-test on per-item differences A - B",
-         paired=True),
+         paired=True, interval="paired-z-interval"),
     _row("paired-samples-z", "items:paired_samples_z", "z-test on per-sample differences, every "
          "sample counted as an item of its own (ignores that an item's samples go together)",
          paired=True, needs="samples"),
     _row("mcnemar-items", "items:mcnemar_items", "exact McNemar test on the items only one "
          "model got right", paired=True),
     _row("clustered-z", "items:clustered_z", "z-test of mean(A - B) with cluster-robust (CR0) "
-         "standard error", paired=True),
+         "standard error", paired=True, interval="clustered-interval"),
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
-         f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True),
+         f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True,
+         interval="cluster-bootstrap-interval"),
     _row("sacrebleu-paired-bs", "item_procedures:sacrebleu_paired_bs", "sacrebleu's paired "
          "bootstrap test of the mean item score: (#{|m*| - mean|m*| > |m|} + 1) / (B + 1)",
          (Param("n_resamples", SACREBLEU_BS_RESAMPLES, int, "bootstrap resamples"),),

@@ -43,6 +43,7 @@ import pandas as pd
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_float, check_int
+from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
 GRID = (1.0, 2.0, 2.8, 4.0, 5.6)
@@ -80,6 +81,8 @@ class AuditResult:
         Per procedure: its verdict and the line that explains it.
     settings : dict
         Replications, seed, alpha, differences.
+    recommendation : dict
+        The procedure to report, or why none holds (:func:`~evalmc.study.recommend.recommend`).
 
     Examples
     --------
@@ -107,6 +110,7 @@ class AuditResult:
     observed: pd.DataFrame
     verdicts: pd.DataFrame
     settings: dict = field(default_factory=dict)
+    recommendation: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         """Every table as a list of records, with the data and settings (for ``--format json``).
@@ -121,7 +125,9 @@ class AuditResult:
         """
         tables = ("fit", "faithfulness", "sizes", "power", "detectable", "coverage",
                   "observed", "verdicts")
-        out = {"data": self.data, "settings": self.settings}
+        out = {"data": self.data, "settings": self.settings,
+               "recommendation": {k: (None if isinstance(v, float) and np.isnan(v) else v)
+                                  for k, v in self.recommendation.items()}}
         for name in tables:
             frame = getattr(self, name)
             out[name] = frame.astype(object).where(frame.notna(), None).to_dict("records")
@@ -167,6 +173,8 @@ class AuditResult:
             "Verdicts:",
             *(f"- {line}" for line in self.verdicts["line"]),
         ]
+        if self.recommendation:
+            lines += ["", "Recommendation:", self.recommendation["line"]]
         return "\n".join(lines)
 
     def _procedure_table(self) -> pd.DataFrame:
@@ -342,8 +350,10 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
             "difference": float(d), "se": float(se)}
     settings = {"alpha": alpha, "n_reps": n_reps, "n_reps_alt": n_reps_alt, "seed": seed,
                 "deltas": list(asked), "grid": list(differences)}
+    answer = recommend(sizes, power, detectable, observed, alpha=alpha, n_reps=n_reps,
+                       n_clusters=data["n_clusters"] if data["cluster"] else None)
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
-                       observed, verdicts, settings)
+                       observed, verdicts, settings, answer)
 
 
 def _kind(pair) -> str:
