@@ -933,3 +933,65 @@ LESSON_REFERENCES = {
     "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
                                                                  0.05)),
 }
+
+
+def clustered_items_sized(rng, reps, sizes, icc, tau, rho, skill=0.5, sd=1.0):
+    """:func:`clustered_items` with clusters of the given `sizes` (unequal allowed), all
+    replications at once: ``(a, b)``, each (reps, sum(sizes))."""
+    sizes = np.asarray(sizes)
+    g, n = len(sizes), int(sizes.sum())
+    c = np.repeat(rng.normal(0, np.sqrt(icc) * sd, (reps, g)), sizes, axis=1)
+    u = np.repeat(rng.normal(0, tau, (reps, g)), sizes, axis=1) / 2
+    d = c + rng.normal(0, np.sqrt(1 - icc) * sd, (reps, n))
+    e_a = rng.standard_normal((reps, n))
+    e_b = rho * e_a + np.sqrt(1 - rho**2) * rng.standard_normal((reps, n))
+    return (skill + u - d + e_a > 0).astype(float), (skill - u - d + e_b > 0).astype(float)
+
+
+def cr2_matrix(y, x, groups, ell):
+    """Bell and McCaffrey's CR2 variance of ``ell' beta`` and its degrees of freedom, by the
+    general matrix formulas (Imbens and Kolesar 2016; Pustejovsky and Tipton 2018, working
+    model I): ``A_g = (I - H_gg)^(-1/2)``, ``V = ell' (X'X)^-1 sum_g X_g' A_g e_g e_g' A_g X_g
+    (X'X)^-1 ell``, ``df = (sum lambda)^2 / sum lambda^2`` over the eigenvalues of ``C'C``,
+    column g of C being ``(I - H)[:, g] A_g X_g (X'X)^-1 ell``. Returns ``(estimate, V, df)``."""
+    y, x, ell = np.asarray(y, float), np.asarray(x, float), np.asarray(ell, float)
+    n = len(y)
+    bread = np.linalg.inv(x.T @ x)
+    beta = bread @ x.T @ y
+    e = y - x @ beta
+    hat = x @ bread @ x.T
+    resid_maker = np.eye(n) - hat
+    meat = np.zeros((x.shape[1], x.shape[1]))
+    columns = []
+    for g in np.unique(groups):
+        idx = np.flatnonzero(groups == g)
+        values, vectors = np.linalg.eigh(np.eye(len(idx)) - hat[np.ix_(idx, idx)])
+        adjust = vectors @ np.diag(values ** -0.5) @ vectors.T
+        score = x[idx].T @ adjust @ e[idx]
+        meat += np.outer(score, score)
+        columns.append(resid_maker[:, idx] @ adjust @ x[idx] @ bread @ ell)
+    c = np.column_stack(columns)
+    lam = np.linalg.eigvalsh(c.T @ c)
+    return float(ell @ beta), float(ell @ bread @ meat @ bread @ ell), \
+        float(lam.sum() ** 2 / (lam**2).sum())
+
+
+def wild_enumerated(d, groups):
+    """The restricted wild cluster bootstrap p-value of ``mean(d) = 0`` over all 2^G Rademacher
+    sign vectors, item by item: ``d*_i = v_g d_i``, the CR1 t of each, ``#{|t*| >= |t|} / 2^G``
+    (ties within 1e-10 relative)."""
+    d = np.asarray(d, float)
+    labels = np.unique(groups)
+    g, n = len(labels), len(d)
+
+    def cr1_t(y):
+        m = y.mean()
+        total = sum((y[groups == h] - m).sum() ** 2 for h in labels)
+        return m / math.sqrt(g / (g - 1) * total / n**2)
+
+    t = abs(cr1_t(d))
+    hits = 0
+    for signs in itertools.product([-1.0, 1.0], repeat=g):
+        v = np.array(signs)[np.searchsorted(labels, groups)]
+        hits += abs(cr1_t(v * d)) >= t * (1 - 1e-10)
+    return hits / 2**g

@@ -142,6 +142,23 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
          f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True,
          interval="cluster-bootstrap-interval"),
+    _row("cr1-t", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR1 "
+         "cluster-robust standard error (CR0 x G/(G - 1), as Stata), t(G - 1) reference",
+         paired=True, options={"se": "CR1", "df": "clusters"}, interval="cr1-t-interval"),
+    _row("cr2-t", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR2 (Bell and "
+         "McCaffrey 2002) cluster-robust standard error, t(G - 1) reference", paired=True,
+         options={"se": "CR2", "df": "clusters"}, interval="cr2-t-interval"),
+    _row("cr2-bm", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR2 "
+         "cluster-robust standard error and Bell-McCaffrey degrees of freedom (Imbens and "
+         "Kolesar 2016)", paired=True, options={"se": "CR2", "df": "bm"},
+         interval="cr2-bm-interval"),
+    _row("wild-cluster-bootstrap", "cluster_robust:wild_cluster_bootstrap", "wild cluster "
+         "bootstrap-t test of mean(A - B), null imposed (WCR), CR1 t: p = #{|t*| >= |t|} / B; "
+         "every sign vector when Rademacher and 2^G <= B", (
+             Param("weights", "rademacher", str, "the clusters' weights: 'rademacher' or "
+                                                 "'webb' (six-point, for very few clusters)"),
+             Param("n_resamples", CLUSTER_RESAMPLES, int, "bootstrap draws B")),
+         paired=True, uses_rng=True, interval="wild-cluster-interval"),
     _row("sacrebleu-paired-bs", "item_procedures:sacrebleu_paired_bs", "sacrebleu's paired "
          "bootstrap test of the mean item score: (#{|m*| - mean|m*| > |m|} + 1) / (B + 1)",
          (Param("n_resamples", SACREBLEU_BS_RESAMPLES, int, "bootstrap resamples"),),
