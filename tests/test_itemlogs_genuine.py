@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from evalmc.cli import main
 from evalmc.inputs.itemlogs import detect_format, lm_eval_model, paired_items, read_items
 
 LOGS = Path(__file__).parent / "examples" / "logs"
@@ -264,3 +265,37 @@ def test_two_runs_of_one_model_labelled_and_cut_to_their_common_items():
     may = json.loads(MAY_JSON.read_text(encoding="utf-8"))["samples"]
     assert common[common["model"] == "May"]["score"].tolist() == [
         LETTERS[s["scores"]["match"]["value"]] for s in may]
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_audit_reads_an_output_folder_with_tasks_and_labels(tmp_path):
+    """The harness's output folder of the examples holds two models; --task keeps arc_easy,
+    --label names one model's folder."""
+    folder = Path(__file__).parent / "examples" / "lm_eval"
+    out = tmp_path / "audit.json"
+    argv = ["audit", str(folder), "--task", "arc_easy", "--metric", "acc",
+            "--label", f"{folder / 'EleutherAI__pythia-160m'}=pythia-160m",
+            "--a", "EleutherAI/pythia-410m", "--b", "pythia-160m", "--criterion", "paired-items",
+            "--estimator", "newcombe-paired", "--reps", "100", "--reps-alt", "50", "--quiet",
+            "--format", "json", "--out", str(out)]
+    assert main(argv) == 0
+    data = json.loads(out.read_text())["data"]
+    assert data["n_items"] == 20 and data["difference"] == pytest.approx(0.3)
+    assert main(argv[:5] + argv[7:] + ["--label", "pythia-160m"]) == 2  # not FILE=NAME
+
+
+def test_audit_common_keeps_the_items_both_models_have(tmp_path, capsys):
+    path = tmp_path / "items.csv"
+    rows = [f"x,{i},{int(i % 3 > 0)}" for i in range(40)] + [
+        f"y,{i},{int(i % 4 > 0)}" for i in range(5, 45)]
+    path.write_text("model,item,score\n" + "\n".join(rows) + "\n")
+    argv = ["audit", str(path), "--a", "x", "--b", "y", "--criterion", "paired-items",
+            "--estimator", "newcombe-paired", "--reps", "100", "--reps-alt", "50", "--quiet",
+            "--format", "json", "--out", str(tmp_path / "audit.json")]
+    assert main(argv) == 2
+    assert "common=True (--common on the command line) keeps the common ones" in (
+        capsys.readouterr().err)
+    assert main(argv + ["--common"]) == 0
+    assert json.loads((tmp_path / "audit.json").read_text())["data"]["n_items"] == 35
