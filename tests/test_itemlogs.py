@@ -314,11 +314,29 @@ def test_a_scorer_name_may_hold_a_colon(tmp_path):
         INSPECT_JSON)["score"].tolist()
 
 
-def test_an_lm_eval_results_file_points_to_its_samples():
+def test_an_lm_eval_results_file_reads_the_samples_beside_it(tmp_path):
+    results = _one(SMALL, "results_*.json")
+    assert detect_format(results) == "lm-eval-results"
+    with pytest.raises(ValueError, match=r"^samples_gsm8k_.*\.jsonl: the samples hold 2 filters "
+                       r"\(strict-match, flexible-extract\); choose one with `metric`, as in "
+                       r"'acc,strict-match'\. \(Or leave task 'gsm8k' out: name the tasks to read "
+                       r"with `tasks`, --task on the command line\.\)$"):
+        read_items(results, metric="acc")
+    found = read_items(results, metric="acc", tasks=["arc_easy"], cluster="task")
+    alone = read_items(_one(SMALL, "samples_arc_easy_*.jsonl"), metric="acc")
+    assert found["item"].tolist() == [f"arc_easy/{i}" for i in alone["item"]]
+    assert found["score"].tolist() == alone["score"].tolist()
+    assert set(found["cluster"]) == {"arc_easy"} and found.attrs["tasks"] == ["arc_easy"]
+    moved = tmp_path / results.name
+    moved.write_bytes(results.read_bytes())
+    with pytest.raises(ValueError, match=r"^results_.*\.json: an lm-evaluation-harness results "
+                       r"file, without its samples beside it \(samples_<task>_2024-05-01T10-12-31"
+                       r"\.483571\.jsonl\); lm_eval writes them with --log_samples\.$"):
+        read_items(moved)
     with pytest.raises(ValueError, match=r"^results_.*\.json: not an inspect_ai log \(no field "
                        r"`eval`\)\. It is an lm-evaluation-harness results file; its scores per "
                        r"item are in the samples_<task>_<date>\.jsonl beside it"):
-        read_items(_one(SMALL, "results_*.json"))
+        read_items(results, fmt="inspect")
 
 
 def test_a_malformed_inspect_log(tmp_path):
@@ -469,7 +487,8 @@ def test_models_with_different_items_are_refused_or_cut_to_the_common_ones():
     with pytest.raises(ValueError, match=r"^models 'EleutherAI/pythia-160m' and 'gsm' must be "
                        r"scored on the same items to be paired: 'EleutherAI/pythia-160m' has "
                        r"20, 'gsm' 6, 6 in common \(14 only in 'EleutherAI/pythia-160m', 0 only "
-                       r"in 'gsm', e\.g\. '6'\); common=True keeps the common ones\.$"):
+                       r"in 'gsm', e\.g\. '6'\); common=True \(--common on the command line\) "
+                       r"keeps the common ones\.$"):
         paired_items(table, a, b)
     pair = paired_items(table, a, b, common=True)
     assert pair.items == [str(i) for i in range(6)] and pair.dropped == {a: 14}

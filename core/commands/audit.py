@@ -41,8 +41,9 @@ def register(sub) -> None:
                                           "bars of your own evaluation, on data like it")
     parser.add_argument("file", metavar="FILE", nargs="+",
                         help="item-level results: CSV or JSONL table (model, item, score), "
-                             "lm-evaluation-harness samples_*.jsonl, inspect_ai .json or .eval; "
-                             "several files (a log per model) are stacked")
+                             "lm-evaluation-harness samples_*.jsonl or .json, results file or "
+                             "output folder, inspect_ai .json or .eval; several files (a log "
+                             "per model) are stacked")
     parser.add_argument("--a", required=True, metavar="MODEL", help="model A")
     parser.add_argument("--b", required=True, metavar="MODEL", help="model B")
     parser.add_argument("--metric", help="the score: a table's column (default score), a "
@@ -55,8 +56,18 @@ def register(sub) -> None:
                         help="column (or doc/metadata field) of the items' clusters")
     parser.add_argument("--sample", metavar="COL",
                         help="a table's column of sample indices (repeated generations)")
-    parser.add_argument("--fmt", choices=("csv", "jsonl", "lm-eval", "inspect"),
+    parser.add_argument("--fmt", choices=("csv", "jsonl", "lm-eval", "lm-eval-array",
+                                          "lm-eval-results", "lm-eval-folder", "inspect"),
                         help="the file's format (default: from its name and content)")
+    parser.add_argument("--task", action="append", metavar="NAME",
+                        help="an lm-evaluation-harness task (or group) to read, repeatable; "
+                             "default: every task of a results file or folder")
+    parser.add_argument("--label", action="append", metavar="FILE=NAME",
+                        help="the model name of the scores in FILE (a file or folder, or a "
+                             "file's name), repeatable: tells two runs of one model apart")
+    parser.add_argument("--common", action="store_true",
+                        help="keep the items both models have; by default models scored on "
+                             "different items are refused")
     parser.add_argument("--delta", default="", metavar="D1,D2,...",
                         help="differences A - B in score points at which to report power")
     parser.add_argument("--criterion", action="append", metavar="NAME",
@@ -105,6 +116,7 @@ def run(args) -> int:
 
     result = audit(args.file, args.a, args.b, metric=args.metric, cluster=args.cluster,
                    sample=args.sample, item=args.item, model=args.model, fmt=args.fmt,
+                   tasks=args.task, labels=_labels(args.label), common=args.common,
                    deltas=deltas, criteria=args.criterion,
                    estimators=args.estimator, alpha=args.alpha, n_reps=args.reps,
                    n_reps_alt=args.reps_alt, seed=args.seed, n_jobs=args.jobs,
@@ -120,3 +132,16 @@ def run(args) -> int:
     if args.plot:
         result.plot().savefig(args.plot, dpi=120)
     return 0
+
+
+def _labels(given) -> dict | None:
+    """The ``--label FILE=NAME`` options as a dict (None when there are none)."""
+    if not given:
+        return None
+    labels = {}
+    for text in given:
+        file, _, name = text.rpartition("=")
+        if not file or not name.strip():
+            raise UsageError(f"`--label` must be FILE=NAME; got {text!r}.")
+        labels[file] = name
+    return labels

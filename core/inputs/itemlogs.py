@@ -5,10 +5,13 @@ cluster, score``, whatever wrote it:
 
 - **a table of your own**, CSV (or TSV; read by :func:`evalmc.inputs.tables.read_table`) or JSON
   Lines (one object per line), one row per scored item;
-- **lm-evaluation-harness** per-sample logs, ``samples_<task>_<date>.jsonl`` as written by
-  ``lm_eval --log_samples`` (``EvaluationTracker.save_results_samples`` in
-  ``lm_eval/loggers/evaluation_tracker.py``, each line the ``example`` dict built in
-  ``evaluate`` of ``lm_eval/evaluator.py``);
+- **lm-evaluation-harness** per-sample logs, as ``lm_eval --log_samples`` writes them (each
+  sample the ``example`` dict built in ``evaluate`` of ``lm_eval/evaluator.py``):
+  ``samples_<task>_<date>.jsonl``, JSON Lines (``EvaluationTracker.save_results_samples`` of
+  ``lm_eval/loggers/evaluation_tracker.py``, 0.4.3 on; ``.json`` in June 2024), or one JSON
+  array per task (``<model_args>_<task>.jsonl`` beside ``results.json`` in 0.4.0 to 0.4.2,
+  ``samples_<task>_<date>.json`` in May 2024); a results file, read with the samples of its run
+  beside it; an output folder, read with every run in it (its model folders included);
 - **inspect_ai** logs, the JSON log (``EvalLog`` of ``inspect_ai/log/_log.py``) or the ``.eval``
   archive (``inspect_ai/log/_recorders/eval.py``: ``header.json``, or
   ``_journal/start.json`` while a run is under way, and one ``samples/<id>_epoch_<n>.json`` per
@@ -26,10 +29,14 @@ The same keywords name what to read in each format:
   default the one the log names (inspect_ai's ``eval.model``; for lm-evaluation-harness the
   companion ``results_<date>.json``, else the folder the harness names after the model).
 - ``item``, ``sample``: a table's columns of item ids (default ``item``) and of sample
-  indices (default none: 0). A log has its own: ``doc_id`` (lm-evaluation-harness), the
-  sample's ``id`` and ``epoch`` (inspect_ai).
-- ``cluster``: a table's column, a field of an lm-evaluation-harness ``doc`` (``subject``) or
-  of an inspect_ai sample's ``metadata``; dots reach into nested fields.
+  indices (default none: 0). A log has its own: ``doc_id`` (lm-evaluation-harness; read from
+  a results file or a folder, ``<task>/<doc_id>``, as a task's ids start over), the sample's
+  ``id`` and ``epoch`` (inspect_ai).
+- ``cluster``: a table's column, a field of an lm-evaluation-harness ``doc`` (``subject``;
+  ``task`` is the task) or of an inspect_ai sample's ``metadata``; dots reach into nested
+  fields.
+- ``tasks``: the lm-evaluation-harness tasks (or groups) to read; ``labels``: a model name per
+  file or folder, for two runs of one model; ``common``: only the items every model has.
 
 Conventions (decisions of this module):
 
@@ -59,12 +66,14 @@ the sample and epoch of an inspect_ai log) and the field.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import os
 import re
 import struct
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -81,8 +90,10 @@ COLUMNS = ("model", "item", "sample", "cluster", "score")
 _LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps",
                              "filter", "metrics", "doc_hash", "prompt_hash", "target_hash"})
 #: lm-evaluation-harness names its runs ``<date_id>`` = ``datetime.now().isoformat()`` with
-#: ``:`` replaced by ``-`` (``save_results_aggregated``), shared by the samples and results files.
-_LM_EVAL_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.-]+)\.jsonl$")
+#: ``:`` replaced by ``-`` (``save_results_aggregated``), shared by the samples and results files;
+#: the samples file ends ``.json`` before June 2024, ``.jsonl`` after.
+_LM_EVAL_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.-]+)\.jsonl?$")
+_LM_EVAL_RESULTS = re.compile(r"^results_(?P<date>\d{4}-\d{2}-\d{2}T[\d.-]+)\.json$")
 #: inspect_ai's ``value_to_float`` defaults (``inspect_ai/scorer/_metric.py``).
 _LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
@@ -106,35 +117,78 @@ class _Row(NamedTuple):
 
 
 class _Wanted(NamedTuple):
-    """What :func:`read_items` is asked to read: its keywords, as given."""
+    """What :func:`read_items` is asked to read: its keywords, as given (`labels` checked)."""
 
     metric: str | None
     model: str | None
     item: str
     sample: str | None
     cluster: str | None
+    tasks: tuple | None = None
+    labels: _Labels | None = None
 
 
 class _Read(NamedTuple):
     """What a format's reader returns: the rows, the metric read (as ``attrs['metric']`` shows
-    it) and the task (None when the file names none)."""
+    it), the task (None when the file names none, or names several) and every task read."""
 
     rows: list[_Row]
     metric: str
     task: str | None
+    tasks: tuple = ()
+
+
+class _Labels:
+    """The `labels` of :func:`read_items`: a model name per file or folder, and the keys used."""
+
+    def __init__(self, labels):
+        if not isinstance(labels, Mapping):
+            raise ValueError(f"`labels` must map files (or folders) to model names; got "
+                             f"{type(labels).__name__}.")
+        self.names = {}
+        for key, name in labels.items():
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"`labels`: the name of {str(key)!r} must be a non-empty "
+                                 f"string; got {name!r}.")
+            self.names[str(key)] = name.strip()
+        self.used: set[str] = set()
+
+    def name(self, *paths: Path | None) -> str | None:
+        """The label of the first of `paths` a key names (its path, or its file name when the
+        key is a bare name), else of the nearest folder holding the first path."""
+        given = [p.resolve() for p in paths if p is not None]
+        for path in given + list(given[0].parents if given else ()):
+            for key in self.names:
+                if Path(key).resolve() == path or (Path(key).name == key == path.name
+                                                  and path in given):
+                    self.used.add(key)
+                    return self.names[key]
+        return None
+
+    def check_used(self, where: str) -> None:
+        """A ValueError for a key that labelled nothing read from `where`."""
+        unused = [key for key in self.names if key not in self.used]
+        if unused:
+            raise ValueError(f"`labels`: {unused[0]!r} is no file or folder read from {where} "
+                             "(a key is a path, or a file's name).")
 
 
 def read_items(path, *, fmt: str | None = None, metric: str | None = None,
                model: str | None = None, item: str = "item", sample: str | None = None,
-               cluster: str | None = None, dropna: bool = False) -> pd.DataFrame:
+               cluster: str | None = None, dropna: bool = False,
+               tasks: Sequence[str] | None = None, labels: Mapping | None = None,
+               common: bool = False) -> pd.DataFrame:
     """Item-level results as one long table, one row per (model, item, sample).
 
     Parameters
     ----------
-    path : path-like
+    path : path-like, or a sequence of them
         The file: ``.csv`` or ``.tsv``, ``.jsonl`` (a table, or lm-evaluation-harness samples),
-        ``.json`` or ``.eval`` (inspect_ai).
-    fmt : {'csv', 'jsonl', 'lm-eval', 'inspect'}, optional
+        ``.json`` (inspect_ai, or lm-evaluation-harness samples or results) or ``.eval``
+        (inspect_ai); or an lm-evaluation-harness output folder (every run in it, its model
+        folders included). Several paths are each read and stacked (:func:`stack_items`).
+    fmt : {'csv', 'jsonl', 'lm-eval', 'lm-eval-array', 'lm-eval-results', \
+'lm-eval-folder', 'inspect'}, optional
         Default: found from the name and the content (:func:`detect_format`).
     metric : str, optional
         The scores: a table's column (default ``'score'``); an lm-evaluation-harness metric
@@ -148,28 +202,39 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
     sample : str, optional
         A table's column of sample indices (integers); default: every row is sample 0.
     cluster : str, optional
-        A table's column, a field of an lm-evaluation-harness ``doc``, or a field of an
-        inspect_ai sample's ``metadata`` (dots reach into nested fields); default: each item
-        is its own cluster.
+        A table's column, a field of an lm-evaluation-harness ``doc`` (``'task'``: the task),
+        or a field of an inspect_ai sample's ``metadata`` (dots reach into nested fields);
+        default: each item is its own cluster.
     dropna : bool
         Drop the rows missing a score (listed in ``attrs['dropped']``) instead of refusing them.
+    tasks : sequence of str, optional
+        The lm-evaluation-harness tasks to read (a group, such as ``'mmlu'``, names its tasks);
+        default: all. A results file or a folder gives items ``'<task>/<doc_id>'``.
+    labels : mapping, optional
+        A model name per file or folder (its path, or a file's name): the scores read from it,
+        or from under it, are that model's, so that two runs of one model can be told apart. An
+        lm-evaluation-harness run may be named by its results file.
+    common : bool
+        Keep only the items every model has (``attrs['dropped_items']`` counts, per model, the
+        items dropped); by default each model keeps all its items.
 
     Returns
     -------
     DataFrame
         Columns ``model, item, sample, cluster, score`` (str, str, int, str, float), sorted;
         ``attrs`` holds ``file``, ``format``, ``metric``, ``cluster`` (the field, or None),
-        ``task`` (a log's task: from the file name of lm-evaluation-harness, inspect_ai's
-        ``eval.task_display_name`` or ``eval.task``; None for a table) and ``dropped`` (where
-        each dropped row was).
+        ``task`` (a log's task: from the file name or results of lm-evaluation-harness,
+        inspect_ai's ``eval.task_display_name`` or ``eval.task``; None for a table or for
+        several tasks), ``tasks`` (every task read) and ``dropped`` (where each dropped row
+        was).
 
     Raises
     ------
     ValueError
         For a file that is missing or unreadable, a field that is missing or holds no valid
         value, a metric the file does not have or a choice it leaves open, a missing score
-        (unless `dropna`), a repeated (model, item, sample) or an item in two clusters; the
-        message names the file, the row and the field.
+        (unless `dropna`), a repeated (model, item, sample), an item in two clusters, or a
+        label naming nothing read; the message names the file, the row and the field.
 
     Examples
     --------
@@ -184,17 +249,98 @@ def read_items(path, *, fmt: str | None = None, metric: str | None = None,
     1     A   q2       0      q2    1.0
     2     B   q1       0      q1    1.0
     3     B   q2       0      q2    0.5
+
+    Two runs of one model, told apart by their files:
+
+    >>> for run in ("monday", "tuesday"):
+    ...     _ = (path.parent / f"{run}.csv").write_text("model,item,score\\nA,q1,1\\nA,q2,0\\n")
+    >>> table = read_items([path.parent / "monday.csv", path.parent / "tuesday.csv"],
+    ...                    labels={"monday.csv": "A (Monday)", "tuesday.csv": "A (Tuesday)"})
+    >>> sorted(set(table["model"]))
+    ['A (Monday)', 'A (Tuesday)']
     """
-    path = Path(path)
-    if not path.is_file():
+    wanted = _Wanted(metric, model, item, sample, cluster, _tasks(tasks),
+                     None if labels is None else _Labels(labels))
+    if isinstance(path, (str, os.PathLike)):
+        frame = _read_one(Path(path), fmt, wanted, dropna)
+    else:
+        frame = _read_many([Path(p) for p in path], fmt, wanted, dropna)
+    if wanted.labels is not None:
+        wanted.labels.check_used(frame.attrs["file"])
+    return _common(frame) if common else frame
+
+
+def _tasks(tasks) -> tuple | None:
+    """`tasks` as a tuple of names (a single name taken as one task), or None."""
+    if tasks is None:
+        return None
+    tasks = (tasks,) if isinstance(tasks, str) else tuple(map(str, tasks))
+    if not tasks:
+        raise ValueError("`tasks` must name at least one task; got none.")
+    return tasks
+
+
+def _read_one(path: Path, fmt: str | None, wanted: _Wanted, dropna: bool) -> pd.DataFrame:
+    """The table of one file or folder."""
+    if not path.exists():
         raise ValueError(f"{str(path)!r} is not a file of item-level results.")
     fmt = fmt or detect_format(path)
     if fmt not in FORMATS:
         raise ValueError(f"`fmt` must be one of {', '.join(FORMATS)}; got {fmt!r}.")
-    rows, used, task = _READERS[fmt](path, _Wanted(metric, model, item, sample, cluster))
-    frame = _frame(list(rows), path=path, fmt=fmt, metric=used, cluster=cluster, dropna=dropna)
-    frame.attrs["task"] = task
+    if path.is_dir() != (fmt == "lm-eval-folder"):
+        raise ValueError(f"{str(path)!r}: format {fmt!r} reads "
+                         f"{'folders' if fmt == 'lm-eval-folder' else 'files'}, and this is "
+                         f"{'a folder' if path.is_dir() else 'a file'}.")
+    rows, used, task, tasks = _READERS[fmt](path, wanted)
+    frame = _frame(list(rows), path=path, fmt=fmt, metric=used, cluster=wanted.cluster,
+                   dropna=dropna)
+    frame.attrs.update(task=task, tasks=list(tasks) or ([task] if task else []))
     return frame
+
+
+def _read_many(paths: list[Path], fmt: str | None, wanted: _Wanted,
+               dropna: bool) -> pd.DataFrame:
+    """The tables of several files or folders, stacked; one model on the same items in two of
+    them is an error that asks for labels."""
+    if not paths:
+        raise ValueError("`path` names no file to read.")
+    tables = [_read_one(p, fmt, wanted, dropna) for p in paths]
+    for (i, a), (j, b) in itertools.combinations(enumerate(tables), 2):
+        _apart(paths[i], a, paths[j], b)
+    frame = stack_items(tables)
+    frame.attrs.update(file=", ".join(map(str, paths)),
+                       dropped=[d for t in tables for d in t.attrs["dropped"]],
+                       task=_shared(tables, "task"),
+                       tasks=sorted({t for table in tables for t in table.attrs["tasks"]},
+                                    key=_natural))
+    return frame
+
+
+def _apart(first: Path, a: pd.DataFrame, second: Path, b: pd.DataFrame) -> None:
+    """A ValueError when a model of `a` has scores of `b`'s (item, sample): two runs of it."""
+    keys = ["model", "item", "sample"]
+    both = a[keys].merge(b[keys], on=keys)
+    if len(both):
+        name = both["model"].iloc[0]
+        raise ValueError(f"{first.name} and {second.name} both hold model {name!r} on the same "
+                         f"items (item {both['item'].iloc[0]!r}, ...): two runs of it? Label "
+                         f"them apart with `labels`, as in labels={{'{first.name}': "
+                         f"'{name} (1)', '{second.name}': '{name} (2)'}} (--label FILE=NAME on "
+                         "the command line); two tasks' files are read together from their "
+                         "folder or results file, which key each item by its task.")
+
+
+def _common(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the items every model has; ``attrs['dropped_items']`` counts, per model,
+    its items dropped."""
+    items = frame.groupby("model", sort=False)["item"].agg(set)
+    shared = set.intersection(*items)
+    if not shared:
+        raise ValueError(f"models {', '.join(map(repr, items.index))} share no item.")
+    kept = frame[frame["item"].isin(shared)].reset_index(drop=True)
+    kept.attrs = {**frame.attrs, "dropped_items": {m: len(s - shared) for m, s in items.items()
+                                                   if s - shared}}
+    return kept
 
 
 def detect_format(path) -> str:
@@ -207,9 +353,12 @@ def detect_format(path) -> str:
     Returns
     -------
     str
-        ``'csv'`` (``.csv``, ``.tsv``, ``.txt``), ``'inspect'`` (``.eval``, ``.json``),
-        ``'lm-eval'`` (``.jsonl`` or ``.ndjson`` whose first object has ``doc_id`` and
-        ``resps``) or ``'jsonl'`` (another ``.jsonl`` or ``.ndjson``).
+        ``'csv'`` (``.csv``, ``.tsv``, ``.txt``); ``'inspect'`` (``.eval``, and ``.json`` not
+        otherwise told); for lm-evaluation-harness ``'lm-eval'`` (``.jsonl``, ``.ndjson`` or
+        ``.json`` whose first line is an object with ``doc_id``), ``'lm-eval-array'``
+        (``.jsonl`` or ``.json`` holding a JSON array, as 0.4.0 to 0.4.2 and May 2024 wrote
+        samples), ``'lm-eval-results'`` (``.json`` whose first field is ``results``) and
+        ``'lm-eval-folder'`` (a folder); ``'jsonl'`` (another ``.jsonl`` or ``.ndjson``).
 
     Raises
     ------
@@ -223,10 +372,12 @@ def detect_format(path) -> str:
     >>> from evalmc.inputs.itemlogs import detect_format
     >>> path = Path(tempfile.mkdtemp()) / "samples_arc_easy_2024-05-01T10-00-00.jsonl"
     >>> _ = path.write_text('{"doc_id": 0, "resps": [], "acc": 1.0}\\n')
-    >>> detect_format(path)
-    'lm-eval'
+    >>> detect_format(path), detect_format(path.parent)
+    ('lm-eval', 'lm-eval-folder')
     """
     path = Path(path)
+    if path.is_dir():
+        return "lm-eval-folder"
     found = _SUFFIXES.get(path.suffix.lower())
     if found is None:
         raise ValueError(f"{path.name}: cannot tell the format from the name; give `fmt`, one "
@@ -234,18 +385,51 @@ def detect_format(path) -> str:
     return found(path) if callable(found) else found
 
 
-def _jsonl_format(path: Path) -> str:
-    """``'lm-eval'`` when the first object of a JSON Lines file has ``doc_id`` and ``resps``,
-    else ``'jsonl'``."""
-    with open(path, encoding="utf-8-sig") as handle:
+def _first_char(path: Path) -> str:
+    """The first character of a file that is not white space ('' for none)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        while chunk := handle.read(4096):
+            if chunk.strip():
+                return chunk.lstrip()[0]
+    return ""
+
+
+def _first_object(path: Path):
+    """The first non-blank line of a file parsed as JSON (None when it is not JSON)."""
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
         first = next((line for line in handle if line.strip()), "")
     try:
-        head = json.loads(first)
+        return json.loads(first)
     except json.JSONDecodeError:
-        head = None
-    if isinstance(head, dict) and "doc_id" in head and "resps" in head:
+        return None
+
+
+def _is_lm_eval_sample(head) -> bool:
+    """Whether a JSON object is a sample lm-evaluation-harness logged."""
+    return isinstance(head, dict) and "doc_id" in head and (
+        "resps" in head or "filtered_resps" in head)
+
+
+def _jsonl_format(path: Path) -> str:
+    """``'lm-eval-array'`` for a JSON array, ``'lm-eval'`` when the first object has
+    ``doc_id`` and ``resps``, else ``'jsonl'``."""
+    if _first_char(path) == "[":
+        return "lm-eval-array"
+    return "lm-eval" if _is_lm_eval_sample(_first_object(path)) else "jsonl"
+
+
+def _json_format(path: Path) -> str:
+    """lm-evaluation-harness samples (a JSON array, or JSON Lines) or results (first field
+    ``results``), else ``'inspect'``."""
+    if _first_char(path) == "[":
+        return "lm-eval-array"
+    with open(path, encoding="utf-8-sig", errors="replace") as handle:
+        head = handle.read(4096)
+    if re.match(r'\s*\{\s*"results"\s*:', head):
+        return "lm-eval-results"
+    if head.lstrip().startswith('{"doc_id"') and _is_lm_eval_sample(_first_object(path)):
         return "lm-eval"
-    return "jsonl"
+    return "inspect"
 
 
 # --------------------------------------------------------------------------- tables
@@ -315,7 +499,17 @@ def _table_rows(path: Path, records: list[tuple[str, dict]], wanted: _Wanted) ->
         group = _key(record[cluster], origin, cluster) if cluster else None
         rows.append(_Row(name, key, index, group, _number(record[metric], origin, metric),
                          origin))
-    return _Read(rows, metric, None)
+    label = _label(wanted, path)
+    return _Read(_relabelled(rows, label, path) if label else rows, metric, None)
+
+
+def _relabelled(rows: list[_Row], label: str, path: Path) -> list[_Row]:
+    """The rows of a table of one model, given the name `label`."""
+    models = list(dict.fromkeys(row.model for row in rows))
+    if len(models) > 1:
+        raise ValueError(f"`labels` names {path.name} {label!r}, but it holds {len(models)} "
+                         f"models ({', '.join(models)}); a label names a file of one model.")
+    return [row._replace(model=label) for row in rows]
 
 
 def _key(value, origin: str, field: str) -> str:
@@ -374,25 +568,136 @@ def _number(value, origin: str, field: str) -> float:
 # --------------------------------------------------------------------------- lm-eval
 
 
+class _Source(NamedTuple):
+    """One lm-evaluation-harness samples file, with its task and its run's results file (and
+    that file's contents) when they are known."""
+
+    path: Path
+    task: str | None
+    results: Path | None = None
+    data: dict | None = None
+
+
 def _lm_eval_rows(path: Path, wanted: _Wanted) -> _Read:
-    """The rows of an lm-evaluation-harness ``samples_<task>_<date>.jsonl``."""
-    lines = list(_json_lines(path))
-    if not lines:
-        raise ValueError(f"{path.name}: no samples.")
+    """The rows of lm-evaluation-harness samples written as JSON Lines:
+    ``samples_<task>_<date>.jsonl`` (0.4.3 on), or ``.json`` (June 2024)."""
+    return _lm_eval_file(path, _json_line_records(path), wanted)
+
+
+def _lm_eval_array_rows(path: Path, wanted: _Wanted) -> _Read:
+    """The rows of lm-evaluation-harness samples written as one JSON array:
+    ``<model_args>_<task>.jsonl`` (0.4.0 to 0.4.2) or ``samples_<task>_<date>.json`` (May 2024)."""
+    return _lm_eval_file(path, _json_array_records(path), wanted)
+
+
+def _lm_eval_results_rows(path: Path, wanted: _Wanted) -> _Read:
+    """The rows of the samples of the run an lm-evaluation-harness results file sums up."""
+    data = _results_data(path)
+    sources = _run_sources(path, data) if data is not None else []
+    if not sources:
+        raise ValueError(f"{path.name}: an lm-evaluation-harness results file, without its "
+                         f"samples beside it ({_expected_samples(path, data)}); lm_eval writes "
+                         "them with --log_samples.")
+    return _runs_rows(path, [sources], wanted)
+
+
+def _lm_eval_folder_rows(path: Path, wanted: _Wanted) -> _Read:
+    """The rows of every run in an lm-evaluation-harness output folder (its model folders
+    included): each results file with its samples, and samples files without one."""
+    return _runs_rows(path, _folder_runs(path), wanted)
+
+
+def _lm_eval_file(path: Path, records: list[tuple[str, dict]], wanted: _Wanted) -> _Read:
+    """The rows of one samples file read alone: items are its ``doc_id``."""
+    source = _samples_source(path)
+    if wanted.tasks and source.task is not None and source.task not in _expand(
+            wanted.tasks, source.data):
+        raise ValueError(f"{path.name}: holds task {source.task!r}, not one of `tasks` "
+                         f"({', '.join(wanted.tasks)}).")
+    rows, metric = _source_rows(source, records, wanted, prefix="")
+    return _Read(rows, metric, source.task)
+
+
+def _json_line_records(path: Path) -> list[tuple[str, dict]]:
+    """The samples of a JSON Lines file as (origin, record) pairs."""
+    return [(f"{path.name} line {number}", record) for number, record in _json_lines(path)]
+
+
+def _json_array_records(path: Path) -> list[tuple[str, dict]]:
+    """The samples of a file holding one JSON array as (origin, record) pairs."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            records = json.load(handle)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path.name}: not valid JSON ({err.msg} at line {err.lineno} column "
+                         f"{err.colno}).") from None
+    if not isinstance(records, list):
+        raise ValueError(f"{path.name}: a JSON array of samples is needed; got "
+                         f"{type(records).__name__}.")
+    pairs = [(f"{path.name} entry {i + 1}", record) for i, record in enumerate(records)]
+    for origin, record in pairs:
+        if not isinstance(record, dict):
+            raise ValueError(f"{origin}: a JSON object is needed; got {type(record).__name__}.")
+    return pairs
+
+
+def _lm_eval_records(path: Path) -> list[tuple[str, dict]]:
+    """The samples of a samples file, whichever way it was written."""
+    return (_json_array_records(path) if _first_char(path) == "["
+            else _json_line_records(path))
+
+
+def _source_rows(source: _Source, records: list[tuple[str, dict]], wanted: _Wanted, *,
+                 prefix: str) -> tuple[list[_Row], str]:
+    """The rows of one samples file and the metric read (``name,filter``); each item is
+    `prefix` and its ``doc_id``."""
+    if not records:
+        raise ValueError(f"{source.path.name}: no samples.")
     metric = wanted.metric
     name, want_filter = (metric.split(",", 1) + [None])[:2] if metric else (None, None)
-    want_filter = _lm_eval_filter(path, lines, name, want_filter)
-    lines = [(n, r) for n, r in lines if r.get("filter", "none") == want_filter]
+    records = _named_filters(source, records)
+    want_filter = _lm_eval_filter(source.path, records, name, want_filter)
+    records = [(o, r) for o, r in records if r.get("filter", "none") == want_filter]
     if name is None:
-        name = _lm_eval_only_metric(path, *lines[0])
-    model = wanted.model or lm_eval_model(path)
-    rows = [_lm_eval_row(record, f"{path.name} line {number}", name, model, wanted.cluster)
-            for number, record in lines]
-    match = _LM_EVAL_NAME.match(path.name)
-    return _Read(rows, f"{name},{want_filter}", match["task"] if match else None)
+        name = _lm_eval_only_metric(*records[0])
+    model = (_label(wanted, source.path, source.results) or wanted.model
+             or _model_of_source(source))
+    rows = [_lm_eval_row(record, origin, name, model, wanted.cluster, source.task, prefix)
+            for origin, record in records]
+    return rows, f"{name},{want_filter}"
 
 
-def _lm_eval_filter(path: Path, lines: list[tuple[int, dict]], name: str | None,
+def _named_filters(source: _Source, records: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """The records, each naming its filter. Before 0.4.7 lm-evaluation-harness named none: a
+    task with several filters logs its documents once per filter, in the order of the task's
+    ``filter_list``, which its results file holds."""
+    ids = [repr(r.get("doc_id")) for _, r in records]
+    if any("filter" in r for _, r in records) or len(set(ids)) == len(ids):
+        return records
+    names = _filter_names(source)
+    seen: dict[str, int] = {}
+    named = []
+    for doc, (origin, record) in zip(ids, records, strict=True):
+        k = seen[doc] = seen.get(doc, -1) + 1
+        if k >= max(len(names), 1):
+            why = (f"its results file names {len(names)} filter(s)" if source.data else
+                   "no results file of its run was found beside it")
+            raise ValueError(f"{origin}: document {record.get('doc_id')!r} logged again, "
+                             "without a filter name (lm-evaluation-harness before 0.4.7 logs "
+                             "a task's documents once per filter, in the order of the "
+                             f"`filter_list` its results file holds); {why}.")
+        named.append((origin, {**record, "filter": names[k] if names else "none"}))
+    return named
+
+
+def _filter_names(source: _Source) -> list[str]:
+    """The names of the filters of the source's task, as its results file lists them."""
+    config = ((source.data or {}).get("configs") or {}).get(source.task) or {}
+    return [f["name"] for f in config.get("filter_list") or []
+            if isinstance(f, dict) and isinstance(f.get("name"), str)]
+
+
+def _lm_eval_filter(path: Path, lines: list[tuple[str, dict]], name: str | None,
                     want_filter: str | None) -> str:
     """The filter to read: `want_filter` when the samples have it, else their only one."""
     filters = list(dict.fromkeys(record.get("filter", "none") for _, record in lines))
@@ -410,30 +715,38 @@ def _lm_eval_filter(path: Path, lines: list[tuple[int, dict]], name: str | None,
     return want_filter
 
 
-def _lm_eval_only_metric(path: Path, number: int, record: dict) -> str:
-    """The one metric of the first sample line read, or a ValueError listing its metrics."""
+def _lm_eval_only_metric(origin: str, record: dict) -> str:
+    """The one metric of the first sample read, or a ValueError listing its metrics."""
     found = _lm_eval_metrics(record)
     if len(found) != 1:
-        raise ValueError(f"{path.name} line {number}: {len(found)} metrics "
-                         f"({', '.join(found) or 'none'}); choose one with `metric`.")
+        raise ValueError(f"{origin}: {len(found)} metrics ({', '.join(found) or 'none'}); "
+                         "choose one with `metric`.")
     return found[0]
 
 
-def _lm_eval_row(record: dict, origin: str, name: str, model: str, cluster: str | None) -> _Row:
-    """The row of one sample line, its score the metric `name`."""
+def _lm_eval_row(record: dict, origin: str, name: str, model: str, cluster: str | None,
+                 task: str | None, prefix: str) -> _Row:
+    """The row of one logged sample, its score the metric `name`; cluster ``'task'`` is the
+    task."""
     if "doc_id" not in record:
         raise ValueError(f"{origin}: field `doc_id` missing.")
     if name not in record:
         found = ", ".join(_lm_eval_metrics(record)) or "none"
         raise ValueError(f"{origin}: field `{name}` missing; metrics present: {found} "
                          "(choose one with `metric`).")
-    group = _cluster_of(record, "doc", cluster, origin)
-    return _Row(model, _key(record["doc_id"], origin, "doc_id"), 0, group,
+    if cluster == "task":
+        if task is None:
+            raise ValueError(f"{origin}: cluster 'task' asked for, but no task is known (the "
+                             "file's name names none, nor does a results file beside it).")
+        group = task
+    else:
+        group = _cluster_of(record, "doc", cluster, origin)
+    return _Row(model, prefix + _key(record["doc_id"], origin, "doc_id"), 0, group,
                 _lm_eval_score(record[name], origin, name), origin)
 
 
 def _lm_eval_metrics(record: dict) -> list[str]:
-    """The metrics of a sample line: its ``metrics`` list (lm-eval >= 0.4.3) or, in older logs,
+    """The metrics of a sample line: its ``metrics`` list (lm-eval >= 0.4.7) or, in older logs,
     the fields that are not the harness's own."""
     if isinstance(record.get("metrics"), list):
         return [str(m) for m in record["metrics"]]
@@ -455,18 +768,13 @@ def _lm_eval_score(value, origin: str, name: str) -> float:
 def lm_eval_model(path) -> str:
     """The model of an lm-evaluation-harness samples file: the one its run's results file names,
     else its folder's name, which lm-evaluation-harness names after the model."""
-    path = Path(path)
-    match = _LM_EVAL_NAME.match(path.name)
-    if match:
-        for results in sorted(path.parent.glob(f"*_{match['date']}.json")):
-            try:
-                data = json.loads(results.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-                continue
-            name = _model_of_results(data) if isinstance(data, dict) else None
-            if name:
-                return name
-    return path.resolve().parent.name
+    return _model_of_source(_samples_source(Path(path)))
+
+
+def _model_of_source(source: _Source) -> str:
+    """The model its run's results file names, else the samples' folder's name."""
+    name = _model_of_results(source.data) if source.data else None
+    return name or source.path.resolve().parent.name
 
 
 def _model_of_results(data: dict) -> str | None:
@@ -483,6 +791,169 @@ def _model_of_results(data: dict) -> str | None:
     return None
 
 
+def _results_data(path: Path) -> dict | None:
+    """The contents of a results file, or None when it is missing or not a JSON object."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            data = json.load(handle)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _samples_source(path: Path) -> _Source:
+    """A samples file with its task and run: ``results_<date>.json`` beside
+    ``samples_<task>_<date>.json[l]``, or (0.4.0 to 0.4.2) a results file beside naming
+    ``<model_args>_<task>.jsonl``."""
+    match = _LM_EVAL_NAME.match(path.name)
+    if match:
+        results = path.parent / f"results_{match['date']}.json"
+        data = _results_data(results)
+        return _Source(path, match["task"], results if data is not None else None, data)
+    for results in sorted(path.parent.glob("*.json")):
+        data = None if results.name.startswith("samples_") else _results_data(results)
+        for task, file in (_array_layout_files(results, data) if data else {}).items():
+            if file.name == path.name:
+                return _Source(path, task, results, data)
+    return _Source(path, None)
+
+
+def _array_layout_files(results: Path, data: dict) -> dict[str, Path]:
+    """0.4.0 to 0.4.2: each task's samples beside its results, ``<model_args>_<task>.jsonl``,
+    ``/`` and ``=`` of ``model_args`` made ``__`` (``cli_evaluate`` of ``lm_eval/__main__.py``)."""
+    args = (data.get("config") or {}).get("model_args")
+    configs = data.get("configs")
+    if not isinstance(args, str) or not isinstance(configs, dict):
+        return {}
+    prefix = re.sub("/|=", "__", args)
+    return {str(task): results.parent / f"{prefix}_{task}.jsonl" for task in configs}
+
+
+def _run_sources(results: Path, data: dict) -> list[_Source]:
+    """The samples files of the run a results file sums up, one per task."""
+    match = _LM_EVAL_RESULTS.match(results.name)
+    if match:
+        files = {}
+        for file in sorted(results.parent.glob(f"samples_*_{match['date']}.json*")):
+            found = _LM_EVAL_NAME.match(file.name)
+            if found and found["date"] == match["date"]:
+                files[found["task"]] = file
+    else:
+        files = {t: f for t, f in _array_layout_files(results, data).items() if f.is_file()}
+    return [_Source(file, task, results, data) for task, file in files.items()]
+
+
+def _expected_samples(results: Path, data: dict | None) -> str:
+    """The samples files a results file's run would have, for a message."""
+    match = _LM_EVAL_RESULTS.match(results.name)
+    if match:
+        return f"samples_<task>_{match['date']}.jsonl"
+    files = _array_layout_files(results, data or {})
+    return ", ".join(f.name for f in files.values()) or "its samples files"
+
+
+def _folder_runs(folder: Path) -> list[list[_Source]]:
+    """The runs under an output folder, each its samples files: each ``results*.json`` with its
+    samples, then the samples files no results file claims, by folder and date."""
+    runs, claimed = [], set()
+    for results in sorted(folder.rglob("results*.json")):
+        data = _results_data(results)
+        sources = _run_sources(results, data) if data and "results" in data else []
+        if sources:
+            runs.append(sources)
+            claimed.update(s.path for s in sources)
+    loose: dict[tuple, list[_Source]] = {}
+    for file in sorted(folder.rglob("samples_*.json*")):
+        match = _LM_EVAL_NAME.match(file.name)
+        if match and file not in claimed:
+            loose.setdefault((file.parent, match["date"]), []).append(
+                _Source(file, match["task"]))
+    runs += list(loose.values())
+    if not runs:
+        raise ValueError(f"{folder.name}: no lm-evaluation-harness samples in the folder "
+                         "(samples_<task>_<date>.jsonl, as lm_eval --log_samples writes them, "
+                         "or a results file with its samples beside it).")
+    return runs
+
+
+def _expand(tasks: Sequence[str], data: dict | None) -> set[str]:
+    """`tasks`, each group (``group_subtasks`` of a results file) replaced by its tasks."""
+    groups = (data or {}).get("group_subtasks") or {}
+    found, todo = set(), list(tasks)
+    while todo:
+        name = todo.pop()
+        if name in groups and name not in found and isinstance(groups[name], list):
+            todo += [str(t) for t in groups[name]]
+        found.add(name)
+    return found
+
+
+def _runs_rows(where: Path, runs: list[list[_Source]], wanted: _Wanted) -> _Read:
+    """The rows of the runs read from `where` (a results file or a folder): each item is
+    ``<task>/<doc_id>``, each run's model the label, `model`, or its results' model."""
+    runs = [_chosen(where, run, runs, wanted.tasks) for run in runs]
+    tasks = sorted({s.task for run in runs for s in run}, key=_natural)
+    if not tasks:
+        raise ValueError(f"{where.name}: no samples of the tasks {', '.join(wanted.tasks)}.")
+    rows, metrics, seen = [], {}, {}
+    for source in (s for run in runs for s in run):
+        found, metrics[source.task] = _task_rows(source, wanted, several=len(tasks) > 1)
+        _one_run_per_task(where, source, found[0].model, seen)
+        rows += found
+    if len(set(metrics.values())) > 1:
+        raise ValueError(f"{where.name}: the tasks' samples hold different metrics ("
+                         + ", ".join(f"{t} {m}" for t, m in metrics.items())
+                         + "); choose one with `metric`, or the tasks with `tasks`.")
+    return _Read(rows, metrics[tasks[0]], tasks[0] if len(tasks) == 1 else None, tuple(tasks))
+
+
+def _task_rows(source: _Source, wanted: _Wanted, *, several: bool) -> tuple[list[_Row], str]:
+    """The rows of one task's samples file, items ``<task>/<doc_id>``; when `several` tasks are
+    read, an error says that the task can be left out."""
+    try:
+        return _source_rows(source, _lm_eval_records(source.path), wanted,
+                            prefix=f"{source.task}/")
+    except ValueError as err:
+        if not several:
+            raise
+        raise ValueError(f"{err} (Or leave task {source.task!r} out: name the tasks to read "
+                         "with `tasks`, --task on the command line.)") from None
+
+
+def _chosen(where: Path, run: list[_Source], runs: list[list[_Source]],
+            tasks: Sequence[str] | None) -> list[_Source]:
+    """The samples files of `run` whose tasks `tasks` names (all when None)."""
+    if not tasks:
+        return run
+    _known_tasks(where, runs, tasks)
+    wanted = _expand(tasks, run[0].data)
+    return [s for s in run if s.task in wanted]
+
+
+def _known_tasks(where: Path, runs: list[list[_Source]], tasks: Sequence[str]) -> None:
+    """A ValueError listing the tasks and groups of `runs` when `tasks` names another."""
+    present = {s.task for run in runs for s in run}
+    groups = {g for run in runs for g in ((run[0].data or {}).get("group_subtasks") or {})}
+    unknown = [t for t in tasks if t not in present | groups]
+    if unknown:
+        raise ValueError(f"{where.name}: no task {unknown[0]!r}; tasks present: "
+                         f"{', '.join(sorted(present, key=_natural))}"
+                         + (f" (groups: {', '.join(sorted(groups))})" if groups else "") + ".")
+
+
+def _one_run_per_task(where: Path, source: _Source, model: str, seen: dict) -> None:
+    """Record that `source` gave `model`'s scores on its task; a second run of the same model
+    and task is an error that asks for labels."""
+    first = seen.setdefault((model, source.task), source)
+    if first is not source and first.path != source.path:
+        runs = [(s.results or s.path).name for s in (first, source)]
+        raise ValueError(f"{where.name}: two runs of model {model!r} on task {source.task!r} "
+                         f"({runs[0]}, {runs[1]}); label them apart with `labels`, as in "
+                         f"labels={{'{runs[0]}': '{model} (1)', '{runs[1]}': '{model} (2)'}} "
+                         "(--label FILE=NAME on the command line, FILE a run's results or "
+                         "samples file), or read one run by its results file.")
+
+
 # --------------------------------------------------------------------------- inspect_ai
 
 
@@ -492,7 +963,7 @@ def _inspect_rows(path: Path, wanted: _Wanted) -> _Read:
         spec, samples = _read_eval_archive(path)
     else:
         spec, samples = _read_inspect_json(path)
-    model = _inspect_model(path, spec) if wanted.model is None else wanted.model
+    model = _label(wanted, path) or wanted.model or _inspect_model(path, spec)
     if not samples:
         raise ValueError(f"{path.name}: the log holds no samples (was it written with "
                          "--no-log-samples?).")
@@ -522,9 +993,15 @@ def _inspect_scorer(path: Path, samples: list[tuple[str, dict]],
     if metric and metric not in names and ":" in metric:
         scorer, key = metric.rsplit(":", 1)
     if scorer is None:
-        if len(names) != 1:
-            raise ValueError(f"{path.name}: {len(names)} scorers ({', '.join(names) or 'none'}"
-                             "); choose one with `metric`.")
+        if not names:
+            raise ValueError(f"{path.name}: no sample is scored (0 scorers): the log was "
+                             "written without scoring (inspect eval --no-score) or its scoring "
+                             f"failed; score it with `inspect score {path.name}`, which writes "
+                             "a scored log, and read that one.")
+        if len(names) > 1:
+            raise ValueError(f"{path.name}: {len(names)} scorers ({', '.join(names)}); choose "
+                             "one with `metric` (--metric on the command line), as in "
+                             f"metric={names[0]!r}.")
         scorer = names[0]
     return scorer, key
 
@@ -545,10 +1022,11 @@ def _inspect_row(path: Path, where: str, sample: dict, model: str, scorer: str,
 
 
 def _failure(sample: dict) -> str:
-    """Why a sample has no score, when it failed ('' when it did not)."""
+    """Why a sample has no score: it failed, or it is unscored."""
     error = sample.get("error")
     if not error:
-        return ""
+        return ("the sample is unscored: score the log with `inspect score`, or choose a "
+                "scorer it has with `metric`" if not sample.get("scores") else "")
     message = error.get("message") if isinstance(error, dict) else error
     return f"the sample failed: {str(message).splitlines()[0][:80]}"
 
@@ -679,15 +1157,21 @@ def _inspect_value(value, origin: str, field: str) -> float:
 
 #: Each format's reader, ``(path, wanted) -> _Read``; a new layout is a new reader here.
 _READERS = {"csv": _csv_rows, "jsonl": _jsonl_rows, "lm-eval": _lm_eval_rows,
-            "inspect": _inspect_rows}
+            "lm-eval-array": _lm_eval_array_rows, "lm-eval-results": _lm_eval_results_rows,
+            "lm-eval-folder": _lm_eval_folder_rows, "inspect": _inspect_rows}
 #: The formats :func:`read_items` reads.
 FORMATS = tuple(_READERS)
 #: Each file name ending's format, or the function telling it from the file's content.
 _SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".eval": "inspect",
-             ".json": "inspect", ".jsonl": _jsonl_format, ".ndjson": _jsonl_format}
+             ".json": _json_format, ".jsonl": _jsonl_format, ".ndjson": _jsonl_format}
 
 
 # --------------------------------------------------------------------------- shared
+
+
+def _label(wanted: _Wanted, *paths: Path | None) -> str | None:
+    """The model name `labels` gives the first of `paths` (:meth:`_Labels.name`), or None."""
+    return wanted.labels.name(*paths) if wanted.labels is not None else None
 
 
 def _cluster_of(record: dict, field: str, cluster: str | None, origin: str) -> str | None:
@@ -957,7 +1441,8 @@ def _common_items(sides: dict, a: str, b: str, *, common: bool) -> tuple[list, d
                          f"paired: {a!r} has {len(items[a])}, {b!r} {len(items[b])}, "
                          f"{len(shared)} in common ({len(only[a])} only in {a!r}, "
                          f"{len(only[b])} only in {b!r}, e.g. "
-                         f"{(only[a] or only[b])[0]!r}); common=True keeps the common ones.")
+                         f"{(only[a] or only[b])[0]!r}); common=True (--common on the command "
+                         "line) keeps the common ones.")
     if not shared:
         raise ValueError(f"models {a!r} and {b!r} share no item.")
     return sorted(shared, key=_natural), only

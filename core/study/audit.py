@@ -225,7 +225,8 @@ class AuditResult:
 
 def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | None = None,
           sample: str | None = None, item: str = "item", model: str | None = None,
-          fmt: str | None = None, deltas=(), criteria=None,
+          fmt: str | None = None, tasks=None, labels=None, common: bool = False,
+          deltas=(), criteria=None,
           estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
           n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
           backend: str | None = None, cache=None, progress: bool | None = None) -> AuditResult:
@@ -235,14 +236,18 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ----------
     path : path or sequence of paths
         Item-level results (:func:`~evalmc.inputs.itemlogs.read_items` reads each: a CSV or
-        JSONL table, an lm-evaluation-harness samples log, an inspect_ai log); several files
-        (one log per model, as the harnesses write them) are stacked
-        (:func:`~evalmc.inputs.itemlogs.stack_items`) and the model is fitted to the stacked
-        table.
+        JSONL table, an lm-evaluation-harness samples or results file or output folder, an
+        inspect_ai log); several files (one log per model, as the harnesses write them) are
+        stacked (:func:`~evalmc.inputs.itemlogs.stack_items`) and the model is fitted to the
+        stacked table.
     a, b : str
         The two models compared, A - B.
     metric, cluster, sample, item, model, fmt : str, optional
         What to read, passed to :func:`~evalmc.inputs.itemlogs.read_items`.
+    tasks, labels, common
+        Passed to :func:`~evalmc.inputs.itemlogs.read_items`: the lm-evaluation-harness tasks
+        to read, a model name per file (two runs of one model told apart), and whether to keep
+        only the items both models have.
     deltas : sequence of float
         Differences A - B, in score points, at which to report power (besides the grid); a
         negative one counts as its absolute value, since the fitted model treats A and B
@@ -285,7 +290,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     >>> result.verdicts["verdict"].tolist()
     ['calibrated', 'undetermined']
     """
-    from evalmc.inputs.itemlogs import read_items, stack_items
+    from evalmc.inputs.itemlogs import read_items
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
@@ -293,14 +298,14 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     read = {"fmt": fmt, "metric": metric, "sample": sample, "cluster": cluster, "item": item,
-            "model": model}
+            "model": model, "tasks": tasks, "labels": labels, "common": common}
     with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
-        if len(paths) == 1:
+        if len(paths) == 1 and os.path.isfile(paths[0]) and not (tasks or labels or common):
             table = read_items(paths[0], **read)
             base = {"file": str(paths[0]), "metric": metric or "", "cluster": cluster or "",
                     "sample": sample or "", "item": item, "model": model or ""}
         else:  # the stacked table, written once for the scenario to read
-            table = stack_items([read_items(p, **read) for p in paths])
+            table = read_items(paths, **read)
             stacked = os.path.join(folder, "items.csv")
             table.to_csv(stacked, index=False)
             base = {"file": stacked, "metric": "score", "sample": "sample",
