@@ -195,6 +195,26 @@ def test_grade_fails_a_test_without_power():
     assert not res.passed and "power" in res.reason, res.table
 
 
+def test_each_page_says_the_replications_its_study_used():
+    """A page states the replications its CSV holds: `n` per condition when every row ran `n`;
+    else (the planner of seeds-power stops before its cap) what each curve used, in all."""
+    for name in LESSONS:
+        frame = pd.read_csv(GALLERY / f"{name}.csv")
+        page = (GALLERY / f"{name}.md").read_text()
+        reps = frame["n_reps"].unique()
+        if len(reps) == 1:
+            assert f"; {int(reps[0]):,} replications per condition, seed 0" in page, name
+        else:
+            assert "replications per condition" not in page, name
+    frame = pd.read_csv(GALLERY / "seeds-power.csv")
+    page = (GALLERY / "seeds-power.md").read_text()
+    used = frame.groupby("gain")["n_reps"].sum()
+    assert used[0.5] == 9200 and "for gains of 0.3, 0.5 and 0.8 sd" in page
+    assert (f"the planner ran {used[0.3]:,}, {used[0.5]:,} and {used[0.8]:,} replications"
+            in page)
+    assert "its cap is 40,000 per gain" in page
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["lesson", "nope"], "unknown lesson 'nope'"),
     (["lesson", "grade", "student-t"], "grade ID FILE.py:function"),

@@ -155,6 +155,10 @@ class Lesson:
         Its headline at a small size with seed 0, exact: the tests check it.
     grading : Grading, optional
         How ``evalmc lesson grade`` judges a student's test on this lesson.
+    replications : callable, optional
+        ``replications(frame, n_reps) -> str``: the replications the study used, in words, when
+        they are not `n_reps` per condition (a planner's search stops before its cap, `n_reps`);
+        default: ``'<n_reps> replications per condition'``.
 
     Examples
     --------
@@ -179,6 +183,7 @@ class Lesson:
     regression: Regression
     published: Published | None = None
     grading: Grading | None = None
+    replications: Callable | None = None
 
     def __post_init__(self):
         if len(self.predict) != len(self.answers):
@@ -187,3 +192,27 @@ class Lesson:
         if set(self.reps) != set(SCALES):
             raise ValueError(f"lesson {self.id!r}: `reps` must give {SCALES}; got "
                              f"{sorted(self.reps)}.")
+
+    def used(self, frame, n_reps: int) -> str:
+        """The replications the study that made `frame` used, in words, for its page.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The study's numbers (:attr:`compute`'s).
+        n_reps : int
+            The replications the study was given: per condition, or a search's cap.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from evalmc.lessons import get_lesson
+        >>> get_lesson("rerun").used(None, 4000)
+        '4,000 replications per condition'
+        """
+        if self.replications is None:
+            return f"{n_reps:,} replications per condition"
+        return self.replications(frame, n_reps)

@@ -75,7 +75,8 @@ def page_fingerprint(text: str) -> str | None:
     return None
 
 
-def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int) -> str:
+def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int,
+           used: str | None = None) -> str:
     """The lesson's page: question, predict-first questions, result, answers, why, what to do.
 
     Parameters
@@ -88,6 +89,9 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int) -> s
         The (student) seed the study ran with.
     n_reps : int
         Replications per condition.
+    used : str, optional
+        The replications the study used, in words (:meth:`Lesson.used`); default: `n_reps`
+        per condition.
 
     Returns
     -------
@@ -106,6 +110,7 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int) -> s
     """
     from evalmc.lessons import LESSONS
 
+    used = f"{n_reps:,} replications per condition" if used is None else used
     lines = [f"# {lesson.name}", "",
              f"*{LESSONS[lesson.id].description}*", "",
              "## The question", "", lesson.question, "",
@@ -113,7 +118,7 @@ def render(lesson: Lesson, headline, *, scale: str, seed: int, n_reps: int) -> s
     lines += [f"{i}. {q}" for i, q in enumerate(lesson.predict, 1)]
     lines += ["", "## What the simulation shows", "",
               f"![{lesson.title}]({lesson.id}.png)", "",
-              f"**{headline.text()}**; {n_reps:,} replications per condition, seed {seed}, "
+              f"**{headline.text()}**; {used}, seed {seed}, "
               f"`{scale}` scale. The shaded bands in the figure are two "
               f"Monte Carlo standard errors either side; the numbers are in "
               f"[{lesson.id}.csv]({lesson.id}.csv).", ""]

@@ -87,7 +87,8 @@ def lesson(name: str, *, scale: str = "class", student_seed: int = 0, out=None,
     head = item.headline(data)
     fig = item.plot(data)
     seconds = time.perf_counter() - start
-    page = render(item, head, scale=scale, seed=seed, n_reps=item.reps[scale])
+    page = render(item, head, scale=scale, seed=seed, n_reps=item.reps[scale],
+                  used=item.used(data, item.reps[scale]))
     files = ()
     if out is not None:
         folder = Path(out)

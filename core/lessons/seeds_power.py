@@ -36,6 +36,17 @@ def _compute(n_reps, seed, n_jobs=1):
         ["gain", "n", "power", "mcse", "n_reps", "solved_n", "solved_low", "solved_high"]]
 
 
+def _replications(frame, cap):
+    """What the planner ran at the numbers of seeds it tried, per gain, beside its cap."""
+    totals = frame.groupby("gain", sort=True)["n_reps"].sum()
+    counts = [f"{int(n):,}" for n in totals]
+    gains = [f"{g:g}" for g in totals.index]
+    return (f"the planner ran {', '.join(counts[:-1])} and {counts[-1]} replications at the "
+            f"numbers of seeds it tried for gains of {', '.join(gains[:-1])} and {gains[-1]} sd "
+            f"({int(frame['n_reps'].min()):,} to {int(frame['n_reps'].max()):,} at each; its "
+            f"cap is {cap:,} per gain, its check of the test's size at the null included)")
+
+
 def _headline(frame):
     row = frame[frame["gain"] == 0.5].iloc[0]
     half_width = (row["solved_high"] - row["solved_low"]) / 2
@@ -93,4 +104,5 @@ LESSON = Lesson(
                         "for this one."),
     grading=Grading("paired-normal", {"n": 12, "rho": 0.5}, ("shift", 0.0, 0.8),
                     ("paired-t",)),
+    replications=_replications,
 )
