@@ -9,8 +9,11 @@ embeds the fingerprint of the code and inputs that made it (:mod:`evalmc.lessons
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import naive
@@ -193,6 +196,151 @@ def test_grade_fails_a_test_without_power():
 
     res = grade("single-run", blind)
     assert not res.passed and "power" in res.reason, res.table
+
+
+_STUDENT = """import os
+import sys
+import time
+
+
+def sleeps(a, b):
+    \"\"\"Write its process id and the time, then never return.\"\"\"
+    with open(os.environ["EVALMC_TEST_MARK"], "w") as mark:
+        mark.write(f"{os.getpid()} {time.time()}")
+    time.sleep(3600)
+
+
+def raises(a, b, axis=-1):
+    raise ZeroDivisionError("my own bug")
+
+
+def exits(a, b):
+    os._exit(3)
+"""
+
+
+def _student(tmp_path, monkeypatch=None):
+    """The student's file of :data:`_STUDENT` in `tmp_path`, and where its `sleeps` marks."""
+    path, mark = tmp_path / "stu.py", tmp_path / "mark.txt"
+    path.write_text(_STUDENT)
+    if monkeypatch is not None:
+        monkeypatch.setenv("EVALMC_TEST_MARK", str(mark))
+    return path, mark
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_grade_stops_a_call_past_its_time_limit_and_names_the_function(tmp_path, monkeypatch,
+                                                                        n_jobs):
+    """A student's function that never returns: grading stops `timeout` seconds after the call
+    began (plus a small margin), says so in one line naming it, and its worker is gone."""
+    from evalmc.lessons.grading import GradeStopped, grade
+
+    path, mark = _student(tmp_path, monkeypatch)
+    start = time.monotonic()
+    with pytest.raises(GradeStopped) as stop:
+        grade("student-t", f"{path}:sleeps", timeout=1, n_jobs=n_jobs)
+    returned = time.time()
+    assert time.monotonic() - start < 1 + 15  # its worker's start and the study's set-up
+    pid, began = mark.read_text().split()
+    assert returned - float(began) < 1 + 1.5
+    assert int(pid) != os.getpid() and _gone(int(pid))
+    message = str(stop.value)
+    assert message == (f"the student's test '{path}:sleeps' did not return within 1 s on "
+                       "lesson 'student-t'; its worker process was stopped (`timeout` sets "
+                       "the limit of each call).")
+    assert stop.value.criterion == f"{path}:sleeps"
+
+
+def test_grade_command_stops_at_timeout_in_one_line_naming_the_function(tmp_path, monkeypatch,
+                                                                        capsys):
+    path, mark = _student(tmp_path, monkeypatch)
+    assert main(["lesson", "grade", "student-t", f"{path}:sleeps", "--timeout", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"evalmc: stopped: the student's test '{path}:sleeps' did not "
+                          "return within 1 s on lesson 'student-t'")
+    assert "--timeout SECONDS" in err
+    assert _gone(int(mark.read_text().split()[0]))
+
+
+def test_grade_in_a_worker_gives_what_the_function_gives_here():
+    """Called in its worker, a function that draws from its rng and prints gets the same
+    answers as called here (the same stream), its prints still captured and announced."""
+    from evalmc.criteria import get_criterion
+    from evalmc.lessons.grading import grade
+    from evalmc.study.calibration import calibrate
+
+    def coin(a, b, rng):
+        print("drawn")
+        return float(rng.uniform()) if a[0] > -1 else 1.0
+
+    with pytest.warns(UserWarning, match="coin' printed"):  # once: before the study here
+        table = grade("student-t", coin, seed=2).table
+    rule = get_lesson("student-t").grading
+    here = calibrate(rule.scenario, [get_criterion(coin)], params=rule.conditions(),
+                     n_reps=rule.n_reps["class"], seed=2, progress=False).summary
+    assert table.iloc[0][["size", "power"]].tolist() == here["rate"].tolist()
+
+
+def test_grade_time_limit_default_is_10_s_on_both_sides():
+    import inspect
+
+    from evalmc.commands import lesson
+    from evalmc.lessons.grading import TIMEOUT, grade
+
+    assert TIMEOUT == lesson.TIMEOUT == 10
+    assert inspect.signature(grade).parameters["timeout"].default == TIMEOUT
+    assert main(["lesson", "grade", "student-t", "x.py:f", "--timeout", "0"]) == 2
+
+
+def test_grade_names_a_function_that_raises(tmp_path, capsys):
+    from evalmc.lessons.grading import GradeStopped, grade
+
+    path, _ = _student(tmp_path)
+    with pytest.raises(GradeStopped, match=(
+            f"^the student's test '{path}:raises' failed in 2000 of 2000 replications on "
+            "lesson 'student-t'; first error: ZeroDivisionError: my own bug.$")):
+        grade("student-t", f"{path}:raises")
+    assert main(["lesson", "grade", "student-t", f"{path}:raises"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"'{path}:raises' failed" in err
+
+
+def test_grade_names_a_function_that_ends_its_worker_process(tmp_path):
+    from evalmc.lessons.grading import GradeStopped, grade
+
+    path, _ = _student(tmp_path)
+    with pytest.raises(GradeStopped, match=(
+            f"^the student's test '{path}:exits' ended its worker process \\(it exited, "
+            r"crashed or ran out of memory\) on lesson 'student-t'.$")):
+        grade("student-t", f"{path}:exits")
+
+
+def test_grade_interrupted_says_so_naming_the_function_and_stops_its_worker(tmp_path):
+    """Ctrl-C while the student's function runs (it has written its mark): "interrupted", the
+    function named, status 130, no traceback, and the worker process gone."""
+    path, mark = _student(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "evalmc", "lesson", "grade", "student-t",
+                             f"{path}:sleeps"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "EVALMC_TEST_MARK": str(mark)})
+    deadline = time.monotonic() + 120
+    while not (mark.exists() and mark.read_text()) and proc.poll() is None:
+        assert time.monotonic() < deadline, "the student's function never started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err == (f"evalmc: interrupted while grading the student's test '{path}:sleeps' on "
+                   "lesson student-t.\n")
+    assert _gone(int(mark.read_text().split()[0]))
 
 
 def test_each_page_says_the_replications_its_study_used():

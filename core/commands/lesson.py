@@ -10,11 +10,14 @@ from __future__ import annotations
 import sys
 
 import evalmc.lessons as _lessons
-from evalmc.commands import UsageError, emit, int_arg
+from evalmc.commands import UsageError, emit, float_arg, int_arg
 
 #: The default folders: one lesson's files, and the gallery's.
 DEFAULT_OUT = "lessons"
 GALLERY_OUT = "figures/lessons"
+#: Seconds each call of a graded test may take: ``evalmc.lessons.grading.TIMEOUT``, written
+#: here so that the parser imports no numerical library (a test checks they agree).
+TIMEOUT = 10.0
 
 
 #: It writes figures and pages into its --out folder instead of printing results (so it has
@@ -25,7 +28,8 @@ PRINTS = False
 def register(sub) -> None:
     """Add ``evalmc lesson`` to `sub`, with :func:`run` as its default; its arguments: what to do
     (``list``, ``all``, ``grade ID FILE.py:function`` or a lesson's id), the scale, the student's
-    seed, the folder, the workers and the format of what it prints.
+    seed, the folder, the workers, the time limit of each call of a graded test and the format
+    of what it prints.
 
     Parameters
     ----------
@@ -39,8 +43,8 @@ def register(sub) -> None:
     >>> sub = argparse.ArgumentParser(prog="evalmc").add_subparsers()
     >>> lesson.register(sub)
     >>> args = sub.choices["lesson"].parse_args(["rerun", "--student-seed", "7"])
-    >>> args.words, args.scale, args.student_seed, args.run is lesson.run
-    (['rerun'], 'class', 7, True)
+    >>> args.words, args.scale, args.student_seed, args.timeout, args.run is lesson.run
+    (['rerun'], 'class', 7, 10.0, True)
     """
     parser = sub.add_parser(
         "lesson", help="run a lesson: one pitfall, one figure, one page",
@@ -49,7 +53,9 @@ def register(sub) -> None:
                     "`evalmc lesson ID` runs one; `evalmc lesson all` writes the gallery and "
                     "its index; `evalmc lesson grade ID FILE.py:function` reports a "
                     "student's test's size and power beside the lesson's references, with a "
-                    f"verdict. Lessons: {', '.join(_lessons.LESSONS)}.")
+                    "verdict; the student's function runs in a worker process, each call "
+                    "within --timeout seconds. Lessons: "
+                    f"{', '.join(_lessons.LESSONS)}.")
     parser.add_argument("words", nargs="+", metavar="list|all|ID|grade ID FILE.py:function")
     parser.add_argument("--scale", choices=("class", "full"), default="class",
                         help="class: seconds, for showing in class (default); full: more "
@@ -59,6 +65,11 @@ def register(sub) -> None:
                              "(default %(default)s)")
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
+    parser.add_argument("--timeout", type=float_arg("timeout"), default=TIMEOUT,
+                        metavar="SECONDS",
+                        help="for `grade`: seconds each call of the student's function may "
+                             "take before grading stops and its worker process is killed "
+                             "(default %(default)g)")
     parser.add_argument("--out", metavar="DIR",
                         help=f"folder of the figure, CSV and page (default {DEFAULT_OUT}/; "
                              f"{GALLERY_OUT}/ for `all`)")
@@ -79,7 +90,9 @@ def run(args) -> int:
     Returns
     -------
     int
-        0; for ``grade``, 1 when the student's test fails the lesson's rule.
+        0; for ``grade``, 1 when the student's test fails the lesson's rule, or grading stops
+        on it (a call past ``--timeout``, or failures), and 130 when interrupted (Ctrl-C); the
+        message names the student's function.
 
     Examples
     --------
@@ -152,9 +165,19 @@ def _gallery(args) -> int:
 
 def _grade(args, name: str, test: str) -> int:
     _check(name)
-    from evalmc.lessons.grading import grade
+    from evalmc.lessons.grading import GradeStopped, grade
 
-    res = grade(name, test, scale=args.scale, seed=args.student_seed, n_jobs=args.jobs)
+    try:
+        res = grade(name, test, scale=args.scale, seed=args.student_seed, n_jobs=args.jobs,
+                    timeout=args.timeout)
+    except GradeStopped as err:
+        print(f"evalmc: stopped: {str(err).replace('`timeout`', '--timeout SECONDS')}",
+              file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"evalmc: interrupted while grading the student's test {test!r} on lesson "
+              f"{name}.", file=sys.stderr)
+        return 130
     emit(res.table, args.format)
     verdict = "PASS" if res.passed else "FAIL"
     print(f"{verdict}: {res.criterion} on lesson {name}: {res.reason}",

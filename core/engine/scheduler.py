@@ -51,7 +51,13 @@ MAX_FAILURES_KEPT = 1000
 
 class StudyError(RuntimeError):
     """A study stopped because an analysis failed on more than ``max_failure_rate`` of a
-    condition's replications; the blocks finished until then stay in the cache."""
+    condition's replications; the blocks finished until then stay in the cache. `criterion`
+    (its name), `failed`, `done` and `first` (its first error) say which and how, when known."""
+
+    def __init__(self, message: str, *, criterion: str | None = None, failed: int | None = None,
+                 done: int | None = None, first: str | None = None):
+        super().__init__(message)
+        self.criterion, self.failed, self.done, self.first = criterion, failed, done, first
 
 
 class FailureWarning(UserWarning):
@@ -405,7 +411,8 @@ class Scheduler:
             f"condition {cid} ({cond.name} {cond.to_dict()}): criterion "
             f"{self.by_key[key].name!r} failed in {self.failed[ck]} of "
             f"{self.done[ck]} replications; first error: {first}. Finished blocks "
-            "are kept in the cache, if one was given.")
+            "are kept in the cache, if one was given.", criterion=self.by_key[key].name,
+            failed=self.failed[ck], done=self.done[ck], first=first)
 
     def failure_warnings(self) -> list[FailureWarning]:
         """A :class:`FailureWarning` for each analysis and condition that failed on more than
