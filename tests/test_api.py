@@ -324,3 +324,33 @@ def test_describe_skips_and_counts_missing_values_and_keeps_odd_columns():
     with pytest.raises(ValueError, match=r"column 'x' must hold no missing values \(dropna="
                                          r"False\); data row 3 holds nan"):
         evalmc.describe({"x": [1.0, 2.0, None, 4.0, 5.0]}, dropna=False)
+
+
+def test_a_registered_test_runs_on_your_own_two_samples():
+    """``get_criterion('welch-t')(a, b)`` raised AttributeError from deep inside."""
+    import scipy.stats
+
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.5, 1.0, 12), rng.normal(0.0, 2.0, 9)
+    welch = evalmc.get_criterion("welch-t")
+    res = welch.on(a, b)
+    ref = scipy.stats.ttest_ind(a, b, equal_var=False)
+    assert res.pvalues()[0] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert res.statistic[0] == pytest.approx(ref.statistic, rel=1e-10)
+    paired = evalmc.get_criterion("paired-t").on(a[:9], b)
+    assert paired.pvalues()[0] == pytest.approx(scipy.stats.ttest_rel(a[:9], b).pvalue,
+                                                rel=1e-10)
+    rows = evalmc.get_criterion("mann-whitney").on(np.stack([a[:9], b]), np.stack([b, a[:9]]))
+    assert rows.pvalues().shape == (2,)
+    perm = evalmc.get_criterion("permutation-two-sample")
+    assert perm.on(a, b, rng=3).pvalues() == perm.on(a, b, rng=3).pvalues()
+    with pytest.raises(TypeError, match=r"on your own two samples of scores call "
+                                        r"criterion.on\(a, b\)"):
+        welch(a, b)
+    with pytest.raises(ValueError, match="pairs a\\[j\\] with b\\[j\\]: `a` and `b` must have "
+                                         "the same shape; got \\(12,\\) and \\(9,\\)"):
+        evalmc.get_criterion("paired-t").on(a, b)
+    with pytest.raises(ValueError, match="criterion 'mcnemar' reads counts, not two samples"):
+        evalmc.get_criterion("mcnemar").on(a, b)
+    with pytest.raises(ValueError, match="`a` and `b` must be 1-D samples, or 2-D"):
+        welch.on(a, np.stack([b, b]))
