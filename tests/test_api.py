@@ -114,8 +114,8 @@ def test_parsers_defaults_and_choices_are_the_librarys():
     assert cli["resamples"] == lib["n_resamples"]
     cli = _defaults(boon, "boon", "f.csv", "--n", "5")
     lib = _signature(boon_interval)
-    assert (cli["best"], cli["confidence"], cli["method"], cli["resamples"]) == (
-        lib["best"], lib["confidence"], lib["method"], lib["n_resamples"])
+    assert (cli["best"], cli["level"], cli["method"], cli["resamples"]) == (
+        lib["best"], lib["level"], lib["method"], lib["n_resamples"])
 
 
 @pytest.fixture(scope="module")
