@@ -168,9 +168,9 @@ def test_compare_result():
     assert record == {
         "k": 30, "wins": 24, "ties": 1, "p_a_beats_b": pytest.approx(24.5 / 30),
         "ci_low": pytest.approx(20 / 30), "ci_high": pytest.approx(28 / 30),
-        "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "resamples": 1000,
-        "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12),
-        "delta": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
+        "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "n_resamples": 1000,
+        "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12), "delta": 1.9952,
+        "threshold": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
         "criteria": {"prob-outperform": "A better", "single-point": "no difference shown",
                      "average-delta": "no difference shown", "t-oracle": "A better"},
         "null_a_better": None, "null_b_better": None,
@@ -179,9 +179,10 @@ def test_compare_result():
         "diff_low": pytest.approx(ci.low, rel=1e-12),
         "diff_high": pytest.approx(ci.high, rel=1e-12), "tests": record["tests"]}
     assert list(record) == ["k", "wins", "ties", "p_a_beats_b", "ci_low", "ci_high",
-                            "conclusion", "gamma", "alpha", "resamples", "noether_n", "sigma",
-                            "delta", "criteria", "null_a_better", "null_b_better", "caveats",
-                            "best", "mean_difference", "diff_low", "diff_high", "tests"]
+                            "conclusion", "gamma", "alpha", "n_resamples", "noether_n",
+                            "sigma", "delta", "threshold", "criteria", "null_a_better",
+                            "null_b_better", "caveats", "best", "mean_difference", "diff_low",
+                            "diff_high", "tests"]
     assert [t["test"] for t in record["tests"]] == ["paired-t", "wilcoxon",
                                                     "permutation-paired"]
     json.dumps(record)  # the command's --format json
@@ -354,3 +355,19 @@ def test_a_registered_test_runs_on_your_own_two_samples():
         evalmc.get_criterion("mcnemar").on(a, b)
     with pytest.raises(ValueError, match="`a` and `b` must be 1-D samples, or 2-D"):
         welch.on(a, np.stack([b, b]))
+
+
+def test_one_name_per_concept_resamples_and_level():
+    """``n_resamples`` for the bootstrap resamples, ``level`` for a confidence level, in the
+    results as in the parameters (the commands' ``--resamples``, ``--level``)."""
+    comparison = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90],
+                                n_resamples=200)
+    assert comparison.n_resamples == 200 and not hasattr(comparison, "resamples")
+    assert "level" in inspect.signature(evalmc.boon_interval).parameters
+    assert "confidence" not in inspect.signature(evalmc.boon_interval).parameters
+    interval = evalmc.boon_interval(np.arange(10.0), n=3, n_resamples=50, level=0.9)
+    assert interval.level == 0.9 and interval.to_frame()["level"].tolist() == [0.9]
+    from evalmc.commands import boon
+
+    for option in ("--level", "--confidence"):  # the README's former spelling still works
+        assert _defaults(boon, "boon", "f.csv", "--n", "3", option, "0.8")["level"] == 0.8
