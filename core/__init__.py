@@ -56,7 +56,9 @@ def describe(data, columns=None, *, dropna=True, best="min"):
 
     Median, IQR, minimum and maximum beside the mean and sd, the skewness, Sarle's bimodality
     coefficient, normality tests and whether ``mean - sd`` falls below the best run, as Giles
-    and Lawrence (1997) recommend; ``evalmc describe FILE.csv`` prints the same report.
+    and Lawrence (1997) recommend; ``evalmc describe FILE.csv`` prints the same report. The
+    IQR is the median of the upper half of the runs minus that of the lower half (the median
+    left out when n is odd): numpy's default percentiles interpolate, and differ on few runs.
 
     Parameters
     ----------

@@ -114,8 +114,8 @@ def test_parsers_defaults_and_choices_are_the_librarys():
     assert cli["resamples"] == lib["n_resamples"]
     cli = _defaults(boon, "boon", "f.csv", "--n", "5")
     lib = _signature(boon_interval)
-    assert (cli["best"], cli["confidence"], cli["method"], cli["resamples"]) == (
-        lib["best"], lib["confidence"], lib["method"], lib["n_resamples"])
+    assert (cli["best"], cli["level"], cli["method"], cli["resamples"]) == (
+        lib["best"], lib["level"], lib["method"], lib["n_resamples"])
 
 
 @pytest.fixture(scope="module")
@@ -168,9 +168,9 @@ def test_compare_result():
     assert record == {
         "k": 30, "wins": 24, "ties": 1, "p_a_beats_b": pytest.approx(24.5 / 30),
         "ci_low": pytest.approx(20 / 30), "ci_high": pytest.approx(28 / 30),
-        "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "resamples": 1000,
-        "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12),
-        "delta": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
+        "conclusion": "A better", "gamma": 0.75, "alpha": 0.05, "n_resamples": 1000,
+        "noether_n": 29, "sigma": pytest.approx(0.9354053959204944, rel=1e-12), "delta": 1.9952,
+        "threshold": pytest.approx(1.9952 * 0.9354053959204944, rel=1e-12),
         "criteria": {"prob-outperform": "A better", "single-point": "no difference shown",
                      "average-delta": "no difference shown", "t-oracle": "A better"},
         "null_a_better": None, "null_b_better": None,
@@ -179,9 +179,10 @@ def test_compare_result():
         "diff_low": pytest.approx(ci.low, rel=1e-12),
         "diff_high": pytest.approx(ci.high, rel=1e-12), "tests": record["tests"]}
     assert list(record) == ["k", "wins", "ties", "p_a_beats_b", "ci_low", "ci_high",
-                            "conclusion", "gamma", "alpha", "resamples", "noether_n", "sigma",
-                            "delta", "criteria", "null_a_better", "null_b_better", "caveats",
-                            "best", "mean_difference", "diff_low", "diff_high", "tests"]
+                            "conclusion", "gamma", "alpha", "n_resamples", "noether_n",
+                            "sigma", "delta", "threshold", "criteria", "null_a_better",
+                            "null_b_better", "caveats", "best", "mean_difference", "diff_low",
+                            "diff_high", "tests"]
     assert [t["test"] for t in record["tests"]] == ["paired-t", "wilcoxon",
                                                     "permutation-paired"]
     json.dumps(record)  # the command's --format json
@@ -324,3 +325,49 @@ def test_describe_skips_and_counts_missing_values_and_keeps_odd_columns():
     with pytest.raises(ValueError, match=r"column 'x' must hold no missing values \(dropna="
                                          r"False\); data row 3 holds nan"):
         evalmc.describe({"x": [1.0, 2.0, None, 4.0, 5.0]}, dropna=False)
+
+
+def test_a_registered_test_runs_on_your_own_two_samples():
+    """``get_criterion('welch-t')(a, b)`` raised AttributeError from deep inside."""
+    import scipy.stats
+
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.5, 1.0, 12), rng.normal(0.0, 2.0, 9)
+    welch = evalmc.get_criterion("welch-t")
+    res = welch.on(a, b)
+    ref = scipy.stats.ttest_ind(a, b, equal_var=False)
+    assert res.pvalues()[0] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert res.statistic[0] == pytest.approx(ref.statistic, rel=1e-10)
+    paired = evalmc.get_criterion("paired-t").on(a[:9], b)
+    assert paired.pvalues()[0] == pytest.approx(scipy.stats.ttest_rel(a[:9], b).pvalue,
+                                                rel=1e-10)
+    rows = evalmc.get_criterion("mann-whitney").on(np.stack([a[:9], b]), np.stack([b, a[:9]]))
+    assert rows.pvalues().shape == (2,)
+    perm = evalmc.get_criterion("permutation-two-sample")
+    assert perm.on(a, b, rng=3).pvalues() == perm.on(a, b, rng=3).pvalues()
+    with pytest.raises(TypeError, match=r"on your own two samples of scores call "
+                                        r"criterion.on\(a, b\)"):
+        welch(a, b)
+    with pytest.raises(ValueError, match="pairs a\\[j\\] with b\\[j\\]: `a` and `b` must have "
+                                         "the same shape; got \\(12,\\) and \\(9,\\)"):
+        evalmc.get_criterion("paired-t").on(a, b)
+    with pytest.raises(ValueError, match="criterion 'mcnemar' reads counts, not two samples"):
+        evalmc.get_criterion("mcnemar").on(a, b)
+    with pytest.raises(ValueError, match="`a` and `b` must be 1-D samples, or 2-D"):
+        welch.on(a, np.stack([b, b]))
+
+
+def test_one_name_per_concept_resamples_and_level():
+    """``n_resamples`` for the bootstrap resamples, ``level`` for a confidence level, in the
+    results as in the parameters (the commands' ``--resamples``, ``--level``)."""
+    comparison = evalmc.compare([0.91, 0.93, 0.90, 0.94, 0.92], [0.90, 0.91, 0.91, 0.92, 0.90],
+                                n_resamples=200)
+    assert comparison.n_resamples == 200 and not hasattr(comparison, "resamples")
+    assert "level" in inspect.signature(evalmc.boon_interval).parameters
+    assert "confidence" not in inspect.signature(evalmc.boon_interval).parameters
+    interval = evalmc.boon_interval(np.arange(10.0), n=3, n_resamples=50, level=0.9)
+    assert interval.level == 0.9 and interval.to_frame()["level"].tolist() == [0.9]
+    from evalmc.commands import boon
+
+    for option in ("--level", "--confidence"):  # the README's former spelling still works
+        assert _defaults(boon, "boon", "f.csv", "--n", "3", option, "0.8")["level"] == 0.8

@@ -130,7 +130,7 @@ class TestIntervals:
 
     def test_interval_is_the_percentile_interval(self):
         val, test = self._data()
-        res = boon_interval(test, val, n=5, n_resamples=1000, confidence=0.9,
+        res = boon_interval(test, val, n=5, n_resamples=1000, level=0.9,
                             seed=np.random.default_rng(8))
         assert (res.low, res.high) == pytest.approx(np.quantile(res.replicates, [0.05, 0.95]),
                                                     rel=1e-14)
@@ -156,12 +156,12 @@ class TestIntervals:
         from matplotlib.figure import Figure
 
         val, test = self._data()
-        res = boon_interval(test, val, n=5, n_resamples=2000, confidence=0.9,
+        res = boon_interval(test, val, n=5, n_resamples=2000, level=0.9,
                             seed=np.random.default_rng(9))
         frame = res.to_frame()
         assert frame.to_dict("records") == [{
             "estimator": "nonparametric", "n": 5, "estimate": res.estimate, "low": res.low,
-            "high": res.high, "confidence": 0.9, "method": "percentile", "n_resamples": 2000}]
+            "high": res.high, "level": 0.9, "method": "percentile", "n_resamples": 2000}]
         assert res._repr_html_() == frame.to_html(index=False)
         ax = Figure().add_subplot()
         assert res.plot(ax=ax) is ax.figure
@@ -188,8 +188,8 @@ class TestIntervals:
     (lambda: boon_nonparametric([1.0, 2.0], [1.0], n=2),
      "`val` and `test` must have one score per run; got 1 and 2"),
     (lambda: boo_n_discrete([1, 2], [0.5, 0.6], n=2), "`probs` must be non-negative"),
-    (lambda: boon_interval([1.0, 2.0], n=2, confidence=1.0, seed=np.random.default_rng()),
-     r"`confidence` must be in \(0, 1\); got 1.0"),
+    (lambda: boon_interval([1.0, 2.0], n=2, level=1.0, seed=np.random.default_rng()),
+     r"`level` must be in \(0, 1\); got 1.0"),
     (lambda: boon_interval([1.0, 2.0], n=2, n_resamples=0, seed=np.random.default_rng()),
      r"`n_resamples` must be an integer in \[1, 10000000\]; got 0"),
     (lambda: boon_interval([1.0, 2.0], n=2, seed=-1), "`seed` must be an integer"),

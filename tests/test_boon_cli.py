@@ -58,7 +58,8 @@ def test_single_evaluation_table_plot_and_warning(runs, tmp_path, capsys):
                            "a, b"),
     ("a,b\n1,2\n3,4\n", ["--test", "a", "--val", "z"], "`--val` 'z' is not a column of"),
     ("a\n1\n2\n", ["--n", "0"], "`n` must be an integer >= 1; got 0"),
-    ("a\n1\n2\n", ["--confidence", "1.5"], r"`confidence` must be in \(0, 1\); got 1.5"),
+    ("a\n1\n2\n", ["--level", "1.5"], r"`level` must be in \(0, 1\); got 1.5"),
+    ("a\n1\n2\n", ["--confidence", "1.5"], r"`level` must be in \(0, 1\); got 1.5"),
     ("a\n1\n2\n", ["--plot", "/no/dir/x.png"], "`--plot` must be a file in a writable dir"),
 ])
 def test_bad_input(tmp_path, capsys, content, args, match):

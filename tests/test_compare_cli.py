@@ -9,6 +9,10 @@ from evalmc.cli import main
 from evalmc.criteria.outperform import outperform_test
 
 KEYS = {"k", "p_a_beats_b", "ci_low", "ci_high", "conclusion", "noether_n", "criteria"}
+#: What the command says on stderr when it pairs a wide file's runs by row.
+BY_ROW = ("evalmc: runs paired by row (row i's scores together), as no --pair-by was given: "
+          "right only when they share a seed or split; give --unpaired for independent runs, or "
+          "--pair-by COL to pair by a key.\n")
 
 
 @pytest.fixture
@@ -31,7 +35,7 @@ def test_json_answer_matches_the_library(capsys, runs):
     path, a, b = runs
     code, out, err = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--format", "json",
                           "--seed", "4")
-    assert code == 0 and err == ""
+    assert code == 0 and err == BY_ROW
     res = json.loads(out)
     assert KEYS <= set(res)
     assert res["k"] == 40 and res["noether_n"] == 29 and res["n_dropped"] == 0
@@ -107,7 +111,8 @@ def test_missing_pairs_are_dropped_and_reported(capsys, tmp_path):
     path.write_text("a,b\n1,0\n2,\n3,1\n,4\n5,2\nnan,3\n6,\n")
     code, out, err = _run(capsys, "compare", path, "--a", "a", "--b", "b", "--format", "json")
     assert code == 0
-    assert err == "evalmc: dropped 4 pair(s) missing a score: row 2, row 4, row 6, row 7\n"
+    assert err == ("evalmc: dropped 4 pair(s) missing a score: row 2, row 4, row 6, row 7\n"
+                   + BY_ROW)
     res = json.loads(out)
     assert res["k"] == 3 and res["n_dropped"] == 4 and res["p_a_beats_b"] == 1.0
 
@@ -377,7 +382,7 @@ def test_several_models_every_pair_with_holm(capsys, tmp_path):
         assert r["paired-t_p"] == pytest.approx(t.pvalue, rel=1e-9)
         assert r["wilcoxon_p"] == pytest.approx(stats.wilcoxon(a[keep], b[keep]).pvalue,
                                                 rel=1e-9)
-        assert r["conclusion"] == compare(a[keep], b[keep]).conclusion
+        assert r["conclusion_unadjusted"] == compare(a[keep], b[keep]).conclusion
     for test in ("paired-t", "wilcoxon", "permutation-paired"):
         raw = np.array([r[f"{test}_p"] for r in rows])
         assert [r[f"{test}_p_holm"] for r in rows] == pytest.approx(_holm(raw), rel=1e-12)
@@ -389,7 +394,9 @@ def test_several_models_every_pair_with_holm(capsys, tmp_path):
     code, out, _ = _run(capsys, "compare", path, "--models", "A", "B", "C", "--pair-by", "seed")
     assert out.startswith("3 models, 3 pairs, paired by seed; higher scores are better; mean "
                           "difference model_a - model_b with its 95% t interval; p-values "
-                          "two-sided, _holm adjusted by Holm over the 3 pairs\n")
+                          "two-sided, _holm adjusted by Holm over the 3 pairs; "
+                          "conclusion_unadjusted: each pair's P(A>B) test (gamma 0.75, alpha "
+                          "0.05) on its own, not adjusted\n")
 
 
 @pytest.mark.parametrize(("extra", "match"), [
@@ -415,3 +422,69 @@ def test_models_of_a_wide_file_pair_by_key(capsys, tmp_path):
     code, _, err = _run(capsys, *argv)
     assert code == 2 and err == ("evalmc: error: `--pair-by` key s=2 has more than one score "
                                  "for 'A'; each key may hold one score per model.\n")
+
+
+def test_a_negative_delta_is_refused(capsys, runs):
+    """Below 0 the threshold delta x sigma turns negative and both directions hold: 'A better'
+    whenever A - B > -|delta| sigma."""
+    path, a, b = runs
+    code, out, err = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--pair-by", "seed",
+                          "--delta", "-1")
+    assert (code, out) == (2, "") and err.startswith("evalmc: error: `--delta` must be a "
+                                                     "number >= 0") and err.count("\n") == 1
+    with pytest.raises(ValueError, match="`delta` must be >= 0"):
+        compare(a, b, delta=-1.0)
+    zero = compare(a, b, delta=0.0)  # 0 reads any difference: one side at most
+    assert zero.criteria["single-point"] == ("A better" if a[0] > b[0] else "B better")
+
+
+def test_the_threshold_is_named_apart_from_delta_and_sigma(capsys, runs):
+    path, a, b = runs
+    res = compare(a, b, delta=1.5)
+    sigma = np.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2)
+    assert (res.delta, res.sigma) == (1.5, pytest.approx(sigma, rel=1e-12))
+    assert res.threshold == pytest.approx(1.5 * sigma, rel=1e-12)
+    out = _run(capsys, "compare", path, "--a", "A", "--b", "B", "--pair-by", "seed", "--delta",
+               "1.5")[1]
+    assert (f"other criteria, two-sided (threshold delta x sigma = 1.5 x {sigma:.4g} = "
+            f"{1.5 * sigma:.4g}):") in out
+
+
+def test_pairing_by_row_or_run_order_is_said(capsys, tmp_path):
+    """Independent seeds in a wide file would be paired by row without a word."""
+    wide = tmp_path / "atari.csv"
+    wide.write_text("DQN,Rainbow\n10,14\n12,11\n9,15\n13,16\n")
+    code, _, err = _run(capsys, "compare", wide, "--a", "DQN", "--b", "Rainbow")
+    assert code == 0 and err == BY_ROW
+    code, _, err = _run(capsys, "compare", wide, "--models", "DQN", "Rainbow")
+    assert code == 0 and err == BY_ROW
+    for extra in (["--unpaired"], ["--models", "DQN", "Rainbow", "--unpaired"]):
+        argv = ["--a", "DQN", "--b", "Rainbow", *extra] if extra[0] != "--models" else extra
+        code, _, err = _run(capsys, "compare", wide, *argv)
+        assert code == 0 and err == ""
+    long = tmp_path / "long.csv"
+    long.write_text("model,acc\nA,1\nA,2\nA,3\nB,1.5\nB,2.5\nB,2\n")
+    code, _, err = _run(capsys, "compare", long, "--model", "model", "--score", "acc", "--a",
+                        "A", "--b", "B")
+    assert code == 0 and err == BY_ROW.replace("row (row i's scores together)",
+                                               "run order (each model's i-th run together)")
+
+
+def test_models_table_labels_its_conclusion_unadjusted(capsys, tmp_path):
+    """Beside Holm-adjusted p-values, the P(A>B) verdict is each pair's own."""
+    rng = np.random.default_rng(2)
+    base = rng.normal(0.8, 0.02, 30)
+    runs = {"A": base + 0.004 + rng.normal(0, 0.01, 30), "B": base,
+            "C": base + rng.normal(0, 0.01, 30)}
+    path = tmp_path / "three.csv"
+    path.write_text("seed,A,B,C\n" + "".join(
+        f"{s}," + ",".join(repr(float(x[s])) for x in runs.values()) + "\n" for s in range(30)))
+    argv = ["compare", path, "--models", "A", "B", "C", "--pair-by", "seed"]
+    rows = json.loads(_run(capsys, *argv, "--format", "json")[1])
+    assert all("conclusion" not in r for r in rows)
+    assert [r["conclusion_unadjusted"] for r in rows] == [
+        compare(runs[r["model_a"]], runs[r["model_b"]]).conclusion for r in rows]
+    out = _run(capsys, *argv)[1]
+    assert "conclusion_unadjusted: each pair's P(A>B) test" in out.splitlines()[0]
+    assert "conclusion_unadjusted" in out.splitlines()[1].split()
+

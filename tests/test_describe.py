@@ -168,3 +168,28 @@ class TestCommand:
         rows = json.loads(capsys.readouterr().out)
         assert [r["column"] for r in rows] == ["A", "B"]
         assert rows[1]["mean"] == pytest.approx(0.8 + 0.3 / 5 * 1.0, abs=1e-12)
+
+
+def test_the_iqr_says_how_it_is_computed(tmp_path, capsys):
+    """Medians of the halves, not numpy's interpolated quartiles: 30 against 20 here."""
+    from evalmc.estimators.describe import IQR_NOTE
+
+    path = tmp_path / "five.csv"
+    path.write_text("x\n10\n20\n30\n40\n50\n")
+    assert main(["describe", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].split()[5] == "30.0" and np.subtract(*np.percentile([10, 20, 30, 40, 50],
+                                                                        [75, 25])) == 20.0
+    assert lines[-1] == IQR_NOTE and "median of the upper half" in IQR_NOTE
+    for fmt in ("csv", "json"):  # the machine formats hold the table only
+        assert main(["describe", str(path), "--format", fmt]) == 0
+        assert IQR_NOTE not in capsys.readouterr().out
+    path.write_text("x\n1\n2\n")  # too short for an IQR: no note
+    assert main(["describe", str(path)]) == 0
+    assert IQR_NOTE not in capsys.readouterr().out
+    import subprocess
+    import sys
+
+    help_text = subprocess.run([sys.executable, "-m", "evalmc", "--help"], capture_output=True,
+                               text=True).stdout
+    assert "IQR (medians of the upper and lower halves)" in " ".join(help_text.split())

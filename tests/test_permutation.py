@@ -108,3 +108,48 @@ def test_fixed_seed_regression_of_the_random_splits():
     res = run_study(make_design(n_a=10, n_b=10, shift=1.0), "normal",
                     ["permutation-two-sample"], n_reps=200, seed=5)
     assert round(res.summary["rate"].iloc[0] * 200) == 109
+
+
+def test_unpaired_runs_compile_no_kernel_for_a_few_runs(monkeypatch):
+    """5 against 5 runs: Mann-Whitney's ranks and the 252 relabellings in numpy, not Numba
+    kernels whose first compilation took seconds; the numbers are the kernels'."""
+    from evalmc.criteria import kernels
+
+    a = np.array([0.91, 0.93, 0.90, 0.94, 0.92])
+    b = np.array([0.90, 0.91, 0.91, 0.92, 0.90])
+
+    def compiled(*args):
+        raise AssertionError("a Numba kernel was called")
+
+    for name in ("rank_sums", "relabel_mean_pvalues", "relabel_mean_mc"):
+        monkeypatch.setattr(kernels, name, compiled)
+    from evalmc.analysis.comparison import compare_unpaired
+
+    res = compare_unpaired(a, b)
+    ref = stats.mannwhitneyu(a, b)
+    welch, mann_whitney, permutation = res.tests
+    assert (mann_whitney["statistic"], mann_whitney["p_value"]) == (
+        ref.statistic, pytest.approx(ref.pvalue, rel=1e-12))
+    perm = stats.permutation_test((a, b), lambda x, y: x.mean() - y.mean(),
+                                  permutation_type="independent", n_resamples=np.inf)
+    assert permutation["p_value"] == pytest.approx(perm.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n_a", "n_b"), [(2, 3), (5, 5), (7, 6), (1, 9), (9, 1), (2, 12)])
+def test_numpy_ranks_and_relabellings_equal_the_kernels(n_a, n_b):
+    """Equal to the last bit, ties and magnitudes mixed: the kernels still run larger blocks."""
+    from evalmc.criteria import kernels
+    from evalmc.criteria.nonparametric import _rank_sums_numpy
+    from evalmc.criteria.permutation import _relabel_exact_numpy
+
+    rng = np.random.default_rng(n_a * 31 + n_b)
+    draws = [(rng.normal(size=(40, n_a)) * 1e3, rng.normal(size=(40, n_b)) * 1e-2),
+             (np.round(rng.normal(size=(40, n_a)), 0), np.round(rng.normal(size=(40, n_b)), 0)),
+             (0.1 * rng.integers(0, 4, (40, n_a)) + 0.7, 0.1 * rng.integers(0, 4, (40, n_b)) + 0.7)]
+    for a, b in draws:
+        u, tie, p = np.empty(40), np.empty(40), np.empty(40)
+        kernels.rank_sums(a, b, u, tie)
+        kernels.relabel_mean_pvalues(a, b, p)
+        u2, tie2 = _rank_sums_numpy(a, b)
+        assert np.array_equal(u, u2) and np.array_equal(tie, tie2)
+        assert np.array_equal(p, _relabel_exact_numpy(a, b))

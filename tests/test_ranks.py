@@ -177,3 +177,66 @@ def test_wilcoxon_holm_family_wise_error_is_a_plain_simulation():
                     for a in range(4) for b in range(a + 1, 4)], axis=1)
     ref = np.mean(raw.min(axis=1) <= 0.05 / 6)  # Holm rejects some pair iff its first step does
     assert abs(rate - ref) <= 4 * np.sqrt(rate * (1 - rate) / reps + ref * (1 - ref) / reps)
+
+
+def _ranks_cli(capsys, *argv):
+    from evalmc.cli import main
+
+    code = main(["ranks", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ranks_says_which_scores_rank_first_and_points_out_losses(tmp_path, capsys):
+    """A table of losses ranked highest-first said nothing: its worst model came out best."""
+    from evalmc import ranks
+
+    csv = tmp_path / "losses.csv"
+    csv.write_text("A_loss,B_loss,C_loss\n0.10,0.30,0.20\n0.12,0.33,0.25\n0.11,0.35,0.21\n"
+                   "0.09,0.31,0.22\n")
+    code, out, err = _ranks_cli(capsys, csv)
+    assert code == 0 and out.startswith("3 models on 4 data sets, higher scores better; ")
+    assert err == ("evalmc: 'A_loss', 'B_loss', 'C_loss' read like a loss or an error, but "
+                   "higher scores rank first (--best max): give --best min if lower is "
+                   "better.\n")
+    code, out, err = _ranks_cli(capsys, csv, "--best", "min")
+    assert (code, err) == (0, "") and out.startswith("3 models on 4 data sets, lower scores "
+                                                     "better; ")
+    res = ranks({"A": [0.1, 0.12, 0.11], "B": [0.3, 0.33, 0.35]}, best="min")
+    assert res.best == "min" and res.to_dict()["best"] == "min"
+    assert res.mean_ranks.tolist() == [1.0, 2.0]
+    long = tmp_path / "long.csv"
+    long.write_text("model,data,val_err\nA,x,0.1\nB,x,0.3\nA,y,0.2\nB,y,0.4\n")
+    err = _ranks_cli(capsys, long, "--model", "model", "--score", "val_err", "--pair-by",
+                     "data")[2]
+    assert err.startswith("evalmc: 'val_err' reads like a loss or an error")
+    csv.write_text("acc_a,errata\n0.9,0.8\n0.8,0.7\n")  # words, not substrings
+    assert _ranks_cli(capsys, csv)[2] == ""
+
+
+def test_ranks_averages_several_runs_per_model_and_data_set(tmp_path, capsys):
+    from evalmc import ranks
+
+    rng = np.random.default_rng(4)
+    scores = rng.normal(size=(3, 5, 4)) + np.array([0.5, 0.0, 0.2])[:, None, None]
+    rows = [f"{m},d{d},{s},{float(scores[i, d, s])!r}" for i, m in enumerate("ABC")
+            for d in range(5) for s in range(4)]
+    rows[7] = rows[7].rsplit(",", 1)[0] + ","  # A misses a run on d1: its mean is of 3
+    csv = tmp_path / "seeds.csv"
+    csv.write_text("model,dataset,seed,acc\n" + "\n".join(rows) + "\n")
+    argv = [csv, "--model", "model", "--score", "acc", "--pair-by", "dataset"]
+    code, _, err = _ranks_cli(capsys, *argv)
+    assert code == 2 and err.endswith("each key may hold one run per model; --mean-runs "
+                                      "averages them.\n")
+    code, out, err = _ranks_cli(capsys, *argv, "--mean-runs", "--format", "json")
+    assert code == 0 and err == ("evalmc: averaged 59 runs into 15 means of a model on a data "
+                                 "set (3 to 4 runs each; 1 missing score(s) skipped)\n")
+    means = np.nanmean(np.where(np.arange(60).reshape(3, 5, 4) == 7, np.nan, scores), axis=2)
+    ref = ranks({m: means[i] for i, m in enumerate("ABC")})
+    got = __import__("json").loads(out)
+    assert got["friedman_chi2"] == pytest.approx(ref.friedman_chi2, rel=1e-12)
+    assert [p["rank_i"] for p in got["pairs"]] == ref.pairs["rank_i"].tolist()
+    code, _, err = _ranks_cli(capsys, *argv, "--mean-runs", "--no-dropna")
+    assert code == 2 and "has a missing value on data row 8" in err
+    code, _, err = _ranks_cli(capsys, csv, "--mean-runs")
+    assert code == 2 and "`--mean-runs` averages a long file's runs" in err

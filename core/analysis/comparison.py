@@ -51,10 +51,11 @@ class CompareResult:
     conclusion : str
         'A better', 'B better', 'not significant' or 'not meaningful (A ahead)' ('(B ahead)').
     gamma, alpha : float
-    resamples, noether_n : int
+    n_resamples, noether_n : int
         Bootstrap resamples, and the pairs Noether's formula asks for (P(A>B) = gamma).
-    sigma, delta : float
-        Sd of one run's score and the single-point/average threshold, in score units.
+    sigma, delta, threshold : float
+        Sd of one run's score, the single-point/average threshold in sigmas (as given), and
+        that threshold in score units, ``delta * sigma``.
     criteria : dict of str to str
         Each criterion's verdict: 'A better', 'B better' or 'no difference shown'.
     null_a_better, null_b_better : float or None
@@ -95,10 +96,11 @@ class CompareResult:
     conclusion: str
     gamma: float
     alpha: float
-    resamples: int
+    n_resamples: int
     noether_n: int
     sigma: float
     delta: float
+    threshold: float
     criteria: dict
     null_a_better: float | None
     null_b_better: float | None
@@ -170,7 +172,8 @@ class CompareResult:
             ax.bar(np.arange(2 * k + 1) / (2 * k), pmf, width=0.8 / (2 * k), color="C0")
         else:  # too many values to tabulate: a histogram of resamples (at most 10^4, seed 0)
             p = np.array([self.wins, self.ties, k - self.wins - self.ties]) / k
-            cells = np.random.default_rng(0).multinomial(k, p, size=min(self.resamples, 10**4))
+            size = min(self.n_resamples, 10**4)
+            cells = np.random.default_rng(0).multinomial(k, p, size=size)
             ax.hist((2 * cells[:, 0] + cells[:, 1]) / (2 * k), bins=50, density=True,
                     color="C0")
         ax.axvspan(self.ci_low, self.ci_high, color="C0", alpha=0.15,
@@ -200,7 +203,8 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     n_resamples : int
         Bootstrap resamples, at most :data:`MAX_RESAMPLES`.
     delta : float
-        Threshold of the single-point and average verdicts, in units of `sigma`.
+        Threshold of the single-point and average verdicts, in units of `sigma`, >= 0: A
+        better when A - B exceeds ``delta * sigma``, B better when B - A does.
     sigma : float, optional
         Sd of one run's score; default: the pooled sd of A's and B's runs.
     seed : int
@@ -244,6 +248,10 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
                              f"{x[bad[0]]}.")
     k = a.size
     delta = check_float("delta", delta)
+    if delta < 0:  # the verdicts read it both ways: below 0, A and B would both be better
+        raise ValueError("`delta` must be >= 0: the single-point and average verdicts say A "
+                         "better when A - B > delta sigma and B better when B - A > delta "
+                         f"sigma; got {delta}.")
     if sigma is None:
         sigma = float(np.sqrt((np.var(a, ddof=1) + np.var(b, ddof=1)) / 2))
         if not sigma > 0:
@@ -309,9 +317,9 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
     return CompareResult(
         k=k, wins=wins, ties=ties, p_a_beats_b=float(res.p_a_beats_b[0]), ci_low=low,
         ci_high=high, conclusion=verdicts["prob-outperform"], gamma=gamma, alpha=alpha,
-        resamples=n_resamples, noether_n=noether_n, sigma=sigma, delta=delta * sigma,
-        criteria=verdicts, null_a_better=null_a, null_b_better=null_b, caveats=caveats,
-        best=best, mean_difference=mean_difference, diff_low=float(diff_low),
+        n_resamples=n_resamples, noether_n=noether_n, sigma=sigma, delta=delta,
+        threshold=delta * sigma, criteria=verdicts, null_a_better=null_a, null_b_better=null_b,
+        caveats=caveats, best=best, mean_difference=mean_difference, diff_low=float(diff_low),
         diff_high=float(diff_high), tests=tests,
     )
 
@@ -432,7 +440,9 @@ def _tests_frame(tests, diff_low: float, diff_high: float):
 
 def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
                    n_resamples=N_RESAMPLES, seed=0):
-    """:func:`compare` (or :func:`compare_unpaired`) on every pair of `scores`, Holm-adjusted."""
+    """:func:`compare` (or :func:`compare_unpaired`) on every pair of `scores`: each test's
+    p-values Holm-adjusted over the pairs (``<test>_p_holm``); the intervals and the P(A>B)
+    verdict (``conclusion_unadjusted``, paired only) are each pair's own, not adjusted."""
     import itertools
 
     import pandas as pd
@@ -450,12 +460,13 @@ def compare_models(scores, *, paired=True, alpha=0.05, best="max", gamma=GAMMA,
             res = compare(a[keep], b[keep], gamma=gamma, alpha=alpha, n_resamples=n_resamples,
                           seed=seed, best=best)
             row = {"n_a": res.k, "n_b": res.k, "p_a_beats_b": res.p_a_beats_b,
-                   "ci_low": res.ci_low, "ci_high": res.ci_high, "conclusion": res.conclusion}
+                   "ci_low": res.ci_low, "ci_high": res.ci_high,
+                   "conclusion_unadjusted": res.conclusion}
         else:
             res = compare_unpaired(a[~np.isnan(a)], b[~np.isnan(b)], alpha=alpha, best=best,
                                    seed=seed)
             row = {"n_a": res.n_a, "n_b": res.n_b, "p_a_beats_b": res.p_a_beats_b,
-                   "ci_low": np.nan, "ci_high": np.nan, "conclusion": None}
+                   "ci_low": np.nan, "ci_high": np.nan, "conclusion_unadjusted": None}
         rows.append({"model_a": str(name_a), "model_b": str(name_b), **row,
                      "mean_difference": res.mean_difference, "diff_low": res.diff_low,
                      "diff_high": res.diff_high,

@@ -30,6 +30,8 @@ class RanksResult:
     alpha : float
     pairs : DataFrame
         One row per pair: ``model_i``, ``model_j``, their ranks, ``nemenyi_p``, ``wilcoxon_holm_p``.
+    best : {'max', 'min'}
+        Which scores rank first: the highest (accuracies) or the lowest (errors, losses).
 
     Examples
     --------
@@ -37,8 +39,8 @@ class RanksResult:
     >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.8, 0.7, 0.6, 0.7],
     ...                     "C": [0.7, 0.9, 0.5, 0.6]})
     >>> print(res.headline())
-    3 models on 4 data sets; Friedman chi-square 3.500, p = 0.174; Nemenyi critical \
-difference 1.657 at alpha 0.05
+    3 models on 4 data sets, higher scores better; Friedman chi-square 3.500, p = 0.174; \
+Nemenyi critical difference 1.657 at alpha 0.05
     >>> res.to_frame()[["model_i", "model_j", "nemenyi_p"]].round(3)
       model_i model_j  nemenyi_p
     0       A       B      0.333
@@ -55,6 +57,7 @@ difference 1.657 at alpha 0.05
     critical_difference: float
     alpha: float
     pairs: pd.DataFrame
+    best: str = "max"
 
     def to_frame(self) -> pd.DataFrame:
         """The pairwise table (:attr:`pairs`).
@@ -68,26 +71,29 @@ difference 1.657 at alpha 0.05
         return self.pairs
 
     def headline(self) -> str:
-        """One line: models, data sets, Friedman's test and the critical difference.
+        """One line: models, data sets, which scores rank first, Friedman's test and the
+        critical difference.
 
         >>> import evalmc
         >>> print(evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]}).headline())
-        2 models on 3 data sets; Friedman chi-square 3.000, p = 0.0833; Nemenyi critical \
-difference 1.132 at alpha 0.05
+        2 models on 3 data sets, higher scores better; Friedman chi-square 3.000, p = 0.0833; \
+Nemenyi critical difference 1.132 at alpha 0.05
         """
-        return (f"{len(self.models)} models on {self.n_datasets} data sets; Friedman "
-                f"chi-square {self.friedman_chi2:.3f}, p = {self.friedman_p:.3g}; Nemenyi "
-                f"critical difference {self.critical_difference:.3f} at alpha {self.alpha:g}")
+        better = "higher" if self.best == "max" else "lower"
+        return (f"{len(self.models)} models on {self.n_datasets} data sets, {better} scores "
+                f"better; Friedman chi-square {self.friedman_chi2:.3f}, p = "
+                f"{self.friedman_p:.3g}; Nemenyi critical difference "
+                f"{self.critical_difference:.3f} at alpha {self.alpha:g}")
 
     def to_dict(self) -> dict:
         """Every number, as plain Python values (for JSON).
 
         >>> import evalmc
         >>> res = evalmc.ranks({"A": [0.9, 0.8, 0.7], "B": [0.8, 0.7, 0.6]})
-        >>> res.to_dict()["models"], res.to_dict()["data_sets"]
-        (2, 3)
+        >>> res.to_dict()["models"], res.to_dict()["data_sets"], res.to_dict()["best"]
+        (2, 3, 'max')
         """
-        return {"models": len(self.models), "data_sets": self.n_datasets,
+        return {"models": len(self.models), "data_sets": self.n_datasets, "best": self.best,
                 "dropped": self.dropped, "friedman_chi2": self.friedman_chi2,
                 "friedman_p": self.friedman_p, "critical_difference": self.critical_difference,
                 "alpha": self.alpha, "pairs": self.pairs.to_dict(orient="records")}
@@ -145,7 +151,7 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True, best: str = "max") 
     from evalmc.sims.multidataset import TableBatch
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
-    check_choice("best", best, ("max", "min"))
+    best = check_choice("best", best, ("max", "min"))
     try:
         frame = pd.DataFrame(data).astype(float)
     except (TypeError, ValueError) as err:
@@ -177,4 +183,4 @@ def ranks(data, *, alpha: float = 0.05, dropna: bool = True, best: str = "max") 
                           "rank_j": mean[second], "nemenyi_p": nemenyi_pairs(table)[0],
                           "wilcoxon_holm_p": wilcoxon_holm_pairs(table)[0]})
     return RanksResult(names, mean, d, dropped, float(fried.statistic[0]),
-                       float(fried.pvalue[0]), float(cd), alpha, pairs)
+                       float(fried.pvalue[0]), float(cd), alpha, pairs, best)

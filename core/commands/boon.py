@@ -51,7 +51,8 @@ def register(sub) -> None:
     parser.add_argument("--val", help="column of validation scores choosing the best run "
                                       "(default: the test scores)")
     parser.add_argument("--best", choices=BEST, default="max")
-    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--level", "--confidence", type=float, default=0.95,
+                        help="confidence level of the intervals (default %(default)s)")
     parser.add_argument("--method", choices=CI_METHODS, default="percentile",
                         help="bootstrap: resample runs, or smoothed with a Gaussian kernel")
     parser.add_argument("--resamples", type=int_arg("resamples"), default=10_000)
@@ -62,7 +63,7 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dict:
+def summarise(test, val, *, n, best, level, method, resamples, seed) -> dict:
     """The ``evalmc boon`` record: ``n``, ``m``, the ``nonparametric`` and ``parametric`` Boo_n
     estimates, each with its ``*_ci`` ``[low, high]``, and the test scores' ``mean`` and ``median``;
     the Gaussian estimate (or its interval) is NaN, with a warning, where the validation scores are
@@ -75,7 +76,7 @@ def summarise(test, val, *, n, best, confidence, method, resamples, seed) -> dic
     for estimator in ("nonparametric", "parametric"):
         with np.errstate(invalid="ignore", divide="ignore"):  # said below, with the reason
             res = boon_interval(test, val, n=n, estimator=estimator, method=method,
-                                confidence=confidence, n_resamples=resamples, best=best,
+                                level=level, n_resamples=resamples, best=best,
                                 seed=np.random.default_rng(seed))
         record[estimator] = res.estimate
         record[f"{estimator}_ci"] = [res.low, res.high]
@@ -134,7 +135,7 @@ def run(args) -> int:
     test, val, dropped = _runs(args)
     if dropped:
         print(f"evalmc: skipped {dropped} run(s) missing a score", file=sys.stderr)
-    record = summarise(test, val, n=args.n, best=args.best, confidence=args.confidence,
+    record = summarise(test, val, n=args.n, best=args.best, level=args.level,
                        method=args.method, resamples=args.resamples, seed=args.seed)
     if test.size < args.n:
         print(f"evalmc: warning: m = {test.size} runs is fewer than n = {args.n}: Boo_n "

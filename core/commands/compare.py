@@ -6,13 +6,14 @@ pipeline, ``--a`` and ``--b`` name them) or long (``--model COL --score COL``: `
 ``--b`` name models); ``--best min`` reads lower scores (losses) as better. Pairing: with
 ``--pair-by``, the A and B scores sharing a key are paired (each key may hold one A and one B
 score); without it, row i's A score is paired with row i's B score in a wide file, and in a
-long file each model's i-th run, unless the file has a column that may key the runs (a seed, a
-split, ...): then ``--pair-by`` (or ``--unpaired``) must say which, rather than trusting the
-file's order. ``--unpaired`` reads independent runs (``compare_unpaired``), and ``--models``
-compares every pair of several models, the p-values adjusted by Holm (``compare_models``, both
-in :mod:`evalmc.analysis.comparison`). A pair (or, unpaired, a run) with a
-missing score is dropped and reported on stderr (or, with ``--no-dropna``, an error); a cell
-that is not a number is an error.
+long file each model's i-th run, said on stderr (the file cannot show that they share a seed),
+unless a long file has a column that may key the runs (a seed, a split, ...): then
+``--pair-by`` (or ``--unpaired``) must say which, rather than trusting the file's order.
+``--unpaired`` reads independent runs (``compare_unpaired``), and ``--models`` compares every
+pair of several models, the p-values adjusted by Holm, each pair's P(A>B) verdict not
+(``conclusion_unadjusted``; ``compare_models``, both in :mod:`evalmc.analysis.comparison`).
+A pair (or, unpaired, a run) with a missing score is dropped and reported on stderr (or, with
+``--no-dropna``, an error); a cell that is not a number is an error.
 """
 
 from __future__ import annotations
@@ -83,7 +84,9 @@ def register(sub) -> None:
     parser.add_argument("--resamples", type=int_arg("resamples"), default=N_RESAMPLES,
                         help="bootstrap resamples B, at most 10^7 (default %(default)s)")
     parser.add_argument("--delta", type=float, default=DELTA_PAPER,
-                        help="threshold of the single-point and average verdicts, in sigmas")
+                        help="threshold of the single-point and average verdicts, in sigmas, "
+                             ">= 0: A (B) better when its score beats the other's by over "
+                             "delta x sigma (default %(default)s)")
     parser.add_argument("--sigma", type=float,
                         help="sd of one run's score (default: pooled sd of A's and B's runs)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0,
@@ -133,7 +136,7 @@ def run(args) -> int:
       differences dropped
       permutation-paired  mean(A - B) = 0.012  p = 0.1875  assumes exchangeable signs of the
       differences
-    other criteria, two-sided (delta = 1.9952 sigma = 0.02524):
+    other criteria, two-sided (threshold delta x sigma = 1.9952 x 0.01265 = 0.02524):
       prob-outperform  not significant
       single-point     no difference shown
       average-delta    no difference shown
@@ -156,6 +159,7 @@ def run(args) -> int:
         res = _compare_two(a, b, args)
     except KeyboardInterrupt:
         return _interrupted()
+    _say_pairing(args)
     result = {**res.to_dict(), "n_dropped": n_dropped, "pairing": pairing}
     if args.plot:
         res.plot().savefig(args.plot, dpi=120)
@@ -179,6 +183,10 @@ def _check_args(args) -> None:
     from evalmc.inputs.checks import check_int
 
     check_int("resamples", args.resamples, low=1, high=MAX_RESAMPLES)
+    if not 0 <= args.delta < math.inf:
+        raise UsageError("`--delta` must be a number >= 0: the threshold in sigmas is read both "
+                         "ways (A better when A - B > delta sigma, B better when B - A > delta "
+                         f"sigma); got {args.delta}.")
     if args.model is not None and args.pair_by is None and not args.unpaired:
         _refuse_order_pairing(args)
 
@@ -217,6 +225,17 @@ def _paired_runs(frame, args):
         print(f"evalmc: dropped {len(dropped)} pair(s) missing a score: {shown}",
               file=sys.stderr)
     return a, b, len(dropped)
+
+
+def _say_pairing(args) -> None:
+    """Say on stderr that runs are paired by their row (or run order), no ``--pair-by`` given:
+    right only when A's and B's i-th runs share a seed or split, which the file cannot show."""
+    if args.pair_by is None and not args.unpaired:
+        by = ("run order (each model's i-th run together)" if args.model is not None
+              else "row (row i's scores together)")
+        print(f"evalmc: runs paired by {by}, as no --pair-by was given: right only when they "
+              "share a seed or split; give --unpaired for independent runs, or --pair-by COL "
+              "to pair by a key.", file=sys.stderr)
 
 
 def _compare_two(a, b, args):
@@ -267,6 +286,7 @@ def _compare_models(frame, args) -> int:
                                 seed=args.seed)
     except KeyboardInterrupt:
         return _interrupted()
+    _say_pairing(args)
     if args.format == "json":  # full precision, NaN as null
         write(json_text(result.to_dict(orient="records")), args.out)
         return 0
@@ -278,7 +298,9 @@ def _compare_models(frame, args) -> int:
     head = (f"{len(args.models)} models, {len(result)} pairs, {pairing}; {better} scores are "
             f"better; mean difference model_a - model_b with its "
             f"{level_label(args.alpha)} t interval; p-values two-sided, _holm adjusted by Holm "
-            f"over the {len(result)} pairs")
+            f"over the {len(result)} pairs"
+            + ("" if args.unpaired else f"; conclusion_unadjusted: each pair's P(A>B) test "
+               f"(gamma {args.gamma:g}, alpha {args.alpha:g}) on its own, not adjusted"))
     write(head + "\n" + result.to_string(index=False, na_rep="-"), args.out)
     return 0
 
@@ -357,7 +379,8 @@ def _table(result: dict, args) -> str:
         *(f"caveat: {line}" for line in result["caveats"]),
         f"Noether sample size for gamma = {args.gamma}: {result['noether_n']} pairs",
         *_tests_lines(result, level, "paired t"),
-        f"other criteria, two-sided (delta = {args.delta:g} sigma = {result['delta']:.4g}):",
+        f"other criteria, two-sided (threshold delta x sigma = {result['delta']:g} x "
+        f"{result['sigma']:.4g} = {result['threshold']:.4g}):",
         *(f"  {name:<16} {verdict}" for name, verdict in result["criteria"].items()),
     ]
     return "\n".join(lines)

@@ -1,5 +1,9 @@
 """``evalmc describe``: the descriptive report of run results, one row per column of scores.
 
+Its ``iqr`` is the median of the upper half of the runs minus that of the lower half (the
+median left out when n is odd), as the table's last line says; numpy's default percentiles
+interpolate, and differ on few runs.
+
 Every column of scores is described unless ``--col`` names some; a column of text (model
 names, say) is left out and named on stderr, never silently. Missing values are skipped and
 counted (``n_missing``), or an error with ``--no-dropna``.
@@ -40,7 +44,8 @@ def register(sub) -> None:
     (['A', 'B'], True, True)
     """
     parser = sub.add_parser(
-        "describe", help="median, IQR, min, max, mean, sd, skewness, normality of run results")
+        "describe", help="median, IQR (medians of the upper and lower halves), min, max, "
+        "mean, sd, skewness, normality of run results")
     parser.add_argument("file", metavar="FILE.csv", help="CSV file, one run per row")
     parser.add_argument("--col", action="append", metavar="C",
                         help="column to describe (repeatable); default: every column of scores "
@@ -90,7 +95,7 @@ def run(args) -> int:
     for path, option in ((args.plot, "--plot"), (args.out, "--out")):
         if path:
             check_writable(path, option)
-    from evalmc.estimators.describe import describe_columns
+    from evalmc.estimators.describe import IQR_NOTE, describe_columns
     from evalmc.inputs.tables import check_wide, ids_note, numeric_column, score_columns
 
     frame = load_table(args)
@@ -120,7 +125,8 @@ def run(args) -> int:
     elif args.format == "csv":
         write(report.to_csv(index=False), args.out)
     else:
-        write(report.to_string(index=False, na_rep="-"), args.out)
+        note = f"\n{IQR_NOTE}" if report["iqr"].notna().any() else ""
+        write(report.to_string(index=False, na_rep="-") + note, args.out)
     if args.plot:
         import numpy as np
 

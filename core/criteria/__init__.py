@@ -44,6 +44,11 @@ def get_criterion(spec, **args):
     'nemenyi(i=0,j=4)'
     >>> evalmc.get_criterion(lambda a, b: a.mean() > b.mean()).paired
     False
+
+    A built-in test on your own two samples of scores:
+
+    >>> evalmc.get_criterion("welch-t").on([1.0, 2.0, 3.0], [2.0, 3.0, 5.0]).pvalues().round(4)
+    array([0.2846])
     """
     from evalmc.criteria.base import BuiltinCriterion, UserCriterion, build
 

@@ -336,9 +336,53 @@ class BuiltinCriterion:
         return self.name
 
     def __call__(self, batch: Batch, rng: np.random.Generator) -> CriterionResult:
+        if not hasattr(batch, "holds"):  # arrays, say: not a batch of replications
+            raise TypeError(f"criterion {self.name!r} is called on a Batch of replications, as "
+                            "criterion(batch, rng); on your own two samples of scores call "
+                            "criterion.on(a, b) (then .pvalues()[0]); got "
+                            f"{type(batch).__name__}.")
         self.check_batch(batch)
         data = batch.counts if self.needs == "counts" else batch
         return self.test(data, rng) if self.uses_rng else self.test(data)
+
+    def on(self, a, b, rng=0) -> CriterionResult:
+        """The criterion on your own scores of A and B: one replication, or one per row.
+
+        Parameters
+        ----------
+        a, b : array_like, shape (n_a,) and (n_b,), or (n_reps, n_a) and (n_reps, n_b)
+            Scores of A and B (a paired criterion reads ``a[j]`` with ``b[j]``).
+        rng : int or numpy.random.Generator
+            Seed (or Generator) of the random numbers a criterion that draws them uses.
+
+        Returns
+        -------
+        CriterionResult
+            One entry per replication: ``.pvalues()``, ``.decisions(alpha)``, ``.statistic``.
+
+        Examples
+        --------
+        >>> import evalmc
+        >>> welch = evalmc.get_criterion("welch-t")
+        >>> welch.on([1.0, 2.0, 3.0], [2.0, 3.0, 5.0]).pvalues().round(4)
+        array([0.2846])
+        >>> evalmc.get_criterion("single-point", sigma=1.0).on([3.0], [0.0]).decisions(0.05)
+        array([ True])
+        """
+        if self.needs != "scores":
+            raise ValueError(f"criterion {self.name!r} reads {self.needs}, not two samples of "
+                             "scores: give it a batch that holds them, as a scenario draws "
+                             "(criterion(batch, rng)).")
+        a, b = (np.asarray(x, dtype=float) for x in (a, b))
+        if a.ndim != b.ndim or a.ndim not in (1, 2) or (a.ndim == 2 and len(a) != len(b)):
+            raise ValueError("`a` and `b` must be 1-D samples, or 2-D with one row per "
+                             f"replication (as many rows each); got shapes {a.shape} and "
+                             f"{b.shape}.")
+        if self.paired and a.shape != b.shape:
+            raise ValueError(f"criterion {self.name!r} pairs a[j] with b[j]: `a` and `b` must "
+                             f"have the same shape; got {a.shape} and {b.shape}.")
+        batch = Batch(np.atleast_2d(a), np.atleast_2d(b), paired=self.paired)
+        return self(batch, np.random.default_rng(rng))
 
     def check_batch(self, batch: Batch) -> None:
         """Raise ValueError if the batch lacks what the criterion reads.

@@ -13,6 +13,9 @@ from evalmc.sims.base import Batch
 #: As scipy.stats.mannwhitneyu(method='auto'): exact when a sample has at most this many scores
 #: and the replication has no ties, else the tie-corrected normal approximation.
 EXACT_MAX_SIZE = 8
+#: Most scores in a block (replications x runs of A and B) ranked in numpy rather than by the
+#: Numba kernel, whose first compilation (seconds) dwarfs a block this small (one comparison).
+NUMPY_MAX_SCORES = 10_000
 
 
 @lru_cache(maxsize=64)
@@ -56,11 +59,15 @@ def mann_whitney(batch: Batch) -> CriterionResult:
     array([0.007 , 0.2345])
     """
     n1, n2 = batch.a.shape[1], batch.b.shape[1]
-    u1 = np.empty(batch.n_reps)
-    tie_term = np.empty(batch.n_reps)
-    from evalmc.criteria.kernels import rank_sums
+    if batch.n_reps * (n1 + n2) <= NUMPY_MAX_SCORES and np.isfinite(batch.a).all() and (
+            np.isfinite(batch.b).all()):
+        u1, tie_term = _rank_sums_numpy(batch.a, batch.b)
+    else:
+        from evalmc.criteria.kernels import rank_sums
 
-    rank_sums(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), u1, tie_term)
+        u1 = np.empty(batch.n_reps)
+        tie_term = np.empty(batch.n_reps)
+        rank_sums(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), u1, tie_term)
     u = np.maximum(u1, n1 * n2 - u1)
     n = n1 + n2
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -72,6 +79,16 @@ def mann_whitney(batch: Batch) -> CriterionResult:
         sf = u_null_sf(n1, n2)
         p[exact] = 2.0 * sf[u[exact].astype(np.int64)]
     return CriterionResult.from_pvalues(np.clip(p, 0.0, 1.0), u1)
+
+
+def _rank_sums_numpy(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """U of A and the tie term sum(t^3 - t) of each row, equal to ``kernels.rank_sums``'
+    (finite scores: half-integer ranks and integer terms add up exactly in any order)."""
+    n1 = a.shape[1]
+    pooled = np.concatenate([a, b], axis=1)
+    u1 = scipy.stats.rankdata(pooled, axis=1)[:, :n1].sum(axis=1) - n1 * (n1 + 1) / 2.0
+    counts = [np.unique(row, return_counts=True)[1] for row in pooled]
+    return u1, np.array([float(np.sum(t * t * t - t)) for t in counts])
 
 
 def sign_test(batch: Batch) -> CriterionResult:

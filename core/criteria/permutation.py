@@ -5,6 +5,7 @@ statistic counted on each side (Phipson and Smyth 2010)."""
 
 from __future__ import annotations
 
+import itertools
 from math import comb
 
 import numpy as np
@@ -16,6 +17,9 @@ EXACT_MAX = 16
 #: Two-sample: every split enumerated when there are at most this many (scipy's rule).
 EXACT_MAX_SPLITS = 9999
 N_RESAMPLES = 9999
+#: Most cells (replications x splits x runs of A) of an enumeration done in numpy rather than
+#: by the Numba kernel, whose first compilation (seconds) dwarfs a block this small.
+NUMPY_MAX_CELLS = 200_000
 
 
 def permutation_paired(batch: Batch, rng: np.random.Generator) -> CriterionResult:
@@ -82,9 +86,31 @@ def permutation_two_sample(batch: Batch, rng: np.random.Generator) -> CriterionR
     a = np.ascontiguousarray(batch.a, dtype=float)
     b = np.ascontiguousarray(batch.b, dtype=float)
     p = np.empty(a.shape[0])
-    if comb(a.shape[1] + b.shape[1], a.shape[1]) <= EXACT_MAX_SPLITS:
+    splits = comb(a.shape[1] + b.shape[1], a.shape[1])
+    if splits <= EXACT_MAX_SPLITS and a.shape[0] * splits * a.shape[1] <= NUMPY_MAX_CELLS:
+        p = _relabel_exact_numpy(a, b)
+    elif splits <= EXACT_MAX_SPLITS:
         kernels.relabel_mean_pvalues(a, b, p)
     else:
         kernels.relabel_mean_mc(rng, a, b, N_RESAMPLES, p)
     diff = a.mean(axis=1) - b.mean(axis=1)
     return CriterionResult.from_pvalues(p, diff, estimate=diff)
+
+
+def _relabel_exact_numpy(a, b) -> np.ndarray:
+    """``kernels.relabel_mean_pvalues`` in numpy: every sum taken in the kernel's order
+    (``cumsum``, left to right), so the p-values are equal."""
+    n_a, n_b = a.shape[1], b.shape[1]
+    pooled = np.concatenate([a, b], axis=1)
+    splits = np.array(list(itertools.combinations(range(n_a + n_b), n_a)))
+    p = np.empty(a.shape[0])
+    for i, row in enumerate(pooled):
+        total, sum_a = np.cumsum(row)[-1], np.cumsum(a[i])[-1]
+        observed = sum_a / n_a - (total - sum_a) / n_b
+        tol = 1e-9 * np.cumsum(np.abs(row))[-1] * (1.0 / n_a + 1.0 / n_b)
+        sums = np.cumsum(row[splits], axis=1)[:, -1]
+        stat = sums / n_a - (total - sums) / n_b
+        low = np.count_nonzero(stat <= observed + tol)
+        high = np.count_nonzero(stat >= observed - tol)
+        p[i] = min(1.0, 2.0 * min(low, high) / len(splits))
+    return p

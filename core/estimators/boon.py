@@ -158,7 +158,7 @@ class BoonInterval:
         Pool size.
     estimator, method : str
         As given to :func:`boon_interval`.
-    confidence : float
+    level : float
         The interval's confidence level.
 
     Examples
@@ -179,10 +179,10 @@ class BoonInterval:
     n: int
     estimator: str
     method: str
-    confidence: float
+    level: float
 
     def to_frame(self):
-        """One row: ``estimator``, ``n``, ``estimate``, ``low``, ``high``, ``confidence``,
+        """One row: ``estimator``, ``n``, ``estimate``, ``low``, ``high``, ``level``,
         ``method``, ``n_resamples``.
 
         >>> import numpy as np
@@ -197,7 +197,7 @@ class BoonInterval:
 
         return pd.DataFrame([{"estimator": self.estimator, "n": self.n,
                               "estimate": self.estimate, "low": self.low, "high": self.high,
-                              "confidence": self.confidence, "method": self.method,
+                              "level": self.level, "method": self.method,
                               "n_resamples": self.replicates.size}])
 
     def _repr_html_(self) -> str:
@@ -219,7 +219,7 @@ class BoonInterval:
         ax = axes_or_new(ax, figsize=(5, 3.5))
         ax.hist(self.replicates, bins="auto", color="0.75")
         ax.axvspan(self.low, self.high, color="C0", alpha=0.15,
-                   label=f"{self.confidence:.0%} {self.method} interval")
+                   label=f"{self.level:.0%} {self.method} interval")
         ax.axvline(self.estimate, color="k", label=f"estimate {self.estimate:.4g}")
         ax.set(xlabel=f"Boo_{self.n} ({self.estimator})", ylabel="bootstrap replicates")
         ax.legend(fontsize=8)
@@ -231,7 +231,7 @@ MAX_RESAMPLES = 10_000_000
 
 
 def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
-                  method: str = "percentile", confidence: float = 0.95,
+                  method: str = "percentile", level: float = 0.95,
                   n_resamples: int = 10_000, bandwidth="scott", best: str = "max",
                   seed=0, progress: bool | None = None) -> BoonInterval:
     """Bootstrap confidence interval of a Boo_n estimator.
@@ -245,8 +245,9 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     method : {'percentile', 'smoothed'}
         ``'percentile'`` resamples the runs; ``'smoothed'`` adds Gaussian kernel noise (the
         covariance of ``scipy.stats.gaussian_kde``) to each, as in the paper's Fig 2.
-    confidence : float
-        In (0, 1); the interval is the percentile interval of the replicates.
+    level : float
+        Confidence level, in (0, 1); the interval is the percentile interval of the
+        replicates.
     n_resamples : int
         Bootstrap replicates, at most :data:`MAX_RESAMPLES`.
     bandwidth : 'scott', 'silverman' or float
@@ -277,8 +278,7 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
     test, val, n = _check_runs(test, val, n, best)
     check_choice("estimator", estimator, ESTIMATORS)
     check_choice("method", method, CI_METHODS)
-    confidence = check_float("confidence", confidence, low=0, high=1, open_low=True,
-                             open_high=True)
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1, high=MAX_RESAMPLES)
     if not isinstance(seed, np.random.Generator):
         seed = check_int("seed", seed, low=0)
@@ -292,10 +292,9 @@ def boon_interval(test, val=None, *, n: int, estimator: str = "nonparametric",
                                     bandwidth, progress)
     estimate = (boon_nonparametric if estimator == "nonparametric" else boon_parametric)(
         test, None if single else val, n=n, best=best)
-    tail = (1 - confidence) / 2
+    tail = (1 - level) / 2
     low, high = np.quantile(reps, [tail, 1 - tail])
-    return BoonInterval(estimate, float(low), float(high), reps, n, estimator, method,
-                        confidence)
+    return BoonInterval(estimate, float(low), float(high), reps, n, estimator, method, level)
 
 
 def _resampled(rng, test, val, n, sign, single, estimator, n_resamples, progress):

@@ -23,8 +23,14 @@ KEYS = ("n", "mean", "sd", "median", "iqr", "min", "max", "skewness", "bimodalit
         "ks_p", "lilliefors_p", "shapiro_p", "mean_minus_sd_below_min")
 
 
+#: How the report's ``iqr`` is computed, as ``evalmc describe`` says under its table.
+IQR_NOTE = ("iqr: the median of the upper half of the runs minus that of the lower half (the "
+            "median itself left out when n is odd), not numpy's interpolated quartiles")
+
+
 def hinge_iqr(x) -> float:
-    """Interquartile range as the paper defines it: Tukey's hinges."""
+    """Interquartile range as the medians of the upper and lower halves of the sorted sample,
+    the median left out of both when n is odd (numpy's default percentiles interpolate)."""
     x = np.sort(np.asarray(x, dtype=float))
     half = x.size // 2
     return float(np.median(x[x.size - half:]) - np.median(x[:half]))
