@@ -14,6 +14,7 @@ import numpy as np
 import scipy
 
 from evalmc.criteria.base import UserFunction
+from evalmc.criteria.ttests import welch_df
 from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT, TARGETS
 from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Batch
@@ -311,8 +312,7 @@ def welch_interval(level: float = 0.95) -> Estimator:
         n_a, n_b = batch.sizes
         mean_a, var_a, mean_b, var_b = batch.moments()
         se2_a, se2_b = var_a / n_a, var_b / n_b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
+        df = welch_df(se2_a, se2_b, n_a, n_b)
         df = np.where(np.isnan(df), 1.0, df)  # both samples constant: a 0-width interval, as scipy
         half = scipy.stats.t.isf((1 - level) / 2, df) * np.sqrt(se2_a + se2_b)
         diff = mean_a - mean_b
