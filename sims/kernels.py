@@ -30,6 +30,23 @@ def row_mean_var_into(x, sign_y, y, mean, var):
             ss += d * d
         mean[i] = m
         var[i] = ss / (n - 1)
+        if ss == np.inf and np.isfinite(m):  # squares over 1e308; the variance may not be
+            var[i] = _scaled_var(x[i], sign_y, y[i], m)
+
+
+@njit(cache=True, nogil=True)
+def _scaled_var(x, sign_y, y, m):
+    """Unbiased variance of ``x + sign_y * y`` about `m`, its deviations divided by the
+    largest before squaring (inf only when the variance itself is)."""
+    n = x.shape[0]
+    big = 0.0
+    for j in range(n):
+        big = max(big, abs(x[j] + sign_y * y[j] - m))
+    ss = 0.0
+    for j in range(n):
+        d = (x[j] + sign_y * y[j] - m) / big
+        ss += d * d
+    return big * (ss / (n - 1)) * big
 
 
 @njit(cache=True, nogil=True)

@@ -73,7 +73,12 @@ def _gaussian_moments(rng, n_reps, n, mean, sd):
 def _sample_moments(z, chi2, n, mean, sd):
     """Sample mean and unbiased variance of `n` iid N(mean, sd^2) scores, from a standard
     normal `z` and a chi-square `chi2` with n - 1 degrees of freedom."""
-    return mean + sd / np.sqrt(n) * z, sd**2 * chi2 / (n - 1)
+    with np.errstate(over="ignore"):
+        var = sd**2 * chi2 / (n - 1)
+    if np.isinf(var).any():  # sd^2 chi2 overflowed; sd (sd chi2 / (n - 1)) may not
+        with np.errstate(over="ignore"):
+            var = np.where(np.isinf(var), sd * (sd * (chi2 / (n - 1))), var)
+    return mean + sd / np.sqrt(n) * z, var
 
 
 def _gaussian_slab(streams, bounds, dfs) -> np.ndarray:

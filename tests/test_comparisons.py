@@ -285,3 +285,96 @@ def test_exact_coverage_of_many_pairs_is_each_pairs(spec, target):
 
 def test_two_models_odds_ratio_is_a_odds_over_b_odds():
     assert TwoModels(theta_a=0.75, theta_b=0.5).odds_ratio == 3.0
+
+
+#: Every table of two samples of 0 to 12 answers, and a few larger ones.
+ALL_TABLES = [(k_a, n_a, k_b, n_b) for n_a in (1, 2, 5, 12) for n_b in (1, 3, 12)
+              for k_a in range(n_a + 1) for k_b in range(n_b + 1)] + TABLES
+
+
+def _batches(tables):
+    """One batch per pair of sizes (n_A, n_B), a row per table, and the rows' tables."""
+    by_size = {}
+    for table in tables:
+        by_size.setdefault((table[1], table[3]), []).append(table)
+    for group in by_size.values():
+        a = np.array([(np.arange(n_a) < k_a) * 1.0 for k_a, n_a, _, _ in group])
+        b = np.array([(np.arange(n_b) < k_b) * 1.0 for _, _, k_b, n_b in group])
+        yield Batch(a, b, paired=False), group
+
+
+@pytest.mark.parametrize("level", [0.95, 0.8])
+def test_agresti_caffo_is_statsmodels(level):
+    """statsmodels' confint_proportions_2indep(method='agresti-caffo') on every table, as one
+    batch per pair of sizes; the estimate is the observed difference."""
+    for batch, group in _batches(ALL_TABLES):
+        res = get_estimator(f"agresti-caffo-diff(level={level})")(batch, None)
+        ref = np.array([confint_proportions_2indep(k_a, n_a, k_b, n_b, method="agresti-caffo",
+                                                   compare="diff", alpha=1 - level)
+                        for k_a, n_a, k_b, n_b in group])
+        np.testing.assert_allclose(res.low, ref[:, 0], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(res.high, ref[:, 1], rtol=1e-12, atol=1e-14)
+        np.testing.assert_array_equal(res.estimate, [k_a / n_a - k_b / n_b
+                                                     for k_a, n_a, k_b, n_b in group])
+        assert not res.failed.any()
+
+
+def test_agresti_caffo_exact_coverage_is_statsmodels_double_sum():
+    """Its exact coverage at n = 8 (what the estimation study estimates), summed over the 81
+    tables with statsmodels' bounds; and the simulated coverage of a study within 4 MCSE."""
+    n, theta_a, theta_b = 8, 0.8, 0.35
+    total = 0.0
+    for k_a in range(n + 1):
+        for k_b in range(n + 1):
+            low, high = confint_proportions_2indep(k_a, n, k_b, n, method="agresti-caffo")
+            if low <= theta_a - theta_b <= high:
+                total += stats.binom.pmf(k_a, n, theta_a) * stats.binom.pmf(k_b, n, theta_b)
+    exact = independent_coverage("agresti-caffo-diff", n, theta_a, theta_b)
+    assert exact == pytest.approx(total, abs=1e-12)
+    res = evalmc.run_estimation({"n": n, "theta_a": theta_a, "theta_b": theta_b}, "two-models",
+                                ["agresti-caffo-diff"], target="effect", n_reps=4000, seed=3,
+                                progress=False)
+    assert abs(res.summary["coverage"].iloc[0] - exact) <= 4 * np.sqrt(exact * (1 - exact) / 4000)
+
+
+def test_fisher_exact_is_scipys():
+    """scipy.stats.fisher_exact's two-sided p-value (and its sample odds ratio) on every table,
+    empty and full margins included (p = 1, odds ratio NaN)."""
+    crit = evalmc.get_criterion("fisher-exact")
+    for batch, group in _batches(ALL_TABLES):
+        res = crit(batch, None)
+        refs = [stats.fisher_exact([[k_a, n_a - k_a], [k_b, n_b - k_b]])
+                for k_a, n_a, k_b, n_b in group]
+        np.testing.assert_allclose(res.pvalues(), [r.pvalue for r in refs], rtol=1e-12)
+        np.testing.assert_array_equal(res.statistic, [r.statistic for r in refs])
+        assert not res.failed.any()
+        np.testing.assert_array_equal(res.estimate, batch.a.mean(axis=1) - batch.b.mean(axis=1))
+
+
+def test_fisher_exact_pvalues_of_large_tables_are_scipys():
+    from evalmc.stats.oddsratio import fisher_exact_pvalues
+
+    rng = np.random.default_rng(0)
+    n_a, n_b = rng.integers(1, 1500, 200), rng.integers(1, 1500, 200)
+    k_a, k_b = rng.binomial(n_a, 0.5), rng.binomial(n_b, rng.uniform(0.35, 0.65, 200))
+    ref = [stats.fisher_exact([[a, n - a], [b, m - b]]).pvalue
+           for a, n, b, m in zip(k_a, n_a, k_b, n_b, strict=True)]
+    np.testing.assert_allclose(fisher_exact_pvalues(k_a, n_a, k_b, n_b), ref, rtol=1e-10)
+    with pytest.raises(ValueError, match="whole counts"):
+        fisher_exact_pvalues(3, 2, 0, 2)
+
+
+def test_fisher_exact_size_is_the_exact_sum():
+    """On two-models at the null, the study's rejection rate at 0.05 is the exact size (the
+    binomial double sum of scipy's decisions) within 4 MCSE; 0.5 scores are refused."""
+    n, theta = 12, 0.6
+    pmf = stats.binom.pmf(np.arange(n + 1), n, theta)
+    size = sum(pmf[k_a] * pmf[k_b] for k_a in range(n + 1) for k_b in range(n + 1)
+               if stats.fisher_exact([[k_a, n - k_a], [k_b, n - k_b]]).pvalue <= 0.05)
+    res = evalmc.run_study({"n": n, "theta_a": theta, "theta_b": theta}, "two-models",
+                           ["fisher-exact"], n_reps=20_000, seed=5, progress=False)
+    rate = res.summary["rate"].iloc[0]
+    assert size < 0.05 and abs(rate - size) <= 4 * np.sqrt(size * (1 - size) / 20_000)
+    with pytest.raises(ValueError, match="needs 0/1 scores"):
+        evalmc.get_criterion("fisher-exact")(Batch(np.full((1, 2), 0.5), np.ones((1, 2)),
+                                                   paired=False), None)

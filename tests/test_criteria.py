@@ -270,3 +270,47 @@ def test_result_concat_keeps_null_and_arrays():
     joined = CriterionResult.concat(parts)
     assert joined.null == ("t", (5,)) and joined.failed.tolist() == [False, False, True]
     assert joined.decisions(0.05).tolist() == [False, True, False]
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e153, 5e153, 1e-160])
+def test_welch_holds_at_scores_near_the_float_range(scale):
+    """Satterthwaite's df squares squared standard errors (overflow from sds near 1e77, and
+    the squared deviations of sds near 1e154): Welch's p-value, the t oracle and the Welch
+    interval of scores times `scale` are those of the scores, rescaled (scipy's own
+    ttest_ind gives p = 1 or an infinite interval there)."""
+    from evalmc.criteria.outperform import t_oracle
+    from evalmc.estimators.intervals import get_estimator
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(1.0, 1.0, (3, 8)), rng.normal(0.0, 1.5, (3, 6))
+    ref = stats.ttest_ind(a, b, axis=1, equal_var=False)
+    batch = Batch(a * scale, b * scale, paired=False)
+    res = get_criterion("welch-t")(batch, None)
+    assert not res.failed.any()
+    rtol = 1e-6 if scale > 1 else 1e-2  # near 1e-160 the variances are subnormal
+    np.testing.assert_allclose(res.pvalues(), ref.pvalue, rtol=rtol)
+    np.testing.assert_allclose(t_oracle(batch).pvalue, stats.ttest_ind(
+        a, b, axis=1, equal_var=False, alternative="greater").pvalue, rtol=rtol)
+    interval = get_estimator("welch-interval")(batch, None)
+    low, high = ref.confidence_interval(0.95)
+    np.testing.assert_allclose(interval.low / scale, low, rtol=rtol)
+    np.testing.assert_allclose(interval.high / scale, high, rtol=rtol)
+
+
+def test_welch_on_the_normal_scenario_at_sds_near_1e154():
+    """The scenario's sample variances at sd 1e153 are those at sd 1, scaled (sd^2 chi2
+    overflowed before the division by n - 1); at sd 1e154 a replication whose variance is
+    truly beyond the floats fails saying so, not as a degenerate sample."""
+    from evalmc.criteria.ttests import OVERFLOW_ERROR
+    from evalmc.sims.scores import Normal
+
+    def pvalues(sd, seed=3):
+        batch = Normal(n_a=8, n_b=8, sd_a=sd, sd_b=sd).draw(np.random.default_rng(seed), 400)
+        return get_criterion("welch-t")(batch, None)
+
+    np.testing.assert_allclose(pvalues(1e153).pvalues(), pvalues(1.0).pvalues(), rtol=1e-9)
+    near = pvalues(1e154)
+    assert near.failed.any() and not near.failed.all()
+    assert set(near.errors.values()) == {OVERFLOW_ERROR}
+    np.testing.assert_allclose(near.pvalues()[~near.failed], pvalues(1.0).pvalues()[~near.failed],
+                               rtol=1e-9)

@@ -201,3 +201,32 @@ def test_an_estimators_file_is_named_as_the_estimators(tmp_path, spec, message):
     (tmp_path / "bad.py").write_text("1 / 0\n")
     with pytest.raises(ValueError, match=re.escape(message.format(tmp=tmp_path))):
         get_estimator(spec.format(tmp=tmp_path))
+
+
+def _wrong_axis(a, b, axis):
+    """Welch's t along axis 0, whatever `axis` says."""
+    from scipy import stats
+
+    return stats.ttest_ind(a, b, axis=0, equal_var=False).pvalue
+
+
+def _right_axis(a, b, axis):
+    from scipy import stats
+
+    return stats.ttest_ind(a, b, axis=axis, equal_var=False).pvalue
+
+
+def test_an_answer_along_the_wrong_axis_fails_when_the_block_is_as_wide_as_the_scores():
+    rng = np.random.default_rng(0)
+    square = Batch(rng.normal(size=(6, 6)), rng.normal(size=(6, 6)), paired=False)
+    res = UserCriterion(_wrong_axis)(square, None)
+    assert res.failed.all()
+    assert "shape (6,) for a block of 5 replications" in res.errors[0]
+    assert "axis 0" in res.errors[0]
+    with pytest.raises(StudyError, match="reduce along axis 0"):
+        run_study(DESIGN, "normal", [_wrong_axis], n_reps=60, seed=1, block_size=6)
+    ok = UserCriterion(_right_axis)(square, None)  # the right axis is kept, value for value
+    assert not ok.failed.any()
+    from scipy import stats
+    np.testing.assert_array_equal(ok.pvalue, stats.ttest_ind(square.a, square.b, axis=1,
+                                                             equal_var=False).pvalue)

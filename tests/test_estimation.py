@@ -218,3 +218,19 @@ def test_plot_coverage_against_n(study):
 
 def test_public_api():
     assert evalmc.run_estimation is run_estimation
+
+
+def test_a_nan_estimate_with_a_finite_interval_is_a_failure():
+    """Without a failure mask, a NaN estimate is no answer even with a finite interval (and a
+    NaN bound beside a finite estimate): the replication fails, with its message, and counts in
+    neither the bias nor the coverage."""
+    from evalmc.estimators.intervals import EstimateResult
+
+    nan = np.nan
+    result = EstimateResult(np.array([1.0, nan, 2.0, nan]), np.array([0.0, 0.0, nan, nan]),
+                            np.array([2.0, 1.0, 3.0, nan]))
+    assert result.failed.tolist() == [False, True, True, True]
+    assert result.errors == {1: "no estimate (degenerate sample)",
+                             2: "no interval (degenerate sample)",
+                             3: "no estimate (degenerate sample)"}
+    assert EstimateResult(np.array([nan])).failed.tolist() == [True]  # a point estimator

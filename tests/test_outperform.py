@@ -299,3 +299,41 @@ def test_exact_rates_stream_over_the_resamples():
     direct = np.sum(stats.binom.pmf(n1, b, p1[w]) * stats.binom.cdf(r2 - 1 - n1, b - n1,
                                                                      p2[w] / (1 - p1[w])))
     assert rates[w, 2] == pytest.approx(direct, rel=1e-12, abs=1e-300)
+
+
+class TestScoresNearTheFloatLimit:
+    """Scores near 1e308: the sum of the runs and their squared deviations overflow, their mean
+    and pooled sd do not; the verdicts are those of the same scores, rescaled."""
+
+    def _batches(self):
+        rng = np.random.default_rng(0)
+        a, b = rng.uniform(0.6, 1.1, (50, 10)), rng.uniform(0.5, 1.0, (50, 10))
+        scale = 1e308 / 1.1
+        return Batch(a, b, paired=True), Batch(a * scale, b * scale, paired=True), scale
+
+    @pytest.mark.parametrize("name", ["single-point", "average-delta(delta=0.2)",
+                                      "average-delta(delta=0.5)"])
+    def test_verdicts_do_not_depend_on_the_scale(self, name):
+        plain, huge, scale = self._batches()
+        ref, res = get_criterion(name)(plain, None), get_criterion(name)(huge, None)
+        assert not res.failed.any() and 0 < ref.reject.sum() < 50
+        np.testing.assert_array_equal(res.reject, ref.reject)
+        np.testing.assert_allclose(res.statistic / scale, ref.statistic, rtol=1e-12)
+
+    def test_pooled_sd_is_the_rescaled_one(self):
+        from evalmc.criteria.outperform import pooled_sd
+
+        plain, huge, scale = self._batches()
+        sd = np.sqrt((plain.a.var(axis=1, ddof=1) + plain.b.var(axis=1, ddof=1)) / 2)
+        np.testing.assert_allclose(pooled_sd(huge.a, huge.b) / scale, sd, rtol=1e-12)
+        assert pooled_sd(np.ones((1, 3)), np.ones((1, 3))).tolist() == [0.0]
+
+    def test_failures_say_why(self):
+        from evalmc.criteria.outperform import BEYOND_FLOATS, NO_SPREAD
+
+        flat = get_criterion("average-delta")(
+            Batch(np.ones((2, 3)), np.zeros((2, 3)), paired=True), None)
+        assert flat.failed.all() and set(flat.errors.values()) == {NO_SPREAD}
+        wide = np.array([[1.7e308, -1.7e308, 1.7e308]])  # an sd beyond the floats
+        far = get_criterion("average-delta")(Batch(wide, -wide, paired=True), None)
+        assert far.failed.all() and far.errors == {0: BEYOND_FLOATS}

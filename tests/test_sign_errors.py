@@ -84,3 +84,25 @@ def test_fixed_seed_regression(small):
                         "and alpha == 0.05").iloc[0]
     assert round(row["rate"] * 2000) == 462
     assert (row["type_s"], round(row["type_m"], 6)) == (38 / 462, 2.819194)
+
+
+def test_capped_ratios_are_counted_and_said():
+    """An effect near 0: |estimate / effect| above the cap is counted as the cap; the summary
+    says how many, gives no MCSE to the lower bound, and warns."""
+    from evalmc.engine.tallies import RATIO_CAP
+
+    with pytest.warns(RuntimeWarning, match="type_m is a lower bound"):
+        res = run_study(make_design(n_a=10, shift=[1e-6, 0.5]), "normal", ["welch-t"],
+                        n_reps=2000, seed=1, keep_values=True)
+        summary = res.summary
+    for cid, cond in res.conditions.items():
+        result = res.outcomes[(cid, "welch-t")]
+        sig = result.decisions(0.05)
+        capped = int((np.abs(result.estimate[sig] / cond.effect) > RATIO_CAP).sum())
+        row = summary[summary["condition_id"] == cid].iloc[0]
+        if cond.effect < 1e-3:
+            assert capped > 0 and row["type_m_capped"] == capped
+            assert np.isnan(row["type_m_mcse"]) and row["type_m"] <= RATIO_CAP
+        else:
+            assert capped == 0 and np.isnan(row["type_m_capped"])
+            assert row["type_m_mcse"] > 0

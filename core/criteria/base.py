@@ -581,7 +581,11 @@ class UserCriterion(UserFunction):
     scipy.stats' ``vectorized=None``), it is called once per block as
     ``func(A, B, axis=1)`` with replications on the first axis, and returns one answer per
     replication in any of the forms above (arrays of shape (n_reps,)); a call that raises, or
-    answers in another shape (one p-value for the whole block), fails the block.
+    answers in another shape (one p-value for the whole block), fails the block. A block with
+    as many replications as scores is also called without its last replication, where an
+    answer along the scores' axis (axis 0 instead of `axis`) shows by its shape; what the shape
+    cannot show is not caught: a block of one replication of one score, or an answer that
+    mixes replications in another way (a statistic pooled over the block).
 
     Parameters
     ----------
@@ -693,10 +697,12 @@ class UserCriterion(UserFunction):
         n = batch.n_reps
         try:
             out = np.asarray(_unwrap(self.func(batch.a, batch.b, axis=1, **kwargs)))
-            if out.shape != (n,):  # one answer for the block is not one per replication
-                raise TypeError(f"returned an answer of shape {out.shape} for a block of {n} "
-                                f"replications; expected shape ({n},), one answer per "
-                                "replication")
+            _check_block_shape(out.shape, n)  # one answer for the block is not one per rep
+            if n > 1 and n in (batch.a.shape[1], batch.b.shape[1]):
+                # as many replications as scores: an answer along axis 0 has the same shape;
+                # one fewer replication tells the two apart
+                fewer = self.func(batch.a[:-1], batch.b[:-1], axis=1, **kwargs)
+                _check_block_shape(np.shape(_unwrap(fewer)), n - 1, probe=True)
         except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
             message = failure_message(err)
             return CriterionResult(np.ones(n, bool), pvalue=np.full(n, np.nan),
@@ -717,6 +723,16 @@ class UserCriterion(UserFunction):
                   for i in np.flatnonzero(bad)}
         return CriterionResult(bad, pvalue=np.where(bad, np.nan, pvalue),
                                reject=np.zeros(n, bool), errors=errors)
+
+
+def _check_block_shape(shape, n, probe=False):
+    """Raise TypeError unless a vectorized criterion's answer on `n` replications has shape
+    ``(n,)``; `probe`: the block was cut to `n` to tell the replications' axis from the scores'."""
+    if shape != (n,):
+        hint = (f" (checked on a block cut to {n} replications, one fewer than its scores: "
+                "does it reduce along axis 0 instead of the `axis` it is given?)" if probe else "")
+        raise TypeError(f"returned an answer of shape {shape} for a block of {n} replications; "
+                        f"expected shape ({n},), one answer per replication{hint}")
 
 
 #: What a user's criterion may return, as its failures say.

@@ -238,24 +238,69 @@ def _prob_outperform(batch: Batch, rng, *, gamma, alpha, n_resamples) -> Criteri
 
 
 def _single_point(batch: Batch, *, delta, sigma) -> CriterionResult:
-    return _beyond(batch.a[:, 0] - batch.b[:, 0], batch, delta, sigma)
+    with np.errstate(over="ignore"):  # beyond the floats, the sign still decides
+        return _beyond(batch.a[:, 0] - batch.b[:, 0], batch, delta, sigma)
 
 
 def _average_delta(batch: Batch, *, delta, sigma) -> CriterionResult:
-    return _beyond(batch.a.mean(axis=1) - batch.b.mean(axis=1), batch, delta, sigma)
+    with np.errstate(over="ignore"):
+        return _beyond(row_means(batch.a) - row_means(batch.b), batch, delta, sigma)
+
+
+#: Why a replication of ``single-point`` or ``average-delta`` failed.
+NO_SPREAD = "no result (every run scores the same: the pooled sd of the runs is 0)"
+BEYOND_FLOATS = "no result (the scores' mean or pooled sd is beyond the floats)"
 
 
 def _beyond(diff, batch: Batch, delta, sigma) -> CriterionResult:
-    """A better where ``diff > delta sigma``, sigma known or pooled (all runs equal: failed)."""
+    """A better where ``diff > delta sigma``, sigma known or pooled (all runs equal, or a mean
+    or sd beyond the floats: failed, saying which)."""
+    n = diff.shape[0]
     if sigma is None:
         _, var_a, _, var_b = batch.moments()
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             sigma = np.sqrt((var_a + var_b) / 2)
-        failed = ~(sigma > 0)
+        far = ~np.isfinite(sigma)  # a variance beyond the floats: its sd may not be
+        if far.any():
+            sigma = sigma.copy()
+            sigma[far] = pooled_sd(batch.a[far], batch.b[far])
+        flat = sigma == 0
+        failed = ~(sigma > 0) | ~np.isfinite(sigma) | np.isnan(diff)
     else:
-        failed = np.zeros(diff.shape[0], bool)
+        flat = np.zeros(n, bool)
+        failed = np.isnan(diff)
     reject = ~failed & (diff > delta * sigma)
-    return CriterionResult(failed, diff, np.full(diff.shape[0], np.nan), reject=reject)
+    errors = {int(i): NO_SPREAD if flat[i] else BEYOND_FLOATS for i in np.flatnonzero(failed)}
+    return CriterionResult(failed, diff, np.full(n, np.nan), reject=reject, errors=errors)
+
+
+def row_means(x) -> np.ndarray:
+    """Each row's mean; a row whose sum overflows is divided by its largest |score| first."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.mean(x, axis=1)
+    far = np.isinf(mean) | (np.isnan(mean) & np.isfinite(x).all(axis=1))
+    if far.any():
+        rows = np.asarray(x, dtype=float)[far]
+        scale = np.abs(rows).max(axis=1)
+        mean[far] = scale * (rows / scale[:, None]).mean(axis=1)
+    return mean
+
+
+def pooled_sd(a, b) -> np.ndarray:
+    """``sqrt((var_a + var_b) / 2)`` of each row (ddof 1) without overflow: deviations and sds
+    divided by the largest before squaring; inf or NaN only when the sd is beyond the floats."""
+    def sd(x):
+        with np.errstate(over="ignore", invalid="ignore"):
+            dev = x - row_means(x)[:, None]
+            scale = np.abs(dev).max(axis=1)
+            spread = np.sqrt(((dev / scale[:, None]) ** 2).sum(axis=1) / (x.shape[1] - 1))
+            return np.where(scale == 0, 0.0, scale * spread)
+
+    sd_a, sd_b = sd(np.asarray(a, dtype=float)), sd(np.asarray(b, dtype=float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        big = np.maximum(sd_a, sd_b)
+        return np.where(big == 0, 0.0, big * np.sqrt(((sd_a / big) ** 2 + (sd_b / big) ** 2)
+                                                     / 2))
 
 
 def t_oracle(batch: Batch) -> CriterionResult:

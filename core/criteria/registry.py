@@ -167,6 +167,8 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "approximate randomization test of the mean item score (swaps, +1 smoothing)",
          (Param("n_resamples", SACREBLEU_AR_TRIALS, int, "trials of random swaps"),),
          paired=True, uses_rng=True),
+    _row("fisher-exact", "proportions:fisher_exact", "Fisher's exact test of two accuracies, "
+         "each model's 0/1 answers to its own questions (independent samples), two-sided"),
     _row("passk-paired", "item_procedures:passk_paired", "z-test on per-item differences of "
          "unbiased pass@k (Chen et al. 2021), se = sd / sqrt(n_items)",
          (Param("k", 1, int, "samples drawn per item (each item needs n_samples >= k)"),),

@@ -72,6 +72,25 @@ def student_t(batch: Batch) -> CriterionResult:
     return CriterionResult.from_statistic(t, ("t", (df,)), estimate=mean_a - mean_b)
 
 
+#: Squared standard errors between these are squared as they are in Satterthwaite's df;
+#: outside, they are first divided by the larger one (their squares would overflow or underflow).
+_PLAIN_SE2 = (1e-150, 1e150)
+
+
+def welch_df(va, vb, n_a: int, n_b: int) -> np.ndarray:
+    """Satterthwaite's df of Welch's t from the squared standard errors ``va = var_a / n_a``
+    and ``vb``, without overflow: NaN where both are 0 (or not finite)."""
+    va, vb = np.asarray(va, dtype=float), np.asarray(vb, dtype=float)
+    big = np.maximum(va, vb)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
+        scale = ~((big > _PLAIN_SE2[0]) & (big < _PLAIN_SE2[1]))
+        if scale.any():  # the same ratio of the shares va / big and vb / big
+            ra, rb = va[scale] / big[scale], vb[scale] / big[scale]
+            df[scale] = (ra + rb) ** 2 / (ra**2 / (n_a - 1) + rb**2 / (n_b - 1))
+    return df
+
+
 def welch_statistic(batch: Batch):
     """Welch's t of ``mean(a) - mean(b)`` and Satterthwaite's df, per replication."""
     n_a, n_b = batch.sizes
@@ -79,8 +98,7 @@ def welch_statistic(batch: Batch):
     va, vb = var_a / n_a, var_b / n_b
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (mean_a - mean_b) / np.sqrt(va + vb)
-        df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
-    return t, df
+    return t, welch_df(va, vb, n_a, n_b)
 
 
 def welch_t(batch: Batch) -> CriterionResult:
@@ -108,5 +126,13 @@ def welch_t(batch: Batch) -> CriterionResult:
     t, df = welch_statistic(batch)
     with np.errstate(invalid="ignore"):
         p = 2.0 * scipy.special.stdtr(df, -np.abs(t))
-    mean_a, _, mean_b, _ = batch.moments()
-    return CriterionResult.from_pvalues(p, t, estimate=mean_a - mean_b)
+    mean_a, var_a, mean_b, var_b = batch.moments()
+    result = CriterionResult.from_pvalues(p, t, estimate=mean_a - mean_b)
+    result.errors.update(dict.fromkeys(
+        (int(i) for i in np.flatnonzero(np.isnan(p) & (np.isinf(var_a) | np.isinf(var_b)))),
+        OVERFLOW_ERROR))
+    return result
+
+
+#: A replication whose sample variance is beyond the floats fails with this message.
+OVERFLOW_ERROR = "no result (a sample variance above 1.8e308, beyond the floats)"

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 #: Bumped whenever a block's content changes for the same key (3: summaries, not values; 4: the
-#: classifier tests' estimates, and so their sign errors).
-FORMAT_VERSION = 4
+#: classifier tests' estimates, and so their sign errors; 5: the count of capped type-M ratios).
+FORMAT_VERSION = 5
 
 Record = tuple[dict[str, np.ndarray], dict]
 #: Temporary files are ``<prefix><pid>-<random>.tmp``: a host tells which writers it can check.

@@ -109,8 +109,9 @@ def _dask_pool(n_jobs, scheduler):
                 client = get_client()
             except ValueError:
                 workers = local_workers(n_jobs)
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=workers, threads_per_worker=1, dashboard_address=None))
+                with _sigint_ignored():  # Ctrl-C is this process's to handle, not theirs
+                    cluster = stack.enter_context(LocalCluster(
+                        n_workers=workers, threads_per_worker=1, dashboard_address=None))
                 client = stack.enter_context(Client(cluster))
         pool = _DaskPool(client, as_completed())
         try:
@@ -119,14 +120,48 @@ def _dask_pool(n_jobs, scheduler):
             pool.finished.clear()
 
 
+@contextlib.contextmanager
+def _sigint_ignored():
+    """SIGINT ignored while the processes of a local cluster start, so that they inherit it: a
+    terminal's Ctrl-C reaches every process of its group, and a dask worker's own
+    KeyboardInterrupt prints tracebacks while this process closes the cluster."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class TaskInterrupted(Exception):
+    """A KeyboardInterrupt raised in a dask task, carried back as an error: raised as it is,
+    it kills the worker, which the nanny restarts, and the task is run again."""
+
+
+def _interrupt_as_error(fn, *args):
+    """``fn(*args)``, a KeyboardInterrupt raised as :class:`TaskInterrupted`."""
+    try:
+        return fn(*args)
+    except KeyboardInterrupt:
+        raise TaskInterrupted("the task was interrupted") from None
+
+
 class _DaskPool:
-    """Tasks submitted to a dask client, gathered with ``as_completed`` as they finish."""
+    """Tasks submitted to a dask client, gathered with ``as_completed`` as they finish; a task
+    interrupted on its worker interrupts the study, as on threads or loky."""
 
     def __init__(self, client, finished):
         self.client, self.finished = client, finished
 
     def submit(self, fn, *args):
-        self.finished.add(self.client.submit(fn, *args, pure=False))
+        self.finished.add(self.client.submit(_interrupt_as_error, fn, *args, pure=False))
 
     def next_result(self):
-        return next(self.finished).result()
+        try:
+            return next(self.finished).result()
+        except TaskInterrupted:
+            raise KeyboardInterrupt from None

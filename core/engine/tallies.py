@@ -11,6 +11,7 @@ intervals' coverage and width), added in block order.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,9 @@ def _tally_statistic(statistic, failed, starts, critical, critical_off, counts, 
 class RejectionTally:
     """A criterion's results over some replications, summed: counts, the p-value histogram `hist`
     (bin ``k`` holds ``(k-1)/GRID < p <= k/GRID``), exact counts at levels off the grid, and per
-    level the fixed-point sums of sign errors (`signs`) and of reruns' agreement (`agree`)."""
+    level the fixed-point sums of sign errors (`signs`: rejections counted, of the wrong sign,
+    sums of the ratios ``|estimate / effect|`` and of their squares, and how many ratios were
+    capped at :data:`RATIO_CAP`) and of reruns' agreement (`agree`)."""
 
     n: int
     failed: int
@@ -107,7 +110,7 @@ class RejectionTally:
     decided_reject: int
     hist: np.ndarray
     exact: dict[float, int] = field(default_factory=dict)
-    signs: dict[float, tuple[int, int, int, int]] = field(default_factory=dict)
+    signs: dict[float, tuple[int, int, int, int, int]] = field(default_factory=dict)
     agree: dict[float, tuple[int, int, int, int]] = field(default_factory=dict)
 
     associative = True  # integer counts: blocks add up in any order
@@ -150,16 +153,24 @@ class RejectionTally:
 
     def sign_errors(self, alpha: float | None) -> dict:
         """Type-S rate and type-M ratio at the study level `alpha`, with their Monte Carlo errors
-        (Gelman and Carlin 2014); NaN where not counted or nothing rejected."""
+        (Gelman and Carlin 2014); NaN where not counted or nothing rejected.
+
+        A ratio ``|estimate / effect|`` above :data:`RATIO_CAP` (an effect near 0) is counted
+        as the cap: then ``type_m_capped`` counts those rejections, ``type_m`` is a lower bound
+        without Monte Carlo error, and a warning says so."""
         nan = float("nan")
-        n, wrong, abs_sum, sq_sum = self.signs.get(alpha, (0, 0, 0, 0))
+        n, wrong, abs_sum, sq_sum, capped = self.signs.get(alpha, (0, 0, 0, 0, 0))
         if n == 0:
             return {"type_s": nan, "type_s_mcse": nan, "type_m": nan, "type_m_mcse": nan}
         s = wrong / n
         m = abs_sum / _ABS_UNIT / n
-        var = (sq_sum / _SQ_UNIT - n * m * m) / (n - 1) if n > 1 else nan
-        return {"type_s": s, "type_s_mcse": np.sqrt(s * (1 - s) / n), "type_m": m,
-                "type_m_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 else nan}
+        var = (sq_sum / _SQ_UNIT - n * m * m) / (n - 1) if n > 1 and not capped else nan
+        out = {"type_s": s, "type_s_mcse": np.sqrt(s * (1 - s) / n), "type_m": m,
+               "type_m_mcse": np.sqrt(max(var, 0.0) / n) if n > 1 and not capped else nan}
+        if capped:
+            warnings.warn(CAPPED_WARNING, RuntimeWarning, stacklevel=2)
+            out["type_m_capped"] = capped
+        return out
 
     def replicability(self, alpha: float | None) -> dict:
         """Replicability at the study level `alpha` (Bouckaert and Frank 2004), the chance that two
@@ -225,11 +236,16 @@ class RejectionTally:
                    signs, agree)
 
 
-#: Fixed-point units of the type-M sums, and the ratio's cap (it keeps the sums in int64
-#: within a block of up to 10^5 replications).
+#: Fixed-point units of the type-M sums.
 _ABS_UNIT = 2**20
 _SQ_UNIT = 2**16
-_RATIO_CAP = 1e4
+#: The type-M ratio's cap: it keeps the fixed-point sums in int64 within a block of up to 10^5
+#: replications. A capped ratio is counted (``type_m_capped``).
+RATIO_CAP = 1e4
+#: What a summary with capped type-M ratios warns.
+CAPPED_WARNING = (f"type_m is a lower bound where type_m_capped is given: that many rejections "
+                  f"had |estimate / effect| above {RATIO_CAP:g} (an effect near 0), each counted "
+                  f"as {RATIO_CAP:g}")
 
 
 def _sign_errors(result, starts, levels, effect) -> list[dict]:
@@ -240,7 +256,9 @@ def _sign_errors(result, starts, levels, effect) -> list[dict]:
     estimate = np.asarray(result.estimate, dtype=float)
     usable = ~np.isnan(estimate)
     wrong = np.sign(estimate) != np.sign(effect)
-    ratio = np.minimum(np.abs(estimate / effect), _RATIO_CAP)
+    ratio = np.abs(estimate / effect)
+    capped = ratio > RATIO_CAP
+    ratio = np.minimum(ratio, RATIO_CAP)
     abs_fixed = np.where(usable, np.round(ratio * _ABS_UNIT), 0).astype(np.int64)
     sq_fixed = np.where(usable, np.round(ratio * ratio * _SQ_UNIT), 0).astype(np.int64)
     out = [{} for _ in range(n_blocks)]
@@ -250,7 +268,8 @@ def _sign_errors(result, starts, levels, effect) -> list[dict]:
             rows = slice(starts[k], starts[k + 1])
             sig = rejected[rows]
             out[k][alpha] = (int(sig.sum()), int((sig & wrong[rows]).sum()),
-                             int(abs_fixed[rows][sig].sum()), int(sq_fixed[rows][sig].sum()))
+                             int(abs_fixed[rows][sig].sum()), int(sq_fixed[rows][sig].sum()),
+                             int((sig & capped[rows]).sum()))
     return out
 
 

@@ -73,6 +73,44 @@ def clt_diff(level: float = 0.95) -> Estimator:
     return Estimator("", "", func, level)
 
 
+def agresti_caffo_diff(level: float = 0.95) -> Estimator:
+    """The ``agresti-caffo-diff`` family: Agresti and Caffo's (2000) interval of ``p_A - p_B``,
+    A's and B's items independent: the CLT (Wald) interval of the rates after one right and
+    one wrong answer are added to each sample, ``(k + 1) / (n + 2)`` (statsmodels'
+    ``confint_proportions_2indep(method='agresti-caffo')``, not clipped to [-1, 1]); the
+    estimate is the observed ``p_A - p_B``.
+
+    Parameters
+    ----------
+    level : float
+        Nominal coverage, in (0, 1).
+
+    Returns
+    -------
+    Estimator
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.estimators.intervals import get_estimator
+    >>> from evalmc.sims.base import Batch
+    >>> a, b = np.array([[1.0, 1.0, 0.0, 1.0, 1.0]]), np.array([[0.0, 1.0, 0.0, 0.0, 1.0]])
+    >>> result = get_estimator("agresti-caffo-diff")(Batch(a, b, paired=False), None)
+    >>> result.estimate.round(4), result.low.round(4), result.high.round(4)
+    (array([0.4]), array([-0.2107]), array([0.7821]))
+    """
+    level, z = _level(level)
+
+    def func(batch, rng):
+        k_a, n_a, k_b, n_b = _counts(batch)
+        p_a, p_b = (k_a + 1) / (n_a + 2), (k_b + 1) / (n_b + 2)
+        half = z * np.sqrt(p_a * (1 - p_a) / (n_a + 2) + p_b * (1 - p_b) / (n_b + 2))
+        centre = p_a - p_b
+        return EstimateResult(k_a / n_a - k_b / n_b, centre - half, centre + half)
+
+    return Estimator("", "", func, level)
+
+
 @functools.lru_cache(maxsize=1)
 def _gauss_legendre():
     x, w = np.polynomial.legendre.leggauss(NODES)

@@ -14,6 +14,7 @@ import numpy as np
 import scipy
 
 from evalmc.criteria.base import UserFunction
+from evalmc.criteria.ttests import welch_df
 from evalmc.estimators.registry import ESTIMATORS, PERCENTILE_BOOT, TARGETS
 from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Batch
@@ -33,17 +34,20 @@ class EstimateResult:
     low, high : ndarray, shape (n_reps,), or None
         The interval's bounds; None for a point estimator.
     failed : ndarray of bool, shape (n_reps,)
-        Replications without an answer; by default where the estimate (and interval) is NaN.
+        Replications without an answer; by default where the estimate, or a bound of the
+        interval, is NaN (a part missing is no answer: it counts in neither the bias nor the
+        coverage).
     errors : dict of int to str
         Message of each failed replication, by its index in the batch.
 
     Examples
     --------
     >>> import numpy as np
-    >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]), np.array([0.5, np.nan, 1.0]),
-    ...                         np.array([1.5, np.nan, 3.0]))
-    >>> result.failed, result.errors
-    (array([False,  True, False]), {1: 'no estimate (degenerate sample)'})
+    >>> result = EstimateResult(np.array([1.0, np.nan, 2.0]), np.array([0.5, 0.0, np.nan]),
+    ...                         np.array([1.5, 1.0, 3.0]))
+    >>> result.failed, result.errors  # doctest: +NORMALIZE_WHITESPACE
+    (array([False,  True,  True]),
+     {1: 'no estimate (degenerate sample)', 2: 'no interval (degenerate sample)'})
     """
 
     estimate: np.ndarray
@@ -54,12 +58,13 @@ class EstimateResult:
 
     def __post_init__(self):
         if self.failed is None:
-            bad = np.isnan(self.estimate)
-            if self.low is not None:
-                bad = bad & (np.isnan(self.low) | np.isnan(self.high))
-            object.__setattr__(self, "failed", bad)
-            object.__setattr__(self, "errors", {int(i): "no estimate (degenerate sample)"
-                                                for i in np.flatnonzero(bad)})
+            no_estimate = np.isnan(self.estimate)
+            no_interval = (np.zeros_like(no_estimate) if self.low is None
+                           else np.isnan(self.low) | np.isnan(self.high))
+            object.__setattr__(self, "failed", no_estimate | no_interval)
+            object.__setattr__(self, "errors", {
+                int(i): f"no {'estimate' if no_estimate[i] else 'interval'} (degenerate sample)"
+                for i in np.flatnonzero(no_estimate | no_interval)})
 
     def take(self, start: int, stop: int) -> EstimateResult:
         """Replications ``start:stop``, with their errors (indices shifted to start at 0).
@@ -311,8 +316,7 @@ def welch_interval(level: float = 0.95) -> Estimator:
         n_a, n_b = batch.sizes
         mean_a, var_a, mean_b, var_b = batch.moments()
         se2_a, se2_b = var_a / n_a, var_b / n_b
-        with np.errstate(divide="ignore", invalid="ignore"):
-            df = (se2_a + se2_b) ** 2 / (se2_a**2 / (n_a - 1) + se2_b**2 / (n_b - 1))
+        df = welch_df(se2_a, se2_b, n_a, n_b)
         df = np.where(np.isnan(df), 1.0, df)  # both samples constant: a 0-width interval, as scipy
         half = scipy.stats.t.isf((1 - level) / 2, df) * np.sqrt(se2_a + se2_b)
         diff = mean_a - mean_b

@@ -81,6 +81,10 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
     _row("comparisons", "clt-diff", "clt_diff",
          "CLT (Wald) interval of A's accuracy minus B's, independent samples (0/1 item scores)",
          (_LEVEL,), _OF_EFFECT),
+    _row("comparisons", "agresti-caffo-diff", "agresti_caffo_diff",
+         "Agresti-Caffo interval of A's accuracy minus B's: the CLT (Wald) interval after one "
+         "right and one wrong answer are added to each sample; independent samples (0/1 item "
+         "scores)", (_LEVEL,), _OF_EFFECT),
     _row("comparisons", "bayes-diff", "bayes_diff",
          "posterior interval of A's accuracy minus B's, independent Beta(1, 1) priors and "
          "samples", (_LEVEL,), _OF_EFFECT),

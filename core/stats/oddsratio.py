@@ -1,4 +1,5 @@
-"""Fisher's conditional odds ratio of 2x2 tables and its exact interval, many tables at once.
+"""Fisher's conditional odds ratio of 2x2 tables, its exact interval, and Fisher's exact test,
+many tables at once.
 
 Given its margins, the count ``x`` of a table ``[[x, n_a - x], [k_b, n_b - k_b]]`` follows
 Fisher's noncentral hypergeometric law, ``P(X = k) ~ C(n_a, k) C(n_b, N - k) psi^k`` on
@@ -15,6 +16,10 @@ scipy solves one table at a time, with a root finder calling the law's cdf in Py
 log-probabilities on its support are rows of one array, and the three equations, written in
 ``t = log psi`` on the log scale of the tail probabilities, are solved for all tables together
 by Newton steps kept inside a bisection bracket.
+
+Fisher's exact test (:func:`fisher_exact_pvalues`) reads the same law at ``psi = 1`` (the
+central hypergeometric): its two-sided p-value sums the probabilities of the tables no more
+probable than the one observed.
 """
 
 from __future__ import annotations
@@ -76,12 +81,8 @@ def _solve(logw, k, inside, equation, x, start, log_alpha):
     raise RuntimeError(f"the {equation} equation of {active.size} tables did not converge.")
 
 
-def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
-    """Conditional maximum likelihood odds ratio of A's success rate to B's, and its exact
-    equal-tailed interval at `level`, of each table ``[[k_a, n_a - k_a], [k_b, n_b - k_b]]``."""
-    from evalmc.inputs.checks import check_float
-
-    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+def _checked_tables(k_a, n_a, k_b, n_b):
+    """The four counts as float arrays of one shape; a ValueError unless whole and in range."""
     k_a, n_a, k_b, n_b = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (k_a, n_a, k_b, n_b)))
     for name, k, n in (("k_a", k_a, n_a), ("k_b", k_b, n_b)):
@@ -89,6 +90,16 @@ def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
                 and np.all((k == np.rint(k)) & (k >= 0) & (k <= n))):
             raise ValueError(f"`{name}` must be whole counts between 0 and its number of "
                              f"trials, and the trials whole numbers >= 0.")
+    return k_a, n_a, k_b, n_b
+
+
+def conditional_odds_ratio(k_a, n_a, k_b, n_b, level: float = 0.95):
+    """Conditional maximum likelihood odds ratio of A's success rate to B's, and its exact
+    equal-tailed interval at `level`, of each table ``[[k_a, n_a - k_a], [k_b, n_b - k_b]]``."""
+    from evalmc.inputs.checks import check_float
+
+    level = check_float("level", level, low=0, high=1, open_low=True, open_high=True)
+    k_a, n_a, k_b, n_b = _checked_tables(k_a, n_a, k_b, n_b)
     shape = k_a.shape
     x, n_a, k_b, n_b = (v.ravel() for v in (k_a, n_a, k_b, n_b))
     total = x + k_b
@@ -133,3 +144,42 @@ def _tables(x, n_a, n_b, total, width, level):
                                          x[where], start[where], log_alpha))
         values.append(value)
     return values
+
+
+#: Tables whose probability is within this relative margin of the observed one's count as
+#: no more probable (R's ``fisher.test``; scipy's is 1e-14): ties computed in another order
+#: stay ties.
+TIE_MARGIN = 1e-7
+
+
+def fisher_exact_pvalues(k_a, n_a, k_b, n_b) -> np.ndarray:
+    """Two-sided p-values of Fisher's exact test of each table ``[[k_a, n_a - k_a], [k_b, n_b -
+    k_b]]``, as ``scipy.stats.fisher_exact``: the central hypergeometric probability, given the
+    margins, of the tables at most as probable as the observed one (:data:`TIE_MARGIN`); 1 when
+    a margin is 0."""
+    k_a, n_a, k_b, n_b = _checked_tables(k_a, n_a, k_b, n_b)
+    shape = k_a.shape
+    x, n_a, k_b, n_b = (v.ravel() for v in (k_a, n_a, k_b, n_b))
+    total = x + k_b
+    p = np.ones(x.shape)
+    width = np.minimum(n_a, n_b) + 1  # padded as the odds ratio's: a table's bits its own
+    solve = np.flatnonzero((n_a > 0) & (n_b > 0) & (total > 0) & (total < n_a + n_b))
+    for w in np.unique(width[solve]):
+        same = solve[width[solve] == w]
+        for rows in np.array_split(same, -(-same.size // CHUNK)):
+            p[rows] = _two_sided(x[rows], n_a[rows], n_b[rows], total[rows], int(w))
+    return p.reshape(shape)
+
+
+def _two_sided(x, n_a, n_b, total, width):
+    """Fisher's two-sided p-value of tables whose supports have at most `width` points."""
+    base, last = np.maximum(0, total - n_b), np.minimum(n_a, total)
+    k = base[:, None] + np.arange(width)
+    inside = k <= last[:, None]
+    kk = np.where(inside, k, base[:, None])
+    logw = np.where(inside, _log_binom(n_a[:, None], kk)
+                    + _log_binom(n_b[:, None], total[:, None] - kk), -np.inf)
+    lp = logw - logsumexp(logw, axis=1, keepdims=True)
+    observed = lp[np.arange(x.size), (x - base).astype(np.int64)]
+    as_rare = inside & (lp <= observed[:, None] + np.log1p(TIE_MARGIN))
+    return np.minimum(np.exp(logsumexp(np.where(as_rare, lp, -np.inf), axis=1)), 1.0)
