@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+import evalmc
 from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.tallies import EstimateTally
@@ -112,3 +113,11 @@ def test_an_analysis_must_implement_the_contract():
         Incomplete()
     with pytest.raises(TypeError, match="derive from evalmc.engine.analysis.Analysis"):
         engine.Plan({}, [object()], n_reps=1, seed=0, block_size=1)
+
+
+def test_compare_sigma_of_scores_near_the_floats_limit_is_the_scaled_sigma():
+    a, b = np.array([1.0, 2, 3, 4, 5]), np.array([0.5, 1.5, 2.5, 3.0, 4.0])
+    small = evalmc.compare(a, b, n_resamples=200)
+    with np.errstate(over="ignore"):
+        huge = evalmc.compare(a * 1e307, b * 1e307, n_resamples=200)
+    assert huge.sigma == pytest.approx(small.sigma * 1e307, rel=1e-12)

@@ -253,7 +253,12 @@ def compare(a, b, *, gamma=GAMMA, alpha=0.05, beta=0.05, n_resamples=N_RESAMPLES
                          "better when A - B > delta sigma and B better when B - A > delta "
                          f"sigma; got {delta}.")
     if sigma is None:
-        sigma = float(np.sqrt((np.var(a, ddof=1) + np.var(b, ddof=1)) / 2))
+        with np.errstate(over="ignore", invalid="ignore"):
+            sigma = float(np.sqrt((np.var(a, ddof=1) + np.var(b, ddof=1)) / 2))
+        if not np.isfinite(sigma):  # scores near the floats' limit: scaled before squaring
+            from evalmc.criteria.outperform import pooled_sd
+
+            sigma = float(pooled_sd(np.asarray(a)[None], np.asarray(b)[None])[0])
         if not sigma > 0:
             raise ValueError("`sigma` must be given when every score of A and B is the same; "
                              "the pooled sd of the runs is 0.")

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 RESERVED = (
     "scenario", "condition_id", "criterion", "alpha", "rate", "mcse", "ci_low", "ci_high",
     "bradley", "n_reps", "n_failed", "truth", "type_s", "type_s_mcse", "type_m", "type_m_mcse",
+    "type_m_capped",
     "replicability", "replicability_mcse", "power_sign", "power_sign_mcse",
 )
 
