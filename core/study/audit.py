@@ -271,11 +271,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       estimators=["paired-z-interval"], n_reps=400, n_reps_alt=200,
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
-          procedure   rate       bradley
-    0  paired-items  0.045        robust
-    1    unpaired-z  0.020  undetermined
+          procedure    rate       bradley
+    0  paired-items  0.0600  undetermined
+    1    unpaired-z  0.0225  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['calibrated', 'undetermined']
+    ['undetermined', 'undetermined']
     """
     from evalmc.inputs.itemlogs import read_items, stack_items
 
