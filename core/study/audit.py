@@ -42,7 +42,7 @@ import pandas as pd
 
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
-from evalmc.inputs.checks import check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 
 #: Differences of the power curve, in multiples of the observed standard error.
 GRID = (1.0, 2.0, 2.8, 4.0, 5.6)
@@ -220,7 +220,8 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
           fmt: str | None = None, deltas=(), criteria=None,
           estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
           n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
-          backend: str | None = None, cache=None, progress: bool | None = None) -> AuditResult:
+          backend: str | None = None, cache=None, progress: bool | None = None,
+          draws: str = "auto") -> AuditResult:
     """Check procedures and intervals on data simulated like the item-level results in `path`.
 
     Parameters
@@ -246,9 +247,20 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         The level of every procedure.
     n_reps, n_reps_alt : int
         Replications under the null and under each alternative.
-    seed, n_jobs, backend, cache, progress
+    seed, n_jobs, backend, progress
         As :func:`~evalmc.study.rates.run_study` takes them; results do not depend on
-        `n_jobs` or `backend`.
+        `n_jobs` or `backend`. Before the first study, the audit times every procedure and
+        interval on a few replications and says how long it expects to take (when `progress`
+        shows, or it passes a minute).
+    cache : path, None or False
+        The folder of finished blocks, from which a re-run resumes (results do not depend on
+        it). None: an audit expected to pass a minute keeps its blocks in the user's cache
+        folder (:func:`default_cache`) and says so, a shorter one keeps none; False: none.
+    draws : {'auto', 'scores'}
+        How the fitted model draws (the ``draws`` of the ``item-model`` scenario): 'auto',
+        0/1 scores as each cluster's counts of item types, their sufficient statistic (the
+        procedures read the counts); 'scores', every score (the general path, slower, the same
+        law).
 
     Returns
     -------
@@ -284,6 +296,9 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    from evalmc.sims.itemmodel import DRAWS
+
+    check_choice("draws", draws, DRAWS)
     read = {"fmt": fmt, "metric": metric, "sample": sample, "cluster": cluster, "item": item,
             "model": model}
     with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
@@ -298,7 +313,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
             base = {"file": stacked, "metric": "score", "sample": "sample",
                     "cluster": "cluster" if table.attrs.get("cluster") else "",
                     "item": "item", "model": ""}
-        return _audit(paths, table, {**base, "a": a, "b": b}, deltas=deltas,
+        return _audit(paths, table, {**base, "a": a, "b": b, "draws": draws}, deltas=deltas,
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
                       n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
                       cache=cache, progress=progress)
@@ -307,12 +322,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
            seed, n_jobs, backend, cache, progress) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
-    from evalmc.inputs.itemlogs import paired_items
     from evalmc.sims import get_scenario
-    from evalmc.sims.itemmodel import faithfulness
+    from evalmc.sims.itemmodel import faithfulness, paired
 
     a, b = base["a"], base["b"]
-    pair = paired_items(table, a, b)
+    pair = paired(table, a, b)  # the scenario's fit pairs the same table: paired once
     batch = observed_batch(pair)
     kind = _kind(pair)
     crits, ests = _procedures(batch, kind, criteria, estimators)
@@ -320,6 +334,10 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     model = scenario(**base)
     se = observed_se(batch)
     asked, differences = _differences(scenario, base, deltas, se)
+    seconds = _expected_seconds(model, crits, ests, seed=seed, n_jobs=n_jobs,
+                                reps=(n_reps, n_reps_alt * len(differences)))
+    cache = _announce(seconds, (n_reps, n_reps_alt, len(differences), bool(ests)), cache,
+                      progress)
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
     null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
@@ -344,6 +362,99 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                 "deltas": list(asked), "grid": list(differences)}
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
                        observed, verdicts, settings)
+
+
+#: Seconds the timing of the procedures before an audit aims at.
+PILOT_SECONDS = 0.5
+
+
+def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
+    """Seconds the audit's studies should take: each procedure and interval run on a few
+    replications of the null (from a stream of their own, apart from the studies'), once to
+    load their kernels, then timed, the time per replication scaled to ``reps`` (under the
+    null and under all the alternatives; the intervals under the null) over the workers."""
+    import time
+
+    from evalmc.engine.executors import local_workers
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 4]))
+
+    def run(analyses, batch):
+        for analysis in analyses:
+            try:
+                analysis(batch, rng)
+            except Exception:  # noqa: BLE001 - the study records a replication's failure
+                pass
+
+    def timed(size):
+        start = time.perf_counter()
+        batch = model.draw(rng, size)
+        drawn = time.perf_counter()
+        run(crits, batch)
+        tested = time.perf_counter()
+        run(ests, batch)
+        return drawn - start, tested - drawn, time.perf_counter() - tested
+
+    timed(2)  # kernels compiled or loaded
+    first = sum(timed(2)) / 2
+    size = int(min(200, max(2, PILOT_SECONDS / max(first, 1e-9))))
+    draw, tests, intervals = (t / size for t in timed(size))
+    null, alternatives = reps
+    serial = ((null + alternatives) * (draw + tests) + (null * (draw + intervals) if ests
+                                                         else 0.0))
+    return serial / local_workers(n_jobs)
+
+
+def default_cache() -> str:
+    """The folder where a long audit keeps its finished blocks by default: ``evalmc/audit``
+    under ``$XDG_CACHE_HOME``, else under ``~/.cache``. Blocks are named by a digest of all
+    they depend on (the file's scores among them), so audits of different files, seeds or
+    settings never share one.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> default_cache().endswith(os.path.join("evalmc", "audit"))
+    True
+    """
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "evalmc", "audit")
+
+
+def _announce(seconds, reps, cache, progress):
+    """Say how long the audit should take (shown progress, or a long audit), its replications
+    (`reps`: under the null, under each alternative, the alternatives, whether intervals are
+    audited) and the cache it uses: `cache`, or for a long audit without one
+    :func:`default_cache` (when it can be made)."""
+    import sys
+
+    from evalmc.engine.scheduler import LONG_RUN_SECONDS, _duration
+
+    n_reps, n_reps_alt, n_alt, intervals = reps
+    long = seconds > LONG_RUN_SECONDS
+    if cache is None and long:
+        try:
+            os.makedirs(default_cache(), exist_ok=True)
+            cache = default_cache()
+        except OSError:
+            cache = None
+    cache = cache or None
+    if progress is True or (progress is None and (long or sys.stderr.isatty())):
+        parts = [f"{n_reps:,} under the null"]
+        if n_alt:
+            parts.append(f"{n_reps_alt:,} at each of {n_alt} differences")
+        if intervals:
+            parts.append(f"{n_reps:,} for the intervals")
+        total = n_reps * (1 + intervals) + n_reps_alt * n_alt
+        when = _duration(seconds) if seconds >= 60 else f"{max(seconds, 1):.0f} s"
+        where = (f"finished blocks are kept in {cache}, where a re-run resumes" if cache
+                 else "add --cache DIR to keep finished blocks and resume")
+        print(f"evalmc audit: about {when} to go ({total:,} replications: "
+              f"{', '.join(parts)}); {where}.", file=sys.stderr)
+    return cache
 
 
 def _kind(pair) -> str:
