@@ -134,7 +134,7 @@ def test_the_readme_excerpt_is_in_the_figures_report():
 
 @pytest.mark.slow
 def test_the_worked_example_report_is_current(tmp_path, monkeypatch):
-    """The worked example's command writes figures/audit/audit.txt as committed (47 s)."""
+    """The worked example's command writes figures/audit/audit.txt as committed (15 s)."""
     out = tmp_path / "audit.txt"
     monkeypatch.chdir(Path(__file__).parents[1])
     assert main(["audit", "tests/examples/items.csv", "--a", "candidate", "--b", "baseline",
@@ -219,7 +219,7 @@ def test_the_readme_plan_excerpt_is_in_the_figures_table():
 
 @pytest.mark.slow
 def test_the_items_plan_is_current(tmp_path, monkeypatch):
-    """figures/plan/items.txt is what its command writes (43 s)."""
+    """figures/plan/items.txt is what its command writes (17 s)."""
     monkeypatch.chdir(Path(__file__).parents[1])
     out = tmp_path / "items.txt"
     params = ["file=tests/examples/items.csv", "a=candidate", "b=baseline", "metric=correct",
