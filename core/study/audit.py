@@ -290,14 +290,13 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ['undetermined', 'undetermined']
     """
     from evalmc.inputs.itemlogs import read_items, stack_items
+    from evalmc.sims.itemmodel import DRAWS
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
-    from evalmc.sims.itemmodel import DRAWS
-
     check_choice("draws", draws, DRAWS)
     read = {"fmt": fmt, "metric": metric, "sample": sample, "cluster": cluster, "item": item,
             "model": model}
@@ -372,7 +371,8 @@ def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
     """Seconds the audit's studies should take: each procedure and interval run on a few
     replications of the null (from a stream of their own, apart from the studies'), once to
     load their kernels, then timed, the time per replication scaled to ``reps`` (under the
-    null and under all the alternatives; the intervals under the null) over the workers."""
+    null and under all the alternatives; the intervals under the null) over the workers that
+    the machine's other work leaves a core."""
     import time
 
     from evalmc.engine.executors import local_workers
@@ -402,24 +402,23 @@ def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
     null, alternatives = reps
     serial = ((null + alternatives) * (draw + tests) + (null * (draw + intervals) if ests
                                                          else 0.0))
-    return serial / local_workers(n_jobs)
+    return serial / min(local_workers(n_jobs), _free_cores())
+
+
+def _free_cores() -> float:
+    """The cores other processes leave free, by the load average (at least one; every core
+    where the system does not tell)."""
+    cores = os.cpu_count() or 1
+    try:
+        others = max(0.0, os.getloadavg()[0] - 1.0)  # this process is running
+    except (AttributeError, OSError):
+        return cores
+    return max(1.0, cores - others)
 
 
 def default_cache() -> str:
-    """The folder where a long audit keeps its finished blocks by default: ``evalmc/audit``
-    under ``$XDG_CACHE_HOME``, else under ``~/.cache``. Blocks are named by a digest of all
-    they depend on (the file's scores among them), so audits of different files, seeds or
-    settings never share one.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> default_cache().endswith(os.path.join("evalmc", "audit"))
-    True
-    """
+    """The folder where a long audit keeps its finished blocks by default: ``evalmc/audit`` under
+    ``$XDG_CACHE_HOME``, else under ``~/.cache`` (blocks are named by all they depend on)."""
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(root, "evalmc", "audit")
 
