@@ -71,19 +71,34 @@ the fit itself (``mu_A``, ``mu_B`` as fitted).
 
 Each replication draws fresh clusters, items and samples: the estimand is the difference of
 expected scores over the population of items.
+
+**Counts.** For 0/1 scores an item is one of a few types: with ``s`` samples, how many both
+models got right, only A, only B, neither (four types for one sample). Every criterion the
+audit runs reads only how many items of each type each cluster holds
+(:class:`~evalmc.sims.items.CellsBatch`), so by default (``draws='auto'``) a replication draws
+those counts: with one sample, given a cluster's effects its items are independent and each
+falls in a cell with probabilities ``Phi2`` of the bivariate normal of ``(z_A, z_B)``, so the
+cluster's counts are one multinomial draw (one for all the items when each is its own
+cluster); with several, each item is drawn and only its type kept. The scores, when a
+criterion asks for them, are drawn from the counts (items in a random order within their
+cluster, samples in a random order within their item): the law of the scores is that of
+``draws='scores'``, which draws every score, from other random numbers. Counts are drawn only
+when they are no more numerous than the scores.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
-from evalmc.inputs.checks import check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.sims.base import Scenario
-from evalmc.sims.items import ClusteredBatch
+from evalmc.sims.items import CellsBatch, ClusteredBatch, cell_types
 
 #: The five latent variances, in order.
 PARTS = ("cluster", "interaction", "item", "model_item", "sample")
@@ -91,6 +106,8 @@ PARTS = ("cluster", "interaction", "item", "model_item", "sample")
 STATISTICS = ("mean_a", "mean_b", "discordance", "icc_diff", "within_var", "item_corr")
 #: Correlations are kept inside (-1, 1) by this margin.
 _EDGE = 1e-9
+#: How the scenario draws (its ``draws``): counts of item types where they serve, or scores.
+DRAWS = ("auto", "scores")
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,18 +200,138 @@ class ItemFit:
             scores.append(self.score(z.reshape(n_reps, n * s)))
         return scores[0], scores[1]
 
+    def draw_cells(self, rng, n_reps: int, mu_a: float, mu_b: float,
+                   cluster_sizes=None) -> np.ndarray:
+        """Binary scores' counts of item types (:func:`~evalmc.sims.items.cell_types`) per
+        replication and cluster, shape (n_reps, clusters, types) (one group of all the items
+        when every cluster is one item): the law of :meth:`draw_scores`' scores counted.
+
+        One sample per item: given its cluster's effects, an item's latent pair is bivariate
+        normal, so a cluster's counts are one multinomial draw over the four cells, whose
+        probabilities are ``Phi2`` (:func:`bivariate_cells`); clusters of one item all share
+        one law. Several samples: each item is drawn, and only its type kept
+        (:func:`~evalmc.sims.kernels.item_cells_into`)."""
+        sizes = np.asarray(self.cluster_sizes if cluster_sizes is None else cluster_sizes,
+                           dtype=np.int64)
+        s, g = self.n_samples, len(sizes)
+        if s > 1:
+            from evalmc.sims.kernels import item_cells_into
+
+            types = cell_types(s)
+            index = np.zeros((s + 1,) * 3, dtype=np.int64)
+            index[types[:, 0], types[:, 1], types[:, 2]] = np.arange(len(types))
+            sd = np.sqrt([self.cluster, self.interaction, self.item, self.model_item,
+                          self.sample])
+            groups = 1 if sizes.max() == 1 else g
+            out = np.zeros((n_reps, groups, len(types)), dtype=np.int64)
+            item_cells_into(rng, sizes, float(mu_a), float(mu_b), sd, index, out)
+            return out
+        if sizes.max() == 1:  # every item its cluster: one law, the cluster effects its own
+            p = bivariate_cells(np.array(mu_a), np.array(mu_b), 1.0,
+                                self.cluster - self.interaction + self.item)
+            return rng.multinomial(int(sizes.sum()), p, size=n_reps)[:, None, :]
+        shared = rng.standard_normal((n_reps, g)) * np.sqrt(self.cluster)
+        favour = rng.standard_normal((n_reps, g)) * np.sqrt(self.interaction)
+        within = self.item + self.model_item + self.sample
+        p = bivariate_cells(mu_a + shared + favour, mu_b + shared - favour, within, self.item)
+        return rng.multinomial(sizes, p)
+
     def score(self, z) -> np.ndarray:
         """The observed scores of latent values `z`: ``levels[j]`` for `z` in
         ``(cuts[j - 1], cuts[j]]`` (binary: ``1{z > 0}``)."""
         return self.levels[np.searchsorted(self.cuts, np.asarray(z, dtype=float), side="left")]
 
 
+def bivariate_cells(m_a, m_b, var: float, cov: float) -> np.ndarray:
+    """The four cells' probabilities (neither, B only, A only, both: ``2 a + b``) of ``(1{x_A >
+    0}, 1{x_B > 0})`` for a bivariate normal of means `m_a`, `m_b` (arrays, broadcast), variances
+    `var` and covariance `cov`; shape ``m_a.shape + (4,)``. ``Phi2`` by Owen's T function
+    (Owen 1956), as :func:`tetrachoric`."""
+    from scipy.special import ndtr, owens_t
+
+    m_a, m_b = np.broadcast_arrays(np.asarray(m_a, dtype=float), np.asarray(m_b, dtype=float))
+    if var <= 0:  # no noise within a cluster: every item of it scores alike
+        h, k, r = np.where(m_a > 0, np.inf, -np.inf), np.where(m_b > 0, np.inf, -np.inf), 0.0
+    else:
+        h, k, r = m_a / np.sqrt(var), m_b / np.sqrt(var), min(max(cov / var, -1.0), 1.0)
+    pa, pb = ndtr(h), ndtr(k)
+    if r >= 1 - _EDGE:
+        both = np.minimum(pa, pb)
+    elif r <= -1 + _EDGE:
+        both = np.maximum(pa + pb - 1, 0.0)
+    elif r == 0 or not np.isfinite(h).all():
+        both = pa * pb
+    else:
+        root = np.sqrt((1 - r) * (1 + r))
+        hs, ks = np.where(h == 0, 1.0, h), np.where(k == 0, 1.0, k)  # zeros: their limits below
+        both = (0.5 * pa + 0.5 * pb - owens_t(hs, (k - r * h) / (hs * root))
+                - owens_t(ks, (h - r * k) / (ks * root)) - np.where(h * k > 0, 0.0, 0.5))
+        both = np.where(h == 0, 0.5 * pb - owens_t(ks, -r / root), both)
+        both = np.where(k == 0, 0.5 * pa - owens_t(hs, -r / root), both)
+        both = np.where((h == 0) & (k == 0), 0.25 + np.arcsin(r) / (2 * np.pi), both)
+        both = np.clip(both, np.maximum(pa + pb - 1, 0.0), np.minimum(pa, pb))
+    a_only, b_only = np.maximum(pa - both, 0.0), np.maximum(pb - both, 0.0)
+    neither = np.maximum(1.0 - both - a_only - b_only, 0.0)
+    return np.stack([neither, b_only, a_only, both], axis=-1)
+
+
+#: Tables paired lately (:func:`paired`), by a digest of their content.
+_PAIRED: dict = {}
+_PAIRED_LOCK = threading.Lock()
+
+
+def paired(table, a: str, b: str):
+    """:func:`~evalmc.inputs.itemlogs.paired_items` of `table`, remembered for the last few
+    tables by a digest of their content (the audit pairs the table it read, and the scenario
+    fitted to it pairs the same again)."""
+    import pandas as pd
+
+    from evalmc.inputs.itemlogs import COLUMNS, paired_items
+
+    columns = [c for c in COLUMNS if c in table.columns]
+    rows = pd.util.hash_pandas_object(table[columns], index=False).to_numpy()
+    key = (hashlib.blake2b(rows.tobytes() + repr(columns).encode(), digest_size=16).digest(),
+           a, b)
+    with _PAIRED_LOCK:
+        if key in _PAIRED:
+            return _PAIRED[key]
+    pair = paired_items(table, a, b)
+    with _PAIRED_LOCK:
+        while len(_PAIRED) >= 4:
+            _PAIRED.pop(next(iter(_PAIRED)))
+        _PAIRED[key] = pair
+    return pair
+
+
+def forget_fits() -> None:
+    """Forget the files fitted and the tables paired so far (:func:`paired`): the next scenario
+    reads and fits its file afresh."""
+    _file_fit.cache_clear()
+    with _PAIRED_LOCK:
+        _PAIRED.clear()
+
+
+@lru_cache(maxsize=16)
+def _file_fit(path: str, stamp: tuple, metric, item, model, cluster, sample, a, b) -> ItemFit:
+    """The fit of models `a` and `b` of the file at `path` (read with the other arguments),
+    remembered while the file's size, time and inode (`stamp`) stay: every condition of a study
+    is a scenario of its own, and each would read and fit the file again."""
+    from evalmc.inputs.itemlogs import read_items
+
+    table = read_items(path, metric=metric, item=item, model=model, cluster=cluster,
+                       sample=sample)
+    models = list(dict.fromkeys(table["model"]))
+    for option, name in (("a", a), ("b", b)):
+        if not name:
+            raise ValueError(f"`{option}` is required: model {option.upper()}'s name; models "
+                             f"of {path!r}: {', '.join(map(str, models))}.")
+    return fit_items(table, a, b)
+
+
 def _item_grid(table, a: str, b: str):
     """A's and B's scores (items x samples) with items grouped by cluster (clusters in order
     of first appearance, items in the table's order within), and the cluster sizes."""
-    from evalmc.inputs.itemlogs import paired_items
-
-    pair = paired_items(table, a, b)
+    pair = paired(table, a, b)
     if pair.a.shape[1] != pair.b.shape[1]:
         raise ValueError(f"`sample`: models {a!r} and {b!r} must have as many samples per "
                          f"item to be paired; they have {pair.a.shape[1]} and "
@@ -474,9 +611,8 @@ class ItemModel(Scenario, registered="item-model"):
     cluster_sizes: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        import os
         from pathlib import Path
-
-        from evalmc.inputs.itemlogs import read_items
 
         check_float("delta", self.delta)
         n_items = check_int("n_items", self.n_items, low=0)
@@ -489,15 +625,11 @@ class ItemModel(Scenario, registered="item-model"):
                              "log).")
         if not Path(self.file).is_file():
             raise ValueError(f"`file` {self.file!r} is not a file.")
-        table = read_items(self.file, metric=self.metric or None, item=self.item or "item",
-                           model=self.model or None, cluster=self.cluster or None,
-                           sample=self.sample or None)
-        models = list(dict.fromkeys(table["model"]))
-        for name in ("a", "b"):
-            if not getattr(self, name):
-                raise ValueError(f"`{name}` is required: model {name.upper()}'s name; models of "
-                                 f"{self.file!r}: {', '.join(map(str, models))}.")
-        fit = fit_items(table, self.a, self.b)
+        check_choice("draws", self.draws, DRAWS)
+        stat = os.stat(self.file)
+        fit = _file_fit(str(self.file), (stat.st_size, stat.st_mtime_ns, stat.st_ino),
+                        self.metric or None, self.item or "item", self.model or None,
+                        self.cluster or None, self.sample or None, self.a, self.b)
         object.__setattr__(self, "fit", fit)
         object.__setattr__(self, "mu", fit.latent_means(float(self.delta)))
         object.__setattr__(self, "cluster_sizes", layout(fit, n_items))
@@ -523,8 +655,25 @@ class ItemModel(Scenario, registered="item-model"):
         n = sum(self.cluster_sizes) * self.fit.n_samples
         return (n, n)
 
+    @property
+    def uses_cells(self) -> bool:
+        """Whether :meth:`draw` gives the counts of item types (:class:`CellsBatch`): 0/1 scores,
+        `draws` 'auto', and counts no more numerous than the scores."""
+        if self.draws != "auto" or self.fit.kind != "binary":
+            return False
+        s, sizes = self.fit.n_samples, self.cluster_sizes
+        groups = 1 if max(sizes) == 1 else len(sizes)
+        return groups * len(cell_types(s)) <= sum(sizes) * s
+
     def draw(self, rng, n_reps):
-        """Draw `n_reps` fresh sets of items (:meth:`ItemFit.draw_scores`)."""
+        """Draw `n_reps` fresh sets of items: their counts of item types per cluster
+        (:meth:`ItemFit.draw_cells`, a :class:`CellsBatch`) when :attr:`uses_cells`, else their
+        scores (:meth:`ItemFit.draw_scores`)."""
+        if self.uses_cells:
+            cells = self.fit.draw_cells(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes)
+            seeds = rng.integers(0, 2**63, n_reps)
+            return CellsBatch(cells=cells, seeds=seeds, cluster_sizes=self.cluster_sizes,
+                              n_samples=self.fit.n_samples)
         a, b = self.fit.draw_scores(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes)
         return ClusteredBatch(a, b, paired=True, cluster_sizes=self.cluster_sizes,
                               n_samples=self.fit.n_samples)

@@ -39,6 +39,7 @@ and ``sample = (1 - persistence) / T`` (:meth:`Items.variances`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -100,6 +101,159 @@ def cluster_sizes(batch: Batch) -> np.ndarray:
     if isinstance(batch, ClusteredBatch):
         return np.array(batch.cluster_sizes, dtype=np.int64)
     return np.ones(batch.sizes[0], dtype=np.int64)
+
+
+@lru_cache(maxsize=32)
+def cell_types(n_samples: int) -> np.ndarray:
+    """The types of an item of `n_samples` paired 0/1 samples: every ``(n11, n10, n01, n00)``
+    (samples both models got right, only A, only B, neither) summing to `n_samples`, in a fixed
+    order, shape (types, 4) (cached, read-only). One sample: neither, B only, A only, both."""
+    s = check_int("n_samples", n_samples, low=1)
+    rows = [(n11, n10, n01, s - n11 - n10 - n01) for n11 in range(s + 1)
+            for n10 in range(s + 1 - n11) for n01 in range(s + 1 - n11 - n10)]
+    types = np.array(rows, dtype=np.int64)
+    types.flags.writeable = False
+    return types
+
+
+class CellsBatch(ClusteredBatch):
+    """Paired 0/1 item scores held as their sufficient statistic: per replication and cluster,
+    the number of items of each type (:func:`cell_types`).
+
+    Criteria on 0/1 item scores read ``cells`` (:func:`type_counts`, :func:`group_counts`); the
+    scores themselves (``a``, ``b``, ``samples``) are drawn from the counts only when asked for,
+    from their exact conditional law: the items of a cluster in a uniformly random order, an
+    item's samples in a uniformly random order, each replication from its own ``seeds`` entry.
+    ``cells`` has shape (n_reps, groups, types), the groups being the clusters or, when every
+    cluster is one item (``exchangeable``), a single group of all the items.
+    """
+
+    per_rep = ("cells", "seeds")
+
+    def __init__(self, a=None, b=None, *, cells, seeds, cluster_sizes, n_samples: int = 1,
+                 paired: bool = True, moments=None, diff_moments=None, fill=None, sizes=None):
+        sizes_ = tuple(int(k) for k in cluster_sizes)
+        n = sum(sizes_)
+        self.cluster_sizes, self.n_samples = sizes_, int(n_samples)
+        self.exchangeable = max(sizes_) == 1
+        cells = np.asarray(cells)
+        groups = 1 if self.exchangeable else len(sizes_)
+        types = len(cell_types(self.n_samples))
+        if cells.ndim != 3 or cells.shape[1:] != (groups, types):
+            raise ValueError(f"`cells` must have shape (n_reps, {groups}, {types}); got "
+                             f"{cells.shape}.")
+        self.cells, self.seeds = read_only(cells), read_only(np.asarray(seeds))
+        self._totals = None
+        Batch.__init__(self, paired=True, moments=moments, diff_moments=diff_moments,
+                       fill=self._scores, sizes=(n, n))
+
+    @property
+    def n_reps(self) -> int:
+        """Replications: rows of ``cells``."""
+        return self.cells.shape[0]
+
+    @property
+    def samples(self):
+        """A's and B's scores sample by sample, ``(n_reps, items * n_samples)`` each (None for
+        one sample per item), drawn from the counts on first use."""
+        self._materialize()
+        return self._samples
+
+    def _materialize(self):
+        if self._a is None:
+            self._samples = read_only(scores_from_cells(self.cells, self.seeds,
+                                                        self.cluster_sizes, self.n_samples))
+            a, b = self._samples
+            s = self.n_samples
+            self._a, self._b = (read_only(x.reshape(x.shape[0], -1, s).mean(axis=2))
+                                for x in (a, b))
+            if s == 1:
+                self._samples = None
+
+    def _scores(self):  # pragma: no cover - _materialize fills in its place
+        self._materialize()
+        return self._a, self._b
+
+    def moments(self):
+        """``(mean_a, var_a, mean_b, var_b)`` of the item means, from the counts."""
+        if self._moments is None:
+            types = cell_types(self.n_samples)
+            s = self.n_samples
+            counts = type_counts(self)
+            self._moments = read_only((*_type_mean_var(counts, (types[:, 0] + types[:, 1]) / s),
+                                       *_type_mean_var(counts, (types[:, 0] + types[:, 2]) / s)))
+        return self._moments
+
+    def diff_moments(self):
+        """``(mean, var)`` of the items' ``a - b``, from the counts."""
+        if self._diff_moments is None:
+            types = cell_types(self.n_samples)
+            self._diff_moments = read_only(_type_mean_var(
+                type_counts(self), (types[:, 1] - types[:, 2]) / self.n_samples))
+        return self._diff_moments
+
+    def rows(self, start: int, stop: int) -> CellsBatch:
+        """Replications ``start:stop``, their scores still drawn only when asked for."""
+        return type(self)(cells=self.cells[start:stop], seeds=self.seeds[start:stop],
+                          cluster_sizes=self.cluster_sizes, n_samples=self.n_samples)
+
+
+def _type_mean_var(counts: np.ndarray, values: np.ndarray):
+    """Mean and unbiased variance per row of items counted by type (`counts`, `values` a type's
+    value), in two passes over the types."""
+    n = counts.sum(axis=1)
+    mean = counts @ values / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        var = (counts * (values[None, :] - mean[:, None]) ** 2).sum(axis=1) / (n - 1)
+    return mean, var
+
+
+def type_counts(batch: Batch) -> np.ndarray | None:
+    """Items of each type (:func:`cell_types`) per replication of a :class:`CellsBatch`, shape
+    (n_reps, types); None for any other batch (whose criteria read the scores)."""
+    if not isinstance(batch, CellsBatch):
+        return None
+    if batch._totals is None:
+        batch._totals = read_only(batch.cells.sum(axis=1))
+    return batch._totals
+
+
+def group_counts(batch: CellsBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The clusters of each replication as ``(counts, sizes, multiplicity)``: items of each type
+    per distinct cluster (n_reps, clusters, types), its items, and how many clusters are
+    alike; every cluster its own row, or for clusters of one item, one row per type."""
+    if batch.exchangeable:
+        types = len(cell_types(batch.n_samples))
+        counts = np.broadcast_to(np.eye(types, dtype=np.int64), (batch.n_reps, types, types))
+        return counts, np.ones(types, dtype=np.int64), batch.cells[:, 0, :]
+    sizes = np.array(batch.cluster_sizes, dtype=np.int64)
+    return batch.cells, sizes, np.ones((batch.n_reps, len(sizes)), dtype=np.int64)
+
+
+def scores_from_cells(cells, seeds, cluster_sizes, n_samples: int):
+    """Sample-level 0/1 scores ``(a, b)``, shape (n_reps, items * n_samples), drawn from item
+    counts by type (:class:`CellsBatch`): items in a random order within their cluster, an
+    item's samples in a random order, replication ``r`` from ``default_rng(seeds[r])``."""
+    cells = np.asarray(cells)
+    sizes = np.asarray(cluster_sizes, dtype=np.int64)
+    s, n = int(n_samples), int(sizes.sum())
+    types = cell_types(s)
+    # each type's samples in canonical order, coded 2 * a + b: both, A only, B only, neither
+    pattern = np.stack([np.repeat([3, 2, 1, 0], t) for t in types])
+    group = np.zeros(n, dtype=np.int64) if cells.shape[1] == 1 else np.repeat(
+        np.arange(len(sizes)), sizes)
+    a = np.empty((cells.shape[0], n * s))
+    b = np.empty((cells.shape[0], n * s))
+    for r in range(cells.shape[0]):
+        rng = np.random.default_rng(int(seeds[r]))
+        kinds = np.repeat(np.tile(np.arange(len(types)), cells.shape[1]), cells[r].ravel())
+        kinds = kinds[np.lexsort((rng.random(n), group))]
+        codes = pattern[kinds]
+        if s > 1:
+            codes = rng.permuted(codes, axis=1)
+        a[r] = (codes >> 1).ravel()
+        b[r] = (codes & 1).ravel()
+    return a, b
 
 
 def sample_scores(batch: Batch) -> tuple[np.ndarray, np.ndarray]:

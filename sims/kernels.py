@@ -358,3 +358,34 @@ def stump_splits(rng, n_reps, n, slope, repeats, starts, per_example):
                     store_loss(loss, m, i, col, wrong, per_example)
                     risk[m, i, col] = stump_risk(threshold, left, right, slope)
     return loss[0], loss[1], risk[0], risk[1]
+
+
+@njit(cache=True, nogil=True)
+def item_cells_into(rng, sizes, mu_a, mu_b, sd, index, out):
+    """Add to ``out[r, g, t]`` the items of type t (``index[n11, n10, n01]``) of cluster g
+    (group 0 when `out` has one) in replication r, each item drawn as
+    :meth:`~evalmc.sims.itemmodel.ItemFit.draw_scores` draws it: `sd` holds the standard
+    deviations of the cluster, interaction, item, model x item and sample parts."""
+    s = index.shape[0] - 1
+    for r in range(out.shape[0]):
+        for g in range(sizes.shape[0]):
+            row = 0 if out.shape[1] == 1 else g
+            shared = sd[0] * rng.standard_normal()
+            favour = sd[1] * rng.standard_normal()
+            for _ in range(sizes[g]):
+                item = shared + sd[2] * rng.standard_normal()
+                za = mu_a + item + favour + sd[3] * rng.standard_normal()
+                zb = mu_b + item - favour + sd[3] * rng.standard_normal()
+                if sd[4] == 0.0:  # the samples repeat the item's score
+                    ya, yb = np.int64(za > 0), np.int64(zb > 0)
+                    both, right_a, right_b = s * ya * yb, s * ya, s * yb
+                else:  # a sample is right when its noise passes the item's threshold
+                    ta, tb = -za / sd[4], -zb / sd[4]
+                    both = right_a = right_b = 0
+                    for _ in range(s):
+                        ya = np.int64(rng.standard_normal() > ta)
+                        yb = np.int64(rng.standard_normal() > tb)
+                        both += ya * yb
+                        right_a += ya
+                        right_b += yb
+                out[r, row, index[both, right_a - both, right_b - both]] += 1

@@ -157,6 +157,9 @@ SCENARIOS = Registry("scenario", [
               Param("delta", 0.0, float, "A's expected score minus B's; 0 = the null"),
               Param("n_items", 0, int, "items per replication (>= 2); 0 = the file's items "
                                        "in the file's clusters"),
+              Param("draws", "auto", str, "'auto': 0/1 scores drawn as each cluster's counts of "
+                                         "item types (their sufficient statistic), the scores "
+                                         "only if a criterion asks; 'scores': every score"),
               yields=("scores", "clusters", "samples")),
     _scenario("bernoulli", "proportions:Bernoulli",
               "one model's 0/1 answers to n questions, each right with probability theta",

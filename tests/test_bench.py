@@ -102,3 +102,16 @@ def test_audit_workload_writes_its_file_and_loops_every_procedure(tmp_path):
     sizes = plain_loop(path, {"cluster": "cluster", "sample": "sample"}, [], 2, 0)
     assert len(sizes) == 10 and sorted(sizes)[:3] == ["cluster-bootstrap", "clustered-z",
                                                       "paired-items"]
+
+
+def test_large_audit_workload_writes_its_file_and_runs_the_general_path(tmp_path):
+    import pandas as pd
+
+    from evalmc.bench.items import general_studies, write_items, write_large_items
+
+    table = pd.read_csv(write_large_items(tmp_path))
+    assert table.shape == (24000, 4) and table["cluster"].nunique() == 14
+    assert set(table["score"]) == {0, 1}
+    rates, grid = general_studies(write_items(tmp_path), {"cluster": "cluster",
+                                                          "sample": "sample"}, 1, 20, 10)
+    assert len(rates) == 10 and len(grid) == 5 and "passk-paired(k=5)" in rates

@@ -434,3 +434,134 @@ def test_off_a_lattice_draws_follow_the_enumeration(name, exact_law, enumeration
         Batch(d, np.zeros_like(d), paired=True), np.random.default_rng(seed)).pvalue[0]
     q = float(enumeration(d[0]))
     assert abs(p * (n + 1) - 1 - n * q) <= 4 * np.sqrt(n * q * (1 - q))
+
+
+def _counts_and_scores(tmp_path, n_samples, clusters, reps=120, delta=0.05, seed=0):
+    """A CellsBatch drawn by the item model fitted to an llm-items file, and the ClusteredBatch
+    of the scores drawn from its counts."""
+    from evalmc.sims import get_scenario
+    from evalmc.sims.items import CellsBatch
+
+    scen = get_scenario("llm-items")(n_items=120, n_clusters=8, icc=0.3, tau=0.5, rho=0.5,
+                                     persistence=0.6, n_samples=n_samples, skill_a=0.3,
+                                     skill_b=0.2)
+    batch = scen.draw(np.random.default_rng(seed), 1)
+    a, b = (x[0] for x in (batch.samples or (batch.a, batch.b)))
+    items = np.repeat(np.arange(120), n_samples)
+    rows = ["model,item,sample,cluster,score"] + [
+        f"{m},q{i},{k % n_samples},c{i // 15},{int(x[k])}" for m, x in (("A", a), ("B", b))
+        for k, i in enumerate(items)]
+    path = tmp_path / f"items{n_samples}{clusters}.csv"
+    path.write_text("\n".join(rows) + "\n")
+    model = get_scenario("item-model")(file=str(path), a="A", b="B", sample="sample",
+                                       cluster="cluster" if clusters else "", delta=delta)
+    cells = model.draw(np.random.default_rng(seed + 1), reps)
+    assert isinstance(cells, CellsBatch)
+    a, b = cells.samples if cells.samples is not None else (cells.a, cells.b)
+    fresh = CellsBatch(cells=cells.cells, seeds=cells.seeds, cluster_sizes=cells.cluster_sizes,
+                       n_samples=cells.n_samples)
+    return fresh, ClusteredBatch(a, b, paired=True, cluster_sizes=cells.cluster_sizes,
+                                 n_samples=n_samples), model
+
+
+LAYOUTS = [(1, True), (3, True), (1, False), (2, False)]
+
+
+@pytest.mark.parametrize(("n_samples", "clusters"), LAYOUTS)
+def test_counts_give_the_procedures_values_of_the_scores(tmp_path, n_samples, clusters):
+    """On counts of item types each default procedure and interval reads the counts alone
+    (the scores are never drawn) and gives what it gives on the scores drawn from them: the
+    same p-values, statistics and bounds to rounding, the same for the sign and signed-rank
+    tests, and for sacrebleu's bootstrap (the same uniforms, mapped through the same law of
+    a resample's sum); its randomisation test's exceedance to rounding."""
+    from evalmc.study.audit import default_intervals, default_procedures
+
+    counts, scores, _ = _counts_and_scores(tmp_path, n_samples, clusters)
+    random = {"cluster-bootstrap", "sacrebleu-paired-ar", "cluster-bootstrap-interval"}
+    names = default_procedures(scores, "binary") + ["wilcoxon-pratt", "wilcoxon-zsplit",
+                                                    "paired-t", "welch-t"]
+    for name in names:
+        crit = get_criterion(name)
+        ours, theirs = (crit(x, np.random.default_rng(3)) for x in (counts, scores))
+        if name in random:
+            continue
+        exact = name.startswith(("sign", "wilcoxon", "mcnemar", "sacrebleu"))
+        tol = {"rtol": 0, "atol": 0} if exact else {"rtol": 1e-9, "atol": 1e-12}
+        np.testing.assert_allclose(ours.pvalues(), theirs.pvalues(), **tol, err_msg=name)
+        if theirs.estimate is not None:
+            np.testing.assert_allclose(ours.estimate, theirs.estimate, atol=1e-12)
+    for name in default_intervals(scores, "binary"):
+        if name in random:
+            continue
+        est = get_estimator(name)
+        ours, theirs = (est(x, np.random.default_rng(3)) for x in (counts, scores))
+        for bound in ("estimate", "low", "high"):
+            np.testing.assert_allclose(getattr(ours, bound), getattr(theirs, bound),
+                                       rtol=1e-9, atol=1e-12, err_msg=name)
+    assert counts._a is None  # read from the counts alone
+
+
+@pytest.mark.parametrize(("n_samples", "clusters"), LAYOUTS)
+def test_counts_give_the_exact_laws_of_the_scores(tmp_path, n_samples, clusters):
+    """The randomisation test's exceedance from the counts (a binomial tail for one sample,
+    an FFT over a window of the sums for several) is the FFT's over every sum; the law of a
+    bootstrap resample's sum over its window is the whole law's there."""
+    from evalmc.criteria.item_procedures import (
+        _difference_histogram,
+        ar_exceedance,
+        ar_exceedance_counts,
+        histogram_sum_law,
+        sum_law,
+    )
+
+    counts, scores, _ = _counts_and_scores(tmp_path, n_samples, clusters, reps=40)
+    d = scores.a - scores.b
+    hist = _difference_histogram(counts)
+    np.testing.assert_allclose(ar_exceedance_counts(hist), ar_exceedance(d, n_samples),
+                               rtol=0, atol=1e-13)
+    lowest, cdf = histogram_sum_law(hist)
+    whole_lowest, whole = sum_law(d, n_samples)
+    for r in range(len(d)):
+        at = lowest[r] - whole_lowest + np.arange(cdf.shape[1])
+        inside = at < whole.shape[1]
+        np.testing.assert_allclose(cdf[r, inside], whole[r, at[inside]], rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(("n_samples", "clusters"), [(1, True), (2, True), (1, False)])
+def test_counts_and_scores_give_one_law_of_decisions(tmp_path, n_samples, clusters):
+    """The audit's studies on counts (draws 'auto') and on the scores drawn one by one (draws
+    'scores'): every default procedure's rejection rate under the null and at a difference,
+    and every interval's coverage, agree within 4 MCSE of their difference, 2000 replications
+    each."""
+    from evalmc.study.audit import default_intervals, default_procedures
+
+    _, scores, model = _counts_and_scores(tmp_path, n_samples, clusters, reps=2)
+    base = {"file": model.file, "a": "A", "b": "B", "sample": "sample",
+            "cluster": model.cluster}
+    crits = default_procedures(scores, "binary")
+    ests = default_intervals(scores, "binary")
+    found = {}
+    for draws in ("auto", "scores"):
+        design = {**base, "draws": [draws], "delta": [0.0, 0.08]}
+        found[draws] = (
+            run_study(design, "item-model", crits, n_reps=2000, seed=3,
+                      progress=False).summary.set_index(["delta", "criterion"])["rate"],
+            run_estimation({**base, "draws": [draws]}, "item-model", ests, n_reps=2000,
+                           seed=3, target="effect", progress=False).summary.set_index(
+                               "estimator")["coverage"])
+    for one, two in zip(found["auto"], found["scores"], strict=True):
+        bound = 4 * np.sqrt((one * (1 - one) + two * (1 - two)) / 2000) + 1e-12
+        assert ((one - two.loc[one.index]).abs() <= bound).all(), (one, two)
+
+
+def test_counts_fixed_seed_regression_and_workers(tmp_path):
+    """The procedures that draw random numbers, on counts: fixed rates for a seed, the same
+    for one worker and two."""
+    _, _, model = _counts_and_scores(tmp_path, 1, True, reps=2)
+    design = {"file": model.file, "a": "A", "b": "B", "sample": "sample", "cluster": "cluster",
+              "delta": [0.0, 0.08]}
+    crits = ["cluster-bootstrap", "sacrebleu-paired-bs", "sacrebleu-paired-ar"]
+    runs = [run_study(design, "item-model", crits, n_reps=600, seed=11, block_size=100,
+                      n_jobs=jobs, progress=False).summary for jobs in (1, 2)]
+    assert runs[0].equals(runs[1])
+    assert runs[0]["rate"].round(4).tolist() == [0.1033, 0.1333, 0.0917, 0.395, 0.525, 0.4383]

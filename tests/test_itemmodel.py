@@ -9,11 +9,13 @@ from evalmc.sims.itemmodel import (
     PARTS,
     STATISTICS,
     ItemModel,
+    bivariate_cells,
     faithfulness,
     fit_items,
     item_statistics,
     tetrachoric,
 )
+from evalmc.sims.items import CellsBatch, ClusteredBatch, cell_types, scores_from_cells
 
 #: llm-items with clusters, an interaction, samples and noise partly redrawn per sample.
 TRUTH = dict(n_items=600, n_clusters=30, icc=0.3, sd=1.0, tau=0.6, rho=0.5, persistence=0.6,
@@ -142,10 +144,18 @@ def test_fixed_seed_regression(tmp_path):
     assert (round(fit.mu_a, 6), round(fit.mu_b, 6), fit.clipped) == (
         0.459558, 0.430727, ("interaction",))
     assert [round(x, 6) for x in scenario.mu] == [0.515434, 0.376897]
-    batch = scenario.draw(np.random.default_rng(5), 2)
-    assert _samples(batch)[0][:, :12].tolist() == [
+    general = _model(path, delta=0.05, draws="scores")  # every score drawn, as before counts
+    assert _samples(general.draw(np.random.default_rng(5), 2))[0][:, :12].tolist() == [
         [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0],
         [1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0]]
+    batch = scenario.draw(np.random.default_rng(5), 2)  # counts of item types per cluster
+    assert isinstance(batch, CellsBatch) and batch.cells.shape == (2, 8, 10)
+    assert batch.cells[:, :2].tolist() == [
+        [[3, 0, 1, 0, 0, 0, 0, 0, 1, 1], [2, 1, 1, 0, 0, 1, 0, 0, 0, 1]],
+        [[3, 0, 0, 1, 0, 1, 0, 0, 0, 1], [0, 1, 0, 0, 0, 1, 0, 1, 0, 3]]]
+    assert _samples(batch)[0][:, :12].tolist() == [
+        [0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]]
     continuous = _model(_file(tmp_path, "latent", seed=11, n_items=48, n_clusters=8,
                               n_samples=2, name="latent.csv"))
     assert [round(getattr(continuous.fit, p), 6) for p in PARTS] == [
@@ -266,3 +276,87 @@ def test_models_with_different_samples_are_refused(tmp_path):
         for s in range(n_s)))
     with pytest.raises(ValueError, match="`sample`: models 'A' and 'B' must have as many"):
         ItemModel(file=str(path), a="A", b="B", sample="sample")
+
+
+def test_bivariate_cells_are_the_bivariate_normal_law():
+    """The four cells' probabilities are those of scipy's bivariate normal, zero means and
+    negative correlations included, and the degenerate cases are their limits."""
+    from scipy.stats import multivariate_normal
+
+    for m_a, m_b, var, cov in ((0.3, -0.2, 1.0, 0.4), (0.0, 0.5, 0.7, 0.2), (0.5, 0.0, 0.7, -0.2),
+                               (0.0, 0.0, 0.7, -0.2), (1.2, 0.9, 0.5, -0.3), (-0.4, 0.1, 0.9, 0)):
+        p = bivariate_cells(np.array(m_a), np.array(m_b), var, cov)
+        law = multivariate_normal([0, 0], [[var, cov], [cov, var]], abseps=1e-14, releps=1e-14)
+        both, a_right = law.cdf([m_a, m_b]), law.marginal(0).cdf(m_a)
+        assert p.sum() == pytest.approx(1.0, abs=1e-15)
+        assert p[3] == pytest.approx(both, abs=1e-12)
+        assert p[2] + p[3] == pytest.approx(a_right, abs=1e-14)
+    phi = multivariate_normal(0, 1).cdf  # perfect correlation: B right only if A is
+    assert bivariate_cells(np.array([0.3]), np.array([-0.1]), 1.0, 1.0)[0].tolist() == \
+        pytest.approx([1 - phi(0.3), 0.0, phi(0.3) - phi(-0.1), phi(-0.1)], abs=1e-15)
+    assert bivariate_cells(np.array(0.3), np.array(-0.1), 0.0, 0.0).tolist() == [0, 0, 1, 0]
+
+
+def test_scores_drawn_from_counts_hold_the_counts():
+    """Each cluster's items of the scores drawn from the counts are of the counted types, in a
+    random order, each item's samples too; a replication's seed alone decides them."""
+    rng = np.random.default_rng(3)
+    types = cell_types(3)
+    cells = rng.multinomial([4, 6, 5], np.full(len(types), 1 / len(types)), size=(50, 3))
+    a, b = scores_from_cells(cells, np.arange(50), (4, 6, 5), 3)
+    sa, sb = a.reshape(50, 15, 3), b.reshape(50, 15, 3)
+    both, a_only = (sa * sb).sum(axis=2), (sa * (1 - sb)).sum(axis=2)
+    b_only = ((1 - sa) * sb).sum(axis=2)
+    index = {tuple(t[:3]): i for i, t in enumerate(types)}
+    found = np.zeros_like(cells)
+    for r in range(50):
+        for item, cluster in enumerate(np.repeat([0, 1, 2], [4, 6, 5])):
+            found[r, cluster, index[both[r, item], a_only[r, item], b_only[r, item]]] += 1
+    np.testing.assert_array_equal(found, cells)
+    first = scores_from_cells(cells[7:9], [7, 8], (4, 6, 5), 3)
+    np.testing.assert_array_equal(first[0], a[7:9])
+    assert len({tuple(row) for row in sa[:, :4, :].reshape(50, -1)}) > 1  # orders vary
+
+
+@pytest.mark.parametrize(("n_samples", "clusters"), [(1, True), (2, True), (1, False),
+                                                     (3, False)])
+def test_counts_and_scores_are_drawn_from_one_law(tmp_path, n_samples, clusters):
+    """The counts of item types (draws 'auto', the scores then drawn from them) and the scores
+    drawn one by one (draws 'scores') are one law: every quantity of item_statistics, and the
+    variance of the mean difference, agree within 4 MCSE of their difference over 3000
+    replications of each, at the null and at a difference."""
+    path = _file(tmp_path, n_items=60, n_clusters=6, n_samples=n_samples)
+    read = {"file": path, "a": "A", "b": "B", "sample": "sample",
+            **({"cluster": "cluster"} if clusters else {})}
+    for delta in (0.0, 0.1):
+        fast = ItemModel(**read, delta=delta)
+        general = ItemModel(**read, delta=delta, draws="scores")
+        assert fast.uses_cells and not general.uses_cells
+        drawn = []
+        for scenario, seed in ((fast, 1), (general, 2)):
+            batch = scenario.draw(np.random.default_rng(seed), 3000)
+            a, b = _samples(batch)
+            stats = item_statistics(a, b, scenario.cluster_sizes, n_samples)
+            stats["difference"] = stats["mean_a"] - stats["mean_b"]
+            drawn.append(stats)
+        for name, values in drawn[0].items():
+            one, two = values[np.isfinite(values)], drawn[1][name][np.isfinite(drawn[1][name])]
+            if not one.size:
+                assert not two.size
+                continue
+            bound = 4 * np.sqrt(one.var() / one.size + two.var() / two.size)
+            assert abs(one.mean() - two.mean()) <= bound, (name, delta)
+        v1, v2 = drawn[0]["difference"].var(), drawn[1]["difference"].var()
+        assert abs(v1 - v2) <= 4 * np.sqrt(2 * (v1**2 + v2**2) / 3000), delta
+
+
+def test_counts_are_drawn_where_they_are_fewer_than_the_scores(tmp_path):
+    """0/1 scores are drawn as counts unless there are more counts than scores (clusters of
+    two items with 3 samples: 20 types a cluster); continuous scores never are."""
+    assert _model(_file(tmp_path, name="wide.csv")).uses_cells
+    pairs = _model(_file(tmp_path, n_items=40, n_clusters=20, n_samples=3, name="pairs.csv"))
+    assert not pairs.uses_cells
+    assert isinstance(pairs.draw(np.random.default_rng(0), 2), ClusteredBatch)
+    assert not _model(_file(tmp_path, "latent", name="latent.csv")).uses_cells
+    with pytest.raises(ValueError, match="`draws`"):
+        _model(_file(tmp_path, name="bad.csv"), draws="cells")

@@ -115,6 +115,52 @@ def test_cluster_resamples_follow_the_exact_bootstrap_law():
     assert stats.chisquare(pooled_obs, pooled_exp).pvalue > 1e-3
 
 
+def _chisquare_pvalue(out, law):
+    """The chi-square p-value of the draws `out` against the exact `law` (value: probability),
+    cells of fewer than 5 expected draws pooled."""
+    support = np.array(sorted(law))
+    observed = np.array([np.sum(np.isclose(out, m, rtol=0, atol=1e-12)) for m in support])
+    assert observed.sum() == out.size
+    expected = np.array([law[m] for m in support]) * out.size
+    keep = expected >= 5
+    if (~keep).any():
+        observed = np.append(observed[keep], observed[~keep].sum())
+        expected = np.append(expected[keep], expected[~keep].sum())
+    return stats.chisquare(observed, expected).pvalue
+
+
+@pytest.mark.parametrize("sizes", [(4,) * 6, (3, 1, 4, 2, 2)])
+def test_cluster_pairs_follow_the_exact_bootstrap_law(sizes):
+    """The cluster bootstrap of counts of item types draws its clusters two at a time (an odd
+    one alone): the law of the resampled ratio over all G^G index tuples (plain enumeration)
+    against 40,000 resamples, by a chi-square test, clusters of equal and unequal sizes."""
+    import itertools
+
+    g = len(sizes)
+    sums = np.array([3.0, -1.0, 0.0, 2.0, 0.0, -2.0, 1.0][:g])
+    law = {}
+    for idx in itertools.product(range(g), repeat=g):
+        ratio = round(sum(sums[i] for i in idx) / (2 * sum(sizes[i] for i in idx)), 12)
+        law[ratio] = law.get(ratio, 0) + g ** -g
+    out = np.empty((1, 40_000))
+    kernels.cluster_resample_ratios(np.random.default_rng(6), sums[None, :],
+                                    np.array(sizes, dtype=float), 2.0, out)
+    assert _chisquare_pvalue(np.round(out[0], 12), law) > 1e-3
+
+
+def test_cluster_picks_are_uniform_past_pairs():
+    """Past 45 clusters each is drawn alone; the times cluster 0 is drawn in a resample of G
+    is Binomial(G, 1/G), at 47 (pairs and one alone) and 60 clusters (alone)."""
+    for g in (47, 60):
+        sums = np.zeros((1, g))
+        sums[0, 0] = 1.0
+        out = np.empty((1, 100_000))
+        kernels.cluster_resample_ratios(np.random.default_rng(g), sums, np.ones(g), 1.0, out)
+        times = np.rint(out[0] * g).astype(int)
+        law = {k: stats.binom.pmf(k, g, 1 / g) for k in range(g + 1)}
+        assert _chisquare_pvalue(times.astype(float), law) > 1e-3
+
+
 def _z(num, den):
     return 2 * stats.norm.sf(abs(num / np.sqrt(den))) if den > 0 else np.nan
 

@@ -1,5 +1,7 @@
 """The audit of 1,000 items x 2 models x 5 samples, timed against a plain loop running each
-procedure per replication (numpy and scipy.stats) on 1% of the replications, scaled by 100."""
+procedure per replication (numpy and scipy.stats) on 1% of the replications, scaled by 100;
+and the audit of 12,000 items in 14 clusters (one 0/1 answer each) on 2 workers, timed against
+the general path, which draws every score, on a quarter of the replications, scaled by 4."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ N_ITEMS, N_CLUSTERS, N_SAMPLES = 1000, 40, 5
 DELTAS = (0.01, 0.02, 0.03)
 #: The share of the replications the plain loop runs.
 PEER_SHARE = 0.01
+#: The large example's shape: items, clusters, workers; and the share of the replications
+#: the general path runs.
+LARGE_ITEMS, LARGE_CLUSTERS, LARGE_JOBS, GENERAL_SHARE = 12_000, 14, 2, 0.25
 
 
 def write_items(folder) -> Path:
@@ -72,6 +77,97 @@ def audit_items():
         return _sizes(plain_loop(path, read, grid, n_null, n_alt), grid)
 
     return ours, peer, 1 / PEER_SHARE
+
+
+def write_large_items(folder) -> Path:
+    """Write a simulated item-level file of two models, ``large.csv``, into `folder`: 12,000 items
+    in 14 clusters of unequal sizes, one 0/1 answer each (the models' accuracies near 65%)."""
+    rng = np.random.default_rng(12)
+    sizes = rng.multinomial(LARGE_ITEMS - 200 * LARGE_CLUSTERS,
+                            np.full(LARGE_CLUSTERS, 1 / LARGE_CLUSTERS)) + 200
+    cluster = np.repeat(np.arange(LARGE_CLUSTERS), sizes)
+    difficulty = rng.normal(0, 0.5, LARGE_CLUSTERS)[cluster] + rng.normal(0, 1, LARGE_ITEMS)
+    favour = rng.normal(0, 0.15, LARGE_CLUSTERS)[cluster]
+    rows = ["model,item,cluster,score"]
+    for sign, model, skill in ((1, "a", 0.3), (-1, "b", 0.25)):
+        latent = skill + sign * favour - difficulty + rng.normal(0, 0.8, LARGE_ITEMS)
+        rows += [f"{model},{i},c{cluster[i]},{int(latent[i] > 0)}" for i in range(LARGE_ITEMS)]
+    path = Path(folder) / "large.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def audit_large():
+    """``evalmc.audit`` of 12,000 items in 14 clusters, one 0/1 answer each (9 procedures, 5
+    intervals, the default replications) on 2 workers, file read and fit included, against the
+    general path (every score drawn): the audit's three studies alone, on a quarter of their
+    replications.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns the sizes of three procedures as text.
+    peer_scale : float
+        The replications over those the general path runs.
+
+    Examples
+    --------
+    >>> from evalmc.bench.registry import WORKLOADS
+    >>> WORKLOADS.entry("audit-12k").load() is audit_large  # building it writes the file
+    True
+    """
+    from evalmc.engine.options import AUDIT_ALT_REPS, AUDIT_REPS
+    from evalmc.sims.itemmodel import forget_fits
+    from evalmc.study.audit import audit
+
+    path = write_large_items(tempfile.mkdtemp(prefix="evalmc-bench-"))
+    read = {"cluster": "cluster"}
+
+    def ours(small=False):
+        forget_fits()  # read and fitted afresh, as a first audit of the file is
+        result = audit(path, "a", "b", **read, n_jobs=LARGE_JOBS, progress=False,
+                       n_reps=50 if small else AUDIT_REPS,
+                       n_reps_alt=20 if small else AUDIT_ALT_REPS)
+        return _sizes(dict(zip(result.sizes["procedure"], result.sizes["rate"], strict=True)),
+                      result.settings["grid"])
+
+    def peer(small=False):
+        rates, grid = general_studies(path, read, LARGE_JOBS,
+                                      50 if small else round(GENERAL_SHARE * AUDIT_REPS),
+                                      20 if small else round(GENERAL_SHARE * AUDIT_ALT_REPS))
+        return _sizes(rates, grid)
+
+    return ours, peer, 1 / GENERAL_SHARE
+
+
+def general_studies(path, read, n_jobs, n_null, n_alt) -> tuple[dict, list]:
+    """The null rates and the grid of the studies of an audit of `path` (read with `read`) on
+    the general path (``draws='scores'``), at `n_null` and `n_alt` replications, with the
+    audit's procedures, intervals and differences."""
+    from evalmc.criteria import get_criterion
+    from evalmc.estimators.intervals import get_estimator
+    from evalmc.inputs.itemlogs import read_items
+    from evalmc.sims import get_scenario
+    from evalmc.sims.itemmodel import paired
+    from evalmc.study.audit import (
+        _differences,
+        _simulate,
+        default_intervals,
+        default_procedures,
+        observed_batch,
+        observed_se,
+    )
+
+    base = {"file": str(path), "a": "a", "b": "b", **read, "draws": "scores"}
+    batch = observed_batch(paired(read_items(path, **read), "a", "b"))
+    scenario = get_scenario("item-model")
+    _, grid = _differences(scenario, base, (), observed_se(batch))
+    crits = [get_criterion(c) for c in default_procedures(batch, "binary")]
+    ests = [get_estimator(e) for e in default_intervals(batch, "binary")]
+    run = {"seed": 0, "n_jobs": n_jobs, "backend": None, "cache": None, "progress": False}
+    null, _, _ = _simulate(scenario, base, crits, ests, grid, alpha=0.05, n_reps=n_null,
+                           n_reps_alt=n_alt, run=run)
+    return dict(zip(null.summary["criterion"], null.summary["rate"], strict=True)), grid
 
 
 def plain_loop(path, read, grid, n_null, n_alt) -> dict:

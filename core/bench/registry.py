@@ -40,6 +40,8 @@ WORKLOADS = Registry("workload", [
               "scipy.stats.bootstrap, paired"),
     _workload("audit-items", "items:audit_items", "the same procedures, one replication at "
               "a time (numpy, scipy.stats)"),
+    _workload("audit-12k", "items:audit_large", "the general path (every score drawn), the "
+              "audit's studies alone"),
     _workload("plan-t-test", "planning:plan_t_test",
               "grid search over n, run_study at each (the same MCSE)"),
     _workload("fisher-odds-ratio", "workloads:fisher_odds_ratio",

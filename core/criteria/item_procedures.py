@@ -2,7 +2,13 @@
 bootstrap and approximate randomization tests of a mean item score, and a z-test on per-item
 pass@k (Chen et al. 2021). sacrebleu's bootstrap compares a centred statistic with the real
 difference, so it rejects about 11% of null comparisons at 0.05. On a lattice (0/1 scores) each
-test's law is computed exactly by one FFT (:func:`sum_law`, :func:`ar_exceedance`)."""
+test's law is computed exactly by one FFT (:func:`sum_law`, :func:`ar_exceedance`).
+
+On counts of item types (:class:`~evalmc.sims.items.CellsBatch`) the differences take the
+values ``-1, -1 + 1/s, ..., 1`` (s samples per item), so a replication is their histogram: a
+bootstrap resample's sum is drawn from its law, computed by one FFT over the few thousand sums
+that hold all but :data:`WINDOW_TAIL` of it (:func:`histogram_sum_law`), and the randomization's
+exceedance is a binomial tail for one sample per item (:func:`ar_exceedance_counts`)."""
 
 from __future__ import annotations
 
@@ -14,7 +20,7 @@ from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.registry import SACREBLEU_AR_TRIALS, SACREBLEU_BS_RESAMPLES
 from evalmc.inputs.checks import check_int
 from evalmc.sims.base import Batch
-from evalmc.sims.items import sample_scores
+from evalmc.sims.items import cell_types, sample_scores, type_counts
 
 #: Elements (replications x resamples x categories) drawn at once.
 CHUNK = 4_000_000
@@ -25,6 +31,10 @@ EXACT_SPAN = 2**16
 #: Off a lattice, rows with more than one distinct value in this many items draw each item
 #: (a random bit per swap, an index per resample) instead of counts per distinct value.
 MOSTLY_DISTINCT = 8
+#: The law of a sum is computed over a window of the sums that holds all but at most this mass
+#: (Bernstein's inequality); the rest, folded onto the window by the FFT, changes no draw at
+#: double precision.
+WINDOW_TAIL = 1e-20
 
 
 def _differences(batch: Batch) -> np.ndarray:
@@ -133,7 +143,6 @@ def _resample_indices(d, rng, n_resamples):
 
 def ar_exceedance(d: np.ndarray, scale: int = 1):
     """Exact ``P(|sum_i s_i d_i| > |sum_i d_i|)`` per row under fair signs s (or None)."""
-    from scipy import fft
 
     k = np.abs(d) * scale
     lattice = np.rint(k)
@@ -146,19 +155,29 @@ def ar_exceedance(d: np.ndarray, scale: int = 1):
     observed = np.abs(np.rint(d.sum(axis=1) * scale)).astype(np.int64)
     steps = np.arange(1, max(int(k.max()), 1) + 1)
     counts = np.stack([(k == j).sum(axis=1) for j in steps], axis=1).astype(float)
+    return _flip_exceedance(counts, observed, span)
+
+
+def _flip_exceedance(counts: np.ndarray, observed: np.ndarray, span: int) -> np.ndarray:
+    """``P(|S| > observed)`` per row, S the sum of fair signs times ``j`` over ``counts[:, j -
+    1]`` items of each magnitude j, its law computed modulo a length past ``2 span``."""
+    from scipy import fft
+
+    steps = np.arange(1, counts.shape[1] + 1)
     size = fft.next_fast_len(2 * span + 1)
     cosines = np.cos(np.outer(steps, 2 * np.pi * np.arange(size) / size))
     log_abs = np.log(np.maximum(np.abs(cosines), 1e-300))
     negative = (cosines < 0).astype(float)
-    out = np.empty(d.shape[0])
-    for rows in _chunks(d.shape[0], 8 * size):
+    out = np.empty(counts.shape[0])
+    for rows in _chunks(counts.shape[0], 8 * size):
         c = counts[rows]
         phi = np.exp(c @ log_abs) * (1 - 2 * ((c @ negative) % 2))
         law = fft.fft(phi, axis=1).real / size  # P(S = j) at j mod size
         up = np.cumsum(law[:, :span + 1], axis=1)  # P(0 <= S <= j)
         down = np.cumsum(np.pad(law[:, ::-1][:, :span], ((0, 0), (1, 0))), axis=1)  # P(-j<=S<0)
-        at = (np.arange(len(c)), observed[rows])
-        out[rows] = np.clip(1 - up[at] - down[at], 0.0, 1.0)
+        at = (np.arange(len(c)), np.minimum(observed[rows], span))
+        out[rows] = np.where(observed[rows] > span, 0.0,  # beyond a window: its tail, nothing
+                             np.clip(1 - up[at] - down[at], 0.0, 1.0))
     return out
 
 
@@ -168,7 +187,110 @@ def sacrebleu_pvalues(stats: np.ndarray, real: np.ndarray, scale: np.ndarray) ->
     return (c + 1) / (stats.shape[1] + 1)
 
 
+def histogram_sum_law(hist: np.ndarray):
+    """``(lowest, cdf)``: per row of `hist` (items whose ``n_samples (a - b)`` is ``j - s``,
+    ``j = 0..2s``), the law of the sum of n values resampled from them, in those units, over a
+    window from ``lowest`` (per row) holding all but :data:`WINDOW_TAIL` of it."""
+    from scipy import fft
+
+    hist = np.asarray(hist, dtype=np.int64)
+    s = (hist.shape[1] - 1) // 2
+    values = np.arange(-s, s + 1)
+    n = int(hist[0].sum())
+    total = hist @ values
+    spread = (hist * (values[None, :] * n - total[:, None]) ** 2).sum(axis=1) / n**2
+    reach = 2 * s  # how far one value lies from the mean, at most
+    log_tail = np.log(2 / WINDOW_TAIL)
+    half = log_tail * reach / 3 + np.sqrt((log_tail * reach / 3) ** 2 + 2 * log_tail * spread)
+    present = hist > 0
+    low = n * (np.argmax(present, axis=1) - s)
+    high = n * (hist.shape[1] - 1 - np.argmax(present[:, ::-1], axis=1) - s)
+    lowest = np.maximum(low, np.floor(total - half).astype(np.int64))
+    width = np.minimum(high, np.ceil(total + half).astype(np.int64)) - lowest + 1
+    size = fft.next_fast_len(int(width.max()))
+    one = np.zeros((len(hist), size))
+    np.add.at(one, (np.arange(len(hist))[:, None], values % size), hist / n)
+    phi = fft.rfft(one, axis=1)
+    # the n-th power only where it can weigh (elsewhere below WINDOW_TAIL / size, it is 0),
+    # turned so that entry j of the law is the sum lowest + j
+    row, k = np.nonzero(np.abs(phi) > (WINDOW_TAIL / size) ** (1 / n))
+    power = np.zeros_like(phi)
+    power[row, k] = phi[row, k] ** n * np.exp(2j * np.pi * k * (lowest[row] % size) / size)
+    law = fft.irfft(power, size, axis=1)
+    cdf = np.cumsum(np.maximum(law, 0.0), axis=1)
+    return lowest, cdf / cdf[:, -1:]
+
+
+def _difference_histogram(batch) -> np.ndarray:
+    """Items per value of ``n_samples (a - b)``, ``-s..s``, of a CellsBatch."""
+    s = batch.n_samples
+    types = cell_types(s)
+    hist = np.zeros((batch.n_reps, 2 * s + 1), dtype=np.int64)
+    np.add.at(hist.T, types[:, 1] - types[:, 2] + s, type_counts(batch).T)
+    return hist
+
+
+def ar_exceedance_counts(hist: np.ndarray) -> np.ndarray:
+    """:func:`ar_exceedance` from the histogram of ``n_samples (a - b)`` (as
+    :func:`histogram_sum_law` takes it): with one sample per item the signed sum is ``2 K - N``,
+    K ~ Bin(N, 1/2) over the N discordant items, so the exceedance is ``2 P(K > max(n10,
+    n01))``; otherwise the FFT of :func:`ar_exceedance` over a window of the sums."""
+    from scipy import stats
+
+    hist = np.asarray(hist, dtype=np.int64)
+    s = (hist.shape[1] - 1) // 2
+    if s == 1:
+        return np.minimum(2 * stats.binom.sf(np.maximum(hist[:, 0], hist[:, 2]),
+                                             hist[:, 0] + hist[:, 2], 0.5), 1.0)
+    from scipy import fft
+
+    from evalmc.criteria import kernels
+
+    magnitudes = np.arange(1, s + 1)
+    counts = hist[:, s + 1:] + hist[:, s - 1::-1]
+    observed = np.abs(hist @ np.arange(-s, s + 1))
+    log_tail = np.log(2 / WINDOW_TAIL)
+    half = log_tail * s / 3 + np.sqrt((log_tail * s / 3) ** 2
+                                      + 2 * log_tail * (counts @ magnitudes**2))
+    span = max(1, int(min((counts @ magnitudes).max(), np.ceil(half.max()))))
+    size = fft.next_fast_len(2 * span + 1)
+    cosines = np.cos(np.outer(magnitudes, 2 * np.pi * np.arange(size // 2 + 1) / size))
+    log_abs = np.log(np.maximum(np.abs(cosines), 1e-300))
+    out = np.empty(len(hist))
+    for rows in _chunks(len(hist), 8 * size):
+        phi = np.empty((len(counts[rows]), size // 2 + 1))  # prod_j cos(j w)^c_j, real, even
+        kernels.flip_characteristic(np.ascontiguousarray(counts[rows]), log_abs, cosines < 0,
+                                    np.log(WINDOW_TAIL / size), phi)
+        law = fft.irfft(phi, size, axis=1)  # P(S = j) = P(S = -j), j = 0..size / 2
+        inside = law[:, 0][:, None] + 2 * np.cumsum(law[:, 1:span + 1], axis=1)
+        at = np.minimum(observed[rows], span)
+        below = np.where(at > 0, inside[np.arange(len(phi)), np.maximum(at - 1, 0)], law[:, 0])
+        out[rows] = np.where(observed[rows] > span, 0.0, np.clip(1 - below, 0.0, 1.0))
+    return out
+
+
+def _cells_bs(batch, rng, n_resamples):
+    """:func:`_paired_bs` on a CellsBatch: the resamples' sums drawn from their law."""
+    hist = _difference_histogram(batch)
+    s, n = batch.n_samples, batch.sizes[0]
+    values = np.arange(-s, s + 1)
+    from evalmc.criteria.kernels import inverse_cdf_rows
+
+    lowest, cdf = histogram_sum_law(hist)
+    u = rng.random((len(hist), n_resamples))
+    picks = np.empty(u.shape, dtype=np.int64)
+    inverse_cdf_rows(cdf, u, picks)
+    sums = np.abs((np.minimum(picks, cdf.shape[1] - 1) + lowest[:, None]) / s)
+    total = hist @ values / s
+    stats = n_resamples * sums - sums.sum(axis=1, keepdims=True)
+    scale = n_resamples * (hist @ np.abs(values)) / s
+    p = sacrebleu_pvalues(stats, n_resamples * np.abs(total), scale)
+    return CriterionResult.from_pvalues(p, total / n, estimate=total / n)
+
+
 def _paired_bs(batch: Batch, rng: np.random.Generator, n_resamples: int) -> CriterionResult:
+    if type_counts(batch) is not None:
+        return _cells_bs(batch, rng, n_resamples)
     d = _differences(batch)
     n = d.shape[1]
     total = d.sum(axis=1)
@@ -181,6 +303,13 @@ def _paired_bs(batch: Batch, rng: np.random.Generator, n_resamples: int) -> Crit
 
 
 def _paired_ar(batch: Batch, rng: np.random.Generator, n_resamples: int) -> CriterionResult:
+    if type_counts(batch) is not None:
+        hist = _difference_histogram(batch)
+        s, n = batch.n_samples, batch.sizes[0]
+        total = hist @ np.arange(-s, s + 1) / s
+        q = ar_exceedance_counts(hist)
+        p = (rng.binomial(n_resamples, q) + 1) / (n_resamples + 1)
+        return CriterionResult.from_pvalues(p, total / n, estimate=total / n)
     d = _differences(batch)
     n = d.shape[1]
     total = d.sum(axis=1)
@@ -282,6 +411,16 @@ def passk_scores(batch: Batch, k: int) -> tuple[np.ndarray, np.ndarray]:
 def _passk_paired(batch: Batch, k: int) -> CriterionResult:
     from evalmc.criteria.items import _z_pvalues
 
+    counts = type_counts(batch)
+    if counts is not None and batch.n_samples >= k:  # each type's pass@k difference
+        from evalmc.sims.items import _type_mean_var
+
+        types, table = cell_types(batch.n_samples), passk_table(batch.n_samples, k)
+        mean, var = _type_mean_var(counts, table[types[:, 0] + types[:, 1]]
+                                   - table[types[:, 0] + types[:, 2]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = mean / (np.sqrt(var) / np.sqrt(batch.sizes[0]))
+        return CriterionResult.from_pvalues(_z_pvalues(z), z, estimate=mean)
     a, b = passk_scores(batch, k)
     d = a - b
     mean = d.mean(axis=1)

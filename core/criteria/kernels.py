@@ -684,3 +684,107 @@ def aso_violation_ratios(sa, sb, uniforms, t, dt, out):
         for j in range(n_b):
             xb[j] = sb[min(max(int(np.ceil(n_b * uniforms[k, n_a + j])) - 1, 0), n_b - 1)]
         out[1 + k] = _violation_ratio(np.sort(xa), np.sort(xb), t, dt)
+
+
+#: Uniform draws of 53 bits, as ``Generator.random`` makes them: ``random() * 2**53`` is one.
+_BITS = 53
+
+
+@njit(cache=True, nogil=True)
+def cluster_resample_ratios(rng, sums, sizes, scale, out):
+    """``out[i, r]``: the sum of `sums[i]` over the clusters of a resample (as many clusters as
+    there are, drawn uniformly with replacement) over `scale` times the sum of their `sizes`.
+
+    Up to 45 clusters, two are drawn at once: a uniform index over the pairs. An index in
+    ``[0, m)`` comes from ``w`` uniform bits by Lemire's multiply-and-shift, rejecting the
+    ``2**w mod m`` lowest products (exact: no index is favoured); ``w`` is two bits more than
+    m needs, so one 53-bit uniform gives several indices and rejects less than a quarter."""
+    g = sizes.shape[0]
+    pairs = g * g <= 2048
+    m = g * g if pairs else g
+    picks = g // 2 if pairs else g
+    width = 2
+    while (1 << width) < 4 * m:
+        width += 1
+    chunks = _BITS // width
+    mask = (1 << width) - 1
+    threshold, single = (1 << width) % m, (1 << width) % g
+    equal = (sizes == sizes[0]).all()  # then every resample holds as many items
+    table_sum = np.empty(m)
+    table_size = np.empty(m)
+    for i in range(sums.shape[0]):
+        for j in range(m):
+            first, second = (j // g, j % g) if pairs else (j, -1)
+            table_sum[j] = sums[i, first] + (sums[i, second] if pairs else 0.0)
+            table_size[j] = sizes[first] + (sizes[second] if pairs else 0.0)
+        bits = 0
+        left = 0  # chunks of `bits` not used yet
+        for r in range(out.shape[1]):
+            total = 0.0
+            weight = 0.0
+            k = 0
+            while k < picks:
+                if left == 0:
+                    bits = np.int64(rng.random() * (1 << _BITS))
+                    left = chunks
+                product = (bits & mask) * m
+                bits >>= width
+                left -= 1
+                if (product & mask) >= threshold:
+                    total += table_sum[product >> width]
+                    if not equal:
+                        weight += table_size[product >> width]
+                    k += 1
+            while pairs and g % 2:  # an odd number of clusters: the last drawn alone
+                if left == 0:
+                    bits = np.int64(rng.random() * (1 << _BITS))
+                    left = chunks
+                product = (bits & mask) * g
+                bits >>= width
+                left -= 1
+                if (product & mask) >= single:
+                    total += sums[i, product >> width]
+                    if not equal:
+                        weight += sizes[product >> width]
+                    break
+            out[i, r] = total / (scale * (g * sizes[0] if equal else weight))
+
+
+@njit(cache=True, nogil=True)
+def flip_characteristic(counts, log_abs, negative, floor, out):
+    """``out[i, k] = prod_j cos(j w_k)^counts[i, j - 1]`` from ``log|cos|`` (`log_abs`) and
+    where the cosines are negative (`negative`); 0 where its log is below `floor`."""
+    for i in range(counts.shape[0]):
+        for k in range(out.shape[1]):
+            exponent = 0.0
+            odd = 0
+            for j in range(counts.shape[1]):
+                exponent += counts[i, j] * log_abs[j, k]
+                if negative[j, k]:
+                    odd += counts[i, j]
+            if exponent < floor:
+                out[i, k] = 0.0
+            else:
+                out[i, k] = -np.exp(exponent) if odd % 2 else np.exp(exponent)
+
+
+@njit(cache=True, nogil=True)
+def inverse_cdf_rows(cdf, values, out):
+    """``out[i] = np.searchsorted(cdf[i], values[i], side="right")`` for every row, by a guide
+    table (Chen and Asau 1974): each value's search starts from the entries below its 1/1024th
+    of the unit interval, so it takes a few steps whatever the length of the row."""
+    buckets = 1024
+    guide = np.empty(buckets + 1, np.int64)
+    size = cdf.shape[1]
+    for i in range(values.shape[0]):
+        j = 0
+        for k in range(buckets + 1):
+            while j < size and cdf[i, j] <= k / buckets:
+                j += 1
+            guide[k] = j
+        for r in range(values.shape[1]):
+            u = values[i, r]
+            j = guide[int(u * buckets)]
+            while j < size and cdf[i, j] <= u:
+                j += 1
+            out[i, r] = j

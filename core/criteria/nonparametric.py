@@ -115,11 +115,20 @@ def sign_test(batch: Batch) -> CriterionResult:
     >>> result.statistic.tolist(), result.pvalue.round(4).tolist()
     ([7.0, 5.0], [0.0703, 0.7266])
     """
-    positive = np.empty(batch.n_reps, np.int64)
-    nonzero = np.empty(batch.n_reps, np.int64)
-    from evalmc.criteria.kernels import sign_counts
+    from evalmc.sims.items import cell_types, type_counts
 
-    sign_counts(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), positive, nonzero)
+    counts = type_counts(batch)
+    if counts is not None:  # an item's difference has the sign of n10 - n01
+        types = cell_types(batch.n_samples)
+        positive = counts @ (types[:, 1] > types[:, 2])
+        nonzero = counts @ (types[:, 1] != types[:, 2])
+    else:
+        from evalmc.criteria.kernels import sign_counts
+
+        positive = np.empty(batch.n_reps, np.int64)
+        nonzero = np.empty(batch.n_reps, np.int64)
+        sign_counts(np.ascontiguousarray(batch.a), np.ascontiguousarray(batch.b), positive,
+                    nonzero)
     binom = scipy.stats.binom
     tail = np.minimum(binom.cdf(positive, nonzero, 0.5), binom.sf(positive - 1, nonzero, 0.5))
     return CriterionResult.from_pvalues(np.minimum(1.0, 2.0 * tail), positive.astype(float))

@@ -27,6 +27,33 @@ def signed_rank_null(n: int) -> np.ndarray:
     return counts / counts.sum()
 
 
+def _cell_rank_sums(batch, code: int):
+    """R+, zeros and tie term of :func:`~evalmc.criteria.kernels.signed_rank_sums` from a
+    CellsBatch's counts: an item's ``a - b`` is that of its type, as floats have it (item means
+    ``k / s``), and the items of one ``|a - b|`` are one group of tied ranks, zeros first."""
+    from evalmc.criteria.kernels import WILCOX, ZSPLIT
+    from evalmc.sims.items import cell_types, type_counts
+
+    s = batch.n_samples
+    types = cell_types(s)
+    diff = (types[:, 0] + types[:, 1]) / s - (types[:, 0] + types[:, 2]) / s
+    counts = type_counts(batch)
+    levels = np.unique(np.abs(diff[diff != 0]))
+    up = counts @ (diff[:, None] == levels)  # items per |a - b| level, positive
+    down = counts @ (diff[:, None] == -levels)
+    n_zero = counts @ (diff == 0)
+    size = up + down
+    start = n_zero[:, None] + np.cumsum(size, axis=1) - size
+    shift = n_zero[:, None] if code == WILCOX else 0
+    doubled = (2 * start + size + 1 - 2 * shift) * up  # twice the ranks of the positive ones
+    total = doubled.sum(axis=1).astype(float)
+    tie_term = (size**3 - size).sum(axis=1).astype(float)
+    if code == ZSPLIT:  # the zeros' ranks, half to either side, and their ties
+        total += 0.5 * n_zero * (n_zero + 1)
+        tie_term += n_zero**3 - n_zero
+    return 0.5 * total, n_zero, tie_term
+
+
 def wilcoxon(batch: Batch, zero_method: str = "wilcox") -> CriterionResult:
     """Two-sided p-values of the signed-rank test on ``a - b``, one per replication.
 
@@ -52,13 +79,18 @@ def wilcoxon(batch: Batch, zero_method: str = "wilcox") -> CriterionResult:
     array([0.0156, 0.3828])
     """
     from evalmc.criteria import kernels
+    from evalmc.sims.items import type_counts
 
     code = ZERO_METHODS.index(zero_method)
-    d = np.ascontiguousarray(batch.a - batch.b, dtype=float)
-    n_reps, n = d.shape
-    r_plus, tie_term = np.empty(n_reps), np.empty(n_reps)
-    n_zero = np.empty(n_reps, np.int64)
-    kernels.signed_rank_sums(d, code, r_plus, n_zero, tie_term)
+    if type_counts(batch) is not None and batch.sizes[0] > EXACT_MAX:
+        n_reps, n = batch.n_reps, batch.sizes[0]
+        r_plus, n_zero, tie_term = _cell_rank_sums(batch, code)
+    else:
+        d = np.ascontiguousarray(batch.a - batch.b, dtype=float)
+        n_reps, n = d.shape
+        r_plus, tie_term = np.empty(n_reps), np.empty(n_reps)
+        n_zero = np.empty(n_reps, np.int64)
+        kernels.signed_rank_sums(d, code, r_plus, n_zero, tie_term)
 
     count = n - n_zero if zero_method == "wilcox" else np.full(n_reps, n)
     mean = count * (count + 1) / 4.0

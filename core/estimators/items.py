@@ -132,10 +132,20 @@ def newcombe_paired(level: float = 0.95) -> Estimator:
     level, _ = _level(level)
 
     def func(batch, rng):
-        a, b = _proportions(batch)
-        n = a.shape[1]
-        n11, n10 = (a * b).sum(axis=1), (a * (1 - b)).sum(axis=1)
-        n01, n00 = ((1 - a) * b).sum(axis=1), ((1 - a) * (1 - b)).sum(axis=1)
+        from evalmc.sims.items import cell_types, type_counts
+
+        counts = type_counts(batch)
+        if counts is not None:  # an item's means a, b: its samples right over n_samples
+            types, n = cell_types(batch.n_samples), batch.sizes[0]
+            a = (types[:, 0] + types[:, 1]) / batch.n_samples
+            b = (types[:, 0] + types[:, 2]) / batch.n_samples
+            n11, n10 = counts @ (a * b), counts @ (a * (1 - b))
+            n01, n00 = counts @ ((1 - a) * b), counts @ ((1 - a) * (1 - b))
+        else:
+            a, b = _proportions(batch)
+            n = a.shape[1]
+            n11, n10 = (a * b).sum(axis=1), (a * (1 - b)).sum(axis=1)
+            n01, n00 = ((1 - a) * b).sum(axis=1), ((1 - a) * (1 - b)).sum(axis=1)
         p1, p2 = (n11 + n10) / n, (n11 + n01) / n
         l1, u1 = _wilson(p1, n, level)
         l2, u2 = _wilson(p2, n, level)
@@ -183,6 +193,11 @@ def paired_z_interval(level: float = 0.95) -> Estimator:
     level, z = _level(level)
 
     def func(batch, rng):
+        from evalmc.sims.items import type_counts
+
+        if type_counts(batch) is not None:
+            mean, var = batch.diff_moments()
+            return _z_interval(mean, np.sqrt(var) / np.sqrt(batch.sizes[0]), z)
         d = np.asarray(batch.a, dtype=float) - np.asarray(batch.b, dtype=float)
         return _z_interval(d.mean(axis=1), d.std(axis=1, ddof=1) / np.sqrt(d.shape[1]), z)
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
-from evalmc.inputs.checks import check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -229,7 +229,8 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
           deltas=(), criteria=None,
           estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
           n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
-          backend: str | None = None, cache=None, progress: bool | None = None) -> AuditResult:
+          backend: str | None = None, cache=None, progress: bool | None = None,
+          draws: str = "auto") -> AuditResult:
     """Check procedures and intervals on data simulated like the item-level results in `path`.
 
     Parameters
@@ -259,9 +260,20 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         The level of every procedure.
     n_reps, n_reps_alt : int
         Replications under the null and under each alternative.
-    seed, n_jobs, backend, cache, progress
+    seed, n_jobs, backend, progress
         As :func:`~evalmc.study.rates.run_study` takes them; results do not depend on
-        `n_jobs` or `backend`.
+        `n_jobs` or `backend`. Before the first study, the audit times every procedure and
+        interval on a few replications and says how long it expects to take (when `progress`
+        shows, or it passes a minute).
+    cache : path, None or False
+        The folder of finished blocks, from which a re-run resumes (results do not depend on
+        it). None: an audit expected to pass a minute keeps its blocks in the user's cache
+        folder (:func:`default_cache`) and says so, a shorter one keeps none; False: none.
+    draws : {'auto', 'scores'}
+        How the fitted model draws (the ``draws`` of the ``item-model`` scenario): 'auto',
+        0/1 scores as each cluster's counts of item types, their sufficient statistic (the
+        procedures read the counts); 'scores', every score (the general path, slower, the same
+        law).
 
     Returns
     -------
@@ -284,19 +296,21 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       estimators=["paired-z-interval"], n_reps=400, n_reps_alt=200,
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
-          procedure   rate       bradley
-    0  paired-items  0.045        robust
-    1    unpaired-z  0.020  undetermined
+          procedure    rate       bradley
+    0  paired-items  0.0600  undetermined
+    1    unpaired-z  0.0225  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['calibrated', 'undetermined']
+    ['undetermined', 'undetermined']
     """
     from evalmc.inputs.itemlogs import read_items
+    from evalmc.sims.itemmodel import DRAWS
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    check_choice("draws", draws, DRAWS)
     read = {"fmt": fmt, "metric": metric, "sample": sample, "cluster": cluster, "item": item,
             "model": model, "tasks": tasks, "labels": labels, "common": common}
     with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
@@ -311,7 +325,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
             base = {"file": stacked, "metric": "score", "sample": "sample",
                     "cluster": "cluster" if table.attrs.get("cluster") else "",
                     "item": "item", "model": ""}
-        return _audit(paths, table, {**base, "a": a, "b": b}, deltas=deltas,
+        return _audit(paths, table, {**base, "a": a, "b": b, "draws": draws}, deltas=deltas,
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
                       n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
                       cache=cache, progress=progress)
@@ -320,12 +334,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
            seed, n_jobs, backend, cache, progress) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
-    from evalmc.inputs.itemlogs import paired_items
     from evalmc.sims import get_scenario
-    from evalmc.sims.itemmodel import faithfulness
+    from evalmc.sims.itemmodel import faithfulness, paired
 
     a, b = base["a"], base["b"]
-    pair = paired_items(table, a, b)
+    pair = paired(table, a, b)  # the scenario's fit pairs the same table: paired once
     batch = observed_batch(pair)
     kind = _kind(pair)
     crits, ests = _procedures(batch, kind, criteria, estimators)
@@ -333,6 +346,10 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     model = scenario(**base)
     se = observed_se(batch)
     asked, differences = _differences(scenario, base, deltas, se)
+    seconds = _expected_seconds(model, crits, ests, seed=seed, n_jobs=n_jobs,
+                                reps=(n_reps, n_reps_alt * len(differences)))
+    cache = _announce(seconds, (n_reps, n_reps_alt, len(differences), bool(ests)), cache,
+                      progress)
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
     null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
@@ -359,6 +376,99 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                        n_clusters=data["n_clusters"] if data["cluster"] else None)
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
                        observed, verdicts, settings, answer)
+
+
+#: Seconds the timing of the procedures before an audit aims at.
+PILOT_SECONDS = 0.5
+
+
+def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
+    """Seconds the audit's studies should take: each procedure and interval run on a few
+    replications of the null (from a stream of their own, apart from the studies'), once to
+    load their kernels, then timed, the time per replication scaled to ``reps`` (under the
+    null and under all the alternatives; the intervals under the null) over the workers that
+    the machine's other work leaves a core."""
+    import time
+
+    from evalmc.engine.executors import local_workers
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 4]))
+
+    def run(analyses, batch):
+        for analysis in analyses:
+            try:
+                analysis(batch, rng)
+            except Exception:  # noqa: BLE001 - the study records a replication's failure
+                pass
+
+    def timed(size):
+        start = time.perf_counter()
+        batch = model.draw(rng, size)
+        drawn = time.perf_counter()
+        run(crits, batch)
+        tested = time.perf_counter()
+        run(ests, batch)
+        return drawn - start, tested - drawn, time.perf_counter() - tested
+
+    timed(2)  # kernels compiled or loaded
+    first = sum(timed(2)) / 2
+    size = int(min(200, max(2, PILOT_SECONDS / max(first, 1e-9))))
+    draw, tests, intervals = (t / size for t in timed(size))
+    null, alternatives = reps
+    serial = ((null + alternatives) * (draw + tests) + (null * (draw + intervals) if ests
+                                                         else 0.0))
+    return serial / min(local_workers(n_jobs), _free_cores())
+
+
+def _free_cores() -> float:
+    """The cores other processes leave free, by the load average (at least one; every core
+    where the system does not tell)."""
+    cores = os.cpu_count() or 1
+    try:
+        others = max(0.0, os.getloadavg()[0] - 1.0)  # this process is running
+    except (AttributeError, OSError):
+        return cores
+    return max(1.0, cores - others)
+
+
+def default_cache() -> str:
+    """The folder where a long audit keeps its finished blocks by default: ``evalmc/audit`` under
+    ``$XDG_CACHE_HOME``, else under ``~/.cache`` (blocks are named by all they depend on)."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "evalmc", "audit")
+
+
+def _announce(seconds, reps, cache, progress):
+    """Say how long the audit should take (shown progress, or a long audit), its replications
+    (`reps`: under the null, under each alternative, the alternatives, whether intervals are
+    audited) and the cache it uses: `cache`, or for a long audit without one
+    :func:`default_cache` (when it can be made)."""
+    import sys
+
+    from evalmc.engine.scheduler import LONG_RUN_SECONDS, _duration
+
+    n_reps, n_reps_alt, n_alt, intervals = reps
+    long = seconds > LONG_RUN_SECONDS
+    if cache is None and long:
+        try:
+            os.makedirs(default_cache(), exist_ok=True)
+            cache = default_cache()
+        except OSError:
+            cache = None
+    cache = cache or None
+    if progress is True or (progress is None and (long or sys.stderr.isatty())):
+        parts = [f"{n_reps:,} under the null"]
+        if n_alt:
+            parts.append(f"{n_reps_alt:,} at each of {n_alt} differences")
+        if intervals:
+            parts.append(f"{n_reps:,} for the intervals")
+        total = n_reps * (1 + intervals) + n_reps_alt * n_alt
+        when = _duration(seconds) if seconds >= 60 else f"{max(seconds, 1):.0f} s"
+        where = (f"finished blocks are kept in {cache}, where a re-run resumes" if cache
+                 else "add --cache DIR to keep finished blocks and resume")
+        print(f"evalmc audit: about {when} to go ({total:,} replications: "
+              f"{', '.join(parts)}); {where}.", file=sys.stderr)
+    return cache
 
 
 def _kind(pair) -> str:
