@@ -1433,9 +1433,10 @@ def _common_items(sides: dict, a: str, b: str, *, common: bool) -> tuple[list, d
     """The items both models have, in natural order, and per model the items the other lacks;
     an error when they differ and not `common`, or when none is shared."""
     items = {name: list(dict.fromkeys(side["item"])) for name, side in sides.items()}
-    only = {name: [i for i in items[name] if i not in set(items[other])]
+    held = {name: set(these) for name, these in items.items()}  # once: a set per lookup was
+    only = {name: [i for i in items[name] if i not in held[other]]  # quadratic in the items
             for name, other in ((a, b), (b, a))}
-    shared = [i for i in items[a] if i in set(items[b])]
+    shared = [i for i in items[a] if i in held[b]]
     if (only[a] or only[b]) and not common:
         raise ValueError(f"models {a!r} and {b!r} must be scored on the same items to be "
                          f"paired: {a!r} has {len(items[a])}, {b!r} {len(items[b])}, "
