@@ -4,6 +4,7 @@ the general matrix formulas, clubSandwich's closed forms and wildboottest, and t
 14 clusters."""
 
 import warnings
+from pathlib import Path
 
 import naive
 import numpy as np
@@ -298,3 +299,23 @@ def test_coverage_with_14_clusters():
     for name in INTERVALS:
         assert _in_band(covered[name], reps, 0.925, 0.975), name
     assert not _in_band(covered["clustered-interval"], reps, 0.925, 0.975)
+
+
+def test_counts_of_item_types_give_the_scores_cluster_sums():
+    """The audit's draws of 0/1 items as counts per cluster: the cluster sums, so every
+    cluster-robust p-value, are those of the scores the counts stand for."""
+    from evalmc.criteria.cluster_robust import _by_cells, _cell_sums, cluster_t
+    from evalmc.criteria.items import _cluster_sums
+    from evalmc.sims import get_scenario
+
+    items = Path(__file__).parent / "examples" / "items.csv"
+    model = get_scenario("item-model")(
+        file=str(items), a="candidate", b="baseline", metric="correct",
+        cluster="subject", sample="generation", item="question")
+    batch = model.draw(np.random.default_rng(1), 20)
+    assert _by_cells(batch)
+    sums, sizes = _cell_sums(batch)
+    scored, scored_sizes = _cluster_sums(batch)
+    np.testing.assert_allclose(sums, scored, atol=1e-12)
+    np.testing.assert_array_equal(sizes, scored_sizes)
+    assert np.isfinite(cluster_t(batch, "CR2", "bm").pvalues()).all()

@@ -57,9 +57,26 @@ TIES = 1e-10
 def cluster_fit(batch: Batch):
     """``(sums, sizes, mean, resid)``: each cluster's sum of ``a - b``, the sizes, ``mean(a -
     b)`` and each cluster's sum of residuals ``E_g = S_g - n_g mean``."""
-    sums, sizes = _cluster_sums(batch)
+    sums, sizes = _cell_sums(batch) if _by_cells(batch) else _cluster_sums(batch)
     mean = sums.sum(axis=1) / sizes.sum()
     return sums, sizes, mean, sums - sizes * mean[:, None]
+
+
+def _by_cells(batch) -> bool:
+    """Whether `batch` holds each cluster's counts of item types (0/1 scores), in order."""
+    from evalmc.sims.items import CellsBatch
+
+    return isinstance(batch, CellsBatch) and not batch.exchangeable
+
+
+def _cell_sums(batch):
+    """Each cluster's sum of ``a - b`` from its counts of item types, and the sizes: a type's
+    difference is its samples only A got right minus those only B did, over the samples."""
+    from evalmc.sims.items import cell_types
+
+    types = cell_types(batch.n_samples)
+    step = (types[:, 1] - types[:, 2]) / batch.n_samples
+    return batch.cells @ step, np.asarray(batch.cluster_sizes, dtype=np.int64)
 
 
 def cluster_se(resid: np.ndarray, sizes: np.ndarray, se: str) -> np.ndarray:

@@ -47,6 +47,8 @@ from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
 GRID = (1.0, 2.0, 2.8, 4.0, 5.6)
+#: Clusters up to which the audit runs the wild cluster bootstrap (Webb's weights) by default.
+WEBB_CLUSTERS = 12
 #: The power at which the minimum detectable difference is read.
 POWER = 0.8
 #: The verdict of each of Bradley's labels of a size.
@@ -608,8 +610,10 @@ def default_procedures(batch, kind: str) -> list[str]:
     on items (Miller 2024), sacrebleu's paired bootstrap and approximate randomisation, the
     sign and signed-rank tests on the items' differences; with several samples per item the z
     that pools them as items and, for 0/1 scores, the paired pass@k test at k = the samples;
-    with clusters the clustered z and the cluster bootstrap; with one 0/1 answer per item the
-    exact McNemar test.
+    with clusters the clustered z and the cluster bootstrap, and the two that hold their level
+    with few clusters: CR2 with Bell-McCaffrey degrees of freedom and, up to 12 clusters, the
+    wild cluster bootstrap with Webb's weights; with one 0/1 answer per item the exact McNemar
+    test.
 
     Parameters
     ----------
@@ -630,7 +634,8 @@ def default_procedures(batch, kind: str) -> list[str]:
     ...                        n_samples=2)
     >>> default_procedures(batch, "binary")
     ['unpaired-z', 'paired-items', 'sacrebleu-paired-bs', 'sacrebleu-paired-ar', 'sign',
-     'wilcoxon', 'paired-samples-z', 'passk-paired(k=2)', 'clustered-z', 'cluster-bootstrap']
+     'wilcoxon', 'paired-samples-z', 'passk-paired(k=2)', 'clustered-z', 'cluster-bootstrap',
+     'cr2-bm', 'wild-cluster-bootstrap(weights=webb)']
     """
     names = ["unpaired-z", "paired-items", "sacrebleu-paired-bs", "sacrebleu-paired-ar",
              "sign", "wilcoxon"]
@@ -639,10 +644,18 @@ def default_procedures(batch, kind: str) -> list[str]:
         if kind == "binary":
             names.append(f"passk-paired(k={batch.n_samples})")
     if max(batch.cluster_sizes) > 1:
-        names += ["clustered-z", "cluster-bootstrap"]
+        names += ["clustered-z", "cluster-bootstrap", "cr2-bm", *_wild(batch)]
     if kind == "binary" and batch.n_samples == 1:
         names.append("mcnemar-items")
     return names
+
+
+def _wild(batch, what: str = "wild-cluster-bootstrap") -> list[str]:
+    """The wild cluster bootstrap with Webb's six-point weights (Rademacher weights give at most
+    2^G distinct draws; Webb 2023) up to :data:`WEBB_CLUSTERS` clusters, where a t reference is
+    least to be trusted; above, CR2 with Bell-McCaffrey's degrees of freedom holds and costs a
+    thousandth of it, so the bootstrap is audited only when named."""
+    return [f"{what}(weights=webb)"] if len(batch.cluster_sizes) <= WEBB_CLUSTERS else []
 
 
 def default_intervals(batch, kind: str) -> list[str]:
@@ -650,7 +663,8 @@ def default_intervals(batch, kind: str) -> list[str]:
 
     Welch's (unpaired, as a harness's two standard errors make it), the paired z interval
     (Miller 2024), for one 0/1 answer per item Newcombe's paired score interval, with clusters
-    the clustered and the cluster-bootstrap intervals.
+    the clustered, cluster-bootstrap and CR2 (Bell-McCaffrey) intervals, and up to 12 clusters
+    the wild cluster bootstrap's.
 
     Parameters
     ----------
@@ -675,7 +689,8 @@ def default_intervals(batch, kind: str) -> list[str]:
     if kind == "binary" and batch.n_samples == 1:
         names.append("newcombe-paired")
     if max(batch.cluster_sizes) > 1:
-        names += ["clustered-interval", "cluster-bootstrap-interval"]
+        names += ["clustered-interval", "cluster-bootstrap-interval", "cr2-bm-interval",
+                  *_wild(batch, "wild-cluster-interval")]
     return names
 
 
