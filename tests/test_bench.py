@@ -114,4 +114,5 @@ def test_large_audit_workload_writes_its_file_and_runs_the_general_path(tmp_path
     assert set(table["score"]) == {0, 1}
     rates, grid = general_studies(write_items(tmp_path), {"cluster": "cluster",
                                                           "sample": "sample"}, 1, 20, 10)
-    assert len(rates) == 10 and len(grid) == 5 and "passk-paired(k=5)" in rates
+    assert len(rates) == 11 and len(grid) == 5 and "passk-paired(k=5)" in rates
+    assert "cr2-bm" in rates

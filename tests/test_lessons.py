@@ -314,6 +314,19 @@ def test_grade_names_a_function_that_raises(tmp_path, capsys):
     assert err.count("\n") == 1 and f"'{path}:raises' failed" in err
 
 
+def test_grade_loads_the_students_module_whatever_pickler_loky_was_given(tmp_path):
+    """A library may set loky's pickler for the whole process (deepsig sets dill); the standard
+    pickler would look the student's module up by name in the worker, where it is unknown."""
+    path, _ = _student(tmp_path)
+    code = ("from joblib.externals.loky import set_loky_pickler\nset_loky_pickler('pickle')\n"
+            "from evalmc.lessons.grading import GradeStopped, grade\n"
+            f"try:\n    grade('student-t', {str(path) + ':raises'!r}, timeout=20)\n"
+            "except GradeStopped as stop:\n    print(stop)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert "failed in 2000 of 2000 replications" in out, out
+
+
 def test_grade_names_a_function_that_ends_its_worker_process(tmp_path):
     from evalmc.lessons.grading import GradeStopped, grade
 

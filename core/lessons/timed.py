@@ -27,6 +27,7 @@ import signal
 import threading
 import time
 
+import cloudpickle
 import numpy as np
 
 from evalmc.engine.options import check_interrupted
@@ -109,7 +110,10 @@ class TimedFunction:
         with self._lock:
             self._executors[ident] = executor
         try:
-            self._wait(executor.submit(_load, self.func), None)
+            # by value, whatever pickler the executor's context uses (a library that sets
+            # multiprocessing's start method makes it the standard one, which pickles the
+            # student's module by name, unknown in the worker)
+            self._wait(executor.submit(_load, cloudpickle.dumps(self.func)), None)
         except Exception as err:  # noqa: BLE001 - reported as the reason grading stops
             self._stop(f"could not be loaded in a worker process ({type(err).__name__}: "
                        f"{err})")
@@ -157,9 +161,9 @@ def _stand_in(name: str, value_error: bool) -> type:
     return type(name, (ValueError if value_error else Exception,), {})
 
 
-def _load(func) -> None:
-    """In the worker: keep the student's function."""
-    _LOADED["func"] = func
+def _load(func_bytes: bytes) -> None:
+    """In the worker: keep the student's function, sent pickled by cloudpickle."""
+    _LOADED["func"] = cloudpickle.loads(func_bytes)
 
 
 def _call(args, kwargs, readonly):
