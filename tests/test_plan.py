@@ -328,6 +328,16 @@ def test_command_line_bad_input_exits_2(extra, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_command_line_refuses_two_criteria(capsys):
+    """Two ``--criterion`` (as ``calibrate`` takes them) kept the last without a word: a plan
+    solves for one criterion, so the second is refused, naming the option and the rule."""
+    args = ["plan", "--scenario", "paired-normal", "--param", "shift=0.5", "--criterion",
+            "paired-t", "--criterion", "sign", "--solve", "n", "--quiet"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "`--criterion` takes one criterion in `plan`" in err and "got 2: paired-t, sign" in err
+
+
 @pytest.mark.slow
 def test_interval_coverage_over_seeds():
     """95% intervals over 20 seeds: a solved size's (conservative, being of integers) and a

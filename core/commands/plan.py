@@ -51,8 +51,8 @@ def register(sub) -> None:
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="a fixed scenario parameter, the effect to detect among them "
                              "(shift=0.5) (repeatable)")
-    parser.add_argument("--criterion", required=True, metavar="NAME",
-                        help="the criterion: a built-in name, name(key=value,...), "
+    parser.add_argument("--criterion", required=True, action="append", metavar="NAME",
+                        help="the criterion, one: a built-in name, name(key=value,...), "
                              "path/to/file.py:function or module:function")
     parser.add_argument("--solve", required=True, metavar="PARAM",
                         help="the parameter solved: an integer one (n, n_a, n_items...) for "
@@ -123,6 +123,7 @@ def run(args) -> int:
     ...
     0
     """
+    criterion = _one_criterion(args.criterion)
     given = _single(parse_grid(args.scenario, args.param), "--param")
     null = _single(parse_grid(args.scenario, args.null), "--null")
     for path, option in ((args.out, "--out"), (args.plot, "--plot")):
@@ -136,13 +137,23 @@ def run(args) -> int:
     scenario = get_scenario(args.scenario)
     bounds = _bounds(args)
     if cost is not None:
-        return _run_cost(args, scenario, given, null, bounds, cost)
-    result = plan(scenario, args.criterion, solve=args.solve, power=args.power,
+        return _run_cost(args, scenario, criterion, given, null, bounds, cost)
+    result = plan(scenario, criterion, solve=args.solve, power=args.power,
                   alpha=args.alpha, params=given, null=null or None, tie=args.tie,
                   tol=args.tol, max_reps=args.max_reps or MAX_REPS, seed=args.seed,
                   n_jobs=args.jobs, backend=args.backend, cache=args.cache,
                   progress=not args.quiet and None, **bounds)
     return _write(args, result, lambda: result.summary().to_csv(index=False))
+
+
+def _one_criterion(given: list) -> str:
+    """The one ``--criterion``: a plan solves for one criterion's power, so more are refused
+    (not the last kept)."""
+    if len(given) > 1:
+        raise UsageError(f"`--criterion` takes one criterion in `plan` (a plan solves for one "
+                         f"criterion's power); got {len(given)}: {', '.join(given)}. Run a "
+                         "plan for each.")
+    return given[0]
 
 
 def _single(grid: dict, option: str) -> dict:
@@ -224,7 +235,7 @@ def _unit_costs(text) -> tuple:
     return costs
 
 
-def _run_cost(args, scenario, given, null, bounds, cost) -> int:
+def _run_cost(args, scenario, criterion, given, null, bounds, cost) -> int:
     """``--cost``: :func:`evalmc.plan_cost`, its table (or CSV, JSON) and frontier figure."""
     from evalmc.study.plan import MAX_REPS, plan_cost
 
@@ -232,7 +243,7 @@ def _run_cost(args, scenario, given, null, bounds, cost) -> int:
     if first in given:
         raise UsageError(f"`{first}` takes the values of `--cost`: leave it out of `--param`.")
     high = {} if bounds["high"] is None else {"high": bounds["high"]}
-    result = plan_cost(scenario, args.criterion, sizes=(first, args.solve), values=values,
+    result = plan_cost(scenario, criterion, sizes=(first, args.solve), values=values,
                        unit_costs=costs, power=args.power, alpha=args.alpha, params=given,
                        null=null or None, seed=args.seed, low=bounds["low"], tol=args.tol,
                        max_reps=args.max_reps or MAX_REPS, n_jobs=args.jobs,
