@@ -67,6 +67,35 @@ def register(sub) -> None:
     parser.set_defaults(run=run)
 
 
+def _check_args(args) -> None:
+    """The options' rules, before the file is read."""
+    from evalmc.inputs.checks import check_float
+
+    check_float("alpha", args.alpha, low=0, high=1, open_low=True, open_high=True)  # as ranks()
+    for path, option in ((args.plot, "--plot"), (args.out, "--out")):
+        if path:
+            check_writable(path, option)
+    if args.pair_by and args.model is None:
+        raise UsageError("`--pair-by` goes with --model and --score (long format); a wide file "
+                         "has one row per data set.")
+    if args.mean_runs and not (args.model and args.pair_by):
+        raise UsageError("`--mean-runs` averages a long file's runs of each model on each data "
+                         "set: give it with --model COL --score COL --pair-by DATASET.")
+
+
+def _say_left_out(text, ids, dropped) -> None:
+    """Name on stderr the columns that are not models and the data sets dropped."""
+    from evalmc.inputs.tables import ids_note
+
+    if text:
+        print(f"evalmc: not models (not numbers): {', '.join(text)}", file=sys.stderr)
+    if ids:
+        print(f"evalmc: not models (ids): {ids_note(ids)}; --col C ranks one", file=sys.stderr)
+    if dropped:
+        print(f"evalmc: dropped {dropped} data set(s) missing a model's score",
+              file=sys.stderr)
+
+
 def run(args) -> int:
     """Mean ranks, Friedman, Nemenyi and Wilcoxon-Holm of the file's models; the CD diagram.
 
@@ -99,19 +128,9 @@ def run(args) -> int:
     >>> tmp.cleanup()
     """
     from evalmc.analysis.ranks import ranks
-    from evalmc.inputs.checks import check_float
-    from evalmc.inputs.tables import check_wide, ids_note, numeric_column, score_columns
+    from evalmc.inputs.tables import check_wide, numeric_column, score_columns
 
-    check_float("alpha", args.alpha, low=0, high=1, open_low=True, open_high=True)  # as ranks()
-    for path, option in ((args.plot, "--plot"), (args.out, "--out")):
-        if path:
-            check_writable(path, option)
-    if args.pair_by and args.model is None:
-        raise UsageError("`--pair-by` goes with --model and --score (long format); a wide file "
-                         "has one row per data set.")
-    if args.mean_runs and not (args.model and args.pair_by):
-        raise UsageError("`--mean-runs` averages a long file's runs of each model on each data "
-                         "set: give it with --model COL --score COL --pair-by DATASET.")
+    _check_args(args)
     table = _mean_runs(args) if args.mean_runs else _one_run_each(args)
     models, text, ids = (args.col, [], {}) if args.col else score_columns(
         table, exclude=(args.pair_by,))
@@ -122,13 +141,7 @@ def run(args) -> int:
                    "DATASET, or name the models' columns with --col")
     res = ranks({c: numeric_column(table, c, option="--col" if args.col else "FILE")
                  for c in models}, alpha=args.alpha, dropna=args.dropna, best=args.best)
-    if text:
-        print(f"evalmc: not models (not numbers): {', '.join(text)}", file=sys.stderr)
-    if ids:
-        print(f"evalmc: not models (ids): {ids_note(ids)}; --col C ranks one", file=sys.stderr)
-    if res.dropped:
-        print(f"evalmc: dropped {res.dropped} data set(s) missing a model's score",
-              file=sys.stderr)
+    _say_left_out(text, ids, res.dropped)
     if args.format == "json":
         write(json_text(res.to_dict()), args.out)
     elif args.format == "csv":
