@@ -277,7 +277,8 @@ def audit_figure(result) -> Figure:
     ax_size.legend(fontsize=8, loc="lower right")
     for k, name in enumerate(result.sizes["procedure"]):
         curve = result.power[result.power["procedure"] == name]
-        ax_power.plot(curve["delta"], curve["power"], marker="o", ms=3, color=f"C{k % 10}",
+        ax_power.plot(curve["delta"], curve["power"], marker="osD^"[k // 10 % 4], ms=3,
+                      color=f"C{k % 10}",  # past 10 procedures the colours repeat: the marker not
                       ls="--" if verdict[name] == "liberal" else "-", label=name)
     ax_power.axhline(0.8, color="0.4", lw=1, ls="--")
     for delta in s["deltas"]:
