@@ -43,6 +43,7 @@ import pandas as pd
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
+from evalmc.study.pvalues import format_p
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -195,7 +196,7 @@ class AuditResult:
                           f"{mdd['mdd']:.4f} [{_number(mdd['mdd_low'], '.4f')}, "
                           f"{_number(mdd['mdd_high'], '.4f')}]")
             obs = self.observed[self.observed["name"] == name].iloc[0]
-            row["p on your data"] = _number(obs["pvalue"])
+            row["p on your data"] = format_p(obs["pvalue"], obs["resamples"])
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -797,6 +798,8 @@ def _detectable(power) -> pd.DataFrame:
 
 
 def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
+    from evalmc.criteria import resamples
+
     rows = []
     for crit in crits:  # each its own stream, keyed by its name as the engine keys them
         rng = np.random.default_rng(np.random.SeedSequence([seed, 2, zlib.crc32(
@@ -806,7 +809,7 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         estimate = result.estimate[0] if result.estimate is not None else np.nan
         rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
-                     "low": np.nan, "high": np.nan})
+                     "low": np.nan, "high": np.nan, "resamples": resamples(crit.key)})
     for est in ests:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
             est.key.encode())]))
@@ -814,8 +817,9 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,
                      "low": float(result.low[0]) if result.low is not None else np.nan,
-                     "high": float(result.high[0]) if result.high is not None else np.nan})
-    return pd.DataFrame(rows)
+                     "high": float(result.high[0]) if result.high is not None else np.nan,
+                     "resamples": None})
+    return pd.DataFrame(rows).astype({"resamples": "Int64"})
 
 
 def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
