@@ -225,6 +225,23 @@ class AuditResult:
 
         return audit_figure(self)
 
+    def markdown(self, path) -> str:
+        """Write the audit's tables, recommendation and figure (``<name>.png`` beside it) to
+        the Markdown file `path` (:func:`~evalmc.study.audit_markdown.write_markdown`).
+
+        Returns
+        -------
+        str
+            The Markdown written.
+
+        Examples
+        --------
+        See :func:`evalmc.study.audit_markdown.write_markdown`.
+        """
+        from evalmc.study.audit_markdown import write_markdown
+
+        return write_markdown(self, path)
+
 
 def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | None = None,
           sample: str | None = None, item: str = "item", model: str | None = None,
