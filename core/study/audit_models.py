@@ -209,13 +209,13 @@ def audit_models(path, models, *, alpha: float = 0.05, **options) -> AuditModels
     >>> path = Path(tempfile.mkdtemp()) / "items.csv"
     >>> _ = path.write_text("\\n".join(rows) + "\\n")
     >>> result = evalmc.audit_models(path, ["x", "y", "z"], criteria=["paired-items"],
-    ...                              estimators=["paired-z-interval"], n_reps=400,
-    ...                              n_reps_alt=200, progress=False)
-    >>> result.table[["a", "b", "procedure", "pvalue", "p_holm", "conclusion"]]
-       a  b     procedure    pvalue    p_holm     conclusion
-    0  x  y  paired-items  0.000101  0.000302       x better
-    1  x  z  paired-items  0.000000  0.000000       x better
-    2  y  z  paired-items  0.294179  0.294179  not shown
+    ...                              estimators=["paired-z-interval"], n_reps=1500,
+    ...                              n_reps_alt=100, progress=False)
+    >>> result.shown()[["pair", "p", "Holm p", "conclusion"]]
+        pair          p     Holm p           conclusion
+    0  x - y     0.3112     0.3112  no difference shown
+    1  x - z  0.0001443  0.0004329             x better
+    2  y - z    0.01159    0.02319             y better
     """
     from evalmc.criteria.ranks import holm
     from evalmc.inputs.checks import check_float
