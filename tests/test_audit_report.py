@@ -101,6 +101,18 @@ def test_a_conclusion_follows_the_adjusted_not_the_raw_p():
     assert adjusted[1] > 0.05 and _conclusion(row, 0.05) == "no difference shown"
 
 
+def test_a_pair_without_a_procedure_still_counts_in_holms_family():
+    """Three pairs, one with no procedure that holds its level: the other two are adjusted as
+    in a family of three (the untested one as p = 1), not of two."""
+    from evalmc.criteria.ranks import holm
+    from evalmc.study.audit_models import _holm_over
+
+    adjusted = _holm_over(np.array([0.01, np.nan, 0.02]), holm)
+    np.testing.assert_allclose(adjusted[[0, 2]],
+                               multipletests([0.01, 1.0, 0.02], method="holm")[1][[0, 2]])
+    assert np.isnan(adjusted[1]) and adjusted[2] == pytest.approx(0.04)
+
+
 def test_holm_of_a_p_below_resolution_prints_as_a_bound():
     from evalmc.study.audit_models import _holm_shown
 

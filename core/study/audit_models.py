@@ -3,8 +3,9 @@
 Each pair is audited on its own (:func:`~evalmc.study.audit.audit`): its data differ from the
 other pairs', so it gets its own fit, its own simulations and its own recommended procedure.
 The family of hypotheses is "A and B score alike" over the pairs: the recommended procedure's
-p-value of each pair is adjusted by Holm over the pairs that have one (a pair where no procedure
-holds its level has no test to adjust), and each pair's conclusion is read from its adjusted p.
+p-value of each pair is adjusted by Holm over all the pairs (a pair where no procedure holds its
+level has no test, and counts in the family as a hypothesis not rejected, so it still costs the
+others their share of alpha), and each pair's conclusion is read from its adjusted p.
 Each procedure's own p-values are adjusted over the pairs too (:attr:`AuditModelsResult.adjusted`).
 The intervals are each pair's own 95% intervals, not adjusted.
 
@@ -39,7 +40,7 @@ class AuditModelsResult:
         Per pair: ``a``, ``b``, the recommended ``procedure`` (None when none holds its
         level), its ``estimate`` of A - B (the observed difference of means without one), its
         ``interval`` with ``low`` and ``high``, its ``pvalue`` and ``resamples``, ``p_holm``
-        (adjusted over the pairs with a recommended procedure) and the ``conclusion`` read from
+        (adjusted over all pairs, an untested one counted as p = 1) and the ``conclusion`` read from
         ``p_holm``.
     adjusted : DataFrame
         Per pair and procedure audited: ``pvalue`` on the data and ``p_holm``, adjusted over
@@ -80,13 +81,13 @@ class AuditModelsResult:
         See :class:`AuditModelsResult`.
         """
         s = self.settings
-        tested = int(self.table["pvalue"].notna().sum())
         lines = [
             f"evalmc audit {s['file']}: {len(self.models)} models, {len(self.table)} pairs, "
             "each pair audited on data simulated like its own.",
             "Per pair, the procedure the audit recommends (the most powerful that holds its "
             "level), its estimate of A - B and interval (95%, unadjusted), its p on your data "
-            f"and Holm's adjusted p over the {_pairs(tested)} with a recommended procedure; the "
+            f"and Holm's adjusted p over all {_pairs(len(self.table))} (a pair without a procedure "
+            "that holds its level counts as not rejected); the "
             f"conclusion at alpha = {s['alpha']:g} is read from the adjusted p:",
             _table(self.shown()),
             "",
@@ -259,11 +260,11 @@ def _row(a, b, result: AuditResult) -> dict:
 
 
 def _holm_over(p, holm) -> np.ndarray:
-    """Holm's adjusted `p` over the entries that are not NaN (NaN stays NaN)."""
-    out = np.full(p.shape, np.nan)
-    kept = ~np.isnan(p)
-    if kept.any():
-        out[kept] = holm(p[kept])
+    """Holm's adjusted `p` over every pair; a pair without a p-value (NaN) still counts in the
+    family, as a hypothesis not rejected (p = 1), and its adjusted p stays NaN."""
+    untested = np.isnan(p)
+    out = np.asarray(holm(np.where(untested, 1.0, p)), float) if p.size else p.astype(float)
+    out[untested] = np.nan
     return out
 
 
