@@ -146,6 +146,42 @@ def test_a_power_near_one_is_printed_with_its_digits():
     assert " 0.8123     0.0098 " in table
 
 
+def against_calibrate(res, seed, n_reps=20_000) -> tuple:
+    """The power `res` reports at its solution minus a fresh ``calibrate`` there (`n_reps`
+    replications of `seed`), and the standard error of that difference."""
+    from evalmc import calibrate
+
+    sizes = {k: res.value for k in (res.solve, *res.tie)}
+    row = calibrate(res.scenario, res.criterion, params={**res.params, **sizes},
+                    n_reps=n_reps, seed=seed, progress=False).summary.iloc[0]
+    return res.power - row["rate"], math.hypot(res.power_mcse, row["mcse"])
+
+
+@pytest.mark.parametrize(("case", "target"), [("welch", 0.99), ("paired", 0.95)])
+def test_the_power_reported_agrees_with_a_fresh_calibrate(case, target):
+    """At small sizes (Welch's t near 40 runs a group, the paired t near 55 pairs), for three
+    seeds, the power reported at the solution is within three standard errors of a fresh
+    calibrate there, on 20,000 replications of another seed."""
+    for seed in (1, 2, 3):
+        res = plan(power=target, seed=seed, **HIGH[case])
+        diff, se = against_calibrate(res, 10_000 + seed)
+        assert abs(diff) <= 3 * se, (seed, res.value, res.power, diff, se)
+
+
+def high_power_seeds(case, target, seeds) -> tuple:
+    """Plans of `case` at `target` over `seeds`: how many intervals hold the exact answer, and
+    each reported power's difference from a fresh calibrate with its standard error."""
+    answers = high_power_answers(case, target)
+    held, diffs, ses = 0, [], []
+    for seed in seeds:
+        res = plan(power=target, seed=seed, **HIGH[case])
+        held += any(res.ci_low <= a <= res.ci_high for a in answers)
+        diff, se = against_calibrate(res, 10_000 + seed)
+        diffs.append(diff)
+        ses.append(se)
+    return held, diffs, ses
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["paired", "welch"])
 @pytest.mark.parametrize("target", [0.95, 0.99, 0.995, 0.999])
@@ -154,19 +190,8 @@ def test_near_power_one_coverage_and_power_over_seeds(case, target):
     none of seeds 0-4 for the paired t, 1 of 5 for Welch's), and the power reported at the
     solution agrees with a fresh calibrate there (20,000 replications, another seed): on
     average within three of its MCSEs, each within four."""
-    from evalmc import calibrate
-
-    answers = high_power_answers(case, target)
-    held, diffs, ses = 0, [], []
-    for seed in range(20):
-        res = plan(power=target, seed=seed, **HIGH[case])
-        held += any(res.ci_low <= a <= res.ci_high for a in answers)
-        sizes = {k: res.value for k in (res.solve, *res.tie)}
-        row = calibrate(res.scenario, res.criterion, params={**res.params, **sizes},
-                        n_reps=20_000, seed=10_000 + seed, progress=False).summary.iloc[0]
-        diffs.append(res.power - row["rate"])
-        ses.append(math.hypot(res.power_mcse, row["mcse"]))
-        assert abs(diffs[-1]) <= 4 * ses[-1]
+    held, diffs, ses = high_power_seeds(case, target, range(20))
+    assert all(abs(d) <= 4 * se for d, se in zip(diffs, ses, strict=True))
     assert held >= 19
     assert abs(np.mean(diffs)) <= 3 * math.sqrt(np.sum(np.square(ses))) / len(ses)
 
