@@ -473,6 +473,14 @@ def fit_items(table, a: str, b: str) -> ItemFit:
         raise ValueError(f"`table` has no column {', '.join(missing)}; an item table has "
                          f"{', '.join(COLUMNS)}.")
     xa, xb, sizes = _item_grid(table, a, b)
+    return fit_grid(xa, xb, sizes, names=(a, b))
+
+
+def fit_grid(xa: np.ndarray, xb: np.ndarray, sizes, *, names=("A", "B")) -> ItemFit:
+    """:func:`fit_items` on A's and B's scores as items x samples arrays, items grouped by
+    cluster in clusters of `sizes` (`names` name the models in errors)."""
+    a, b = names
+    sizes = tuple(int(k) for k in sizes)
     n, s = xa.shape
     for option, name, x in (("a", a, xa), ("b", b, xb)):
         if np.ptp(x) == 0:
@@ -630,6 +638,12 @@ class ItemModel(Scenario, registered="item-model"):
         fit = _file_fit(str(self.file), (stat.st_size, stat.st_mtime_ns, stat.st_ino),
                         self.metric or None, self.item or "item", self.model or None,
                         self.cluster or None, self.sample or None, self.a, self.b)
+        refit_index = check_int("refit", self.refit, low=0)
+        check_int("refit_seed", self.refit_seed, low=0)
+        if refit_index:  # a parametric bootstrap of the fit
+            from evalmc.sims.itemrefits import refit
+
+            fit = refit(fit, refit_index, self.refit_seed)
         object.__setattr__(self, "fit", fit)
         object.__setattr__(self, "mu", fit.latent_means(float(self.delta)))
         object.__setattr__(self, "cluster_sizes", layout(fit, n_items))

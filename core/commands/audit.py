@@ -13,6 +13,7 @@ from evalmc.commands import (
     write,
 )
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
+from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 
 
@@ -81,6 +82,11 @@ def register(sub) -> None:
                              "size at most 0.003)")
     parser.add_argument("--reps-alt", type=int_arg("reps-alt"), default=ALT_REPS,
                         help="replications under each alternative (default %(default)s)")
+    parser.add_argument("--refits", type=int_arg("refits"), default=REFITS, metavar="K",
+                        help="the fit's uncertainty: the null's replications split over K "
+                             "refits of the model to data sets drawn from it, sizes pooled "
+                             "with their spread between refits (default %(default)s; 0: the "
+                             "one fit)")
     parser.add_argument("--plot", metavar="FILE.png", help="save the audit's figure")
     add_run_options(parser)
     parser.set_defaults(run=run)
@@ -121,7 +127,7 @@ def run(args) -> int:
                    estimators=args.estimator, alpha=args.alpha, n_reps=args.reps,
                    n_reps_alt=args.reps_alt, seed=args.seed, n_jobs=args.jobs,
                    backend=args.backend, cache=args.cache,
-                   progress=False if args.quiet else None)
+                   progress=False if args.quiet else None, refits=args.refits)
     if args.format == "json":
         write(json_text(result.to_dict()), args.out)
     elif args.format == "csv":
