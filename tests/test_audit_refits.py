@@ -121,3 +121,39 @@ def test_refits_are_refused_when_negative(tmp_path, capsys):
     assert main(["audit", str(path), "--a", "x", "--b", "y", "--sample", "sample",
                  "--refits", "-1", "--quiet"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_design_effect_band_keeps_a_z_tests_size_in_bradleys_band():
+    """At the band's ends, a z-test whose variance is off by that ratio has size 1.5 alpha and
+    alpha / 2 exactly (scipy's normal)."""
+    from scipy.stats import norm
+
+    from evalmc.sims.itemmodel import design_effect_band
+
+    for alpha in (0.05, 0.01):
+        low, high = design_effect_band(alpha)
+        z = norm.ppf(1 - alpha / 2)
+        assert 2 * norm.sf(z / np.sqrt(high)) == pytest.approx(1.5 * alpha, rel=1e-9)
+        assert 2 * norm.sf(z / np.sqrt(low)) == pytest.approx(alpha / 2, rel=1e-9)
+
+
+def test_faithfulness_flags_a_design_effect_off_by_more_than_the_band(tmp_path):
+    """12,000 items in 14 clusters, an ICC of the differences of 0.00215 simulated against
+    0.00145 observed: within the simulated sd, but a design effect 27% too large, which moves a
+    5% paired test out of Bradley's band; and a fit simulated from itself is faithful."""
+    from evalmc.sims.itemmodel import _design_effect_ratio, design_effect_band, faithfulness
+
+    ratio = _design_effect_ratio((857,) * 14, 0.00215, 0.00145)
+    assert round(ratio, 3) == 1.267 and ratio > design_effect_band(0.05)[1]
+    model = get_scenario("item-model")(file=str(_small_file(tmp_path)), a="x", b="y",
+                                       cluster="group", sample="sample")
+    table = faithfulness(model, np.random.default_rng(3))
+    row = table.set_index("quantity").loc["icc_diff"]
+    assert np.isfinite(row["ratio"]) and table["ratio"].notna().sum() == 1
+    flagged = model.fit.observed["icc_diff"]
+    object.__setattr__(model.fit, "observed", {**model.fit.observed,
+                                               "icc_diff": flagged + 0.5 * row["sd"]})
+    shifted = faithfulness(model, np.random.default_rng(3)).set_index("quantity")
+    expected = design_effect_band()[0] <= shifted.loc["icc_diff", "ratio"] <= \
+        design_effect_band()[1]
+    assert bool(shifted.loc["icc_diff", "faithful"]) == expected

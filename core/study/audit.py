@@ -161,7 +161,9 @@ class AuditResult:
             _table(self.fit),
             "",
             "Is the fit faithful? Each statistic of the data beside data simulated from the fit "
-            "(sd: its spread over simulated data sets):",
+            "(sd: its spread over simulated data sets; faithful within 4 sd, and for the ICC "
+            "of the differences a design effect, simulated over observed (ratio), that keeps a "
+            "z-test's size in Bradley's band):",
             _table(self.faithfulness),
             "",
             f"Procedures at alpha = {s['alpha']}: size under the null ({s['n_reps']} "
@@ -372,7 +374,7 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     coverage = _coverage(cover)
     observed = _observed(batch, crits, ests, alpha, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    faithful = faithfulness(model, rng)
+    faithful = faithfulness(model, rng, alpha=alpha)
     verdicts = _verdicts(sizes, power, detectable, asked)
     d = batch.a.mean() - batch.b.mean()
     data = {"file": ", ".join(map(str, paths)), "a": a, "b": b,
