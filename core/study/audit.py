@@ -44,6 +44,7 @@ from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
+from evalmc.study.estimands import AUDITED, estimand_line
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -165,6 +166,8 @@ class AuditResult:
             "of the differences a design effect, simulated over observed (ratio), that keeps a "
             "z-test's size in Bradley's band):",
             _table(self.faithfulness),
+            "",
+            estimand_line(d["n_samples"]),
             "",
             f"Procedures at alpha = {s['alpha']}: size under the null ({s['n_reps']} "
             f"replications{_over_refits(s)}), power when A leads by delta ({s['n_reps_alt']} "
@@ -310,10 +313,10 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
           procedure    rate       bradley
-    0  paired-items  0.0600  undetermined
+    0  paired-items  0.0450        robust
     1    unpaired-z  0.0225  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['undetermined', 'undetermined']
+    ['calibrated', 'undetermined']
     """
     from evalmc.inputs.itemlogs import read_items
     from evalmc.sims.itemmodel import DRAWS
@@ -368,10 +371,10 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
            "progress": progress}
     null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
                                  n_reps=n_reps, n_reps_alt=n_reps_alt, run=run, refits=refits)
-    sizes = _sizes(null, alpha)
+    sizes = _sizes(null, alpha).assign(estimand=AUDITED)
     power = _power(null, alt, alpha, {abs(d) for d in asked})
     detectable = _detectable(power)
-    coverage = _coverage(cover)
+    coverage = _coverage(cover).assign(estimand=AUDITED)
     observed = _observed(batch, crits, ests, alpha, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
     faithful = faithfulness(model, rng, alpha=alpha)
@@ -383,7 +386,8 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
             "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
             "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
             "difference": float(d), "se": float(se)}
-    settings = {"alpha": alpha, "n_reps": int(null["n_reps"].iloc[0]) if len(null) else n_reps,
+    settings = {"estimand": AUDITED, "alpha": alpha,
+                "n_reps": int(null["n_reps"].iloc[0]) if len(null) else n_reps,
                 "n_reps_alt": n_reps_alt, "seed": seed, "refits": refits,
                 "deltas": list(asked), "grid": list(differences)}
     answer = recommend(sizes, power, detectable, observed, alpha=alpha, n_reps=n_reps,
