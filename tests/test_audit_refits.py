@@ -157,3 +157,17 @@ def test_faithfulness_flags_a_design_effect_off_by_more_than_the_band(tmp_path):
     expected = design_effect_band()[0] <= shifted.loc["icc_diff", "ratio"] <= \
         design_effect_band()[1]
     assert bool(shifted.loc["icc_diff", "faithful"]) == expected
+
+
+def test_the_report_names_the_estimand(tmp_path):
+    """Each size and coverage is for the population of items; with repeated samples the report
+    also names the narrower question of these items."""
+    path = _small_file(tmp_path, n=48)
+    result = audit(path, "x", "y", sample="sample", criteria=["paired-items"],
+                   estimators=["paired-z-interval"], n_reps=40, n_reps_alt=20, refits=2,
+                   progress=False)
+    text = result.report()
+    assert "Estimand of every procedure and interval below: the population of items" in text
+    assert "With 2 samples per item, these items:" in text
+    assert set(result.sizes["estimand"]) == set(result.coverage["estimand"]) == {"population"}
+    assert result.to_dict()["settings"]["estimand"] == "population"
