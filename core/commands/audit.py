@@ -13,6 +13,7 @@ from evalmc.commands import (
     write,
 )
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
+from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 
 
@@ -84,6 +85,11 @@ def register(sub) -> None:
                              "size at most 0.003)")
     parser.add_argument("--reps-alt", type=int_arg("reps-alt"), default=ALT_REPS,
                         help="replications under each alternative (default %(default)s)")
+    parser.add_argument("--refits", type=int_arg("refits"), default=REFITS, metavar="K",
+                        help="the fit's uncertainty: the null's replications split over K "
+                             "refits of the model to data sets drawn from it, sizes pooled "
+                             "with their spread between refits (default %(default)s; 0: the "
+                             "one fit)")
     parser.add_argument("--plot", metavar="FILE.png", help="save the audit's figure")
     parser.add_argument("--report", metavar="FILE.md",
                         help="also write the audit as Markdown: its tables, recommendation "
@@ -126,7 +132,7 @@ def run(args) -> int:
                "criteria": args.criterion, "estimators": args.estimator, "alpha": args.alpha,
                "n_reps": args.reps, "n_reps_alt": args.reps_alt, "seed": args.seed,
                "n_jobs": args.jobs, "backend": args.backend, "cache": args.cache,
-               "progress": False if args.quiet else None}
+               "progress": False if args.quiet else None, "refits": args.refits}
     if args.models:
         from evalmc.study.audit_models import audit_models
 

@@ -41,9 +41,11 @@ import numpy as np
 import pandas as pd
 
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
+from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
 from evalmc.study.pvalues import format_p
+from evalmc.study.estimands import AUDITED, estimand_line
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -161,16 +163,21 @@ class AuditResult:
             _table(self.fit),
             "",
             "Is the fit faithful? Each statistic of the data beside data simulated from the fit "
-            "(sd: its spread over simulated data sets):",
+            "(sd: its spread over simulated data sets; faithful within 4 sd, and for the ICC "
+            "of the differences a design effect, simulated over observed (ratio), that keeps a "
+            "z-test's size in Bradley's band):",
             _table(self.faithfulness),
             "",
+            estimand_line(d["n_samples"]),
+            "",
             f"Procedures at alpha = {s['alpha']}: size under the null ({s['n_reps']} "
-            f"replications), power when A leads by delta ({s['n_reps_alt']} each; correct "
-            "sign in brackets), minimum detectable difference (MDD) at 80% power:",
+            f"replications{_over_refits(s)}), power when A leads by delta ({s['n_reps_alt']} "
+            "each, from the one fit; correct sign in brackets), minimum detectable difference "
+            "(MDD) at 80% power:",
             _table(self._procedure_table()),
             "",
             f"Intervals of A - B at their nominal level, under the null ({s['n_reps']} "
-            "replications), and on your data:",
+            f"replications{_over_refits(s)}), and on your data:",
             _table(self._interval_table()),
             "",
             "Verdicts:",
@@ -186,7 +193,7 @@ class AuditResult:
             name = size["procedure"]
             row = {"procedure": name,
                    "size": f"{size['rate']:.4f} ({size['mcse']:.4f})",
-                   "Bradley": size["bradley"]}
+                   **_spread(size), "Bradley": size["bradley"]}
             power = self.power[self.power["procedure"] == name]
             for _, p in power[power["asked"]].iterrows():
                 row[f"power {p['delta']:+g}"] = (f"{p['power']:.3f} "
@@ -206,6 +213,7 @@ class AuditResult:
             obs = self.observed[self.observed["name"] == c["estimator"]].iloc[0]
             rows.append({"interval": c["estimator"], "level": c["level"],
                          "coverage": f"{c['coverage']:.4f} ({c['coverage_mcse']:.4f})",
+                         **_spread(c),
                          "mean width": f"{c['width']:.4f}",
                          "on your data": f"[{_number(obs['low'])}, {_number(obs['high'])}]"})
         return pd.DataFrame(rows)
@@ -250,7 +258,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
           estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
           n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
           backend: str | None = None, cache=None, progress: bool | None = None,
-          draws: str = "auto") -> AuditResult:
+          draws: str = "auto", refits: int = REFITS) -> AuditResult:
     """Check procedures and intervals on data simulated like the item-level results in `path`.
 
     Parameters
@@ -294,6 +302,12 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         0/1 scores as each cluster's counts of item types, their sufficient statistic (the
         procedures read the counts); 'scores', every score (the general path, slower, the same
         law).
+    refits : int
+        The fit's uncertainty: the null replications (sizes, and the intervals' coverage) are
+        split over this many refits of the model, each fitted to a data set drawn from the
+        fit (a parametric bootstrap, :mod:`evalmc.sims.itemrefits`); each size is pooled over
+        them, with its spread between refits (:mod:`evalmc.study.refits`). 0: every
+        replication from the one fit. Power is from the one fit.
 
     Returns
     -------
@@ -317,10 +331,10 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
           procedure    rate       bradley
-    0  paired-items  0.0600  undetermined
+    0  paired-items  0.0450        robust
     1    unpaired-z  0.0225  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['undetermined', 'undetermined']
+    ['calibrated', 'undetermined']
     """
     from evalmc.inputs.itemlogs import read_items
     from evalmc.sims.itemmodel import DRAWS
@@ -328,6 +342,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
+    refits = check_int("refits", refits, low=0)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     check_choice("draws", draws, DRAWS)
@@ -348,11 +363,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         return _audit(paths, table, {**base, "a": a, "b": b, "draws": draws}, deltas=deltas,
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
                       n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
-                      cache=cache, progress=progress)
+                      cache=cache, progress=progress, refits=refits)
 
 
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
-           seed, n_jobs, backend, cache, progress) -> AuditResult:
+           seed, n_jobs, backend, cache, progress, refits=0) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
     from evalmc.sims import get_scenario
     from evalmc.sims.itemmodel import faithfulness, paired
@@ -373,15 +388,14 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
     null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
-                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run)
-    sizes = _sizes(null.summary, alpha)
-    power = _power(null.summary, alt.summary if alt is not None else None, alpha,
-                   {abs(d) for d in asked})
+                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run, refits=refits)
+    sizes = _sizes(null, alpha).assign(estimand=AUDITED)
+    power = _power(null, alt, alpha, {abs(d) for d in asked})
     detectable = _detectable(power)
-    coverage = _coverage(cover)
+    coverage = _coverage(cover).assign(estimand=AUDITED)
     observed = _observed(batch, crits, ests, alpha, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    faithful = faithfulness(model, rng)
+    faithful = faithfulness(model, rng, alpha=alpha)
     verdicts = _verdicts(sizes, power, detectable, asked)
     d = batch.a.mean() - batch.b.mean()
     data = {"file": ", ".join(map(str, paths)), "a": a, "b": b,
@@ -390,7 +404,9 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
             "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
             "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
             "difference": float(d), "se": float(se)}
-    settings = {"alpha": alpha, "n_reps": n_reps, "n_reps_alt": n_reps_alt, "seed": seed,
+    settings = {"estimand": AUDITED, "alpha": alpha,
+                "n_reps": int(null["n_reps"].iloc[0]) if len(null) else n_reps,
+                "n_reps_alt": n_reps_alt, "seed": seed, "refits": refits,
                 "deltas": list(asked), "grid": list(differences)}
     answer = recommend(sizes, power, detectable, observed, alpha=alpha, n_reps=n_reps,
                        n_clusters=data["n_clusters"] if data["cluster"] else None)
@@ -529,30 +545,50 @@ def _differences(scenario, base, deltas, se) -> tuple[tuple, list]:
     return asked, differences
 
 
-def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps_alt, run):
-    """The studies of the audit: the criteria under the null and at the `differences` (None
-    without any), and the estimators' coverage under the null (None without any)."""
+def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps_alt, run,
+              refits=0):
+    """The summaries of the audit's studies: the criteria under the null and at the
+    `differences` (None without any), and the estimators' coverage under the null (None without
+    any); with `refits`, the null's `n_reps` split over that many refits of the fit (rounded
+    up) and pooled (:func:`~evalmc.study.refits.pool_summary`)."""
+    from evalmc.engine.options import MAX_FAILURE_RATE
     from evalmc.study.estimation import run_estimation
     from evalmc.study.rates import run_study
+    from evalmc.study.refits import check_failures, pool_summary
 
-    null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
-                     **run)
+    null_grid, null_run = {**base, "delta": [0.0]}, dict(run)
+    if refits:  # each refit may fail alone; the pooled failures are checked below
+        null_grid.update(refit=list(range(1, refits + 1)), refit_seed=[run["seed"]])
+        n_reps, null_run["max_failure_rate"] = -(-n_reps // refits), 1.0
+    null = run_study(null_grid, scenario, crits, n_reps=n_reps, alpha=alpha,
+                     **null_run).summary
     alt = (run_study({**base, "delta": differences}, scenario, crits, n_reps=n_reps_alt,
-                     alpha=alpha, **run) if differences else None)
-    cover = (run_estimation({**base, "delta": [0.0]}, scenario, ests, n_reps=n_reps,
-                            target="effect", **run) if ests else None)
+                     alpha=alpha, **run).summary if differences else None)
+    cover = (run_estimation(null_grid, scenario, ests, n_reps=n_reps, target="effect",
+                            **null_run).summary if ests else None)
+    if refits:
+        check_failures(null, "criterion", MAX_FAILURE_RATE)
+        if cover is not None:
+            check_failures(cover, "estimator", MAX_FAILURE_RATE)
+        null = pool_summary(null, ["criterion", "alpha"],
+                            {"rate": "mcse", "power_sign": "power_sign_mcse"})
+        cover = (pool_summary(cover, ["estimator", "level"], {"coverage": "coverage_mcse"},
+                              {"width": "width_mcse"}) if cover is not None else None)
     return null, alt, cover
 
 
 #: The columns of the coverage table.
 _COVERAGE = ("estimator", "level", "coverage", "coverage_mcse", "width", "width_mcse")
+#: The columns of the spread between refits (:func:`~evalmc.study.refits.pool_summary`).
+_SPREAD = ("fit_sd", "fit_low", "fit_high", "refits")
 
 
 def _coverage(cover) -> pd.DataFrame:
-    """The coverage table of the estimators' study `cover` (empty when None)."""
+    """The coverage table of the estimators' summary `cover` (empty when None), with the
+    spread between refits when pooled over them."""
     if cover is None:
         return pd.DataFrame(columns=list(_COVERAGE))
-    return cover.summary[list(_COVERAGE)].reset_index(drop=True)
+    return cover[[c for c in (*_COVERAGE, *_SPREAD) if c in cover]].reset_index(drop=True)
 
 
 def observed_batch(pair):
@@ -771,8 +807,8 @@ def _sizes(summary, alpha) -> pd.DataFrame:
     rows = summary[np.isclose(summary["alpha"], alpha)]
     return pd.DataFrame({"procedure": rows["criterion"], "rate": rows["rate"],
                          "mcse": rows["mcse"], "ci_low": rows["ci_low"],
-                         "ci_high": rows["ci_high"],
-                         "bradley": rows["bradley"]}).reset_index(drop=True)
+                         "ci_high": rows["ci_high"], "bradley": rows["bradley"],
+                         **{c: rows[c] for c in _SPREAD if c in rows}}).reset_index(drop=True)
 
 
 def _power(null, alt, alpha, asked) -> pd.DataFrame:
@@ -861,6 +897,20 @@ def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
                 f"{what}; {reach}.")
         rows.append({"procedure": name, "verdict": verdict, "line": line})
     return pd.DataFrame(rows)
+
+
+def _over_refits(settings) -> str:
+    """How the null's replications were split over refits of the fit, for the report."""
+    k = settings.get("refits", 0)
+    return (f" over {k} refits of the model, pooled; fit sd: the sd of the rate between "
+            "refits net of Monte Carlo noise, the refits' range in brackets" if k else "")
+
+
+def _spread(row) -> dict:
+    """The report's column of the spread between refits of a pooled rate (none without)."""
+    if "fit_sd" not in row or pd.isna(row["fit_sd"]):
+        return {}
+    return {"fit sd": f"{row['fit_sd']:.4f} [{row['fit_low']:.3f}, {row['fit_high']:.3f}]"}
 
 
 def _number(value, spec: str = ".4g") -> str:
