@@ -44,8 +44,8 @@ from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
-from evalmc.study.pvalues import format_p
 from evalmc.study.estimands import AUDITED, estimand_line
+from evalmc.study.pvalues import format_p
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
