@@ -371,7 +371,7 @@ def test_each_page_says_the_replications_its_study_used():
     frame = pd.read_csv(GALLERY / "seeds-power.csv")
     page = (GALLERY / "seeds-power.md").read_text()
     used = frame.groupby("gain")["n_reps"].sum()
-    assert used[0.5] == 9200 and "for gains of 0.3, 0.5 and 0.8 sd" in page
+    assert used[0.5] == 10000 and "for gains of 0.3, 0.5 and 0.8 sd" in page
     assert (f"the planner ran {used[0.3]:,}, {used[0.5]:,} and {used[0.8]:,} replications"
             in page)
     assert "its cap is 40,000 per gain" in page

@@ -213,10 +213,10 @@ def audit_models(path, models, *, alpha: float = 0.05, **options) -> AuditModels
     ...                              estimators=["paired-z-interval"], n_reps=1500,
     ...                              n_reps_alt=100, progress=False)
     >>> result.shown()[["pair", "p", "Holm p", "conclusion"]]
-        pair          p     Holm p           conclusion
-    0  x - y     0.3112     0.3112  no difference shown
-    1  x - z  0.0001443  0.0004329             x better
-    2  y - z    0.01159    0.02319             y better
+        pair          p     Holm p                    conclusion
+    0  x - y          -          -  no procedure holds its level
+    1  x - z  0.0001443  0.0004329                      x better
+    2  y - z    0.01159    0.02319                      y better
     """
     from evalmc.criteria.ranks import holm
     from evalmc.inputs.checks import check_float
