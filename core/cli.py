@@ -78,7 +78,8 @@ _OPTIONS = {"n_reps": ("reps", "--reps"), "block_size": ("block_size", "--block-
             "target_mcse": ("target_mcse", "--target-mcse"),
             "max_reps": ("max_reps", "--max-reps"), "n_jobs": ("jobs", "--jobs"),
             "n_reps_alt": ("reps_alt", "--reps-alt"),
-            "n_resamples": ("resamples", "--resamples"), "timeout": ("timeout", "--timeout")}
+            "n_resamples": ("resamples", "--resamples"), "timeout": ("timeout", "--timeout"),
+            "criteria": ("criterion", "--criterion"), "estimators": ("estimator", "--estimator")}
 
 
 def _in_option_words(text: str, args) -> str:
