@@ -352,7 +352,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
             "model": model, "tasks": tasks, "labels": labels, "common": common}
     with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
         if len(paths) == 1 and os.path.isfile(paths[0]) and not (tasks or labels or common):
-            table = read_items(paths[0], **read)
+            table = _read_file(paths[0], read, progress)
             base = {"file": str(paths[0]), "metric": metric or "", "cluster": cluster or "",
                     "sample": sample or "", "item": item, "model": model or ""}
         else:  # the stacked table, written once for the scenario to read
@@ -366,6 +366,22 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
                       n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
                       cache=cache, progress=progress, refits=refits)
+
+
+def _read_file(path, read: dict, progress) -> pd.DataFrame:
+    """The table of one file: read as the scenario fitted to it reads it, so that it is read
+    once (unless a format is named), after saying so when progress shows."""
+    import sys
+
+    from evalmc.inputs.itemlogs import read_items
+    from evalmc.sims.itemmodel import file_table
+
+    if progress is True or (progress is None and sys.stderr.isatty()):
+        print(f"evalmc audit: reading {path} and fitting the model to it...", file=sys.stderr)
+    if read["fmt"] is not None:
+        return read_items(path, **read)
+    return file_table(path, **{k: read[k] for k in ("metric", "item", "model", "cluster",
+                                                     "sample")})
 
 
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
