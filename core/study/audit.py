@@ -688,17 +688,23 @@ def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps
 @contextmanager
 def _no_result_refused():
     """A procedure that gives no result on most replications (the engine's StudyError) stops
-    the audit with a ValueError naming it, in words of the audit."""
+    the audit with a ValueError naming it, in words of the audit, in place of the warnings of
+    its failures; without one, those warnings are given on."""
     from evalmc.engine.scheduler import StudyError
 
-    try:
-        yield
-    except StudyError as err:
-        first = f" (first error: {err.first})" if err.first else ""
-        raise ValueError(f"the audit cannot judge {err.criterion!r}: it gave no result on "
-                         f"{err.failed} of {err.done} replications of data simulated like "
-                         f"yours{first}; audit the others without it (name them in `criteria` "
-                         "and `estimators`).") from None
+    with warnings.catch_warnings(record=True) as seen:
+        try:
+            yield
+        except StudyError as err:
+            first = err.first or next((w.message.first for w in seen if getattr(
+                w.message, "name", None) == err.criterion), None)
+            said = f" (first error: {first})" if first else ""
+            raise ValueError(f"the audit cannot judge {err.criterion!r}: it gave no result on "
+                             f"{err.failed} of {err.done} replications of data simulated like "
+                             f"yours{said}; audit the others without it (name them in "
+                             "`criteria` and `estimators`).") from None
+    for w in seen:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 #: The columns of the coverage table.
