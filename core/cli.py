@@ -10,6 +10,7 @@ import argparse
 import collections
 import importlib
 import os
+import re
 import sys
 import warnings
 
@@ -20,7 +21,17 @@ from evalmc.commands.registry import COMMANDS
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
-        raise UsageError(message)
+        raise UsageError(_hint(message))
+
+
+def _hint(message: str) -> str:
+    """argparse's `message`, with how to give a value that starts with '-' when an option
+    missed its value (argparse takes ``--unit-costs -1,4``'s value for an option)."""
+    found = re.fullmatch(r"argument (\S+): expected one argument", message)
+    if not found:
+        return message
+    option = found[1].split("/")[-1]  # the long form of -d/--delta
+    return f"{message} (a value that starts with '-' is written {option}=VALUE)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,7 +89,9 @@ _OPTIONS = {"n_reps": ("reps", "--reps"), "block_size": ("block_size", "--block-
             "target_mcse": ("target_mcse", "--target-mcse"),
             "max_reps": ("max_reps", "--max-reps"), "n_jobs": ("jobs", "--jobs"),
             "n_reps_alt": ("reps_alt", "--reps-alt"),
-            "n_resamples": ("resamples", "--resamples"), "timeout": ("timeout", "--timeout")}
+            "n_resamples": ("resamples", "--resamples"), "timeout": ("timeout", "--timeout"),
+            "criteria": ("criterion", "--criterion"), "estimators": ("estimator", "--estimator"),
+            "null": ("null", "--null")}
 
 
 def _in_option_words(text: str, args) -> str:

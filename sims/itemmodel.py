@@ -307,8 +307,30 @@ def forget_fits() -> None:
     """Forget the files fitted and the tables paired so far (:func:`paired`): the next scenario
     reads and fits its file afresh."""
     _file_fit.cache_clear()
+    _file_table.cache_clear()
     with _PAIRED_LOCK:
         _PAIRED.clear()
+
+
+def file_table(path, *, metric=None, item="item", model=None, cluster=None, sample=None):
+    """The item-level table of the file at `path` as the scenario reads it (the arguments of
+    :func:`~evalmc.inputs.itemlogs.read_items`), read once while the file stays: the audit
+    reads the table the scenario fits. The table is shared: do not change it."""
+    import os
+
+    stat = os.stat(path)
+    return _file_table(str(path), (stat.st_size, stat.st_mtime_ns, stat.st_ino), metric or None,
+                       item or "item", model or None, cluster or None, sample or None)
+
+
+@lru_cache(maxsize=2)
+def _file_table(path: str, stamp: tuple, metric, item, model, cluster, sample):
+    """:func:`~evalmc.inputs.itemlogs.read_items` of the file at `path`, remembered while its
+    size, time and inode (`stamp`) stay."""
+    from evalmc.inputs.itemlogs import read_items
+
+    return read_items(path, metric=metric, item=item, model=model, cluster=cluster,
+                      sample=sample)
 
 
 @lru_cache(maxsize=16)
@@ -316,10 +338,7 @@ def _file_fit(path: str, stamp: tuple, metric, item, model, cluster, sample, a, 
     """The fit of models `a` and `b` of the file at `path` (read with the other arguments),
     remembered while the file's size, time and inode (`stamp`) stay: every condition of a study
     is a scenario of its own, and each would read and fit the file again."""
-    from evalmc.inputs.itemlogs import read_items
-
-    table = read_items(path, metric=metric, item=item, model=model, cluster=cluster,
-                       sample=sample)
+    table = _file_table(path, stamp, metric, item, model, cluster, sample)
     models = list(dict.fromkeys(table["model"]))
     for option, name in (("a", a), ("b", b)):
         if not name:

@@ -235,12 +235,14 @@ def test_the_items_plan_is_current(tmp_path, monkeypatch):
 
 
 def test_the_audit_says_how_long_it_will_take_before_it_starts(tmp_path, capsys):
-    """Its first words, before any study: the time it expects and the replications."""
+    """Its first words, before reading the file: that it reads and fits; then, before any
+    study, the time it expects and the replications."""
     path = _small_file(tmp_path, n=60)
     audit(path, "x", "y", sample="sample", criteria=["paired-items", "cluster-bootstrap"],
           estimators=["paired-z-interval"], deltas=[0.1], n_reps=200, n_reps_alt=100,
           progress=True)
-    first = capsys.readouterr().err.lstrip().splitlines()[0]
+    reading, first = capsys.readouterr().err.lstrip().splitlines()[:2]
+    assert reading == f"evalmc audit: reading {path} and fitting the model to it..."
     assert re.fullmatch(r"evalmc audit: about \d+ s to go \(1,000 replications: 200 under the "
                         r"null, 100 at each of 6 differences, 200 for the intervals\); add "
                         r"--cache DIR to keep finished blocks and resume\.", first), first

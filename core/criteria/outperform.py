@@ -6,6 +6,7 @@ its inverse cdf at two Beta variables."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache, partial
@@ -47,6 +48,13 @@ def check_test_params(gamma, alpha, n_resamples) -> tuple[float, float, int]:
     gamma = check_float("gamma", gamma, low=0.5, high=1, open_low=True, open_high=True)
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_resamples = check_int("n_resamples", n_resamples, low=1)
+    r1, r2 = percentile_ranks(n_resamples, alpha)
+    if r1 >= r2:
+        enough = next(b for b in itertools.count(math.ceil(2 / alpha))
+                      if len(set(percentile_ranks(b, alpha))) == 2)
+        raise ValueError(f"`n_resamples` must give the {1 - alpha:g} percentile interval two "
+                         f"distinct ends, the resamples' order statistics {r1} and {r2} here; "
+                         f"got {n_resamples} (e.g. {enough} do).")
     return gamma, alpha, n_resamples
 
 

@@ -11,7 +11,9 @@ decisions without p-values; ``alternative``: what its rejection concludes; ``sch
 ``estimand``: what its estimate estimates, when not the mean difference; ``interval``: the
 estimator of :data:`~evalmc.estimators.registry.ESTIMATORS` that inverts it, which the audit
 reports beside it; ``resamples``: the draws B of a resampling p-value when no parameter
-``n_resamples`` sets them, so that a p below 1/B is reported as such). A
+``n_resamples`` sets them, so that a p below 1/B is reported as such; ``min_clusters``: the
+clusters it needs to run, 2 for a cluster-robust one, which the audit drops or refuses on data
+with fewer). A
 row with ``params`` is a family: its target builds the test from the arguments, and
 ``name(key=value,...)`` names a member (:func:`evalmc.registry.format_spec`).
 
@@ -141,27 +143,30 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("mcnemar-items", "items:mcnemar_items", "exact McNemar test on the items only one "
          "model got right", paired=True),
     _row("clustered-z", "items:clustered_z", "z-test of mean(A - B) with cluster-robust (CR0) "
-         "standard error", paired=True, interval="clustered-interval"),
+         "standard error", paired=True, interval="clustered-interval", min_clusters=2),
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
          f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True,
-         interval="cluster-bootstrap-interval", resamples=CLUSTER_RESAMPLES),
+         interval="cluster-bootstrap-interval", resamples=CLUSTER_RESAMPLES,
+         min_clusters=2),
     _row("cr1-t", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR1 "
          "cluster-robust standard error (CR0 x G/(G - 1), as Stata), t(G - 1) reference",
-         paired=True, options={"se": "CR1", "df": "clusters"}, interval="cr1-t-interval"),
+         paired=True, options={"se": "CR1", "df": "clusters"}, interval="cr1-t-interval",
+         min_clusters=2),
     _row("cr2-t", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR2 (Bell and "
          "McCaffrey 2002) cluster-robust standard error, t(G - 1) reference", paired=True,
-         options={"se": "CR2", "df": "clusters"}, interval="cr2-t-interval"),
+         options={"se": "CR2", "df": "clusters"}, interval="cr2-t-interval",
+         min_clusters=2),
     _row("cr2-bm", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR2 "
          "cluster-robust standard error and Bell-McCaffrey degrees of freedom (Imbens and "
          "Kolesar 2016)", paired=True, options={"se": "CR2", "df": "bm"},
-         interval="cr2-bm-interval"),
+         interval="cr2-bm-interval", min_clusters=2),
     _row("wild-cluster-bootstrap", "cluster_robust:wild_cluster_bootstrap", "wild cluster "
          "bootstrap-t test of mean(A - B), null imposed (WCR), CR1 t: p = #{|t*| >= |t|} / B; "
          "every sign vector when Rademacher and 2^G <= B", (
              Param("weights", "rademacher", str, "the clusters' weights: 'rademacher' or "
                                                  "'webb' (six-point, for very few clusters)"),
              Param("n_resamples", CLUSTER_RESAMPLES, int, "bootstrap draws B")),
-         paired=True, uses_rng=True, interval="wild-cluster-interval"),
+         paired=True, uses_rng=True, interval="wild-cluster-interval", min_clusters=2),
     _row("sacrebleu-paired-bs", "item_procedures:sacrebleu_paired_bs", "sacrebleu's paired "
          "bootstrap test of the mean item score: (#{|m*| - mean|m*| > |m|} + 1) / (B + 1)",
          (Param("n_resamples", SACREBLEU_BS_RESAMPLES, int, "bootstrap resamples"),),

@@ -19,6 +19,8 @@ _N_BOOT = Param("n_boot", PERCENTILE_BOOT, int, "bootstrap resamples")
 #: Cluster resamples of the cluster bootstrap interval, as the ``cluster-bootstrap`` test's.
 CLUSTER_BOOT = 999
 _PAIRED_EFFECT = {**_OF_EFFECT, "paired": True}
+#: A cluster-robust interval's facts: it needs two clusters (the audit drops it with fewer).
+_CLUSTERED = {**_PAIRED_EFFECT, "min_clusters": 2}
 #: Resamples of the proportion bootstrap and prior draws of the clustered Bayesian interval,
 #: the authors' ``K`` and ``num_samples`` (Bowyer et al. 2025).
 PROPORTION_BOOT = 10_000
@@ -58,26 +60,26 @@ ESTIMATORS = Registry("estimator", also="or path/to/file.py:function", entries=[
          "mean(A - B) +- z sd / sqrt(n) over items (Miller 2024)", (_LEVEL,), _PAIRED_EFFECT),
     _row("items", "clustered-interval", "clustered_interval",
          "mean(A - B) +- z cluster-robust (CR0) standard error (Miller 2024)", (_LEVEL,),
-         _PAIRED_EFFECT),
+         _CLUSTERED),
     _row("items", "cluster-bootstrap-interval", "cluster_bootstrap_interval",
          "percentile interval of mean(A - B) resampling clusters",
-         (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _PAIRED_EFFECT),
+         (Param("n_boot", CLUSTER_BOOT, int, "cluster resamples"), _LEVEL), _CLUSTERED),
     _row("cluster_robust", "cr1-t-interval", "cr1_t_interval",
          "mean(A - B) +- t(G - 1) CR1 cluster-robust standard error (as cr1-t)", (_LEVEL,),
-         _PAIRED_EFFECT),
+         _CLUSTERED),
     _row("cluster_robust", "cr2-t-interval", "cr2_t_interval",
          "mean(A - B) +- t(G - 1) CR2 (Bell and McCaffrey 2002) cluster-robust standard error "
-         "(as cr2-t)", (_LEVEL,), _PAIRED_EFFECT),
+         "(as cr2-t)", (_LEVEL,), _CLUSTERED),
     _row("cluster_robust", "cr2-bm-interval", "cr2_bm_interval",
          "mean(A - B) +- t CR2 cluster-robust standard error, Bell-McCaffrey degrees of "
-         "freedom (as cr2-bm)", (_LEVEL,), _PAIRED_EFFECT),
+         "freedom (as cr2-bm)", (_LEVEL,), _CLUSTERED),
     _row("cluster_robust", "wild-cluster-interval", "wild_cluster_interval",
          "symmetric percentile-t interval of mean(A - B), wild cluster bootstrap without the "
          "null (WCU), CR1 t; every sign vector when Rademacher and 2^G <= n_resamples", (
              Param("weights", "rademacher", str, "the clusters' weights: 'rademacher' or "
                                                  "'webb' (six-point, for very few clusters)"),
              Param("n_resamples", CLUSTER_BOOT, int, "bootstrap draws"), _LEVEL),
-         _PAIRED_EFFECT),
+         _CLUSTERED),
     _row("comparisons", "clt-diff", "clt_diff",
          "CLT (Wald) interval of A's accuracy minus B's, independent samples (0/1 item scores)",
          (_LEVEL,), _OF_EFFECT),

@@ -73,6 +73,7 @@ import os
 import re
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -961,6 +962,10 @@ def _inspect_rows(path: Path, wanted: _Wanted) -> _Read:
     """The rows of an inspect_ai log, JSON or ``.eval``."""
     if zipfile.is_zipfile(path):
         spec, samples = _read_eval_archive(path)
+    elif _zip_start(path):
+        raise ValueError(f"{path.name}: a zip archive (an inspect_ai .eval log) that cannot be "
+                         "opened: it looks truncated or corrupt (no zip directory at its "
+                         "end); copy or write it again.")
     else:
         spec, samples = _read_inspect_json(path)
     model = _label(wanted, path) or wanted.model or _inspect_model(path, spec)
@@ -1039,6 +1044,9 @@ def _read_inspect_json(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
     except json.JSONDecodeError as err:
         raise ValueError(f"{path.name}: not valid JSON ({err.msg} at line {err.lineno} column "
                          f"{err.colno}).") from None
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path.name}: neither an inspect_ai .eval archive nor a JSON log "
+                         f"(byte {err.start} is not UTF-8 text).") from None
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
         hint = ""
         if isinstance(log, dict) and "results" in log and "configs" in log:
@@ -1050,6 +1058,12 @@ def _read_inspect_json(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
         raise ValueError(f"{path.name}: field `samples` must be a list.")
     return log["eval"], [(f"samples[{i}]", s if isinstance(s, dict) else {})
                          for i, s in enumerate(samples)]
+
+
+def _zip_start(path: Path) -> bool:
+    """Whether the file at `path` begins as a zip archive does (a local file header)."""
+    with open(path, "rb") as handle:
+        return handle.read(4) == b"PK\x03\x04"
 
 
 def _read_eval_archive(path: Path) -> tuple[dict, list[tuple[str, dict]]]:
@@ -1079,6 +1093,9 @@ def _archive_json(archive: zipfile.ZipFile, name: str, path: Path) -> dict:
             raise ValueError(f"{path.name} {name}: compressed with zip method "
                              f"{info.compress_type}, which Python cannot read.") from None
         raw = _zstd_member(archive, info, path)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as err:
+        raise ValueError(f"{path.name} {name}: corrupt in the archive ({err}); copy or write "
+                         "the log again.") from None
     try:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+import warnings
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -150,14 +152,14 @@ class AuditResult:
         See :func:`audit`.
         """
         d, s = self.data, self.settings
-        clusters = (f"in {d['n_clusters']} clusters ({d['cluster']})" if d["cluster"]
+        clusters = (f"in {_count(d['n_clusters'], 'cluster')} ({d['cluster']})" if d["cluster"]
                     else "each its own cluster")
         lines = [
             f"evalmc audit {d['file']}: {d['a']} (A) against {d['b']} (B), metric "
             f"{d['metric']} ({d['kind']} scores)",
             f"{d['n_items']} items {clusters}, {d['n_samples']} sample(s) per item; observed "
             f"A {d['mean_a']:.4f}, B {d['mean_b']:.4f}, A - B {d['difference']:+.4f} "
-            f"(standard error {d['se']:.4f}).",
+            f"(standard error {d['se']:.4f}, {d['se_label']}).",
             "",
             "The fitted model (latent scale, one score's variance 1):",
             _table(self.fit),
@@ -350,7 +352,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
             "model": model, "tasks": tasks, "labels": labels, "common": common}
     with tempfile.TemporaryDirectory(prefix="evalmc-audit-") as folder:
         if len(paths) == 1 and os.path.isfile(paths[0]) and not (tasks or labels or common):
-            table = read_items(paths[0], **read)
+            table = _read_file(paths[0], read, progress)
             base = {"file": str(paths[0]), "metric": metric or "", "cluster": cluster or "",
                     "sample": sample or "", "item": item, "model": model or ""}
         else:  # the stacked table, written once for the scenario to read
@@ -366,6 +368,22 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
                       cache=cache, progress=progress, refits=refits)
 
 
+def _read_file(path, read: dict, progress) -> pd.DataFrame:
+    """The table of one file: read as the scenario fitted to it reads it, so that it is read
+    once (unless a format is named), after saying so when progress shows."""
+    import sys
+
+    from evalmc.inputs.itemlogs import read_items
+    from evalmc.sims.itemmodel import file_table
+
+    if progress is True or (progress is None and sys.stderr.isatty()):
+        print(f"evalmc audit: reading {path} and fitting the model to it...", file=sys.stderr)
+    if read["fmt"] is not None:
+        return read_items(path, **read)
+    return file_table(path, **{k: read[k] for k in ("metric", "item", "model", "cluster",
+                                                     "sample")})
+
+
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
            seed, n_jobs, backend, cache, progress, refits=0) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
@@ -374,21 +392,25 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
 
     a, b = base["a"], base["b"]
     pair = paired(table, a, b)  # the scenario's fit pairs the same table: paired once
+    _check_different(pair, a, b)
     batch = observed_batch(pair)
     kind = _kind(pair)
     crits, ests = _procedures(batch, kind, criteria, estimators)
     scenario = get_scenario("item-model")
     model = scenario(**base)
     se = observed_se(batch)
-    asked, differences = _differences(scenario, base, deltas, se)
+    grid_se, se_label = _grid_se(batch, model, se, seed)
+    asked, differences = _differences(scenario, base, deltas, grid_se, _multiples(batch))
     seconds = _expected_seconds(model, crits, ests, seed=seed, n_jobs=n_jobs,
                                 reps=(n_reps, n_reps_alt * len(differences)))
     cache = _announce(seconds, (n_reps, n_reps_alt, len(differences), bool(ests)), cache,
                       progress)
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
-    null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
-                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run, refits=refits)
+    with _no_result_refused():
+        null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
+                                     n_reps=n_reps, n_reps_alt=n_reps_alt, run=run,
+                                     refits=refits)
     sizes = _sizes(null, alpha).assign(estimand=AUDITED)
     power = _power(null, alt, alpha, {abs(d) for d in asked})
     detectable = _detectable(power)
@@ -403,7 +425,8 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
             "kind": kind, "n_items": len(pair.items), "n_samples": batch.n_samples,
             "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
             "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
-            "difference": float(d), "se": float(se)}
+            "difference": float(d), "se": float(se), "se_label": se_label,
+            "grid_se": float(grid_se)}
     settings = {"estimand": AUDITED, "alpha": alpha,
                 "n_reps": int(null["n_reps"].iloc[0]) if len(null) else n_reps,
                 "n_reps_alt": n_reps_alt, "seed": seed, "refits": refits,
@@ -513,15 +536,100 @@ def _kind(pair) -> str:
     return "binary" if set(np.unique(scores)) <= {0.0, 1.0} else "continuous"
 
 
+def _runnable(names, registry, n_clusters: int, what: str, *, asked: bool) -> tuple[list, list]:
+    """`names` split into those the data's clusters let run and those whose registry row needs
+    more (``min_clusters``); one the user `asked` for that cannot run is refused."""
+    keep, dropped = [], []
+    for name in names:
+        base = name.split("(", 1)[0] if isinstance(name, str) else ""
+        need = registry[base].facts.get("min_clusters", 1) if base in registry else 1
+        if n_clusters >= need:
+            keep.append(name)
+        elif asked:
+            raise ValueError(f"`{what}`: {name} needs at least {need} clusters and the data "
+                             f"have {n_clusters}; audit it on data with more clusters.")
+        else:
+            dropped.append(name)
+    return keep, dropped
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _check_different(pair, a: str, b: str) -> None:
+    """Refuse two models whose scores are identical on every item: A - B is 0 everywhere, and
+    no test or interval of it has anything to judge."""
+    if np.array_equal(pair.a, pair.b):
+        raise ValueError(f"models {a!r} and {b!r} have identical scores on all "
+                         f"{len(pair.items)} items: A - B is 0 on each, so there is nothing "
+                         "to audit; check that `a` and `b` name two different models.")
+
+
+#: Null replications of the fitted model that measure the spread of A - B with few clusters.
+SPREAD_REPS = 400
+
+
+def _grid_se(batch, model, se: float, seed: int) -> tuple[float, str]:
+    """The standard error the power grid is scaled from, and the label of the observed `se`
+    (CR0 over the clusters, the paired one without clusters). Up to :data:`WEBB_CLUSTERS`
+    clusters the observed one has too few degrees of freedom to scale the grid (it can be far
+    below the truth): the spread of mean(A - B) over :data:`SPREAD_REPS` null replications
+    of the fitted `model` is used (its own stream, apart from the studies')."""
+    from evalmc.criteria.items import clustered_mean_se
+
+    n_clusters = len(batch.cluster_sizes)
+    if max(batch.cluster_sizes) == 1:
+        return se, "paired, over items"
+    label = f"cluster-robust CR0 over {_count(n_clusters, 'cluster')}"
+    if n_clusters > WEBB_CLUSTERS:
+        return se, label
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 5]))
+    means = np.concatenate([clustered_mean_se(model.draw(rng, 50))[0]
+                            for _ in range(SPREAD_REPS // 50)])
+    spread = float(means.std(ddof=1))
+    return spread, (f"{label}, too few to trust; the power grid uses {spread:.4f}, the spread "
+                    "of A - B on data simulated from the fit")
+
+
+def _multiples(batch) -> tuple:
+    """The multiples of the grid's standard error: :data:`GRID`, and with 2 to
+    :data:`WEBB_CLUSTERS` clusters more, in steps of sqrt(2), up to GRID's largest times
+    t(df, 0.975) / z(0.975) (df Bell-McCaffrey's), where the few-cluster t-tests reach the power
+    a z-test reaches at GRID's largest."""
+    from scipy import stats
+
+    from evalmc.criteria.cluster_robust import bm_df
+
+    sizes = np.asarray(batch.cluster_sizes)
+    if max(sizes) == 1 or not 2 <= sizes.size <= WEBB_CLUSTERS:
+        return GRID
+    df = bm_df(sizes)
+    top = GRID[-1] * stats.t.ppf(0.975, df) / stats.norm.ppf(0.975)
+    more = [GRID[-1]]
+    while more[-1] < top:
+        more.append(round(more[-1] * np.sqrt(2), 1))
+    return GRID + tuple(more[1:])
+
+
 def _procedures(batch, kind: str, criteria, estimators) -> tuple[list, list]:
     """The criteria and interval estimators to audit, by default those suited to `batch`; a
     built-in estimator must be an interval of A - B (a user's own is taken for one)."""
-    from evalmc.criteria import get_criterion
+    from evalmc.criteria import CRITERIA, get_criterion
     from evalmc.estimators.intervals import UserEstimator, get_estimator
+    from evalmc.estimators.registry import ESTIMATORS
 
-    criteria = list(criteria) if criteria is not None else default_procedures(batch, kind)
-    estimators = (list(estimators) if estimators is not None
-                  else default_intervals(batch, kind))
+    n_clusters = len(batch.cluster_sizes)
+    criteria, dropped = _runnable(
+        criteria if criteria is not None else default_procedures(batch, kind), CRITERIA,
+        n_clusters, "criteria", asked=criteria is not None)
+    estimators, too = _runnable(
+        estimators if estimators is not None else default_intervals(batch, kind), ESTIMATORS,
+        n_clusters, "estimators", asked=estimators is not None)
+    if dropped or too:
+        warnings.warn(f"with {_count(n_clusters, 'cluster')} the cluster-robust procedures "
+                      f"cannot run, so {', '.join(dropped + too)} are not audited",
+                      stacklevel=4)
     crits = [get_criterion(c) for c in criteria]
     ests = [get_estimator(e) for e in estimators]
     for est in ests:  # a user's own declares nothing: it is taken as an interval of A - B
@@ -532,11 +640,11 @@ def _procedures(batch, kind: str, criteria, estimators) -> tuple[list, list]:
     return crits, ests
 
 
-def _differences(scenario, base, deltas, se) -> tuple[tuple, list]:
+def _differences(scenario, base, deltas, se, multiples=GRID) -> tuple[tuple, list]:
     """The user's nonzero `deltas` (each checked reachable: one the scores cannot reach is
     refused, naming it) and the sorted differences of the power curve: theirs, and the grid's
-    multiples of `se` that the scores can reach."""
-    grid = tuple(float(f"{m * se:.3g}") for m in GRID) if se > 0 else ()
+    `multiples` of `se` that the scores can reach."""
+    grid = tuple(float(f"{m * se:.3g}") for m in multiples) if se > 0 else ()
     asked = tuple(d for d in deltas if d != 0)
     for d in asked:  # one the scores cannot reach raises here
         scenario(**base, delta=abs(d))
@@ -575,6 +683,28 @@ def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps
         cover = (pool_summary(cover, ["estimator", "level"], {"coverage": "coverage_mcse"},
                               {"width": "width_mcse"}) if cover is not None else None)
     return null, alt, cover
+
+
+@contextmanager
+def _no_result_refused():
+    """A procedure that gives no result on most replications (the engine's StudyError) stops
+    the audit with a ValueError naming it, in words of the audit, in place of the warnings of
+    its failures; without one, those warnings are given on."""
+    from evalmc.engine.scheduler import StudyError
+
+    with warnings.catch_warnings(record=True) as seen:
+        try:
+            yield
+        except StudyError as err:
+            first = err.first or next((w.message.first for w in seen if getattr(
+                w.message, "name", None) == err.criterion), None)
+            said = f" (first error: {first})" if first else ""
+            raise ValueError(f"the audit cannot judge {err.criterion!r}: it gave no result on "
+                             f"{err.failed} of {err.done} replications of data simulated like "
+                             f"yours{said}; audit the others without it (name them in "
+                             "`criteria` and `estimators`).") from None
+    for w in seen:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 #: The columns of the coverage table.
@@ -820,10 +950,15 @@ def _power(null, alt, alpha, asked) -> pd.DataFrame:
     out = pd.DataFrame({"procedure": rows["criterion"], "delta": rows["delta"].astype(float),
                         "power": rows["rate"], "power_mcse": rows["mcse"],
                         "power_low": rows["ci_low"], "power_high": rows["ci_high"],
-                        "power_sign": rows["power_sign"],
-                        "power_sign_mcse": rows["power_sign_mcse"]})
+                        **_sign_power(rows)})
     out["asked"] = out["delta"].isin(asked)
     return out.sort_values(["procedure", "delta"], kind="stable").reset_index(drop=True)
+
+
+def _sign_power(rows) -> dict:
+    """The correct-sign power and its MCSE of the summary `rows`, NaN where a procedure gives
+    no estimate to sign (a user's own test, which gives a p-value only)."""
+    return {k: rows[k] if k in rows else np.nan for k in ("power_sign", "power_sign_mcse")}
 
 
 def _crossing(delta, power) -> float:
@@ -860,14 +995,14 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         result = crit(batch, rng)
         p = result.pvalues()[0]
         estimate = result.estimate[0] if result.estimate is not None else np.nan
-        rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
+        rows.append({"name": crit.name, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
                      "low": np.nan, "high": np.nan, "resamples": resamples(crit.key)})
     for est in ests:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
             est.key.encode())]))
         result = est(batch, rng)
-        rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
+        rows.append({"name": est.name, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,
                      "low": float(result.low[0]) if result.low is not None else np.nan,
                      "high": float(result.high[0]) if result.high is not None else np.nan,

@@ -1010,15 +1010,24 @@ def _tie_iv(tie, solve, kind, params, defaults, name) -> list:
     return tie
 
 
+def _example_param(defaults, solve) -> tuple:
+    """A parameter of the scenario and its default, for an example: a float one if any."""
+    names = [k for k in defaults if k != solve]
+    key = next((k for k in names if type(defaults[k]) is float), names[0])
+    return key, defaults[key]
+
+
 def _null_iv(null, solve, kind, params, tie, defaults, name) -> dict:
     """The null's overrides as a dict (default: the effect parameter at its default), which
     must differ from the alternative when a size is solved."""
     if null is None:
         effect = next((e for e in EFFECTS if e in defaults), None)
         if effect is None:
+            key, value = _example_param(defaults, solve)
             raise ValueError(f"scenario {name!r} has no `shift` or `delta` parameter: give "
-                             "`null`, the parameters of its null condition (e.g. "
-                             "null={'mean_a': 0.0}).")
+                             f"`null`, the parameters of its null condition (e.g. --null "
+                             f"{key}={value} on the command line, null={{{key!r}: {value!r}}} "
+                             "in Python).")
         null = {effect: defaults[effect]}
     null = dict(null)
     for key in null:

@@ -122,8 +122,10 @@ def _none(sizes, *, alpha, n_reps, n_clusters) -> dict:
     few = (f" With {n_clusters} clusters, a test that treats them as many is liberal: a "
            "small-sample cluster-robust test (CR2 with t(G - 1)) or a wild cluster bootstrap "
            "holds better, and more clusters (another cluster level, if the design has one) "
-           "or more items would narrow every interval." if n_clusters and n_clusters < 50
-           else "")
+           "or more items would narrow every interval." if n_clusters and 1 < n_clusters < 50
+           else " With one cluster no cluster-robust test can run: the tests on items take "
+           "the items as independent, and only more clusters would tell whether they are."
+           if n_clusters == 1 else "")
     line = ("No procedure audited holds its level on data like yours (Bradley's band "
             f"[{low:g}, {high:g}]): " + "; ".join(reasons) + "." + few)
     return {"procedure": None, "pvalue": np.nan, "interval": None, "low": np.nan,
