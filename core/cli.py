@@ -17,6 +17,7 @@ import warnings
 from evalmc import __version__
 from evalmc.commands import UsageError
 from evalmc.commands.registry import COMMANDS
+from evalmc.engine.options import check_interrupted, ctrl_c_noted, noting_ctrl_c
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,28 +60,59 @@ def main(argv=None) -> int:
 
 def _run(argv) -> int:
     args = None
-    try:
-        args = build_parser().parse_args(argv)
-        return args.run(args)
-    except (UsageError, ValueError) as err:
+    with noting_ctrl_c():
+        try:
+            args = build_parser().parse_args(argv)
+            status = args.run(args)
+            if status != 130:  # unless the command said it was interrupted
+                check_interrupted()  # Ctrl-C noted while a library ran, which went on
+            return status
+        except KeyboardInterrupt:
+            return _interrupted(args)
+        except Exception as err:
+            if _by_ctrl_c(err):  # Ctrl-C that a library turned into another error
+                return _interrupted(args)
+            return _failed(err, args)
+
+
+def _failed(err: Exception, args) -> int:
+    """The status of an error `err` of the command: 2 for bad input (one line said), 0 for a
+    reader that stopped early, 1 for a study stopped on its errors; anything else raised."""
+    if isinstance(err, (UsageError, ValueError)):
         print(f"evalmc: error: {_in_option_words(str(err), args)}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # output piped into a reader that stopped early, e.g. `head`
+    if isinstance(err, BrokenPipeError):  # output piped into a reader that stopped, e.g. `head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as err:  # an unreadable file, an unreachable scheduler: one line, no trace
+    if isinstance(err, OSError):  # an unreadable file, an unreachable scheduler: no trace
         print(f"evalmc: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        keep = ("; finished blocks are kept in --cache, if given: re-run the same command to "
-                "resume" if hasattr(args, "cache") else "")
-        print(f"evalmc: interrupted{keep}.", file=sys.stderr)
-        return 130
-    except Exception as err:
-        if not _is_study_error(err):
-            raise
-        print(f"evalmc: stopped: {err}", file=sys.stderr)
-        return 1
+    if not _is_study_error(err):
+        raise err
+    print(f"evalmc: stopped: {err}", file=sys.stderr)
+    return 1
+
+
+def _interrupted(args) -> int:
+    """Say that the command was interrupted (and, for a study, that its finished blocks are
+    kept in its cache); the status 130."""
+    keep = ("; finished blocks are kept in --cache, if given: re-run the same command to "
+            "resume" if hasattr(args, "cache") else "")
+    print(f"evalmc: interrupted{keep}.", file=sys.stderr)
+    return 130
+
+
+def _by_ctrl_c(err: BaseException) -> bool:
+    """Whether `err` came of Ctrl-C: it was noted (:func:`~evalmc.engine.options.noting_ctrl_c`;
+    a library may have cleared the KeyboardInterrupt and failed later on what it left half
+    done, as an import cut short does), or a KeyboardInterrupt is among its causes."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return ctrl_c_noted()
 
 
 #: Keywords of the Python functions whose command-line option has another name: the

@@ -553,6 +553,7 @@ class UserFunction:
             try:
                 answers[i] = read(self.func(a[i], b[i], **kwargs))
             except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
+                check_interrupted()  # unless it was Ctrl-C, turned into an error by a library
                 failed[i] = True
                 errors[i] = failure_message(err, self.kind, self.kinds)
         return answers, failed, errors
@@ -704,6 +705,7 @@ class UserCriterion(UserFunction):
                 fewer = self.func(batch.a[:-1], batch.b[:-1], axis=1, **kwargs)
                 _check_block_shape(np.shape(_unwrap(fewer)), n - 1, probe=True)
         except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
+            check_interrupted()  # unless it was Ctrl-C, turned into an error by a library
             message = failure_message(err)
             return CriterionResult(np.ones(n, bool), pvalue=np.full(n, np.nan),
                                    reject=np.zeros(n, bool),

@@ -1,5 +1,6 @@
-"""The run options every study shares: each default named once, and their checks; and the
-check by which a worker thread of an interrupted run stops (:func:`check_interrupted`).
+"""The run options every study shares: each default named once, and their checks; the check
+by which a worker thread of an interrupted run stops (:func:`check_interrupted`), and Ctrl-C
+noted for it (:func:`noting_ctrl_c`).
 
 This module imports nothing heavy, so the command line reads the defaults for its help
 without loading the engine.
@@ -7,6 +8,7 @@ without loading the engine.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 #: Where tasks run: threads (the kernels release the GIL), loky processes, or dask.
@@ -112,11 +114,44 @@ def check_alphas(alpha) -> tuple[float, ...]:
 
 #: In a pool's worker thread: the pool's event, set once the pool closes on Ctrl-C or an error.
 _WORKER = threading.local()
+#: Set by the SIGINT handler of :func:`noting_ctrl_c` while it is in place: this process was
+#: interrupted, whatever became of the KeyboardInterrupt the handler raised.
+_CTRL_C = threading.Event()
 
 
 def check_interrupted() -> None:
-    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error (the
-    analyses' long loops call it); elsewhere do nothing."""
+    """Raise KeyboardInterrupt in a worker thread whose pool is closing on Ctrl-C or an error, and
+    in any thread once Ctrl-C was noted (:func:`noting_ctrl_c`); the analyses' long loops call it,
+    and so does each place that takes an error for a failed replication; elsewhere do nothing."""
     stop = getattr(_WORKER, "stop", None)
-    if stop is not None and stop.is_set():
+    if _CTRL_C.is_set() or (stop is not None and stop.is_set()):
         raise KeyboardInterrupt
+
+
+def ctrl_c_noted() -> bool:
+    """Whether Ctrl-C reached this process inside :func:`noting_ctrl_c`."""
+    return _CTRL_C.is_set()
+
+
+@contextlib.contextmanager
+def noting_ctrl_c():
+    """Inside (in the main thread, over Python's own SIGINT handler), Ctrl-C raises
+    KeyboardInterrupt as usual and is noted too: a library may clear the KeyboardInterrupt or
+    turn it into an error of its own (numpy's array coercion, an extension's import cut short)."""
+    import signal
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+
+    def note(signum, frame):
+        _CTRL_C.set()
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _CTRL_C.clear()

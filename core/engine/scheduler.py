@@ -38,7 +38,13 @@ from evalmc.compute.pcg64 import block_rng
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.blockstore import FORMAT_VERSION, BlockStore
 from evalmc.engine.executors import open_pool
-from evalmc.engine.options import MAX_FAILURE_RATE, TASK_SECONDS, WARN_FAILURE_RATE, block_rows
+from evalmc.engine.options import (
+    MAX_FAILURE_RATE,
+    TASK_SECONDS,
+    WARN_FAILURE_RATE,
+    block_rows,
+    check_interrupted,
+)
 from evalmc.engine.tasks import Task, TaskResult, run_task
 from evalmc.sims import Scenario
 
@@ -160,6 +166,7 @@ def run(plan: Plan, *, n_jobs=1, backend=None, scheduler=None, cache=None,
                           max_failure_rate=max_failure_rate, task_seconds=task_seconds)
         in_flight = 0
         while True:
+            check_interrupted()  # Ctrl-C noted, its KeyboardInterrupt cleared by a library
             while in_flight < 2 * workers and (task := state.next_task()) is not None:
                 pool.submit(run_task, task)
                 in_flight += 1

@@ -450,6 +450,7 @@ def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
     import time
 
     from evalmc.engine.executors import local_workers
+    from evalmc.engine.options import check_interrupted
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 4]))
 
@@ -458,7 +459,7 @@ def _expected_seconds(model, crits, ests, *, seed, n_jobs, reps) -> float:
             try:
                 analysis(batch, rng)
             except Exception:  # noqa: BLE001 - the study records a replication's failure
-                pass
+                check_interrupted()  # unless it was Ctrl-C, turned into an error by a library
 
     def timed(size):
         start = time.perf_counter()
