@@ -766,8 +766,8 @@ def _power(null, alt, alpha, asked) -> pd.DataFrame:
     out = pd.DataFrame({"procedure": rows["criterion"], "delta": rows["delta"].astype(float),
                         "power": rows["rate"], "power_mcse": rows["mcse"],
                         "power_low": rows["ci_low"], "power_high": rows["ci_high"],
-                        "power_sign": rows["power_sign"],
-                        "power_sign_mcse": rows["power_sign_mcse"]})
+                        "power_sign": rows.get("power_sign", np.nan),
+                        "power_sign_mcse": rows.get("power_sign_mcse", np.nan)})
     out["asked"] = out["delta"].isin(asked)
     return out.sort_values(["procedure", "delta"], kind="stable").reset_index(drop=True)
 
@@ -804,14 +804,14 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         result = crit(batch, rng)
         p = result.pvalues()[0]
         estimate = result.estimate[0] if result.estimate is not None else np.nan
-        rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
+        rows.append({"name": crit.name, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
                      "low": np.nan, "high": np.nan})
     for est in ests:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
             est.key.encode())]))
         result = est(batch, rng)
-        rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
+        rows.append({"name": est.name, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,
                      "low": float(result.low[0]) if result.low is not None else np.nan,
                      "high": float(result.high[0]) if result.high is not None else np.nan})
