@@ -160,6 +160,8 @@ SCENARIOS = Registry("scenario", [
               Param("draws", "auto", str, "'auto': 0/1 scores drawn as each cluster's counts of "
                                          "item types (their sufficient statistic), the scores "
                                          "only if a criterion asks; 'scores': every score"),
+              Param("level", "outer", str, "with nested clusters (cluster='outer/inner'), the "
+                                           "level the batches cluster at: 'outer' or 'inner'"),
               yields=("scores", "clusters", "samples")),
     _scenario("bernoulli", "proportions:Bernoulli",
               "one model's 0/1 answers to n questions, each right with probability theta",
