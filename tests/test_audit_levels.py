@@ -116,3 +116,17 @@ def test_the_command_line_takes_nested_clusters_and_refuses_three_levels(nested_
     err = capsys.readouterr().err
     assert "`cluster` must be one column or two nested ones" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_stacked_files_keep_both_levels(nested_file, tmp_path):
+    """A log per model, stacked: the table written for the scenario keeps both levels."""
+    table = pd.read_csv(nested_file)
+    paths = []
+    for model in ("x", "y"):
+        paths.append(tmp_path / f"{model}.csv")
+        table[table["model"] == model].to_csv(paths[-1], index=False)
+    result = evalmc.audit(paths, "x", "y", cluster="category/subject",
+                          criteria=["clustered-z"], estimators=[], n_reps=40, n_reps_alt=10,
+                          progress=False)
+    assert result.data["n_subclusters"] == 40
+    assert result.levels["clusters_inner"].tolist() == [40]

@@ -155,3 +155,31 @@ def _nested_order(table):
     outer = pd.factorize(one["cluster"])[0]
     inner = pd.factorize(pd.Series(list(zip(one["cluster"], one["subcluster"], strict=True))))[0]
     return one.iloc[np.lexsort((inner, outer))].reset_index(drop=True)
+
+
+def test_continuous_scores_and_several_samples_draw_every_score(tmp_path):
+    """Scores other than 0/1, and 0/1 scores with two samples per item, are drawn score by
+    score in the nested layout, at either level; continuous draws keep the observed values."""
+    rng = np.random.default_rng(4)
+    rows = ["model,item,sample,category,subject,score"]
+    for g in range(4):
+        c = rng.normal(0, 0.5)
+        for h in range(3):
+            d = c + rng.normal(0, 0.5)
+            for i in range(6):
+                for m in ("x", "y"):
+                    for s in range(2):
+                        rows.append(f"{m},{g}.{h}.{i},{s},c{g},s{h},"
+                                    f"{round(d + rng.normal(), 1)}")
+    path = tmp_path / "scores.csv"
+    path.write_text("\n".join(rows) + "\n")
+    forget_fits()
+    scenario = get_scenario("item-model")
+    for level, groups in (("outer", 4), ("inner", 12)):
+        model = scenario(file=str(path), a="x", b="y", cluster="category/subject",
+                         sample="sample", level=level)
+        assert not model.uses_cells and model.fit.kind == "continuous"
+        batch = model.draw(np.random.default_rng(0), 3)
+        assert len(batch.cluster_sizes) == groups and batch.samples[0].shape == (3, 144)
+        assert set(np.unique(batch.samples[0])) <= set(model.fit.levels)
+    assert model.fit.n_samples == 2 and model.fit.sample > 0
