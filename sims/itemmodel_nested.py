@@ -29,8 +29,8 @@ A cluster with a single subcluster gives no pairs to ``r_clu``; a fit needs two 
 some cluster and two items in some subcluster. As in the one-level fit, a level's pairs weight
 its clusters by their squared sizes while the marginal accuracy weights items: with very
 unequal sizes the largest clusters dominate a correlation, and one whose largest clusters
-happen to lie below the mean can come out negative (then clipped). A negative variance is set to 0 and named in
-``clipped``, and the seven are divided by their sum.
+happen to lie below the mean can come out negative (then clipped). A negative variance is
+set to 0 and named in ``clipped``, and the seven are divided by their sum.
 
 **Draws.** Each replication draws fresh clusters, subclusters, items and samples in the file's
 layout (the number of items of every subcluster kept; a nested fit draws no other layout). The
