@@ -130,3 +130,16 @@ def test_stacked_files_keep_both_levels(nested_file, tmp_path):
                           progress=False)
     assert result.data["n_subclusters"] == 40
     assert result.levels["clusters_inner"].tolist() == [40]
+
+
+def test_the_recommendation_names_the_level_to_cluster_at():
+    """A recommended procedure whose label differs at the inner level gets the level to cluster
+    it at; one whose label is the same, or a procedure not audited twice, gets nothing."""
+    from evalmc.study.levels import level_note
+
+    row = {"procedure": "cr2-bm", "outer": "category", "inner": "subject", "size_inner": 0.29,
+           "mcse_inner": 0.0125, "bradley_inner": "liberal", "bradley_outer": "robust"}
+    levels = pd.DataFrame([row])
+    assert level_note(levels, "cr2-bm").endswith(": cluster it by category.")
+    assert level_note(levels, "paired-items") == level_note(levels, None) == ""
+    assert level_note(pd.DataFrame([{**row, "bradley_inner": "robust"}]), "cr2-bm") == ""

@@ -393,13 +393,15 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                        n_clusters=data["n_clusters"] if data["cluster"] else None)
     levels = pd.DataFrame()
     if table.attrs.get("subcluster"):  # nested clusters: the verdicts at the inner level too
-        from evalmc.study.levels import LEVEL_SHARE, second_level
+        from evalmc.study.levels import LEVEL_SHARE, level_note, second_level
 
         settings["n_reps_level"] = max(2, n_reps // LEVEL_SHARE)
         data.update(subcluster=table.attrs["subcluster"],
                     n_subclusters=int(table.groupby(["cluster", "subcluster"]).ngroups))
         levels = second_level(table, base, crits, sizes, alpha=alpha,
                               n_reps=settings["n_reps_level"], run=run)
+        if answer:
+            answer["line"] += level_note(levels, answer.get("procedure"))
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
                        observed, verdicts, settings, answer, levels)
 

@@ -168,3 +168,38 @@ def level_lines(levels: pd.DataFrame) -> list[str]:
                      f"{first['n_reps_inner']} replications) instead of {first['outer']}, no "
                      f"procedure's verdict changes ({', '.join(levels['procedure'])}).")
     return lines
+
+
+def level_note(levels: pd.DataFrame, procedure: str | None) -> str:
+    """What the recommendation adds when the recommended `procedure`'s Bradley label differs at
+    the inner level: the level to cluster it at ('' when nothing is to add).
+
+    Parameters
+    ----------
+    levels : DataFrame
+        From :func:`second_level`.
+    procedure : str or None
+        The recommended procedure.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> levels = pd.DataFrame([{"procedure": "cr2-bm", "outer": "category", "inner": "subject",
+    ...                         "size_inner": 0.2936, "mcse_inner": 0.0125,
+    ...                         "bradley_inner": "liberal", "bradley_outer": "robust"}])
+    >>> print(level_note(levels, "cr2-bm").strip())  # doctest: +NORMALIZE_WHITESPACE
+    Clustered by subject instead, it is liberal (size 0.2936, MCSE 0.0125): cluster it by
+    category.
+    """
+    if levels.empty or procedure is None or procedure not in set(levels["procedure"]):
+        return ""
+    row = levels.set_index("procedure").loc[procedure]
+    if row["bradley_inner"] == row["bradley_outer"]:
+        return ""
+    return (f" Clustered by {row['inner']} instead, it is {row['bradley_inner']} (size "
+            f"{row['size_inner']:.4f}, MCSE {row['mcse_inner']:.4f}): cluster it by "
+            f"{row['outer']}.")
