@@ -477,6 +477,14 @@ def fit_items(table, a: str, b: str) -> ItemFit:
         raise ValueError(f"`table` has no column {', '.join(missing)}; an item table has "
                          f"{', '.join(COLUMNS)}.")
     xa, xb, sizes = _item_grid(table, a, b)
+    return fit_grid(xa, xb, sizes, names=(a, b))
+
+
+def fit_grid(xa: np.ndarray, xb: np.ndarray, sizes, *, names=("A", "B")) -> ItemFit:
+    """:func:`fit_items` on A's and B's scores as items x samples arrays, items grouped by
+    cluster in clusters of `sizes` (`names` name the models in errors)."""
+    a, b = names
+    sizes = tuple(int(k) for k in sizes)
     n, s = xa.shape
     for option, name, x in (("a", a, xa), ("b", b, xb)):
         if np.ptp(x) == 0:
@@ -638,6 +646,12 @@ class ItemModel(Scenario, registered="item-model"):
         fit = _file_fit(str(self.file), (stat.st_size, stat.st_mtime_ns, stat.st_ino),
                         self.metric or None, self.item or "item", self.model or None,
                         self.cluster or None, self.sample or None, self.a, self.b)
+        refit_index = check_int("refit", self.refit, low=0)
+        check_int("refit_seed", self.refit_seed, low=0)
+        if refit_index:  # a parametric bootstrap of the fit
+            from evalmc.sims.itemrefits import refit
+
+            fit = refit(fit, refit_index, self.refit_seed)
         object.__setattr__(self, "fit", fit)
         object.__setattr__(self, "mu", fit.latent_means(float(self.delta)))
         if isinstance(fit, NestedFit):  # two cluster levels: the file's layout, at `level`
@@ -707,15 +721,19 @@ class ItemModel(Scenario, registered="item-model"):
         return f"{super().fingerprint()}|scores={self.fit.digest}"
 
 
-def faithfulness(scenario: ItemModel, rng, n_reps: int = 200):
+def faithfulness(scenario: ItemModel, rng, n_reps: int = 200, alpha: float = 0.05):
     """Each :func:`item_statistics` quantity of the file against `n_reps` data sets drawn from
-    the fit itself, faithful within 4 sd of the simulated values (NaN on both sides counts)."""
+    the fit itself, faithful within 4 sd of the simulated values (NaN on both sides counts);
+    the ICC of the differences is also judged on the scale a test's size lives on
+    (:func:`design_effect_band`): its column ``ratio`` is the simulated design effect over the
+    observed one, and out of the band the fit is not faithful."""
     import pandas as pd
 
     n_reps = check_int("n_reps", n_reps, low=2)
     fit = scenario.fit
     a, b = fit.draw_scores(rng, n_reps, fit.mu_a, fit.mu_b)
     simulated = item_statistics(a, b, fit.cluster_sizes, fit.n_samples)
+    band = design_effect_band(alpha)
     rows = []
     for name in STATISTICS:
         values = simulated[name]
@@ -727,7 +745,33 @@ def faithfulness(scenario: ItemModel, rng, n_reps: int = 200):
             faithful = True
         else:
             faithful = bool(abs(observed - mean) <= 4 * sd)
+        ratio = np.nan
+        if name == "icc_diff" and not np.isnan(observed):
+            ratio = _design_effect_ratio(fit.cluster_sizes, mean, observed)
+            faithful = faithful and bool(band[0] <= ratio <= band[1])
         rows.append({"quantity": name, "observed": observed, "simulated": mean,
                      "mcse": sd / np.sqrt(finite.size) if finite.size else np.nan, "sd": sd,
-                     "faithful": faithful})
+                     "ratio": ratio, "faithful": faithful})
     return pd.DataFrame(rows)
+
+
+def design_effect_band(alpha: float = 0.05) -> tuple[float, float]:
+    """The ratios of a mean difference's variance, true over assumed, that keep a z-test at
+    level `alpha` inside Bradley's band ``[alpha / 2, 1.5 alpha]``: ``(z_(1-alpha/2) /
+    z_(1-alpha/4))^2`` and ``(z_(1-alpha/2) / z_(1-3 alpha/4))^2``, (0.765, 1.212) at 0.05. A
+    fit whose design effect is off by more than that moves a test's size out of the band."""
+    from scipy.special import ndtri
+
+    alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
+    z = ndtri(1 - alpha / 2)
+    return float((z / ndtri(1 - alpha / 4)) ** 2), float((z / ndtri(1 - 0.75 * alpha)) ** 2)
+
+
+def _design_effect_ratio(sizes, simulated: float, observed: float) -> float:
+    """The design effect ``1 + (n_0 - 1) icc`` of the simulated ICC over the observed one,
+    ``n_0`` the clusters' ANOVA mean size (infinite when the observed one is not positive)."""
+    sizes = np.asarray(sizes, dtype=float)
+    n, g = sizes.sum(), len(sizes)
+    n0 = (n - (sizes**2).sum() / n) / (g - 1)
+    sim, obs = 1 + (n0 - 1) * simulated, 1 + (n0 - 1) * observed
+    return float(sim / obs) if obs > 0 else np.inf

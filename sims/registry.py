@@ -162,6 +162,9 @@ SCENARIOS = Registry("scenario", [
                                          "only if a criterion asks; 'scores': every score"),
               Param("level", "outer", str, "with nested clusters (cluster='outer/inner'), the "
                                            "level the batches cluster at: 'outer' or 'inner'"),
+              Param("refit", 0, int, "0: the file's fit; k >= 1: the fit to the k-th data set "
+                                     "drawn from it (a parametric bootstrap of the fit)"),
+              Param("refit_seed", 0, int, "seed of the data sets drawn for `refit`"),
               yields=("scores", "clusters", "samples")),
     _scenario("bernoulli", "proportions:Bernoulli",
               "one model's 0/1 answers to n questions, each right with probability theta",

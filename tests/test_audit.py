@@ -38,6 +38,7 @@ def _small_file(tmp_path, n=120, clusters=True, seed=3):
 def test_make_writes_the_shipped_example(tmp_path):
     subprocess.run([sys.executable, str(EXAMPLES / "make_items.py"), str(tmp_path)], check=True)
     assert (tmp_path / "items.csv").read_bytes() == ITEMS.read_bytes()
+    assert (tmp_path / "models.csv").read_bytes() == (EXAMPLES / "models.csv").read_bytes()
 
 
 def test_observed_batch_groups_items_by_cluster():
@@ -78,7 +79,7 @@ def test_audit_is_the_same_for_any_workers_and_fixed_for_a_seed(tmp_path):
     kwargs = {"cluster": "group", "sample": "sample", "criteria": ["paired-items",
                                                                    "clustered-z"],
               "estimators": ["paired-z-interval"], "deltas": [0.05], "n_reps": 300,
-              "n_reps_alt": 200, "seed": 4, "progress": False}
+              "n_reps_alt": 200, "seed": 4, "progress": False, "refits": 0}
     one = audit(path, "x", "y", **kwargs)
     two = audit(path, "x", "y", n_jobs=2, **kwargs)
     for name in ("sizes", "power", "coverage", "observed", "detectable"):

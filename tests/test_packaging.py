@@ -19,9 +19,16 @@ FOLDERS = {"core": "evalmc", "sims": "evalmc/sims", "reproductions": "evalmc/rep
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
+    """The wheel, built from a copy of the sources: a build in the checkout writes its build/
+    folder there, which two test processes building at once would share."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source)
+    skip = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc")
+    for folder in FOLDERS:
+        shutil.copytree(ROOT / folder, source / folder, ignore=skip)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out),
-                    str(ROOT)], check=True, capture_output=True)
+                    str(source)], check=True, capture_output=True)
     (path,) = out.glob("evalmc-*.whl")
     return path
 

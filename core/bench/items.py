@@ -145,6 +145,7 @@ def general_studies(path, read, n_jobs, n_null, n_alt) -> tuple[dict, list]:
     the general path (``draws='scores'``), at `n_null` and `n_alt` replications, with the
     audit's procedures, intervals and differences."""
     from evalmc.criteria import get_criterion
+    from evalmc.engine.options import AUDIT_REFITS
     from evalmc.estimators.intervals import get_estimator
     from evalmc.inputs.itemlogs import read_items
     from evalmc.sims import get_scenario
@@ -166,8 +167,8 @@ def general_studies(path, read, n_jobs, n_null, n_alt) -> tuple[dict, list]:
     ests = [get_estimator(e) for e in default_intervals(batch, "binary")]
     run = {"seed": 0, "n_jobs": n_jobs, "backend": None, "cache": None, "progress": False}
     null, _, _ = _simulate(scenario, base, crits, ests, grid, alpha=0.05, n_reps=n_null,
-                           n_reps_alt=n_alt, run=run)
-    return dict(zip(null.summary["criterion"], null.summary["rate"], strict=True)), grid
+                           n_reps_alt=n_alt, run=run, refits=AUDIT_REFITS)
+    return dict(zip(null["criterion"], null["rate"], strict=True)), grid
 
 
 def plain_loop(path, read, grid, n_null, n_alt) -> dict:

@@ -30,6 +30,9 @@ REPS = 10_000
 #: under each alternative (the MCSE of a power at most 0.0112).
 AUDIT_REPS = 5300
 AUDIT_ALT_REPS = 2000
+#: Refits of the audit's fitted model (a parametric bootstrap) over which its null
+#: replications are split, so that each size carries the fit's uncertainty.
+AUDIT_REFITS = 20
 #: A study stops when a condition's failed share of replications exceeds this.
 MAX_FAILURE_RATE = 0.5
 #: A study warns when a condition's failed share of replications exceeds this: its rates and

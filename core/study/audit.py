@@ -41,8 +41,11 @@ import numpy as np
 import pandas as pd
 
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
+from evalmc.engine.options import AUDIT_REFITS as REFITS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
+from evalmc.study.estimands import AUDITED, estimand_line
+from evalmc.study.pvalues import format_p
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -166,16 +169,21 @@ class AuditResult:
             _table(self.fit),
             "",
             "Is the fit faithful? Each statistic of the data beside data simulated from the fit "
-            "(sd: its spread over simulated data sets):",
+            "(sd: its spread over simulated data sets; faithful within 4 sd, and for the ICC "
+            "of the differences a design effect, simulated over observed (ratio), that keeps a "
+            "z-test's size in Bradley's band):",
             _table(self.faithfulness),
             "",
+            estimand_line(d["n_samples"]),
+            "",
             f"Procedures at alpha = {s['alpha']}: size under the null ({s['n_reps']} "
-            f"replications), power when A leads by delta ({s['n_reps_alt']} each; correct "
-            "sign in brackets), minimum detectable difference (MDD) at 80% power:",
+            f"replications{_over_refits(s)}), power when A leads by delta ({s['n_reps_alt']} "
+            "each, from the one fit; correct sign in brackets), minimum detectable difference "
+            "(MDD) at 80% power:",
             _table(self._procedure_table()),
             "",
             f"Intervals of A - B at their nominal level, under the null ({s['n_reps']} "
-            "replications), and on your data:",
+            f"replications{_over_refits(s)}), and on your data:",
             _table(self._interval_table()),
             "",
             "Verdicts:",
@@ -195,7 +203,7 @@ class AuditResult:
             name = size["procedure"]
             row = {"procedure": name,
                    "size": f"{size['rate']:.4f} ({size['mcse']:.4f})",
-                   "Bradley": size["bradley"]}
+                   **_spread(size), "Bradley": size["bradley"]}
             power = self.power[self.power["procedure"] == name]
             for _, p in power[power["asked"]].iterrows():
                 row[f"power {p['delta']:+g}"] = (f"{p['power']:.3f} "
@@ -205,7 +213,7 @@ class AuditResult:
                           f"{mdd['mdd']:.4f} [{_number(mdd['mdd_low'], '.4f')}, "
                           f"{_number(mdd['mdd_high'], '.4f')}]")
             obs = self.observed[self.observed["name"] == name].iloc[0]
-            row["p on your data"] = _number(obs["pvalue"])
+            row["p on your data"] = format_p(obs["pvalue"], obs["resamples"])
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -215,6 +223,7 @@ class AuditResult:
             obs = self.observed[self.observed["name"] == c["estimator"]].iloc[0]
             rows.append({"interval": c["estimator"], "level": c["level"],
                          "coverage": f"{c['coverage']:.4f} ({c['coverage_mcse']:.4f})",
+                         **_spread(c),
                          "mean width": f"{c['width']:.4f}",
                          "on your data": f"[{_number(obs['low'])}, {_number(obs['high'])}]"})
         return pd.DataFrame(rows)
@@ -234,6 +243,23 @@ class AuditResult:
 
         return audit_figure(self)
 
+    def markdown(self, path) -> str:
+        """Write the audit's tables, recommendation and figure (``<name>.png`` beside it) to
+        the Markdown file `path` (:func:`~evalmc.study.audit_markdown.write_markdown`).
+
+        Returns
+        -------
+        str
+            The Markdown written.
+
+        Examples
+        --------
+        See :func:`evalmc.study.audit_markdown.write_markdown`.
+        """
+        from evalmc.study.audit_markdown import write_markdown
+
+        return write_markdown(self, path)
+
 
 def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | None = None,
           sample: str | None = None, item: str = "item", model: str | None = None,
@@ -242,7 +268,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
           estimators=None, alpha: float = 0.05, n_reps: int = NULL_REPS,
           n_reps_alt: int = ALT_REPS, seed: int = 0, n_jobs: int = 1,
           backend: str | None = None, cache=None, progress: bool | None = None,
-          draws: str = "auto") -> AuditResult:
+          draws: str = "auto", refits: int = REFITS) -> AuditResult:
     """Check procedures and intervals on data simulated like the item-level results in `path`.
 
     Parameters
@@ -290,6 +316,12 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         0/1 scores as each cluster's counts of item types, their sufficient statistic (the
         procedures read the counts); 'scores', every score (the general path, slower, the same
         law).
+    refits : int
+        The fit's uncertainty: the null replications (sizes, and the intervals' coverage) are
+        split over this many refits of the model, each fitted to a data set drawn from the
+        fit (a parametric bootstrap, :mod:`evalmc.sims.itemrefits`); each size is pooled over
+        them, with its spread between refits (:mod:`evalmc.study.refits`). 0: every
+        replication from the one fit. Power is from the one fit.
 
     Returns
     -------
@@ -313,10 +345,10 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     ...                       progress=False)
     >>> result.sizes[["procedure", "rate", "bradley"]]
           procedure    rate       bradley
-    0  paired-items  0.0600  undetermined
+    0  paired-items  0.0450        robust
     1    unpaired-z  0.0225  undetermined
     >>> result.verdicts["verdict"].tolist()
-    ['undetermined', 'undetermined']
+    ['calibrated', 'undetermined']
     """
     from evalmc.inputs.nested import read_levels
     from evalmc.sims.itemmodel import DRAWS
@@ -324,6 +356,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
     n_reps = check_int("n_reps", n_reps, low=2)
     n_reps_alt = check_int("n_reps_alt", n_reps_alt, low=2)
+    refits = check_int("refits", refits, low=0)
     deltas = tuple(check_float("deltas", d) for d in np.atleast_1d(deltas))
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     check_choice("draws", draws, DRAWS)
@@ -345,11 +378,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
         return _audit(paths, table, {**base, "a": a, "b": b, "draws": draws}, deltas=deltas,
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
                       n_reps_alt=n_reps_alt, seed=seed, n_jobs=n_jobs, backend=backend,
-                      cache=cache, progress=progress)
+                      cache=cache, progress=progress, refits=refits)
 
 
 def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n_reps_alt,
-           seed, n_jobs, backend, cache, progress) -> AuditResult:
+           seed, n_jobs, backend, cache, progress, refits=0) -> AuditResult:
     """The audit of `table` (read from `paths`), the scenario reading ``base['file']``."""
     from evalmc.sims import get_scenario
     from evalmc.sims.itemmodel import faithfulness, paired
@@ -370,15 +403,14 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
     run = {"seed": seed, "n_jobs": n_jobs, "backend": backend, "cache": cache,
            "progress": progress}
     null, alt, cover = _simulate(scenario, base, crits, ests, differences, alpha=alpha,
-                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run)
-    sizes = _sizes(null.summary, alpha)
-    power = _power(null.summary, alt.summary if alt is not None else None, alpha,
-                   {abs(d) for d in asked})
+                                 n_reps=n_reps, n_reps_alt=n_reps_alt, run=run, refits=refits)
+    sizes = _sizes(null, alpha).assign(estimand=AUDITED)
+    power = _power(null, alt, alpha, {abs(d) for d in asked})
     detectable = _detectable(power)
-    coverage = _coverage(cover)
+    coverage = _coverage(cover).assign(estimand=AUDITED)
     observed = _observed(batch, crits, ests, alpha, seed)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 1]))
-    faithful = faithfulness(model, rng)
+    faithful = faithfulness(model, rng, alpha=alpha)
     verdicts = _verdicts(sizes, power, detectable, asked)
     d = batch.a.mean() - batch.b.mean()
     data = {"file": ", ".join(map(str, paths)), "a": a, "b": b,
@@ -387,7 +419,9 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
             "n_clusters": len(batch.cluster_sizes), "cluster": table.attrs.get("cluster"),
             "mean_a": float(batch.a.mean()), "mean_b": float(batch.b.mean()),
             "difference": float(d), "se": float(se)}
-    settings = {"alpha": alpha, "n_reps": n_reps, "n_reps_alt": n_reps_alt, "seed": seed,
+    settings = {"estimand": AUDITED, "alpha": alpha,
+                "n_reps": int(null["n_reps"].iloc[0]) if len(null) else n_reps,
+                "n_reps_alt": n_reps_alt, "seed": seed, "refits": refits,
                 "deltas": list(asked), "grid": list(differences)}
     answer = recommend(sizes, power, detectable, observed, alpha=alpha, n_reps=n_reps,
                        n_clusters=data["n_clusters"] if data["cluster"] else None)
@@ -537,30 +571,50 @@ def _differences(scenario, base, deltas, se) -> tuple[tuple, list]:
     return asked, differences
 
 
-def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps_alt, run):
-    """The studies of the audit: the criteria under the null and at the `differences` (None
-    without any), and the estimators' coverage under the null (None without any)."""
+def _simulate(scenario, base, crits, ests, differences, *, alpha, n_reps, n_reps_alt, run,
+              refits=0):
+    """The summaries of the audit's studies: the criteria under the null and at the
+    `differences` (None without any), and the estimators' coverage under the null (None without
+    any); with `refits`, the null's `n_reps` split over that many refits of the fit (rounded
+    up) and pooled (:func:`~evalmc.study.refits.pool_summary`)."""
+    from evalmc.engine.options import MAX_FAILURE_RATE
     from evalmc.study.estimation import run_estimation
     from evalmc.study.rates import run_study
+    from evalmc.study.refits import check_failures, pool_summary
 
-    null = run_study({**base, "delta": [0.0]}, scenario, crits, n_reps=n_reps, alpha=alpha,
-                     **run)
+    null_grid, null_run = {**base, "delta": [0.0]}, dict(run)
+    if refits:  # each refit may fail alone; the pooled failures are checked below
+        null_grid.update(refit=list(range(1, refits + 1)), refit_seed=[run["seed"]])
+        n_reps, null_run["max_failure_rate"] = -(-n_reps // refits), 1.0
+    null = run_study(null_grid, scenario, crits, n_reps=n_reps, alpha=alpha,
+                     **null_run).summary
     alt = (run_study({**base, "delta": differences}, scenario, crits, n_reps=n_reps_alt,
-                     alpha=alpha, **run) if differences else None)
-    cover = (run_estimation({**base, "delta": [0.0]}, scenario, ests, n_reps=n_reps,
-                            target="effect", **run) if ests else None)
+                     alpha=alpha, **run).summary if differences else None)
+    cover = (run_estimation(null_grid, scenario, ests, n_reps=n_reps, target="effect",
+                            **null_run).summary if ests else None)
+    if refits:
+        check_failures(null, "criterion", MAX_FAILURE_RATE)
+        if cover is not None:
+            check_failures(cover, "estimator", MAX_FAILURE_RATE)
+        null = pool_summary(null, ["criterion", "alpha"],
+                            {"rate": "mcse", "power_sign": "power_sign_mcse"})
+        cover = (pool_summary(cover, ["estimator", "level"], {"coverage": "coverage_mcse"},
+                              {"width": "width_mcse"}) if cover is not None else None)
     return null, alt, cover
 
 
 #: The columns of the coverage table.
 _COVERAGE = ("estimator", "level", "coverage", "coverage_mcse", "width", "width_mcse")
+#: The columns of the spread between refits (:func:`~evalmc.study.refits.pool_summary`).
+_SPREAD = ("fit_sd", "fit_low", "fit_high", "refits")
 
 
 def _coverage(cover) -> pd.DataFrame:
-    """The coverage table of the estimators' study `cover` (empty when None)."""
+    """The coverage table of the estimators' summary `cover` (empty when None), with the
+    spread between refits when pooled over them."""
     if cover is None:
         return pd.DataFrame(columns=list(_COVERAGE))
-    return cover.summary[list(_COVERAGE)].reset_index(drop=True)
+    return cover[[c for c in (*_COVERAGE, *_SPREAD) if c in cover]].reset_index(drop=True)
 
 
 def observed_batch(pair):
@@ -783,8 +837,8 @@ def _sizes(summary, alpha) -> pd.DataFrame:
     rows = summary[np.isclose(summary["alpha"], alpha)]
     return pd.DataFrame({"procedure": rows["criterion"], "rate": rows["rate"],
                          "mcse": rows["mcse"], "ci_low": rows["ci_low"],
-                         "ci_high": rows["ci_high"],
-                         "bradley": rows["bradley"]}).reset_index(drop=True)
+                         "ci_high": rows["ci_high"], "bradley": rows["bradley"],
+                         **{c: rows[c] for c in _SPREAD if c in rows}}).reset_index(drop=True)
 
 
 def _power(null, alt, alpha, asked) -> pd.DataFrame:
@@ -827,6 +881,8 @@ def _detectable(power) -> pd.DataFrame:
 
 
 def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
+    from evalmc.criteria import resamples
+
     rows = []
     for crit in crits:  # each its own stream, keyed by its name as the engine keys them
         rng = np.random.default_rng(np.random.SeedSequence([seed, 2, zlib.crc32(
@@ -836,7 +892,7 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         estimate = result.estimate[0] if result.estimate is not None else np.nan
         rows.append({"name": crit.name, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
-                     "low": np.nan, "high": np.nan})
+                     "low": np.nan, "high": np.nan, "resamples": resamples(crit.key)})
     for est in ests:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
             est.key.encode())]))
@@ -844,8 +900,9 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         rows.append({"name": est.name, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,
                      "low": float(result.low[0]) if result.low is not None else np.nan,
-                     "high": float(result.high[0]) if result.high is not None else np.nan})
-    return pd.DataFrame(rows)
+                     "high": float(result.high[0]) if result.high is not None else np.nan,
+                     "resamples": None})
+    return pd.DataFrame(rows).astype({"resamples": "Int64"})
 
 
 def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
@@ -870,6 +927,20 @@ def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:
                 f"{what}; {reach}.")
         rows.append({"procedure": name, "verdict": verdict, "line": line})
     return pd.DataFrame(rows)
+
+
+def _over_refits(settings) -> str:
+    """How the null's replications were split over refits of the fit, for the report."""
+    k = settings.get("refits", 0)
+    return (f" over {k} refits of the model, pooled; fit sd: the sd of the rate between "
+            "refits net of Monte Carlo noise, the refits' range in brackets" if k else "")
+
+
+def _spread(row) -> dict:
+    """The report's column of the spread between refits of a pooled rate (none without)."""
+    if "fit_sd" not in row or pd.isna(row["fit_sd"]):
+        return {}
+    return {"fit sd": f"{row['fit_sd']:.4f} [{row['fit_low']:.3f}, {row['fit_high']:.3f}]"}
 
 
 def _number(value, spec: str = ".4g") -> str:
