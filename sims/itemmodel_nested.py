@@ -281,12 +281,21 @@ def fit_nested(table, a: str, b: str) -> NestedFit:
     {'cluster': 0.16, 'interaction': 0.0, 'subcluster': 0.04, 'sub_interaction': 0.0,
      'item': 0.23, 'model_item': 0.57, 'sample': 0.0}
     """
-    from scipy.special import ndtri
-
     if "subcluster" not in table.columns:
         raise ValueError("`table` has no column subcluster; read it with nested clusters, "
                          "cluster='outer/inner' (evalmc.inputs.nested.read_levels).")
-    xa, xb, sizes, sub_sizes, per = nested_grid(table, a, b)
+    return fit_nested_grid(*nested_grid(table, a, b), names=(a, b))
+
+
+def fit_nested_grid(xa: np.ndarray, xb: np.ndarray, sizes, sub_sizes, per, *,
+                    names=("A", "B")) -> NestedFit:
+    """:func:`fit_nested` on A's and B's scores as items x samples arrays, items grouped by
+    cluster then subcluster, `sizes` items per cluster, `sub_sizes` per subcluster, `per`
+    subclusters per cluster (`names` name the models in errors)."""
+    from scipy.special import ndtri
+
+    a, b = names
+    sizes, sub_sizes, per = (tuple(int(k) for k in x) for x in (sizes, sub_sizes, per))
     n, s = xa.shape
     for option, name, x in (("a", a, xa), ("b", b, xb)):
         if np.ptp(x) == 0:

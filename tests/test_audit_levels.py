@@ -27,8 +27,9 @@ def nested_file(tmp_path):
 
 @pytest.fixture
 def nested_audit(nested_file):
+    # refits=0: both levels simulate the point fit, which the independent check draws from
     return evalmc.audit(nested_file, "x", "y", cluster="category/subject", criteria=PROCEDURES,
-                        estimators=[], n_reps=400, n_reps_alt=20, progress=False)
+                        estimators=[], n_reps=400, n_reps_alt=20, progress=False, refits=0)
 
 
 def test_only_the_procedures_that_read_clusters_are_audited_twice(nested_file):
@@ -143,3 +144,12 @@ def test_the_recommendation_names_the_level_to_cluster_at():
     assert level_note(levels, "cr2-bm").endswith(": cluster it by category.")
     assert level_note(levels, "paired-items") == level_note(levels, None) == ""
     assert level_note(pd.DataFrame([{**row, "bradley_inner": "robust"}]), "cr2-bm") == ""
+
+
+def test_with_refits_the_second_level_is_split_over_them_as_the_null_is(nested_file):
+    result = evalmc.audit(nested_file, "x", "y", cluster="category/subject",
+                          criteria=["clustered-z"], estimators=[], n_reps=90, n_reps_alt=10,
+                          progress=False, refits=4)
+    # 90 // 4 = 22 at the second level, split over 4 refits: 6 each, 24 in all
+    assert result.levels["n_reps_inner"].tolist() == [24]
+    assert result.settings["n_reps_level"] == 24

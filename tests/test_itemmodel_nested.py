@@ -205,3 +205,16 @@ def test_the_fit_recovers_the_process_that_wrote_the_files(tmp_path):
     for name, value in raw.items():
         mcse = frame[name].std(ddof=1) / np.sqrt(len(frame))
         assert abs(frame[name].mean() - value / total) < 4 * mcse + 0.005, name
+
+
+def test_a_refit_of_a_nested_fit_keeps_both_levels(nested_file):
+    """The parametric bootstrap of the fit (`refit`) refits both levels in the file's layout."""
+    scenario = get_scenario("item-model")
+    fit = scenario(file=nested_file, a="x", b="y", cluster="category/subject").fit
+    again = scenario(file=nested_file, a="x", b="y", cluster="category/subject", refit=1,
+                     level="inner")
+    assert isinstance(again.fit, NestedFit)
+    assert again.fit.subcluster_sizes == fit.subcluster_sizes
+    assert again.cluster_sizes == (12,) * 40
+    assert again.fit.variances != fit.variances
+    assert round(again.fit.subcluster, 4) == 0.0708  # fixed seed

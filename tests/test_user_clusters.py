@@ -162,7 +162,7 @@ def test_the_readmes_clustered_t_in_an_audit_gets_the_subjects(tmp_path):
     read = {"metric": "correct", "item": "question", "sample": "generation",
             "cluster": "subject"}
     result = evalmc.audit(path, "candidate", "baseline", **read, criteria=["clustered-z", user],
-                          estimators=[], n_reps=200, n_reps_alt=2, progress=False)
+                          estimators=[], n_reps=200, n_reps_alt=2, progress=False, refits=0)
     pair = paired_items(read_items(path, **read), "candidate", "baseline")
     d = pair.a.mean(axis=1) - pair.b.mean(axis=1)
     groups = pd.factorize(pd.Series(pair.clusters))[0]

@@ -433,7 +433,9 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
         data.update(subcluster=table.attrs["subcluster"],
                     n_subclusters=int(table.groupby(["cluster", "subcluster"]).ngroups))
         levels = second_level(table, base, crits, sizes, alpha=alpha,
-                              n_reps=settings["n_reps_level"], run=run)
+                              n_reps=settings["n_reps_level"], run=run, refits=refits)
+        if len(levels):
+            settings["n_reps_level"] = int(levels["n_reps_inner"].iloc[0])
         if answer:
             answer["line"] += level_note(levels, answer.get("procedure"))
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,

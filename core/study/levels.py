@@ -15,8 +15,9 @@ Decisions of this module:
   clusters do (the same scores in the same order, the same random stream); the others read
   the same law at both levels, and a second estimate of their size would only add noise.
 - **Replications**: a quarter of the audit's under the null (:data:`LEVEL_SHARE`; at the
-  default 5,300, 1,325: the MCSE of a 5% size at most 0.006), and no alternatives: the second
-  level costs at most a quarter of the null study of those procedures.
+  default 5,300, 1,325, split over the audit's refits of the fit as its null is and rounded
+  up: 1,340 over 20; the MCSE of a 5% size at most 0.006), and no alternatives: the second
+  level costs about a quarter of the null study of those procedures.
 - **A difference** is two different Bradley labels, neither undetermined (``differs``); where
   one level's label is undetermined (the fewer replications tell less) the report says so
   with both sizes, without calling it a difference.
@@ -62,7 +63,7 @@ def reads_clusters(crit, outer, inner, seed: int = 0) -> bool:
 
 
 def second_level(table, base: dict, crits, sizes: pd.DataFrame, *, alpha: float, n_reps: int,
-                 run: dict) -> pd.DataFrame:
+                 run: dict, refits: int = 0) -> pd.DataFrame:
     """The sizes of the procedures that read the clusters, clustered at the inner level, beside
     theirs at the outer level.
 
@@ -82,6 +83,9 @@ def second_level(table, base: dict, crits, sizes: pd.DataFrame, *, alpha: float,
         Replications under the null at the inner level.
     run : dict
         Seed, workers, backend, cache and progress, as the audit's studies take them.
+    refits : int
+        As the audit's null: `n_reps` split over this many refits of the fit (rounded up) and
+        pooled (:func:`~evalmc.study.refits.pool_summary`); 0, the fit alone.
 
     Returns
     -------
@@ -104,9 +108,19 @@ def second_level(table, base: dict, crits, sizes: pd.DataFrame, *, alpha: float,
                "bradley_inner", "n_reps_inner", "differs"]
     if not chosen:
         return pd.DataFrame(columns=columns)
-    study = run_study({**base, "delta": [0.0], "level": ["inner"]}, "item-model", chosen,
-                      n_reps=n_reps, alpha=alpha, **run)
-    rows = study.summary[np.isclose(study.summary["alpha"], alpha)].set_index("criterion")
+    grid, options = {**base, "delta": [0.0], "level": ["inner"]}, dict(run)
+    if refits:  # as the audit's null: each refit may fail alone, the pooled failures checked
+        grid.update(refit=list(range(1, refits + 1)), refit_seed=[run["seed"]])
+        n_reps, options["max_failure_rate"] = -(-n_reps // refits), 1.0
+    summary = run_study(grid, "item-model", chosen, n_reps=n_reps, alpha=alpha,
+                        **options).summary
+    if refits:
+        from evalmc.engine.options import MAX_FAILURE_RATE
+        from evalmc.study.refits import check_failures, pool_summary
+
+        check_failures(summary, "criterion", MAX_FAILURE_RATE)
+        summary = pool_summary(summary, ["criterion", "alpha"], {"rate": "mcse"})
+    rows = summary[np.isclose(summary["alpha"], alpha)].set_index("criterion")
     at_outer = sizes.set_index("procedure")
     names = table.attrs.get("cluster"), table.attrs.get("subcluster")
     out = []
@@ -118,7 +132,7 @@ def second_level(table, base: dict, crits, sizes: pd.DataFrame, *, alpha: float,
                     "size_outer": float(o["rate"]), "mcse_outer": float(o["mcse"]),
                     "bradley_outer": o["bradley"], "size_inner": float(i["rate"]),
                     "mcse_inner": float(i["mcse"]), "bradley_inner": i["bradley"],
-                    "n_reps_inner": n_reps,
+                    "n_reps_inner": int(i["n_reps"]),
                     "differs": o["bradley"] != i["bradley"]
                     and "undetermined" not in (o["bradley"], i["bradley"])})
     return pd.DataFrame(out, columns=columns)
