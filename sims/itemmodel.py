@@ -325,12 +325,12 @@ def file_table(path, *, metric=None, item="item", model=None, cluster=None, samp
 
 @lru_cache(maxsize=2)
 def _file_table(path: str, stamp: tuple, metric, item, model, cluster, sample):
-    """:func:`~evalmc.inputs.itemlogs.read_items` of the file at `path`, remembered while its
-    size, time and inode (`stamp`) stay."""
-    from evalmc.inputs.itemlogs import read_items
+    """:func:`~evalmc.inputs.nested.read_levels` of the file at `path` (nested clusters when
+    `cluster` is ``'outer/inner'``), remembered while its size, time and inode (`stamp`) stay."""
+    from evalmc.inputs.nested import read_levels
 
-    return read_items(path, metric=metric, item=item, model=model, cluster=cluster,
-                      sample=sample)
+    return read_levels(path, metric=metric, item=item, model=model, cluster=cluster,
+                       sample=sample)
 
 
 @lru_cache(maxsize=16)
@@ -338,12 +338,18 @@ def _file_fit(path: str, stamp: tuple, metric, item, model, cluster, sample, a, 
     """The fit of models `a` and `b` of the file at `path` (read with the other arguments),
     remembered while the file's size, time and inode (`stamp`) stay: every condition of a study
     is a scenario of its own, and each would read and fit the file again."""
+    from evalmc.inputs.nested import split_levels
+
     table = _file_table(path, stamp, metric, item, model, cluster, sample)
     models = list(dict.fromkeys(table["model"]))
     for option, name in (("a", a), ("b", b)):
         if not name:
             raise ValueError(f"`{option}` is required: model {option.upper()}'s name; models "
                              f"of {path!r}: {', '.join(map(str, models))}.")
+    if split_levels(cluster)[1] is not None:
+        from evalmc.sims.itemmodel_nested import fit_nested
+
+        return fit_nested(table, a, b)
     return fit_items(table, a, b)
 
 
@@ -610,8 +616,9 @@ class ItemModel(Scenario, registered="item-model"):
     `sample`) is fitted once (:func:`fit_items`, stored in ``fit``); each replication draws
     fresh clusters, items and samples whose expected scores differ by `delta`, their average the
     file's pooled mean (module docstring), at the latent means ``mu`` in clusters of
-    ``cluster_sizes`` (:func:`layout`). Parameters: the ``'item-model'`` row of
-    :data:`evalmc.sims.SCENARIOS`.
+    ``cluster_sizes`` (:func:`layout`). With nested clusters, ``cluster='outer/inner'``, the
+    fit has two cluster levels (:mod:`evalmc.sims.itemmodel_nested`) and the batches cluster
+    at `level`. Parameters: the ``'item-model'`` row of :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -653,6 +660,9 @@ class ItemModel(Scenario, registered="item-model"):
         if not Path(self.file).is_file():
             raise ValueError(f"`file` {self.file!r} is not a file.")
         check_choice("draws", self.draws, DRAWS)
+        from evalmc.sims.itemmodel_nested import LEVELS, NestedFit
+
+        check_choice("level", self.level, LEVELS)
         stat = os.stat(self.file)
         fit = _file_fit(str(self.file), (stat.st_size, stat.st_mtime_ns, stat.st_ino),
                         self.metric or None, self.item or "item", self.model or None,
@@ -665,7 +675,17 @@ class ItemModel(Scenario, registered="item-model"):
             fit = refit(fit, refit_index, self.refit_seed)
         object.__setattr__(self, "fit", fit)
         object.__setattr__(self, "mu", fit.latent_means(float(self.delta)))
-        object.__setattr__(self, "cluster_sizes", layout(fit, n_items))
+        if isinstance(fit, NestedFit):  # two cluster levels: the file's layout, at `level`
+            if n_items:
+                raise ValueError(f"`n_items` must be 0 with nested clusters (cluster="
+                                 f"{self.cluster!r}): they are drawn in the file's layout; "
+                                 f"got {n_items}.")
+            object.__setattr__(self, "cluster_sizes", fit.level_sizes(self.level))
+        elif self.level != "outer":
+            raise ValueError(f"`level` {self.level!r} needs nested clusters, cluster="
+                             f"'outer/inner'; got cluster={self.cluster!r}.")
+        else:
+            object.__setattr__(self, "cluster_sizes", layout(fit, n_items))
 
     @property
     def truth(self) -> str:
@@ -694,6 +714,10 @@ class ItemModel(Scenario, registered="item-model"):
         `draws` 'auto', and counts no more numerous than the scores."""
         if self.draws != "auto" or self.fit.kind != "binary":
             return False
+        from evalmc.sims.itemmodel_nested import NestedFit
+
+        if isinstance(self.fit, NestedFit):  # counts per subcluster, for one sample only
+            return self.fit.n_samples == 1
         s, sizes = self.fit.n_samples, self.cluster_sizes
         groups = 1 if max(sizes) == 1 else len(sizes)
         return groups * len(cell_types(s)) <= sum(sizes) * s
@@ -703,7 +727,9 @@ class ItemModel(Scenario, registered="item-model"):
         (:meth:`ItemFit.draw_cells`, a :class:`CellsBatch`) when :attr:`uses_cells`, else their
         scores (:meth:`ItemFit.draw_scores`)."""
         if self.uses_cells:
-            cells = self.fit.draw_cells(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes)
+            nested = {"level": self.level} if self.level != "outer" else {}
+            cells = self.fit.draw_cells(rng, n_reps, *self.mu, cluster_sizes=self.cluster_sizes,
+                                        **nested)
             seeds = rng.integers(0, 2**63, n_reps)
             return CellsBatch(cells=cells, seeds=seeds, cluster_sizes=self.cluster_sizes,
                               n_samples=self.fit.n_samples)

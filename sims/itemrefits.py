@@ -74,6 +74,7 @@ def _draw_and_fit(fit, index: int, seed: int):
     """One data set of `fit`'s shape from its own stream, drawn until both models' scores vary,
     and its fit."""
     from evalmc.sims.itemmodel import fit_grid
+    from evalmc.sims.itemmodel_nested import NestedFit, fit_nested_grid
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, index, int(fit.digest or "0",
                                                                          16)]))
@@ -81,6 +82,9 @@ def _draw_and_fit(fit, index: int, seed: int):
     for _ in range(TRIES):
         a, b = fit.draw_scores(rng, 1, fit.mu_a, fit.mu_b)
         if np.ptp(a) > 0 and np.ptp(b) > 0:
+            if isinstance(fit, NestedFit):  # both levels refitted, in the file's layout
+                return fit_nested_grid(a.reshape(n, s), b.reshape(n, s), fit.cluster_sizes,
+                                       fit.subcluster_sizes, fit.per_cluster)
             return fit_grid(a.reshape(n, s), b.reshape(n, s), fit.cluster_sizes)
     raise ValueError(f"`refit`: {TRIES} data sets drawn from the fit each gave a model the same "
                      f"score on every item; the fit is too near an edge of the scores' range to "

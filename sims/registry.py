@@ -160,6 +160,8 @@ SCENARIOS = Registry("scenario", [
               Param("draws", "auto", str, "'auto': 0/1 scores drawn as each cluster's counts of "
                                          "item types (their sufficient statistic), the scores "
                                          "only if a criterion asks; 'scores': every score"),
+              Param("level", "outer", str, "with nested clusters (cluster='outer/inner'), the "
+                                           "level the batches cluster at: 'outer' or 'inner'"),
               Param("refit", 0, int, "0: the file's fit; k >= 1: the fit to the k-th data set "
                                      "drawn from it (a parametric bootstrap of the fit)"),
               Param("refit_seed", 0, int, "seed of the data sets drawn for `refit`"),

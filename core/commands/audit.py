@@ -57,7 +57,9 @@ def register(sub) -> None:
     parser.add_argument("--model", metavar="COL",
                         help="a table's column of model names (default model)")
     parser.add_argument("--cluster", metavar="COL",
-                        help="column (or doc/metadata field) of the items' clusters")
+                        help="column (or doc/metadata field) of the items' clusters; "
+                             "OUTER/INNER for nested ones (category/subject), audited at both "
+                             "levels")
     parser.add_argument("--sample", metavar="COL",
                         help="a table's column of sample indices (repeated generations)")
     parser.add_argument("--fmt", choices=("csv", "jsonl", "lm-eval", "lm-eval-array",

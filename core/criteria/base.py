@@ -23,7 +23,7 @@ import numpy as np
 from evalmc.criteria.capture import captured_stdout, warn_printed
 from evalmc.engine.options import check_interrupted
 from evalmc.inputs.checks import check_choice
-from evalmc.sims.base import ALTERNATIVES, Batch, check_needs
+from evalmc.sims.base import ALTERNATIVES, Batch, check_needs, read_only
 from evalmc.stats.nulls import null_distribution
 
 
@@ -501,8 +501,12 @@ class UserFunction:
     kind: ClassVar[str] = "criterion"
     kinds: ClassVar[str] = "criteria"
     uses_rng: ClassVar[bool] = True  # it may; and it runs one replication at a time anyway
-    #: It reads the scores ``a``, ``b``.
-    needs: ClassVar[str] = "scores"
+
+    @property
+    def needs(self) -> str:
+        """What its batches must hold: ``'clusters'`` or ``'samples'`` when `func` takes a
+        parameter of that name (:data:`STRUCTURE`), else the scores ``a``, ``b``."""
+        return next((name for name in STRUCTURE if _accepts(self.func, name)), "scores")
 
     def _check_func(self) -> None:
         """Refuse a `func` that is not callable, and name an unnamed one after it."""
@@ -537,6 +541,8 @@ class UserFunction:
         """``call(batch, kwargs)``, `func`'s keywords (`rng` if it takes one) in `kwargs`,
         what it prints captured and announced once."""
         kwargs = {"rng": rng} if _accepts(self.func, "rng") else {}
+        if _accepts(self.func, "clusters"):
+            kwargs["clusters"] = cluster_ids(batch)
         with captured_stdout() as printed:
             result = call(batch, kwargs)
         warn_printed(self.name, printed.getvalue(), self.kind, self.kinds)
@@ -548,8 +554,11 @@ class UserFunction:
         n = batch.n_reps
         answers, failed, errors = [None] * n, np.zeros(n, bool), {}
         a, b = batch.a, batch.b
+        samples = _samples(self.func, batch)
         for i in range(n):
             check_interrupted()
+            if samples is not None:
+                kwargs = {**kwargs, "samples": (samples[0][i], samples[1][i])}
             try:
                 answers[i] = read(self.func(a[i], b[i], **kwargs))
             except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
@@ -557,6 +566,50 @@ class UserFunction:
                 failed[i] = True
                 errors[i] = failure_message(err, self.kind, self.kinds)
         return answers, failed, errors
+
+
+#: The parameters through which a user's function receives the structure of the items, in the
+#: order its ``needs`` names them: each item's cluster, and each item's samples.
+STRUCTURE = ("clusters", "samples")
+
+
+def cluster_ids(batch: Batch) -> np.ndarray:
+    """The cluster of each item of `batch` (one per score of ``a``), numbered 0, 1, ... in order
+    (read-only); each item its own cluster for a batch without clusters.
+
+    Parameters
+    ----------
+    batch : Batch
+        A :class:`~evalmc.sims.items.ClusteredBatch` (its ``cluster_sizes``) or any batch.
+
+    Returns
+    -------
+    ndarray of int64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.sims.items import ClusteredBatch
+    >>> cluster_ids(ClusteredBatch(np.ones((1, 5)), np.zeros((1, 5)), paired=True,
+    ...                            cluster_sizes=(2, 3))).tolist()
+    [0, 0, 1, 1, 1]
+    """
+    from evalmc.sims.items import cluster_sizes
+
+    sizes = cluster_sizes(batch)
+    ids = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    ids.flags.writeable = False
+    return ids
+
+
+def _samples(func, batch):
+    """A's and B's samples of every item, ``(n_reps, items, n_samples)`` each, when `func` takes
+    ``samples`` (else None)."""
+    if not _accepts(func, "samples"):
+        return None
+    from evalmc.sims.items import sample_scores
+
+    return tuple(read_only(np.asarray(x)) for x in sample_scores(batch))
 
 
 def _rebuild_user_function(cls, func_bytes, values, key):
@@ -569,6 +622,13 @@ def _rebuild_user_function(cls, func_bytes, values, key):
 class UserCriterion(UserFunction):
     """A user's test: ``func(a, b)`` or ``func(a, b, rng=rng)``, on one replication, or on
     the whole block when vectorized.
+
+    A `func` with a parameter named ``clusters`` also receives the cluster of each item
+    (:func:`cluster_ids`: one int per score of ``a``, numbered 0, 1, ... in order), and one
+    named ``samples`` A's and B's repeated samples of each item, a pair of arrays items x
+    samples (``a`` and ``b`` are the items' means over their samples); its scenario must then
+    hold clusters (``needs``), as :class:`~evalmc.sims.items.ClusteredBatch` does. Vectorized,
+    it receives the same clusters and the samples of the whole block.
 
     `func` returns a p-value (a float in [0, 1]), a decision (a bool, True = reject A = B, or
     the integer 0 or 1), a result with a ``pvalue`` attribute (scipy's), or a pair
@@ -696,13 +756,16 @@ class UserCriterion(UserFunction):
 
     def _call_block(self, batch, kwargs) -> CriterionResult:
         n = batch.n_reps
+        samples = _samples(self.func, batch)
         try:
-            out = np.asarray(_unwrap(self.func(batch.a, batch.b, axis=1, **kwargs)))
+            whole = {} if samples is None else {"samples": samples}
+            out = np.asarray(_unwrap(self.func(batch.a, batch.b, axis=1, **kwargs, **whole)))
             _check_block_shape(out.shape, n)  # one answer for the block is not one per rep
             if n > 1 and n in (batch.a.shape[1], batch.b.shape[1]):
                 # as many replications as scores: an answer along axis 0 has the same shape;
                 # one fewer replication tells the two apart
-                fewer = self.func(batch.a[:-1], batch.b[:-1], axis=1, **kwargs)
+                cut = {} if samples is None else {"samples": (samples[0][:-1], samples[1][:-1])}
+                fewer = self.func(batch.a[:-1], batch.b[:-1], axis=1, **kwargs, **cut)
                 _check_block_shape(np.shape(_unwrap(fewer)), n - 1, probe=True)
         except (Exception, SystemExit) as err:  # noqa: BLE001 - a failure is data
             check_interrupted()  # unless it was Ctrl-C, turned into an error by a library

@@ -412,8 +412,9 @@ class UserEstimator(UserFunction):
 
     It returns an estimate, ``(low, high)`` or ``(estimate, low, high)``; a replication whose
     call raises (SystemExit included) or returns anything else (a NaN, low above high) fails
-    with its message. As for a user's criterion, its scores are read-only and what it prints is
-    captured.
+    with its message. As for a user's criterion, its scores are read-only, what it prints is
+    captured, and a parameter named ``clusters`` or ``samples`` receives each item's cluster or
+    the items' repeated samples (:class:`~evalmc.criteria.base.UserCriterion`).
 
     Parameters
     ----------

@@ -90,6 +90,9 @@ class AuditResult:
         Replications, seed, alpha, differences.
     recommendation : dict
         The procedure to report, or why none holds (:func:`~evalmc.study.recommend.recommend`).
+    levels : DataFrame
+        With nested clusters, each procedure that reads them at both levels
+        (:func:`~evalmc.study.levels.second_level`); else empty.
 
     Examples
     --------
@@ -118,6 +121,7 @@ class AuditResult:
     verdicts: pd.DataFrame
     settings: dict = field(default_factory=dict)
     recommendation: dict = field(default_factory=dict)
+    levels: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def to_dict(self) -> dict:
         """Every table as a list of records, with the data and settings (for ``--format json``).
@@ -131,7 +135,7 @@ class AuditResult:
         See :func:`audit`.
         """
         tables = ("fit", "faithfulness", "sizes", "power", "detectable", "coverage",
-                  "observed", "verdicts")
+                  "observed", "verdicts", "levels")
         out = {"data": self.data, "settings": self.settings,
                "recommendation": {k: (None if isinstance(v, float) and np.isnan(v) else v)
                                   for k, v in self.recommendation.items()}}
@@ -154,6 +158,8 @@ class AuditResult:
         d, s = self.data, self.settings
         clusters = (f"in {_count(d['n_clusters'], 'cluster')} ({d['cluster']})" if d["cluster"]
                     else "each its own cluster")
+        if d.get("subcluster"):
+            clusters += f" of {d['n_subclusters']} subclusters ({d['subcluster']})"
         lines = [
             f"evalmc audit {d['file']}: {d['a']} (A) against {d['b']} (B), metric "
             f"{d['metric']} ({d['kind']} scores)",
@@ -185,6 +191,10 @@ class AuditResult:
             "Verdicts:",
             *(f"- {line}" for line in self.verdicts["line"]),
         ]
+        if not self.levels.empty:  # nested clusters: the verdicts at the inner level
+            from evalmc.study.levels import level_lines
+
+            lines += ["", "Cluster levels:", *(f"- {line}" for line in level_lines(self.levels))]
         if self.recommendation:
             lines += ["", "Recommendation:", self.recommendation["line"]]
         return "\n".join(lines)
@@ -274,7 +284,11 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     a, b : str
         The two models compared, A - B.
     metric, cluster, sample, item, model, fmt : str, optional
-        What to read, passed to :func:`~evalmc.inputs.itemlogs.read_items`.
+        What to read, passed to :func:`~evalmc.inputs.itemlogs.read_items`; `cluster`
+        ``'outer/inner'`` names nested clusters (:func:`~evalmc.inputs.nested.read_levels`):
+        the procedures cluster on the outer level, the fitted model has both
+        (:mod:`evalmc.sims.itemmodel_nested`), and those that read the clusters are audited at
+        the inner level too (:func:`~evalmc.study.levels.second_level`).
     tasks, labels, common
         Passed to :func:`~evalmc.inputs.itemlogs.read_items`: the lm-evaluation-harness tasks
         to read, a model name per file (two runs of one model told apart), and whether to keep
@@ -338,7 +352,7 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
     >>> result.verdicts["verdict"].tolist()
     ['calibrated', 'undetermined']
     """
-    from evalmc.inputs.itemlogs import read_items
+    from evalmc.inputs.nested import read_levels
     from evalmc.sims.itemmodel import DRAWS
 
     alpha = check_float("alpha", alpha, low=0, high=1, open_low=True, open_high=True)
@@ -356,11 +370,12 @@ def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | Non
             base = {"file": str(paths[0]), "metric": metric or "", "cluster": cluster or "",
                     "sample": sample or "", "item": item, "model": model or ""}
         else:  # the stacked table, written once for the scenario to read
-            table = read_items(paths, **read)
+            table = read_levels(paths, **read)
             stacked = os.path.join(folder, "items.csv")
             table.to_csv(stacked, index=False)
             base = {"file": stacked, "metric": "score", "sample": "sample",
-                    "cluster": "cluster" if table.attrs.get("cluster") else "",
+                    "cluster": ("cluster/subcluster" if table.attrs.get("subcluster") else
+                                "cluster" if table.attrs.get("cluster") else ""),
                     "item": "item", "model": ""}
         return _audit(paths, table, {**base, "a": a, "b": b, "draws": draws}, deltas=deltas,
                       criteria=criteria, estimators=estimators, alpha=alpha, n_reps=n_reps,
@@ -373,13 +388,13 @@ def _read_file(path, read: dict, progress) -> pd.DataFrame:
     once (unless a format is named), after saying so when progress shows."""
     import sys
 
-    from evalmc.inputs.itemlogs import read_items
+    from evalmc.inputs.nested import read_levels
     from evalmc.sims.itemmodel import file_table
 
     if progress is True or (progress is None and sys.stderr.isatty()):
         print(f"evalmc audit: reading {path} and fitting the model to it...", file=sys.stderr)
     if read["fmt"] is not None:
-        return read_items(path, **read)
+        return read_levels(path, **read)
     return file_table(path, **{k: read[k] for k in ("metric", "item", "model", "cluster",
                                                      "sample")})
 
@@ -433,8 +448,21 @@ def _audit(paths, table, base, *, deltas, criteria, estimators, alpha, n_reps, n
                 "deltas": list(asked), "grid": list(differences)}
     answer = recommend(sizes, power, detectable, observed, alpha=alpha, n_reps=n_reps,
                        n_clusters=data["n_clusters"] if data["cluster"] else None)
+    levels = pd.DataFrame()
+    if table.attrs.get("subcluster"):  # nested clusters: the verdicts at the inner level too
+        from evalmc.study.levels import LEVEL_SHARE, level_note, second_level
+
+        settings["n_reps_level"] = max(2, n_reps // LEVEL_SHARE)
+        data.update(subcluster=table.attrs["subcluster"],
+                    n_subclusters=int(table.groupby(["cluster", "subcluster"]).ngroups))
+        levels = second_level(table, base, crits, sizes, alpha=alpha,
+                              n_reps=settings["n_reps_level"], run=run, refits=refits)
+        if len(levels):
+            settings["n_reps_level"] = int(levels["n_reps_inner"].iloc[0])
+        if answer:
+            answer["line"] += level_note(levels, answer.get("procedure"))
     return AuditResult(data, fit_table(model), faithful, sizes, power, detectable, coverage,
-                       observed, verdicts, settings, answer)
+                       observed, verdicts, settings, answer, levels)
 
 
 #: Seconds the timing of the procedures before an audit aims at.
@@ -885,6 +913,8 @@ FIT_ROWS = {
     "mu_b": "B's latent mean",
     "cluster": "variance of a cluster's difficulty, shared by both models",
     "interaction": "variance of a cluster's advantage of one model (model x cluster)",
+    "subcluster": "variance of a subcluster's difficulty (nested clusters only)",
+    "sub_interaction": "variance of a subcluster's advantage of one model (nested only)",
     "item": "variance of an item's difficulty, shared by both models",
     "model_item": "variance of a model's own luck on an item (what makes A and B discordant)",
     "sample": "variance of one sample's noise (repeated answers to one item)",
@@ -919,6 +949,8 @@ def fit_table(model) -> pd.DataFrame:
     fit = model.fit
     rows = []
     for name, meaning in FIT_ROWS.items():
+        if not hasattr(fit, name):  # a subcluster's variances: nested clusters only
+            continue
         if name in fit.clipped:
             meaning += " (clipped at 0: its estimate was negative)"
         rows.append({"parameter": name, "value": float(getattr(fit, name)),
