@@ -32,6 +32,7 @@ STUDIES = ("null", "alternatives", "intervals")
 def _read(monkeypatch):
     from evalmc.inputs import itemlogs
 
+    itemmodel.forget_fits()  # else the table an earlier test read is remembered, and not read
     return itemlogs, "read_items"
 
 

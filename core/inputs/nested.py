@@ -20,7 +20,7 @@ Decisions of this module:
 
 from __future__ import annotations
 
-from evalmc.inputs.itemlogs import read_items
+from evalmc.inputs import itemlogs
 
 #: What separates the outer level's name from the inner one's in ``cluster``.
 SEPARATOR = "/"
@@ -95,10 +95,10 @@ def read_levels(path, *, cluster: str | None = None, **kwargs):
     ('category', 'subject')
     """
     outer, inner = split_levels(cluster)
-    table = read_items(path, cluster=outer, **kwargs)
+    table = itemlogs.read_items(path, cluster=outer, **kwargs)
     if inner is None:
         return table
-    below = read_items(path, cluster=inner, **kwargs)
+    below = itemlogs.read_items(path, cluster=inner, **kwargs)
     keys = ["model", "item", "sample"]
     if not table[keys].reset_index(drop=True).equals(below[keys].reset_index(drop=True)):
         raise ValueError(f"`cluster` {cluster!r}: reading the clusters {outer!r} and "
