@@ -148,8 +148,8 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
     Returns
     -------
     DataFrame
-        A row per procedure: ``boards``, ``failed``, then each measure of the module docstring
-        and its ``_mcse``.
+        A row per procedure: ``models``, ``boards``, ``failed``, then each measure of the
+        module docstring and its ``_mcse``.
 
     Examples
     --------
@@ -174,8 +174,8 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
                        block_size)
     out = engine.run(plan, n_jobs=n_jobs, cache=cache, progress=progress,
                      desc=f"evalmc {scenario}")
-    return pd.DataFrame([{"procedure": c.name, **summarise(out.tallies[(0, f"board:{c.key}")])}
-                         for c in criteria])
+    return pd.DataFrame([{"procedure": c.name, "models": condition.models,
+                          **summarise(out.tallies[(0, f"board:{c.key}")])} for c in criteria])
 
 
 def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", seed: int = 0,
