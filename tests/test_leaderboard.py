@@ -284,3 +284,30 @@ def test_paper_scale_meets_its_monte_carlo_errors():
         rate, mcse = table[name], table[f"{name}_mcse"]
         extreme = (rate < 0.1) | (rate > 0.9)
         assert (mcse[extreme] <= 0.005).all() and (mcse[~extreme] <= 0.01).all()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--reps", "0"], "`--reps` must be at least 1; got 0."),
+    (["--procedure", "welch-t", "--design", "a", "--reps", "5"],
+     "criterion 'welch-t' needs scores; scenario 'arena' yields battles, leaderboard."),
+])
+def test_the_command_refuses_bad_input_in_one_line(argv, message, capsys):
+    from evalmc.cli import main
+
+    assert main(["leaderboard", *argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"evalmc: error: {message}\n"
+
+
+def test_the_command_prints_the_table_and_draws_it(tmp_path, capsys):
+    from evalmc.cli import main
+
+    plot = tmp_path / "board.png"
+    assert main(["leaderboard", "--design", "d", "--procedure", "board-holm", "--reps", "20",
+                 "--quiet", "--format", "json", "--plot", str(plot)]) == 0
+    import json
+
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["design"], r["procedure"], r["models"], r["boards"]) for r in rows] == [
+        ("d", "board-holm", 20, 20)]
+    assert plot.stat().st_size > 0

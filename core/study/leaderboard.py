@@ -178,8 +178,8 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
                           **summarise(out.tallies[(0, f"board:{c.key}")])} for c in criteria])
 
 
-def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", seed: int = 0,
-                      n_jobs: int = 1, procedures=PROCEDURES, cache=None,
+def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", n_reps=None,
+                      seed: int = 0, n_jobs: int = 1, procedures=PROCEDURES, cache=None,
                       progress=None) -> pd.DataFrame:
     """The side-by-side table: every procedure on every design of :data:`DESIGNS`.
 
@@ -189,6 +189,8 @@ def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", seed: int 
         Letters of :data:`DESIGNS`, in the order wanted.
     scale : {'quick', 'paper'}
         Boards per design: :data:`SCALES`.
+    n_reps : int, optional
+        Boards per design in place of the scale's.
     seed, n_jobs, procedures, cache, progress
         As :func:`run_leaderboard`.
 
@@ -206,11 +208,12 @@ def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", seed: int 
     0      a  board-holm     400          0.0
     """
     check_choice("scale", scale, tuple(SCALES))
+    n_reps = SCALES[scale] if n_reps is None else n_reps
     frames = []
     for letter in designs:
         check_choice("design", letter, tuple(DESIGNS))
         name, params, label = DESIGNS[letter]
-        frame = run_leaderboard(name, params, procedures, n_reps=SCALES[scale], seed=seed,
+        frame = run_leaderboard(name, params, procedures, n_reps=n_reps, seed=seed,
                                 n_jobs=n_jobs, cache=cache, progress=progress)
         frame.insert(0, "label", label)
         frame.insert(0, "design", letter)
