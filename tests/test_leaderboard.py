@@ -311,3 +311,61 @@ def test_the_command_prints_the_table_and_draws_it(tmp_path, capsys):
     assert [(r["design"], r["procedure"], r["models"], r["boards"]) for r in rows] == [
         ("d", "board-holm", 20, 20)]
     assert plot.stat().st_size > 0
+
+
+def test_arena_outcomes_follow_davidson_with_position_bias():
+    """Model 0 against model 1 (0.5 stronger), ties nu = 0.5, a bonus of 0.3 to the model shown
+    first: the pooled shares of wins, losses and ties are the mean of Davidson's probabilities
+    at gaps 0.5 + 0.3 and 0.5 - 0.3, within 4 standard errors."""
+    scenario = Arena(models=2, tied=1, spacing=0.5, battles=20_000, tie=0.5, position=0.3)
+    batch = scenario.draw(np.random.default_rng(13), 5)
+    wins, ties = batch.wins.sum(axis=(0, 1)), batch.ties.sum(axis=(0, 1))
+    n = 5 * 20_000
+    observed = np.array([wins[0, 1], wins[1, 0], ties[0, 1]]) / n
+
+    def davidson(gap, nu=0.5):
+        terms = np.array([np.exp(gap / 2), np.exp(-gap / 2), nu])
+        return terms / terms.sum()
+
+    expected = (davidson(0.8) + davidson(0.2)) / 2
+    assert (np.abs(observed - expected) <= 4 * np.sqrt(expected * (1 - expected) / n)).all()
+
+
+def test_item_board_accuracy_is_the_logistic_item_models():
+    """A model's expected accuracy is E expit(s - d - e), d ~ N(0, 1) and e ~ N(0, 0.5^2) (its
+    item's and its cluster's difficulty); averaged over 400 boards within 4 standard errors
+    of the boards' own spread."""
+    scenario = ItemBoard(models=3, tied=1, spacing=1.0, items=100, clusters=10)
+    scores = scenario.draw(np.random.default_rng(14), 400).scores.mean(axis=1)
+    sd = np.sqrt(1.25)
+    for m, s in enumerate(scenario.strengths):
+        expected = integrate.quad(lambda x, s=s: expit(s - x) * stats.norm.pdf(x, 0, sd),
+                                  -15, 15)[0]
+        assert abs(scores[:, m].mean() - expected) <= 4 * scores[:, m].std() / np.sqrt(400)
+
+
+def test_adaptive_pairing_gives_close_pairs_more_battles():
+    """Under adaptive pairing the tied top pair meets far more often than the best and the worst
+    model (uniform pairing: as often)."""
+    adaptive = Arena(pairing="adaptive").draw(np.random.default_rng(15), 50)
+    uniform = Arena().draw(np.random.default_rng(15), 50)
+    for batch, ratio in ((adaptive, 2.0), (uniform, None)):
+        met = (batch.wins + np.swapaxes(batch.wins, 2, 3) + batch.ties).sum(axis=(0, 1))
+        if ratio is None:
+            assert abs(met[0, 1] - met[0, 9]) <= 4 * np.sqrt(met[0, 1] + met[0, 9])
+        else:
+            assert met[0, 1] > ratio * met[0, 9]
+
+
+def test_prompt_bootstrap_equals_refitting_the_resampled_prompts_battles():
+    """With the same draws of prompts (P prompts drawn with replacement per round), each
+    round's strengths are the scipy fit of the battles of the prompts drawn, each as often as
+    it was drawn."""
+    scenario = Arena(models=3, tied=1, spacing=0.3, battles=240, prompts=8, prompt_sd=1.0)
+    batch = scenario.draw(np.random.default_rng(16), 1)
+    ours = _resampled(batch, np.random.default_rng(17), 20, clustered=True)[0]
+    weight = np.random.default_rng(17).multinomial(8, np.full(8, 1 / 8), size=(1, 20))[0]
+    per_prompt = [naive.battles_of_counts(batch.wins[0, p], batch.ties[0, p]) for p in range(8)]
+    for b in range(20):
+        battles = np.concatenate([per_prompt[p] for p in range(8) for _ in range(weight[b, p])])
+        np.testing.assert_allclose(ours[b], naive.bradley_terry_battles(battles, 3), atol=1e-6)
