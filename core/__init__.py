@@ -31,6 +31,8 @@ _LAZY = {
     "reproduce": "evalmc.reproductions.runner",
     "audit": "evalmc.study.audit",
     "AuditResult": "evalmc.study.audit",
+    "audit_models": "evalmc.study.audit_models",
+    "AuditModelsResult": "evalmc.study.audit_models",
     "plan": "evalmc.study.plan",
     "PlanResult": "evalmc.study.plan",
     "plan_cost": "evalmc.study.plan",
@@ -46,7 +48,8 @@ __all__ = [
     "make_design", "run_study", "StudyResult", "calibrate", "run_estimation", "EstimationResult",
     "boo_n", "boo_n_normal", "boon_interval", "BoonInterval",
     "compare", "CompareResult", "ranks", "RanksResult", "describe", "reproduce",
-    "audit", "AuditResult", "plan", "PlanResult", "plan_cost", "CostPlan",
+    "audit", "AuditResult", "audit_models", "AuditModelsResult",
+    "plan", "PlanResult", "plan_cost", "CostPlan",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "lesson", "__version__",
 ]
 

@@ -38,6 +38,7 @@ def _small_file(tmp_path, n=120, clusters=True, seed=3):
 def test_make_writes_the_shipped_example(tmp_path):
     subprocess.run([sys.executable, str(EXAMPLES / "make_items.py"), str(tmp_path)], check=True)
     assert (tmp_path / "items.csv").read_bytes() == ITEMS.read_bytes()
+    assert (tmp_path / "models.csv").read_bytes() == (EXAMPLES / "models.csv").read_bytes()
 
 
 def test_observed_batch_groups_items_by_cluster():

@@ -44,8 +44,11 @@ def register(sub) -> None:
                              "lm-evaluation-harness samples_*.jsonl or .json, results file or "
                              "output folder, inspect_ai .json or .eval; several files (a log "
                              "per model) are stacked")
-    parser.add_argument("--a", required=True, metavar="MODEL", help="model A")
-    parser.add_argument("--b", required=True, metavar="MODEL", help="model B")
+    parser.add_argument("--a", metavar="MODEL", help="model A")
+    parser.add_argument("--b", metavar="MODEL", help="model B")
+    parser.add_argument("--models", nargs="+", metavar="MODEL",
+                        help="instead of --a and --b: several models, every pair audited on "
+                             "its own, the p-values adjusted by Holm over the pairs")
     parser.add_argument("--metric", help="the score: a table's column (default score), a "
                                          "harness metric (acc) or an inspect_ai scorer")
     parser.add_argument("--item", default="item", metavar="COL",
@@ -82,6 +85,10 @@ def register(sub) -> None:
     parser.add_argument("--reps-alt", type=int_arg("reps-alt"), default=ALT_REPS,
                         help="replications under each alternative (default %(default)s)")
     parser.add_argument("--plot", metavar="FILE.png", help="save the audit's figure")
+    parser.add_argument("--report", metavar="FILE.md",
+                        help="also write the audit as Markdown: its tables, recommendation "
+                             "and figure (FILE.png beside it; with --models, FILE-k.png for "
+                             "pair k)")
     add_run_options(parser)
     parser.set_defaults(run=run)
 
@@ -108,30 +115,55 @@ def run(args) -> int:
     except ValueError:
         raise UsageError(f"`--delta` must be numbers separated by commas; got "
                          f"{args.delta!r}.") from None
-    for path, option in ((args.out, "--out"), (args.plot, "--plot")):
+    _check_models(args)
+    for path, option in ((args.out, "--out"), (args.plot, "--plot"), (args.report, "--report")):
         if path:
             check_writable(path, option)
     check_cache(args.cache)
-    from evalmc.study.audit import audit
+    options = {"metric": args.metric, "cluster": args.cluster, "sample": args.sample,
+               "item": args.item, "model": args.model, "fmt": args.fmt, "tasks": args.task,
+               "labels": _labels(args.label), "common": args.common, "deltas": deltas,
+               "criteria": args.criterion, "estimators": args.estimator, "alpha": args.alpha,
+               "n_reps": args.reps, "n_reps_alt": args.reps_alt, "seed": args.seed,
+               "n_jobs": args.jobs, "backend": args.backend, "cache": args.cache,
+               "progress": False if args.quiet else None}
+    if args.models:
+        from evalmc.study.audit_models import audit_models
 
-    result = audit(args.file, args.a, args.b, metric=args.metric, cluster=args.cluster,
-                   sample=args.sample, item=args.item, model=args.model, fmt=args.fmt,
-                   tasks=args.task, labels=_labels(args.label), common=args.common,
-                   deltas=deltas, criteria=args.criterion,
-                   estimators=args.estimator, alpha=args.alpha, n_reps=args.reps,
-                   n_reps_alt=args.reps_alt, seed=args.seed, n_jobs=args.jobs,
-                   backend=args.backend, cache=args.cache,
-                   progress=False if args.quiet else None)
+        result = audit_models(args.file, args.models, **options)
+        table = result.table
+    else:
+        from evalmc.study.audit import audit
+
+        result = audit(args.file, args.a, args.b, **options)
+        table = result.verdicts.merge(result.sizes, on="procedure").merge(
+            result.detectable, on="procedure")
     if args.format == "json":
         write(json_text(result.to_dict()), args.out)
     elif args.format == "csv":
-        write(result.verdicts.merge(result.sizes, on="procedure").merge(
-            result.detectable, on="procedure").to_csv(index=False), args.out)
+        write(table.to_csv(index=False), args.out)
     else:
         write(result.report(), args.out)
     if args.plot:
         result.plot().savefig(args.plot, dpi=120)
+    if args.report:
+        result.markdown(args.report)
     return 0
+
+
+def _check_models(args) -> None:
+    """Raise UsageError unless the models are named once: ``--a`` and ``--b``, or
+    ``--models`` (at least two, distinct, without ``--plot``)."""
+    if args.models is not None:
+        if args.a or args.b or len(args.models) < 2 or len(set(args.models)) < len(args.models):
+            raise UsageError("`--models` must name at least 2 distinct models, without `--a` "
+                             f"and `--b`; got {args.models}.")
+        if args.plot:
+            raise UsageError("`--plot` draws one pair's audit; with `--models`, `--report "
+                             "FILE.md` writes each pair's figure.")
+    elif not (args.a and args.b):
+        raise UsageError("`--a` and `--b` must name the two models to audit (or `--models` "
+                         "several).")
 
 
 def _labels(given) -> dict | None:

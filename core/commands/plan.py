@@ -111,7 +111,7 @@ def run(args) -> int:
     ...       "rho=0.5", "--criterion", "paired-t", "--solve", "n", "--format", "csv",
     ...       "--quiet"])  # doctest: +ELLIPSIS
     solve,value,ci_low,ci_high,target,power,power_mcse,size,size_mcse,bradley,n_reps,points
-    n,34,33,34,0.8,0.81125,...,robust,13200,11
+    n,34,33,35,0.8,0.815625,...,robust,15600,11
     0
 
     Two sizes, a run of B costing four of A's: the cheapest design of those listed.

@@ -152,6 +152,39 @@ def _beside(folder: Path):
                 del sys.modules[name]
 
 
+def resamples(name: str) -> int | None:
+    """The resamples B of a built-in criterion's resampling p-value, below whose resolution
+    1/B its p-value says only "smaller than 1/B"; None for a criterion that does not resample
+    (or is not built in).
+
+    Parameters
+    ----------
+    name : str
+        A criterion's name, ``name(key=value,...)`` for a family's member.
+
+    Returns
+    -------
+    int or None
+        Its ``n_resamples`` (or ``n_boot``) argument, or its row's ``resamples`` fact.
+
+    Examples
+    --------
+    >>> from evalmc.criteria import resamples
+    >>> resamples("cluster-bootstrap"), resamples("sacrebleu-paired-bs(n_resamples=500)")
+    (999, 500)
+    >>> resamples("clustered-z") is None, resamples("my_tests.py:test") is None
+    (True, True)
+    """
+    try:
+        entry, args = CRITERIA.resolve(name)
+    except (ValueError, KeyError):
+        return None
+    for param in ("n_resamples", "n_boot"):
+        if any(p.name == param for p in entry.params):
+            return int(args.get(param, entry.defaults()[param]))
+    return entry.facts.get("resamples")
+
+
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module 'evalmc.criteria' has no attribute {name!r}")
@@ -161,4 +194,4 @@ def __getattr__(name: str):
 
 
 __all__ = ["CRITERIA", "BuiltinCriterion", "CriterionResult", "UserCriterion", "get_criterion",
-           "load_criterion"]
+           "load_criterion", "resamples"]

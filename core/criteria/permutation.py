@@ -11,12 +11,12 @@ from math import comb
 import numpy as np
 
 from evalmc.criteria.base import CriterionResult
+from evalmc.criteria.registry import PERMUTATION_RESAMPLES as N_RESAMPLES
 from evalmc.sims.base import Batch
 
 EXACT_MAX = 16
 #: Two-sample: every split enumerated when there are at most this many (scipy's rule).
 EXACT_MAX_SPLITS = 9999
-N_RESAMPLES = 9999
 #: Most cells (replications x splits x runs of A) of an enumeration done in numpy rather than
 #: by the Numba kernel, whose first compilation (seconds) dwarfs a block this small.
 NUMPY_MAX_CELLS = 200_000

@@ -10,7 +10,8 @@ decisions without p-values; ``alternative``: what its rejection concludes; ``sch
 ``loss``: the cross-validation splits it is for; ``options``: fixed arguments of its test;
 ``estimand``: what its estimate estimates, when not the mean difference; ``interval``: the
 estimator of :data:`~evalmc.estimators.registry.ESTIMATORS` that inverts it, which the audit
-reports beside it). A
+reports beside it; ``resamples``: the draws B of a resampling p-value when no parameter
+``n_resamples`` sets them, so that a p below 1/B is reported as such). A
 row with ``params`` is a family: its target builds the test from the arguments, and
 ``name(key=value,...)`` names a member (:func:`evalmc.registry.format_spec`).
 
@@ -30,6 +31,8 @@ OUTPERFORM_RESAMPLES = 1000
 #: Resamples of the bootstrap tests of a mean difference, and of the cluster bootstrap.
 BOOTSTRAP_RESAMPLES = 9999
 CLUSTER_RESAMPLES = 999
+#: Random sign flips or relabellings of the permutation tests.
+PERMUTATION_RESAMPLES = 9999
 #: sacrebleu's defaults (PairedTest._DEFAULT_SAMPLES): bootstrap resamples, and AR trials.
 SACREBLEU_BS_RESAMPLES = 1000
 SACREBLEU_AR_TRIALS = 10000
@@ -69,7 +72,7 @@ def _bootstrap_mean(method: str, paired: bool) -> Entry:
         "" if method == "bca" else f"-{method}")
     return _row(name, "bootstrap:bootstrap_mean", f"{label} bootstrap interval of {target} "
                 f"({BOOTSTRAP_RESAMPLES} resamples) excludes 0", paired=paired, uses_rng=True,
-                options={"method": method, "paired": paired})
+                options={"method": method, "paired": paired}, resamples=BOOTSTRAP_RESAMPLES)
 
 
 def _board(name: str, target: str, description: str, params=()) -> Entry:
@@ -100,10 +103,10 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          paired=True, options={"zero_method": "zsplit"}),
     _row("permutation-paired", "permutation:permutation_paired", "paired permutation test of "
          "mean(A - B): all 2^n sign flips up to 16 pairs, else 9999 random (+1)", paired=True,
-         uses_rng=True),
+         uses_rng=True, resamples=PERMUTATION_RESAMPLES),
     _row("permutation-two-sample", "permutation:permutation_two_sample", "two-sample "
          "permutation test of mean(A) - mean(B): every split up to 9999, else 9999 random (+1)",
-         uses_rng=True),
+         uses_rng=True, resamples=PERMUTATION_RESAMPLES),
     *(_bootstrap_mean(method, paired) for paired in (False, True)
       for method in ("bca", "percentile", "basic")),
     _row("single-point", "outperform:single_point", "one run each: A better if a_1 - b_1 > "
@@ -154,7 +157,7 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
          "standard error", paired=True, interval="clustered-interval"),
     _row("cluster-bootstrap", "items:cluster_bootstrap", "percentile bootstrap of mean(A - B) "
          f"resampling clusters ({CLUSTER_RESAMPLES} resamples)", paired=True, uses_rng=True,
-         interval="cluster-bootstrap-interval"),
+         interval="cluster-bootstrap-interval", resamples=CLUSTER_RESAMPLES),
     _row("cr1-t", "cluster_robust:cluster_t", "t-test of mean(A - B) with the CR1 "
          "cluster-robust standard error (CR0 x G/(G - 1), as Stata), t(G - 1) reference",
          paired=True, options={"se": "CR1", "df": "clusters"}, interval="cr1-t-interval"),

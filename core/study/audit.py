@@ -43,6 +43,7 @@ import pandas as pd
 from evalmc.engine.options import AUDIT_ALT_REPS as ALT_REPS
 from evalmc.engine.options import AUDIT_REPS as NULL_REPS
 from evalmc.inputs.checks import check_choice, check_float, check_int
+from evalmc.study.pvalues import format_p
 from evalmc.study.recommend import recommend
 
 #: Differences of the power curve, in multiples of the observed standard error.
@@ -195,7 +196,7 @@ class AuditResult:
                           f"{mdd['mdd']:.4f} [{_number(mdd['mdd_low'], '.4f')}, "
                           f"{_number(mdd['mdd_high'], '.4f')}]")
             obs = self.observed[self.observed["name"] == name].iloc[0]
-            row["p on your data"] = _number(obs["pvalue"])
+            row["p on your data"] = format_p(obs["pvalue"], obs["resamples"])
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -223,6 +224,23 @@ class AuditResult:
         from evalmc.plots import audit_figure
 
         return audit_figure(self)
+
+    def markdown(self, path) -> str:
+        """Write the audit's tables, recommendation and figure (``<name>.png`` beside it) to
+        the Markdown file `path` (:func:`~evalmc.study.audit_markdown.write_markdown`).
+
+        Returns
+        -------
+        str
+            The Markdown written.
+
+        Examples
+        --------
+        See :func:`evalmc.study.audit_markdown.write_markdown`.
+        """
+        from evalmc.study.audit_markdown import write_markdown
+
+        return write_markdown(self, path)
 
 
 def audit(path, a: str, b: str, *, metric: str | None = None, cluster: str | None = None,
@@ -797,6 +815,8 @@ def _detectable(power) -> pd.DataFrame:
 
 
 def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
+    from evalmc.criteria import resamples
+
     rows = []
     for crit in crits:  # each its own stream, keyed by its name as the engine keys them
         rng = np.random.default_rng(np.random.SeedSequence([seed, 2, zlib.crc32(
@@ -806,7 +826,7 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         estimate = result.estimate[0] if result.estimate is not None else np.nan
         rows.append({"name": crit.key, "kind": "procedure", "estimate": float(estimate),
                      "pvalue": float(p), "reject": bool(result.decisions(alpha)[0]),
-                     "low": np.nan, "high": np.nan})
+                     "low": np.nan, "high": np.nan, "resamples": resamples(crit.key)})
     for est in ests:
         rng = np.random.default_rng(np.random.SeedSequence([seed, 3, zlib.crc32(
             est.key.encode())]))
@@ -814,8 +834,9 @@ def _observed(batch, crits, ests, alpha, seed) -> pd.DataFrame:
         rows.append({"name": est.key, "kind": "interval", "estimate": float(result.estimate[0]),
                      "pvalue": np.nan, "reject": None,
                      "low": float(result.low[0]) if result.low is not None else np.nan,
-                     "high": float(result.high[0]) if result.high is not None else np.nan})
-    return pd.DataFrame(rows)
+                     "high": float(result.high[0]) if result.high is not None else np.nan,
+                     "resamples": None})
+    return pd.DataFrame(rows).astype({"resamples": "Int64"})
 
 
 def _verdicts(sizes, power, detectable, asked) -> pd.DataFrame:

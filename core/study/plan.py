@@ -15,21 +15,31 @@ effect with the target power, at the fixed size of `params`).
 1. **Bracket.** From `low` (default 2 for an integer, 0.1 for an effect) the parameter doubles
    until the power, on :data:`START_REPS` replications, reaches the target (never past
    `high`: then the plan stops with a message). An effect whose start already reaches the
-   target halves instead until it does not.
+   target halves instead until it does not; a size's start is taken as the answer only if it
+   still reaches the target on :func:`_min_reps` replications.
 2. **Fit.** A monotone curve of power against the parameter: a binomial GLM with probit link,
    ``power = Phi(b0 + b1 u)``, with ``u = log(value)`` for an integer and ``u = value`` for an
-   effect, fitted by Fisher scoring on every evaluated point weighted by its replications
-   (then again on the points within a factor 2 of the crossing for an integer, or within
-   half the crossing for an effect, when at least three are: the probit is a local
-   description of the power curve, and points far from the target only bias it). The
-   crossing ``u* = (Phi^-1(power) - b0) / b1`` has a 95% interval by the delta method on the
-   fit's covariance.
+   effect, fitted by Fisher scoring on every evaluated point weighted by its replications,
+   then again on the points within a factor 1.5 of the crossing for an integer, or within
+   half the crossing for an effect, when at least three are (the probit is a local
+   description of the power curve, and points far from the target only bias it: with a
+   factor 2, the two-sample t's answer at d = 0.5 came out 1 standard error low on average).
+   Where the points there carry no crossing (near a power of 1, all may reject on every
+   replication), the window doubles until they do; where the fit on every point puts the
+   crossing outside the values the points cross at (the largest value below the target, the
+   smallest above it past that), the window starts from there instead: near a power of 1 a
+   probit in log(size) fitted from far below extrapolates far too high. A refit whose
+   crossing is outside its own points is not taken. The crossing ``u* = (Phi^-1(power) - b0)
+   / b1`` has a 95% profile-likelihood interval (the deviance, maximised over the slope,
+   within 1.96 ** 2 of its minimum): with few misses, near a power of 1, the likelihood is
+   skewed and the delta method's interval too narrow on one side.
 3. **Refine.** The crossing and the two ends of its interval (at least one unit, or the
-   tolerance, apart) get more replications, doubling each round (800, 1,600, 3,200, ...
-   per point, counted cumulatively: the random streams of a condition depend only on its
-   parameters and the seed, and the blocks already run are reused), then the curve is
-   refitted. Where the curve cannot be fitted (a jump from no rejection to all), the bracket
-   is bisected instead.
+   tolerance, apart, at most a factor 2) get more replications, doubling each round (800,
+   1,600, 3,200, ... per point, counted cumulatively: the random streams of a condition depend
+   only on its parameters and the seed, and the blocks already run are reused), then the
+   curve is refitted; from a fit that is not local, crossing outside the values the points
+   cross at, the points are moved between those, with the middle of the two. Where the curve
+   cannot be fitted (a jump from no rejection to all), the bracket is bisected instead.
    **A power that levels off** below 1: when a point where the curve is at or above the
    target falls clearly short of it, or the power observed at the answer is above the target
    by more than three MCSEs, the power is measured far above the bracket (four times its top
@@ -39,18 +49,29 @@ effect with the target power, at the fixed size of `params`).
    the interval), and a note says so. For an effect, when the level's error is most of the
    interval's, the level is measured again on twice the replications before the points are
    (a size's power, often a sawtooth that overshoots its plateau, keeps the first measure).
-4. **Stop**, after two rounds at least (:data:`MIN_REPS` per point), when the interval is
-   narrow enough -- an integer: at most three consecutive values, or within +-`tol` (default
-   10%) of the solved value; an effect: within +-`tol` (default 5%) -- or when the next
-   round would pass `max_reps` replications in all (the plan then says it stopped at the
-   cap).
+4. **Stop**, after a round of :func:`_min_reps` per point at least (:data:`MIN_REPS`, two
+   rounds, or enough to expect :data:`MIN_FAILURES` misses at the target: 12,800 for power
+   0.999), on a local fit, when the interval is narrow enough -- an integer: at most three
+   consecutive values, or within +-`tol` (default 10%) of the solved value; an effect:
+   within +-`tol` (default 5%) -- and no point at the answer or the interval's ends measured
+   as 1 (or 0) is clearly above (below) the curve there (an estimate of 1 has an interval
+   too); or when the next round would pass `max_reps` replications in all (the plan then
+   says it stopped at the cap). "Clearly" above or below a power `p` is a binomial tail at
+   `p` below three normal sds' (0.00135), exact: near a power of 1 the normal approximation,
+   and an MCSE of 0, fail.
 
 The solved integer is the smallest integer at or above the crossing, its interval the
 integers at or above the interval's ends; the solved effect is the crossing, rounded to four
-significant digits. Its power is then the rate at that point, with its MCSE, and its size the
-rate of the same condition under `null` (default: the scenario's effect parameter, ``shift`` or
-``delta``, at its default), with Bradley's verdict: a plan that reaches its power by being
-liberal says so. The cost is the number of replications simulated (each replication one
+significant digits. Its power is then measured afresh, on as many replications as its point
+had, from a seed of their own (:func:`_stream_seed`): the search chose the answer by its
+points, so their rate there is biased (a plan said 0.842, MCSE 0.009, where ``calibrate``
+at the same size said 0.8195, MCSE 0.003); a power measured as 1 (or 0) has the MCSE of its
+95% Wilson interval, not 0, and a note gives the interval. A size whose power there (its
+point and the fresh measure, pooled) is clearly short of the target steps up to the next
+value that is not (a discrete test's sawtooth, said in a note). Its size is the rate of the same
+condition under `null` (default: the scenario's effect parameter, ``shift`` or ``delta``, at
+its default), with Bradley's verdict: a plan that reaches its power by being liberal says
+so. The cost is the number of replications simulated (each replication one
 evaluation of the criterion), which grows as the square of the precision asked, not with the
 width of the range searched. Every evaluated point is a condition of the engine, so a plan is
 the same for a seed whatever the number of workers.
@@ -73,6 +94,9 @@ START_REPS = 400
 #: Replications per point of the last round before the plan may stop, at least (two rounds
 #: of refinement).
 MIN_REPS = 4 * START_REPS
+#: The rarer outcome at the target power (misses near 1, rejections near 0) that the last
+#: round's replications per point are to expect, at least (:func:`_min_reps`).
+MIN_FAILURES = 10
 #: Replications of the point far above the bracket where a power that levels off is measured.
 PLATEAU_REPS = 8 * START_REPS
 #: Values tried above a solved size whose power falls short of the target (a sawtooth).
@@ -86,6 +110,12 @@ EFFECTS = ("shift", "delta")
 #: Default relative tolerance of the interval: integer parameters, effects.
 TOL = {"integer": 0.1, "effect": 0.05}
 _Z = 1.959963984540054
+#: One-sided normal tail of three sds: a point "clearly" above or below a power.
+_TAIL3 = 0.0013498980316301
+#: The first spawn key of the streams of fresh replications (:func:`_stream_seed`).
+_STREAM_KEY = 0x706C616E  # "plan"
+#: Half-width of the window of the local fit of a size, on the log scale (a factor 1.5).
+_WINDOW = math.log(1.5)
 
 
 class UnreachableTarget(ValueError):
@@ -130,20 +160,24 @@ class PlanResult:
     ci_low, ci_high : int or float
         Its 95% interval from the Monte Carlo error.
     power, power_mcse : float
-        The power observed at `value`, and its Monte Carlo standard error.
+        The power at `value`, measured afresh on replications the search did not use (a seed
+        of their own), and its Monte Carlo standard error (for a power measured as 0 or 1,
+        the half-width of its 95% Wilson interval over 1.96).
     size, size_mcse : float
         The rejection rate at `value` under `null`, and its MCSE.
     bradley : str
         Bradley's verdict on the size: robust, liberal, conservative or undetermined.
     n_reps : int
-        Replications simulated in all (each an evaluation of the criterion), size included.
+        Replications simulated in all (each an evaluation of the criterion), the fresh
+        measure of the power and the size included.
     converged : bool
         Whether the interval reached the tolerance (False: the cap stopped the plan).
     points : DataFrame
         Every evaluated point: value, rejections, replications, power, Wilson interval.
     fit : dict
-        The probit curve: ``b0``, ``b1``, ``scale`` ('log' or 'linear'), ``cov``, and
-        ``fitted_on``, the range of the points it was fitted on.
+        The probit curve: ``b0``, ``b1``, ``scale`` ('log' or 'linear'), ``cov``,
+        ``fitted_on``, the range of the points it was fitted on, and ``local``, whether those
+        are the points near the crossing.
     params, null : dict
         The other parameters of the alternative, and the null's overrides.
     notes : list of str
@@ -275,8 +309,11 @@ class PlanResult:
         lines = [f"{self.scenario}, {self.criterion} at alpha {_fmt(self.alpha)}: {what} with "
                  f"power {_fmt(self.target)}" + (f" ({given})" if given else "")]
         table = self.summary().drop(columns=["target"])
+        # four decimals, or one past the target's distance to 1: at 0.9999, 0.99998 (MCSE
+        # 0.00003) is not to print as 1.0000 (MCSE 0.0000)
+        places = max(4, 1 + math.ceil(-math.log10(1 - self.target) - 1e-9))
         for col in ("power", "power_mcse", "size", "size_mcse"):
-            table[col] = table[col].map(lambda v: f"{v:.4f}")
+            table[col] = table[col].map(lambda v: f"{v:.{places}f}")
         if self.kind == "effect":
             for col in ("value", "ci_low", "ci_high"):
                 table[col] = table[col].map(lambda v: f"{v:.4g}")
@@ -429,7 +466,7 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
     >>> print(res.report())
     paired-normal, paired-t at alpha 0.05: smallest n with power 0.8 (shift=0.5, rho=0.5)
     solve  value  ci_low  ci_high  power power_mcse   size size_mcse bradley  n_reps  points
-        n     34      33       35 0.8181     0.0096 0.0505    0.0035  robust   11200       9
+        n     34      33       35 0.8087     0.0098 0.0505    0.0035  robust   12800       9
 
     The minimum detectable shift with 20 seeds (statsmodels: 0.6604):
 
@@ -438,7 +475,7 @@ def plan(scenario, criterion, *, solve: str = "n", power: float = 0.8, alpha: fl
     >>> print(res.report())  # doctest: +NORMALIZE_WHITESPACE
     paired-normal, paired-t at alpha 0.05: minimum detectable shift with power 0.8 (n=20, rho=0.5)
     solve  value ci_low ci_high  power power_mcse   size size_mcse bradley  n_reps  points
-    shift 0.6643 0.6559  0.6727 0.8050     0.0099 0.0512    0.0035  robust   14400      11
+    shift 0.6643 0.6562   0.673 0.7800     0.0104 0.0512    0.0035  robust   16000      11
     """
     iv = _plan_iv(scenario, criterion, solve, power, alpha, params, null, tie, low, high, tol,
                   max_reps)
@@ -715,8 +752,8 @@ def plan_cost(scenario, criterion, *, sizes: Sequence, values: Sequence | None =
     ...                        params={"shift": 1.0}, seed=1)
     >>> print(res.designs[["n_a", "value", "ci_low", "ci_high", "cost"]].to_string(index=False))
      n_a  value  ci_low  ci_high  cost
-      12     26      24       29 116.0
-      16     18      17       19  88.0
+      12     28      27       29 124.0
+      16     18      16       19  88.0
       24     14      13       14  80.0
       48     10      10       10  88.0
     """
@@ -1021,15 +1058,17 @@ class _Power:
         self.iv, self.seed, self.n_jobs, self.backend = iv, seed, n_jobs, backend
         self.cache, self.progress = cache, progress
 
-    def __call__(self, x, reps, extra=None) -> tuple:
+    def __call__(self, x, reps, extra=None, stream=0) -> tuple:
         """``(rejections, valid replications, replications run, summary row)`` at ``solve =
-        x`` on `reps` replications (`extra`: the null's parameters on top)."""
+        x`` on `reps` replications (`extra`: the null's parameters on top; `stream` > 0: the
+        replications of a seed of their own, :func:`_stream_seed`, that the search never saw)."""
         from evalmc.study.design import Design
         from evalmc.study.rates import run_study
 
         iv = self.iv
+        seed = _stream_seed(self.seed, stream) if stream else self.seed
         design = Design.build({k: [v] for k, v in iv.cond(x, extra).items()}, iv.scenario)
-        res = run_study(design, iv.scenario, [iv.crit], n_reps=reps, seed=self.seed,
+        res = run_study(design, iv.scenario, [iv.crit], n_reps=reps, seed=seed,
                         alpha=(iv.alpha,), block_size=START_REPS, n_jobs=self.n_jobs,
                         backend=self.backend, cache=self.cache, progress=self.progress)
         row = res.summary.iloc[0]
@@ -1053,6 +1092,7 @@ class _Search:
         self.seen: dict = {}
         self.notes: list[str] = []
         self.failed: list = []  # integer values passed over while bracketing
+        self.fresh_reps: list = []  # replications of each fresh measure at the answer
 
     def run(self) -> None:
         """Bracket, refine, confirm the answer (a sawtooth's next tooth), then its size."""
@@ -1064,17 +1104,18 @@ class _Search:
             self.converged, self.fit, est = self.refine()
         self._answer(est)
         self.confirm()
-        if iv.kind == "integer" and self.converged and _above(self.at, iv.power, below=True):
+        if (iv.kind == "integer" and self.converged
+                and _above(self._evidence(), iv.power, below=True)):
             self.sawtooth()
         self.size_row = self.power.size(self.value, max(self.per_point, SIZE_REPS))
 
     def result(self) -> PlanResult:
         """The plan, once :meth:`run`."""
-        from evalmc.stats.mcse import rate_mcse
-
         iv, row = self.iv, self.size_row
         spent = self.spent() + max(self.per_point, SIZE_REPS) + self.fit.pop("ceiling_reps")
-        pw, pw_se = (float(v) for v in rate_mcse(self.at[0], self.at[1]))
+        pw, pw_se = _rate_se(*self.at[:2])
+        if self.at[0] in (0, self.at[1]):
+            self.notes.append(_certain_note(iv.solve, self.value, *self.at[:2]))
         self.notes.extend(_size_notes(iv, row, self.value))
         return PlanResult(iv.name, iv.crit.name, iv.solve, iv.kind, float(iv.power),
                           float(iv.alpha), self.value, self.ci_low, self.ci_high, pw, pw_se,
@@ -1089,8 +1130,10 @@ class _Search:
         return self.seen[x]
 
     def spent(self, ceiling=None) -> int:
-        """Replications run so far: the points', and the plateau's once measured."""
-        return sum(s[2] for s in self.seen.values()) + (ceiling[3] if ceiling else 0)
+        """Replications run so far: the points', the fresh ones at the answer, and the
+        plateau's once measured."""
+        return (sum(s[2] for s in self.seen.values()) + sum(self.fresh_reps)
+                + (ceiling[3] if ceiling else 0))
 
     def bracket(self) -> None:
         """Double from `low` until the power reaches the target (an effect above it halves);
@@ -1098,6 +1141,8 @@ class _Search:
         iv = self.iv
         x = iv.low
         power = self._start(x)
+        if power >= iv.power and iv.kind == "integer":
+            power = self._hold(x)
         if power >= iv.power:
             self._reached_at_low()
             return
@@ -1132,6 +1177,16 @@ class _Search:
             self.failed.append(x)
             return -1.0
 
+    def _hold(self, x) -> float:
+        """The power at `x`, on doubling replications while it reaches the target, up to
+        :func:`_min_reps` (a first estimate at or above the target, even of 1, is not enough
+        to stop at `low`)."""
+        reps = START_REPS
+        while _rate(self.seen[x]) >= self.iv.power and reps < _min_reps(self.iv.power):
+            reps *= 2
+            self.point(x, reps)
+        return _rate(self.seen[x])
+
     def _reached_at_low(self) -> None:
         """The target reached at `low`: said for an integer; an effect halves until it is not."""
         iv = self.iv
@@ -1154,8 +1209,9 @@ class _Search:
         iv = self.iv
         reps = START_REPS
         while True:
+            span = _span(self.seen, iv.power)
             fit, est = _estimate(self.seen, iv.kind, iv.power,
-                                 ceiling[:2] if ceiling else (1.0, 0.0))
+                                 ceiling[:2] if ceiling else (1.0, 0.0), span)
             measured = self._measure_ceiling(fit, est, ceiling)
             if measured is not None:
                 ceiling = measured
@@ -1165,16 +1221,40 @@ class _Search:
                 if iv.kind == "integer" and above - below <= 1:
                     return True, _fallback_fit(iv.kind), (above, above, above)
                 nxt = [_round((below + above) / 2, iv.kind)]
-            elif _precise(iv.kind, *est, iv.tol) and reps >= MIN_REPS:
+            elif self._done(fit, est, reps):
                 self._said(fit, ceiling)
                 return True, fit, est
             else:
-                nxt = _next_points(iv.kind, fit, est, iv.tol)
+                nxt = _next_points(iv.kind, fit, est, iv.tol, iv.low)
+                if not fit["local"]:
+                    nxt = _within(nxt, est[0], span, iv.kind)
             reps *= 2
             if self._over_cap(nxt, reps, ceiling):
                 return self._capped(fit, est, ceiling)
             for x in sorted(set(nxt)):
                 self.point(x, reps)
+
+    def _done(self, fit, est, reps) -> bool:
+        """Whether the search may stop: an interval within the tolerance, from a local fit,
+        after a round of :func:`_min_reps` per point at least, and no point at the answer or
+        its ends measured as 0 or 1 where the curve is clearly not."""
+        iv = self.iv
+        return (_precise(iv.kind, *est, iv.tol) and reps >= _min_reps(iv.power)
+                and fit["local"] and not self._certain_off(fit, est))
+
+    def _certain_off(self, fit, est) -> bool:
+        """Whether a point at the answer or its interval's ends measured as 1 (or 0) is clearly
+        above (below) the fitted curve there: an estimate of 1 has an interval too, and the
+        curve must fall in it."""
+        from scipy.stats import norm
+
+        for x in set(est):
+            if x in self.seen and self.seen[x][0] in (0, self.seen[x][1]):
+                u = math.log(x) if self.iv.kind == "integer" else x
+                p = fit["ceiling"] * norm.cdf(fit["b0"] + fit["b1"] * u)
+                if _above(self.seen[x], p) or _above(self.seen[x], p, below=True):
+                    return True
+        return False
 
     def _measure_ceiling(self, fit, est, ceiling):
         """The plateau measured when the fit calls for it, else None: once a point falls short
@@ -1201,7 +1281,7 @@ class _Search:
     def _over_cap(self, nxt, reps, ceiling) -> bool:
         """Whether evaluating `nxt` on `reps` each, then the size, would pass `max_reps`."""
         extra = sum(reps - self.seen.get(x, (0, 0, 0))[2] for x in set(nxt))
-        return self.spent(ceiling) + extra + max(reps, SIZE_REPS) > self.iv.max_reps
+        return self.spent(ceiling) + extra + reps + max(reps, SIZE_REPS) > self.iv.max_reps
 
     def _capped(self, fit, est, ceiling) -> tuple:
         """Stop at the cap, saying so: ``(False, fit, est)``; an error without a fit."""
@@ -1254,6 +1334,7 @@ class _Search:
         from evalmc.stats.mcse import rate_mcse
 
         iv = self.iv
+        reps = max(reps, _min_reps(iv.power))
         if where is None:  # four times the bracket's top for a size, twice for an effect
             where = _round(max(self.seen) * (4 if iv.kind == "integer" else 2), iv.kind)
         k, n = self.power(where, reps)[:2]
@@ -1270,16 +1351,32 @@ class _Search:
         return level, se, where, n
 
     def _answer(self, est) -> None:
-        """Take `est` as the answer, and measure the power there as well as any point."""
+        """Take `est` as the answer: measure the power there as well as any point, and again
+        on replications of its own (:meth:`fresh`), the power reported."""
         self.value, self.ci_low, self.ci_high = est
         self.per_point = max(s[2] for s in self.seen.values())
-        self.at = self.point(self.value, max(self.per_point, START_REPS))
+        self.point(self.value, max(self.per_point, START_REPS))
+        self.at = self.fresh(self.value)
+
+    def fresh(self, x) -> tuple:
+        """The power at `x` on as many replications as the answer's point, from a stream of
+        their own (a new one at each call): the search chose `x` by its points, whose power
+        there it overstates or understates; these it never saw."""
+        reps = self.seen[x][2]
+        self.fresh_reps.append(reps)
+        return self.power(x, reps, stream=len(self.fresh_reps))
+
+    def _evidence(self) -> tuple:
+        """The answer's point and its fresh confirmation pooled: ``(rejections, valid)``."""
+        point = self.seen[self.value]
+        return point[0] + self.at[0], point[1] + self.at[1]
 
     def confirm(self) -> None:
         """Where the power at the answer is above the target by three MCSEs, measure the
         plateau: refine again below a ceiling under 1, or say the curve misses the points."""
         iv, fit = self.iv, self.fit
-        if not (np.isfinite(fit["b0"]) and not fit["ceiling_reps"] and _above(self.at, iv.power)):
+        if not (np.isfinite(fit["b0"]) and not fit["ceiling_reps"]
+                and _above(self._evidence(), iv.power)):
             return
         ceiling = self.plateau()
         if ceiling[0] < 1:
@@ -1288,25 +1385,25 @@ class _Search:
         else:
             fit["ceiling_reps"] = ceiling[3]
             self.notes.append(f"the power at {iv.solve}={_fmt(self.value)} is "
-                              f"{_rate(self.at):.4f}, above the target by more than three "
-                              "MCSEs: the fitted curve does not describe the points near it "
-                              "(see `points`).")
+                              f"{_rate(self._evidence()):.4f}, above the target by more than "
+                              "three MCSEs: the fitted curve does not describe the points near "
+                              "it (see `points`).")
 
     def sawtooth(self) -> None:
         """A discrete test's sawtooth, the answer's power clearly short of the target: step up
         to the next value that reaches it (at most :data:`SAWTOOTH_STEPS`)."""
         solve, power = self.iv.solve, self.iv.power
-        first, reps = self.value, self.at[2]
+        first, reps, short = self.value, self.at[2], _rate(self._evidence())
         for _ in range(SAWTOOTH_STEPS):
             self.value += 1
-            self.at = self.point(self.value, reps)
-            if not _above(self.at, power, below=True):
+            if not _above(self.point(self.value, reps), power, below=True):
                 break
         else:
             self.converged = False
+        self.at = self.fresh(self.value)
         self.ci_high = max(self.ci_high, self.value)
         self.notes.append(f"the power is not monotone in {solve} (a sawtooth): at {solve}="
-                          f"{first} it is {_rate(self.seen[first]):.4f}, below the target by "
+                          f"{first} it is {short:.4f}, below the target by "
                           "more than three MCSEs; " + (
                               f"{solve}={self.value} is the next value that reaches it."
                               if self.converged else f"none of the {SAWTOOTH_STEPS} values "
@@ -1335,9 +1432,48 @@ def _size_notes(iv: _PlanInputs, row, value) -> list:
 
 def _above(entry, target, below=False) -> bool:
     """Whether the power of a point is above `target` (or, `below`, under it) by more than
-    three of its MCSEs."""
+    three MCSEs: its binomial tail at `target` is below three normal sds' (0.00135). Exact,
+    as near a power of 1 (or 0) the normal approximation fails, and an estimate of 1 has no
+    MCSE of its own."""
+    from scipy.stats import binom
+
     k, n = entry[:2]
-    return (-1 if below else 1) * (k / n - target) > 3 * math.sqrt(target * (1 - target) / n)
+    tail = binom.cdf(k, n, target) if below else binom.sf(k - 1, n, target)
+    return bool(tail < _TAIL3)
+
+
+def _min_reps(target) -> int:
+    """Replications per point of the last round, at least: :data:`MIN_REPS`, or enough to
+    expect :data:`MIN_FAILURES` of the rarer outcome at the target."""
+    return max(MIN_REPS, math.ceil(MIN_FAILURES / min(target, 1 - target)))
+
+
+def _stream_seed(seed, stream) -> int:
+    """The root seed of replications of their own: numpy's ``SeedSequence(seed, spawn_key=
+    (_STREAM_KEY, stream))``, as independent of the search's as two spawned streams."""
+    return int(np.random.SeedSequence(seed, spawn_key=(_STREAM_KEY, stream))
+               .generate_state(1, np.uint64)[0])
+
+
+def _rate_se(k, n) -> tuple:
+    """A rate and its MCSE, ``sqrt(p (1 - p) / n)``; at 0 or 1, where that is 0, the half-width
+    of the 95% Wilson interval over 1.96 (about 1/n: the error an estimate of 1 still has)."""
+    from evalmc.stats.mcse import rate_mcse, wilson_interval
+
+    rate, se = (float(v) for v in rate_mcse(k, n))
+    if k in (0, n):
+        lo, hi = wilson_interval(k, n)
+        se = float(hi - lo) / (2 * _Z)
+    return rate, se
+
+
+def _certain_note(solve, value, k, n) -> str:
+    """What a power measured as 0 or 1 says: its 95% Wilson interval."""
+    from evalmc.stats.mcse import wilson_interval
+
+    lo, hi = (float(v) for v in wilson_interval(k, n))
+    return (f"the power at {solve}={_fmt(value)} is {k / n:g} on {n:,} replications: its 95% "
+            f"interval is [{lo:.4f}, {hi:.4f}], not a point.")
 
 
 def _precise(kind, value, lo, hi, tol) -> bool:
@@ -1347,24 +1483,48 @@ def _precise(kind, value, lo, hi, tol) -> bool:
     return (hi - lo) / 2 <= tol * value
 
 
-def _next_points(kind, fit, est, tol):
+def _next_points(kind, fit, est, tol, low=1):
     """The next round's points: the crossing and its interval's ends, at least a unit or the
-    tolerance apart."""
+    tolerance apart (a size's: at most a factor 2, and not below `low`)."""
     value, lo, hi = est
     u = fit["u"]
     half = max(fit["half"], math.log1p(tol) if kind == "integer" else tol * abs(u))
     if kind == "integer":
+        half = min(half, math.log(2))
         pts = {value, _round(math.exp(u - half), kind), _round(math.exp(u + half), kind)}
         if len(pts) < 3:
             pts |= {max(1, value - 1), value + 1}
+        pts = {max(x, low) for x in pts}
     else:
         pts = {_round(u, kind), _round(u - half, kind), _round(u + half, kind)}
     return [p for p in pts if p > 0]
 
 
-def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
-    """The probit fit and ``(crossing, lo, hi)``, its 95% interval, or ``(None, None)``;
-    `ceiling`, the power's level and its MCSE, widens the interval."""
+def _span(seen, target) -> tuple:
+    """Where the points cross the target: the largest value whose power is below it and the
+    smallest past that at or above it (-inf and inf where there is none)."""
+    below = max((x for x, s in seen.items() if _rate(s) < target), default=-math.inf)
+    above = min((x for x, s in seen.items() if _rate(s) >= target and x > below),
+                default=math.inf)
+    return below, above
+
+
+def _within(pts, value, span, kind) -> list:
+    """The next points as they are where the crossing `value` is inside `span`; else (a curve
+    fitted far from the crossing extrapolates, as near a power of 1) moved into it, with its
+    middle."""
+    below, above = span
+    if below < value <= above or not (math.isfinite(below) and math.isfinite(above)):
+        return pts
+    mid = math.sqrt(below * above) if kind == "integer" else (below + above) / 2
+    return sorted({min(max(x, below), above) for x in pts} | {_round(mid, kind)})
+
+
+def _estimate(seen, kind, target, ceiling=(1.0, 0.0), span=(-math.inf, math.inf)):
+    """The probit fit and ``(crossing, lo, hi)``, its 95% profile-likelihood interval, or
+    ``(None, None)``; `ceiling`, the power's level and its MCSE, widens the interval. The fit
+    is local (:func:`_refit_near`), first centred on the crossing of the fit on every point,
+    or on the nearest end of `span` (:func:`_span`) when that is outside."""
     from scipy.stats import norm
 
     c, c_se = ceiling
@@ -1373,34 +1533,101 @@ def _estimate(seen, kind, target, ceiling=(1.0, 0.0)):
     if fit is None:
         return None, None
     z = norm.ppf(target / c)
-    used = np.ones(len(u), dtype=bool)
-    for _ in range(2):  # refit locally, around the crossing
-        ustar = (z - fit[0][0]) / fit[0][1]
-        near = (np.abs(u - ustar) <= math.log(2)) if kind == "integer" \
-            else (np.abs(u - ustar) <= 0.5 * abs(ustar))
-        if near.sum() < 3:
-            break
-        local = _probit(u[near], k[near], n[near], c)
-        if local is None:
-            break
-        fit, used = local, near
+    lims = np.log(span) if kind == "integer" else span
+    fit, used, local = _refit_near(fit, u, k, n, c, z, kind, lims)
     (b0, b1), cov = fit
     ustar = (z - b0) / b1
     grad = np.array([-1 / b1, -(z - b0) / b1 ** 2])
     dc = -target / c ** 2 / norm.pdf(z) / b1  # d u* / d c
-    half = _Z * math.sqrt(max(float(grad @ cov @ grad) + (dc * c_se) ** 2, 0.0))
+    se = math.sqrt(max(float(grad @ cov @ grad), 0.0))
+    half = _Z * math.sqrt(se ** 2 + (dc * c_se) ** 2)
+    ends = [ustar + math.copysign(math.hypot(e - ustar, _Z * dc * c_se), e - ustar)
+            for e in _profile_ends(u[used], k[used], n[used], c, z, (b0, b1), se)]
     info = {"b0": float(b0), "b1": float(b1), "scale": "log" if kind == "integer" else "linear",
             "cov": cov, "u": float(ustar), "half": half, "ceiling_half": _Z * abs(dc * c_se),
             "fitted_on": [float(xs[used].min()), float(xs[used].max())], "ceiling": c,
-            "ceiling_mcse": c_se}
+            "ceiling_mcse": c_se, "local": local}
     if kind == "integer":
-        if not (ustar < 50 and ustar + half < 50):
+        if not (ustar < 50 and ends[1] < 50):
             return None, None
         value = max(1, math.ceil(math.exp(ustar) - 1e-9))
-        return info, (value, max(1, math.ceil(math.exp(ustar - half) - 1e-9)),
-                      math.ceil(math.exp(ustar + half) - 1e-9))
+        return info, (value, max(1, math.ceil(math.exp(ends[0]) - 1e-9)),
+                      math.ceil(math.exp(ends[1]) - 1e-9))
     value = _round(ustar, kind)
-    return info, (value, _round(ustar - half, kind), _round(ustar + half, kind))
+    return info, (value, _round(ends[0], kind), _round(ends[1], kind))
+
+
+def _profile_ends(u, k, n, c, z, beta, se) -> list:
+    """The 95% profile-likelihood interval of the crossing ``u* = (z - b0) / b1``: where the
+    deviance, maximised over the slope at each ``u*``, reaches 1.96 ** 2. Unlike the delta
+    method's it is as skewed as the likelihood, which with few misses near a power of 1 (or
+    few rejections near 0) it is; searched within eight of the delta method's `se`."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    b0, b1 = beta
+    ustar, top = (z - b0) / b1, _loglik(b0 + b1 * u, k, n, c)
+
+    def deviance(at):  # minus the level: its roots are the ends
+        res = minimize_scalar(lambda lb: -_loglik(z + math.exp(lb) * (u - at), k, n, c),
+                              bounds=(math.log(b1) - 4, math.log(b1) + 4), method="bounded")
+        return 2 * (top + res.fun) - _Z ** 2
+
+    ends = []
+    for far in (ustar - 8 * se, ustar + 8 * se):
+        ends.append(far if not se > 0 or deviance(far) <= 0 else brentq(deviance, ustar, far,
+                                                                         xtol=1e-6 * se))
+    return ends
+
+
+def _loglik(eta, k, n, c) -> float:
+    """The binomial log-likelihood of `k` in `n` at power ``c * Phi(eta)``."""
+    from scipy.stats import norm
+
+    if c == 1:
+        return float(np.sum(k * norm.logcdf(eta) + (n - k) * norm.logsf(eta)))
+    mu = np.clip(c * norm.cdf(eta), 1e-300, 1 - 1e-16)
+    return float(np.sum(k * np.log(mu) + (n - k) * np.log1p(-mu)))
+
+
+def _refit_near(fit, u, k, n, c, z, kind, lims) -> tuple:
+    """Refit `fit` (on every point) near its crossing, twice (the crossing moves):
+    ``(fit, used, local)``, `local` whether the last is on the window's points. The crossing
+    of a fit on more points is first brought within `lims`, where the points cross; a refit
+    whose crossing falls outside the points it is fitted on (a flat stretch of noise,
+    extrapolated) is not taken."""
+    used, local = np.ones(len(u), dtype=bool), False
+    for _ in range(2):
+        centre = (z - fit[0][0]) / fit[0][1]
+        if not local:  # a fit on more points may extrapolate: start where the points cross
+            centre = min(max(centre, lims[0]), lims[1])
+        base, refit = _local_fit(u, k, n, c, centre, kind)
+        if refit is None:
+            break
+        (b0, b1), _ = refit[0]
+        if not u[refit[1]].min() <= (z - b0) / b1 <= u[refit[1]].max():
+            break
+        (fit, used), local = refit, base
+    return fit, used, local
+
+
+def _local_fit(u, k, n, c, ustar, kind):
+    """The probit on the points near `ustar`, within :data:`_WINDOW` for a size (a factor
+    1.5) or half of `ustar` for an effect: ``(base, (fit, used))``, `base` whether they are
+    those of that window; where they carry no crossing (all rejected, or none: near a power
+    of 1, every point there may reject), the window doubles until they do. ``(False, None)``
+    with fewer than three points, or without a fit short of every point."""
+    base = _WINDOW if kind == "integer" else 0.5 * abs(ustar)
+    width = base
+    while True:
+        near = np.abs(u - ustar) <= width
+        if near.sum() < 3:
+            return False, None
+        fit = _probit(u[near], k[near], n[near], c)
+        if fit is not None:
+            return width == base, (fit, near)
+        if near.all():
+            return False, None
+        width *= 2
 
 
 def _arrays(seen, kind):

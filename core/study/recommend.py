@@ -21,6 +21,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from evalmc.study.pvalues import p_is
+
 #: z of the 95% Wilson interval Bradley's label is read from.
 _Z = 1.959963984540054
 
@@ -80,7 +82,7 @@ standard error.
     high = _lookup(observed, interval, "high") if interval else np.nan
     reach = ("it does not reach 80% power at the differences simulated" if np.isnan(mdd)
              else f"it detects {mdd:.2g} with 80% power")
-    shown = (f"; p = {_g(pvalue)} on your data" + (
+    shown = (f"; {p_is(pvalue, _resamples(observed, name))} on your data" + (
         f", {interval} [{_g(low)}, {_g(high)}]" if interval and not np.isnan(low) else ""))
     assumes = _description(name)
     line = (f"Report {name}: the most powerful procedure that holds its level on data like "
@@ -131,6 +133,13 @@ def _none(sizes, *, alpha, n_reps, n_clusters) -> dict:
 def _lookup(observed, name, column) -> float:
     rows = observed.loc[observed["name"] == name, column]
     return float(rows.iloc[0]) if len(rows) else np.nan
+
+
+def _resamples(observed, name):
+    """The resamples of procedure `name`'s p-value (None without a ``resamples`` column)."""
+    rows = observed.loc[observed["name"] == name, "resamples"] if (
+        "resamples" in observed) else ()
+    return rows.iloc[0] if len(rows) else None
 
 
 def _registry_entry(name):

@@ -1,5 +1,6 @@
-"""Write ``items.csv`` (into the folder given; default: here): a simulated item-level log of
-two models on one benchmark, the worked example of ``evalmc audit``.
+"""Write ``items.csv`` and ``models.csv`` (into the folder given; default: here): simulated
+item-level logs, the worked examples of ``evalmc audit`` (two models) and of ``evalmc audit
+--models`` (three).
 
 1,000 multiple-choice questions in 40 subjects of unequal size, each answered 5 times by each
 model (5 generations at a temperature above 0), scored 0/1; one row per (model, question,
@@ -42,6 +43,25 @@ def draw(rng, skill=SKILL):
     return sizes, subject, answers
 
 
+#: models.csv: three models' skills, one answer per question, 300 questions in 15 subjects.
+MODELS = {"large": 0.6, "medium": 0.3, "small": 0.25}
+N_MODEL_ITEMS, N_MODEL_SUBJECTS = 300, 15
+
+
+def draw_models(rng, skill=MODELS):
+    """Each question's subject and each model's 0/1 answer: the model of :func:`draw` with
+    one generation, equal subjects, and each model its own advantage in a subject (sd 0.15)."""
+    subject = np.repeat(np.arange(N_MODEL_SUBJECTS), N_MODEL_ITEMS // N_MODEL_SUBJECTS)
+    difficulty = rng.normal(0, 0.5, N_MODEL_SUBJECTS)[subject] + rng.normal(0, 1.0, subject.size)
+    answers = {}
+    for model, value in skill.items():
+        favour = rng.normal(0, 0.15, N_MODEL_SUBJECTS)[subject]
+        latent = value + favour - difficulty + rng.normal(0, 0.6, subject.size) \
+            + rng.normal(0, 1.0, subject.size)
+        answers[model] = (latent > 0).astype(int)
+    return subject, answers
+
+
 def main(folder: Path) -> None:
     _, subject, answers = draw(np.random.default_rng(20261131))
     lines = ["model,question,generation,subject,correct"]
@@ -51,6 +71,11 @@ def main(folder: Path) -> None:
                 lines.append(f"{model},q{i + 1:04d},{s},subject_{subject[i] + 1:02d},"
                              f"{correct[i, s]}")
     (folder / "items.csv").write_text("\n".join(lines) + "\n")
+    subject, answers = draw_models(np.random.default_rng(20261140))
+    lines = ["model,question,subject,correct"] + [
+        f"{model},q{i + 1:03d},subject_{subject[i] + 1:02d},{correct[i]}"
+        for model, correct in answers.items() for i in range(subject.size)]
+    (folder / "models.csv").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
