@@ -305,3 +305,38 @@ def audit_figure(result) -> Figure:
                  f"{d['n_samples']} samples, {clusters}, on data simulated from its fit",
                  fontsize=11)
     return fig
+
+
+def leaderboard_figure(table: pd.DataFrame, *, alpha: float = 0.05) -> Figure:
+    """The side-by-side table of rank procedures (:func:`evalmc.study.leaderboard.
+    leaderboard_table`) in four panels: familywise false-claim rate, simultaneous coverage of
+    the true ranks, mean rank-set length (a share of the models) and power, per design, one
+    marker per procedure with +- 2 Monte Carlo errors."""
+    fig = Figure(figsize=(11, 7), layout="constrained")
+    axes = fig.subplots(2, 2, sharex=True).ravel()
+    designs = list(dict.fromkeys(table["design"]))
+    procedures = list(dict.fromkeys(table["procedure"]))
+    width = 0.7 / max(len(procedures), 1)
+    panels = (("false_claim", "familywise false-claim rate"),
+              ("coverage", "simultaneous coverage of true ranks"),
+              ("length", "mean rank-set length / models (1: no resolution)"),
+              ("power", "power (pairs truly apart)"))
+    for ax, (column, title) in zip(axes, panels, strict=True):
+        for k, name in enumerate(procedures):
+            rows = table[table["procedure"] == name].set_index("design").reindex(designs)
+            x = np.arange(len(designs)) + (k - (len(procedures) - 1) / 2) * width
+            scale = rows["models"] if column == "length" else 1.0
+            ax.errorbar(x, rows[column] / scale, yerr=2 * rows[f"{column}_mcse"] / scale,
+                        fmt="o", ms=4, capsize=2, label=name)
+        if column == "false_claim":
+            ax.axhline(alpha, color="grey", lw=0.8, ls="--")
+        if column == "coverage":
+            ax.axhline(1 - alpha, color="grey", lw=0.8, ls="--")
+        ax.set_title(title, fontsize=9)
+        ax.tick_params(labelsize=7)
+    labels = dict(zip(table["design"], table["label"], strict=True))
+    for ax in axes[2:]:
+        ax.set_xticks(np.arange(len(designs)), [labels[d] for d in designs], rotation=12,
+                      ha="right", fontsize=7)
+    axes[0].legend(fontsize=7)
+    return fig

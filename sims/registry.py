@@ -31,6 +31,12 @@ _SPLITS = (
 )
 
 
+#: The board of the leaderboard scenarios: its models and their spacing.
+_BOARD = (Param("models", 10, int, "models on the board (>= 2)"),
+          Param("spacing", 0.1, float, "strength between adjacent models (logit, >= 0)"),
+          Param("tied", 3, int, "models tied at the top (1 = no tie)"))
+
+
 def _scenario(name: str, target: str, description: str, *params: Param,
               yields: tuple[str, ...] = ("scores",)) -> Entry:
     return Entry(name, f"evalmc.sims.{target}", description, params, {"yields": yields})
@@ -231,6 +237,34 @@ SCENARIOS = Registry("scenario", [
               Param("shift", 0.0, float, "A's population mean minus B's"),
               Param("sd", 1.0, float, "sd of a run's score (> 0)"),
               Param("alpha", 0.05, float, "level of the t-test that stops the re-runs")),
+    _scenario("arena", "leaderboard:Arena",
+              "M models in pairwise battles: Bradley-Terry strengths evenly spaced with a tied "
+              "group at the top, Davidson ties, prompt reuse, uniform or adaptive pairing",
+              *_BOARD,
+              Param("battles", 5000, int, "battles per board"),
+              Param("tie", 0.5, float, "Davidson's tie parameter nu (>= 0): P(tie) = "
+                                       "nu / (2 + nu) between equals"),
+              Param("prompts", 0, int, "prompts, each reused by battles/prompts battles; 0 = "
+                                       "every battle its own prompt"),
+              Param("prompt_sd", 0.0, float, "sd of the prompt x model effect (needs prompts)"),
+              Param("pairing", "uniform", str, "'uniform', or 'adaptive': pairs drawn by "
+                                               "exp(-|fitted gap| / width), chunk by chunk"),
+              Param("chunks", 10, int, "chunks of battles of adaptive pairing"),
+              Param("width", 0.2, float, "width of adaptive pairing's kernel (logit, > 0)"),
+              Param("position", 0.0, float, "log-odds bonus of the model shown first"),
+              yields=("leaderboard", "battles")),
+    _scenario("item-board", "leaderboard:ItemBoard",
+              "M models' 0/1 answers on items in clusters (logistic item model), skills evenly "
+              "spaced with a tied group at the top",
+              Param("models", 20, int, "models on the board (>= 2)"),
+              Param("spacing", 0.1, float, "skill between adjacent models (logit, >= 0)"),
+              Param("tied", 3, int, "models tied at the top (1 = no tie)"),
+              Param("items", 500, int, "items per board"),
+              Param("clusters", 20, int, "clusters of equal size; 0 = every item its own"),
+              Param("sd", 1.0, float, "sd of item difficulty (logit)"),
+              Param("sd_cluster", 0.5, float, "sd of a cluster's difficulty (logit)"),
+              Param("tau", 0.0, float, "sd of the model x cluster effect (logit)"),
+              yields=("leaderboard", "items")),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
                                                        "asreader-random"),

@@ -995,3 +995,70 @@ def wild_enumerated(d, groups):
         v = np.array(signs)[np.searchsorted(labels, groups)]
         hits += abs(cr1_t(v * d)) >= t * (1 - 1e-10)
     return hits / 2**g
+
+
+def battles_of_counts(wins, ties):
+    """The battles of a pooled win/tie table, one row (i, j, y) each: y = 1 when i won, 0.5 for
+    a tie, each pair's battles listed with i < j."""
+    rows = []
+    m = len(wins)
+    for i in range(m):
+        for j in range(i + 1, m):
+            rows += [(i, j, 1.0)] * int(wins[i][j]) + [(i, j, 0.0)] * int(wins[j][i])
+            rows += [(i, j, 0.5)] * int(ties[i][j])
+    return np.array(rows, dtype=float).reshape(-1, 3)
+
+
+def bradley_terry_battles(battles, m):
+    """Bradley-Terry strengths (summing to zero) by scipy's BFGS on the battles' likelihood,
+    ``y log expit(t_i - t_j) + (1 - y) log expit(t_j - t_i)`` summed over the battles."""
+    from scipy.optimize import minimize
+    from scipy.special import expit, log_expit
+
+    i, j, y = battles[:, 0].astype(int), battles[:, 1].astype(int), battles[:, 2]
+
+    def full(free):
+        return np.append(free, -free.sum())
+
+    def loss(free):
+        d = full(free)[i] - full(free)[j]
+        return -(y * log_expit(d) + (1 - y) * log_expit(-d)).sum()
+
+    def grad(free):
+        d = full(free)[i] - full(free)[j]
+        r = y - expit(d)
+        g = np.zeros(m)
+        np.add.at(g, i, -r)
+        np.add.at(g, j, r)
+        return g[:-1] - g[-1]
+
+    res = minimize(loss, np.zeros(m - 1), jac=grad, method="BFGS", options={"gtol": 1e-10})
+    return full(res.x)
+
+
+def bradley_terry_sandwich(battles, m, theta, cluster=None):
+    """The sandwich covariance of Bradley-Terry strengths from each battle's score
+    ``(y - p)(e_i - e_j)``: bread the summed ``p (1 - p) (e_i - e_j)(e_i - e_j)^T``, meat the
+    summed outer products of the clusters' total scores (each battle its own without
+    `cluster`); the bread's pseudo-inverse on both sides."""
+    from scipy.special import expit
+
+    i, j, y = battles[:, 0].astype(int), battles[:, 1].astype(int), battles[:, 2]
+    p = expit(theta[i] - theta[j])
+    x = np.zeros((len(battles), m))
+    x[np.arange(len(battles)), i] = 1.0
+    x[np.arange(len(battles)), j] = -1.0
+    bread = (x * (p * (1 - p))[:, None]).T @ x
+    scores = x * (y - p)[:, None]
+    if cluster is not None:
+        scores = np.array([scores[cluster == c].sum(axis=0) for c in np.unique(cluster)])
+    inverse = np.linalg.pinv(bread)
+    return inverse @ (scores.T @ scores) @ inverse
+
+
+def battle_bootstrap_rounds(battles, m, n_boot, rng):
+    """Strengths of `n_boot` bootstrap boards, each `len(battles)` battles drawn with
+    replacement and fitted by :func:`bradley_terry_battles`, shape (n_boot, m)."""
+    n = len(battles)
+    return np.array([bradley_terry_battles(battles[rng.integers(0, n, n)], m)
+                     for _ in range(n_boot)])

@@ -13,6 +13,7 @@ COMMANDS = (
     "evalmc.commands.describe",
     "evalmc.commands.compare",
     "evalmc.commands.ranks",
+    "evalmc.commands.leaderboard",
     "evalmc.commands.audit",
     "evalmc.commands.plan",
     "evalmc.commands.lesson",

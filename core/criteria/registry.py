@@ -48,12 +48,18 @@ BAYES_SAMPLES = 50_000
 #: deepsig's ASO: A better when eps_min is below this.
 ASO_THRESHOLD = 0.2
 
+#: Rank procedures of a leaderboard: bootstrap boards (the Arena's 100), max-T Gaussian draws.
+BOARD_BOOT = 100
+BOARD_DRAWS = 1000
+
 _GREATER = {"decision_only": True, "alternative": "greater"}
 _PAIR = (Param("i", None, int, "first model of the pair (0-based)"),
          Param("j", None, int, "second model of the pair, above i"))
 _THRESHOLD = (Param("delta", DELTA_PAPER, float, "threshold, in units of sigma"),
               Param("sigma", None, float, "known sd of a run's score; default: pooled sd"))
 _ROPE = Param("rope", 0.0, float, "region of practical equivalence around 0 (>= 0)")
+_N_BOOT = (Param("n_boot", BOARD_BOOT, int, "bootstrap boards per board"),)
+_LEVEL = Param("level", 0.95, float, "confidence of the intervals (1 - the tests' level)")
 _POSTERIOR = Param("threshold", BAYES_THRESHOLD, float, "posterior probability to decide")
 
 
@@ -69,6 +75,13 @@ def _bootstrap_mean(method: str, paired: bool) -> Entry:
     return _row(name, "bootstrap:bootstrap_mean", f"{label} bootstrap interval of {target} "
                 f"({BOOTSTRAP_RESAMPLES} resamples) excludes 0", paired=paired, uses_rng=True,
                 options={"method": method, "paired": paired}, resamples=BOOTSTRAP_RESAMPLES)
+
+
+def _board(name: str, target: str, description: str, params=()) -> Entry:
+    """A rank procedure of a leaderboard: it claims some model better than another."""
+    return _row(name, f"leaderboard:{target}", f"leaderboard: {description}",
+                (*params, _LEVEL), needs="leaderboard", decision_only=True,
+                uses_rng=any(p.name.startswith("n_") for p in params))
 
 
 def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
@@ -191,6 +204,17 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _row("wilcoxon-any", "ranks:wilcoxon_any", "Wilcoxon signed-rank tests of all pairs, "
          "unadjusted: some pair differs if any p-value is below the level (the "
          "multiple-comparisons pitfall)", paired=True, needs="table"),
+    _board("board-bootstrap", "bootstrap", "percentile bootstrap over battles (items) and "
+           "the Arena rule: i better than j when i's lower bound exceeds j's upper", _N_BOOT),
+    _board("board-prompt-bootstrap", "prompt_bootstrap", "percentile bootstrap over prompts "
+           "(clusters of items) and the Arena rule", _N_BOOT),
+    _board("board-wald", "wald", "Bradley-Terry (or mean score) sandwich Wald intervals, "
+           "clustered by prompt (cluster), and the Arena rule"),
+    _board("board-holm", "holm_sign", "exact sign tests of every pair's decisive battles "
+           "(McNemar's on items), Holm-adjusted tiers"),
+    _board("board-max-t", "max_t", "max-|t| simultaneous intervals of every difference of "
+           "strengths, sandwich covariance",
+           (Param("n_draws", BOARD_DRAWS, int, "Gaussian draws for the critical value"),)),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "

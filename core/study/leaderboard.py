@@ -1,0 +1,273 @@
+"""How often a leaderboard's rank claims are wrong: rank procedures run on boards whose truth
+is known (the ``arena`` and ``item-board`` scenarios), on the engine.
+
+Per board, against the true strengths (:mod:`evalmc.sims.leaderboard`):
+
+- ``false_claim``: the procedure claims some model i better than some model j although i is
+  not truly better (tied, or worse): the familywise false-claim indicator;
+- ``coverage``: every model's true rank set lies within its rank set (simultaneous coverage of
+  the true ranks; a tied group's rank set spans all the ranks it shares, so a tie must be
+  left open). Claims without a false one always cover; the converse need not hold;
+- ``coverage_low``: every model's rank set holds its rank ``1 + #{j truly better}`` (the
+  convention of Mogstad, Romano, Shaikh and Wilhelm 2024 for tied models): weaker;
+- ``length``: the mean length (number of ranks) of the models' rank sets, M at worst;
+- ``power``: the share of the pairs of truly different models that the board claims, in the
+  right order.
+
+Rates and means are taken over the boards that did not fail, with their Monte Carlo standard
+errors (``sqrt(p (1 - p) / n)`` for a rate, ``sd / sqrt(n)`` for a mean).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalmc.criteria import get_criterion
+from evalmc.engine import scheduler as engine
+from evalmc.engine.analysis import Analysis
+from evalmc.engine.tallies import RecordsTally
+from evalmc.inputs.checks import check_choice, check_int
+from evalmc.sims import get_scenario
+from evalmc.sims.leaderboard import true_better, true_rank_sets
+from evalmc.stats.mcse import rate_mcse
+
+#: The rank procedures the side-by-side table compares.
+PROCEDURES = ("board-bootstrap", "board-prompt-bootstrap", "board-wald", "board-holm",
+              "board-max-t")
+#: The designs of the side-by-side table: scenario, parameters, and a short label.
+DESIGNS = {
+    "a": ("arena", {}, "(a) 10 models, 3 tied at top, 5,000 battles"),
+    "b": ("arena", {"prompts": 100, "prompt_sd": 1.0}, "(b) as (a), 100 prompts reused"),
+    "c": ("arena", {"pairing": "adaptive"}, "(c) as (a), adaptive pairing"),
+    "d": ("item-board", {}, "(d) 20 models x 500 items, 20 clusters"),
+}
+#: Boards per design of the quick scale and of the paper's (MCSE at most 0.005 at 0.5).
+SCALES = {"quick": 400, "paper": 10_000}
+#: Boards per block: a block of arena boards with reused prompts holds P x M x M counts each.
+BLOCK_SIZE = 100
+#: What each board records, rates first.
+RATES = ("false_claim", "coverage", "coverage_low")
+MEANS = ("length", "power")
+
+
+def board_metrics(better, failed, values) -> dict[str, np.ndarray]:
+    """Each board's measures (the module docstring) from its claims ``better`` (n_reps, M, M)
+    against the true strengths `values`; NaN power where no two models differ."""
+    truth = true_better(values)
+    low, high = true_rank_sets(values)
+    m = truth.shape[0]
+    est_low, est_high = 1 + better.sum(axis=1), m - better.sum(axis=2)
+    different = truth.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        power = (better & truth).sum(axis=(1, 2)) / different
+    out = {
+        "false_claim": (better & ~truth).any(axis=(1, 2)),
+        "coverage": ((est_low <= low) & (high <= est_high)).all(axis=1),
+        "coverage_low": ((est_low <= low) & (low <= est_high)).all(axis=1),
+        "length": (est_high - est_low + 1).mean(axis=1).astype(float),
+        "power": power if different else np.full(better.shape[0], np.nan),
+    }
+    return {name: values[~failed] for name, values in out.items()}
+
+
+@dataclass(frozen=True)
+class _BoardRun(Analysis):
+    """A rank procedure as the engine runs it: each board's measures, as records."""
+
+    criterion: object
+
+    @property
+    def key(self) -> str:
+        return f"board:{self.criterion.key}"
+
+    @property
+    def name(self) -> str:
+        return self.criterion.name
+
+    @property
+    def uses_rng(self) -> bool:
+        return self.criterion.uses_rng
+
+    tally_type = RecordsTally
+
+    def run(self, batch, rng):
+        self.criterion.check_batch(batch)
+        return self.criterion.test.claims(batch, rng)
+
+    def tallies(self, result, starts, scenario):
+        out = []
+        for s, e in zip(starts[:-1], starts[1:], strict=True):
+            failed = result.failed[s:e]
+            rows = board_metrics(result.better[s:e], failed, scenario.strengths)
+            rows["rep"] = np.flatnonzero(~failed)
+            errors = {int(r) - int(s): msg for r, msg in result.errors.items() if s <= r < e}
+            out.append((RecordsTally(int(e - s), rows, failed=int(failed.sum())), errors))
+        return out
+
+
+def summarise(tally: RecordsTally) -> dict:
+    """Rates and means of a procedure's board records, each with its Monte Carlo error."""
+    valid = tally.n - tally.failed
+    row = {"boards": tally.n, "failed": tally.failed}
+    for name in RATES:
+        rate, mcse = rate_mcse(int(tally.columns[name].sum()), valid)
+        row[name], row[f"{name}_mcse"] = float(rate), float(mcse)
+    for name in MEANS:
+        values = tally.columns[name][~np.isnan(tally.columns[name])]
+        row[name] = float(values.mean()) if values.size else np.nan
+        row[f"{name}_mcse"] = (float(values.std(ddof=1) / np.sqrt(values.size))
+                               if values.size > 1 else np.nan)
+    return row
+
+
+def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps: int,
+                    seed: int = 0, n_jobs: int = 1, cache=None, progress=None,
+                    block_size: int = BLOCK_SIZE) -> pd.DataFrame:
+    """Measure rank procedures on boards of one scenario: familywise false claims, coverage of
+    the true ranks, rank-set length and power, each with its Monte Carlo error.
+
+    Parameters
+    ----------
+    scenario : str
+        ``'arena'`` or ``'item-board'`` (a scenario whose batches hold a leaderboard).
+    params : dict, optional
+        The scenario's parameters; its defaults otherwise.
+    procedures : sequence of str
+        Registered rank procedures (criteria that need a leaderboard), e.g.
+        ``'board-bootstrap(n_boot=500)'``.
+    n_reps : int
+        Boards.
+    seed : int
+        Root seed; block b of the boards is drawn from ``SeedSequence(seed, spawn_key=(0, b))``.
+    n_jobs, cache, progress, block_size
+        As :func:`evalmc.run_study`; results do not depend on `n_jobs`.
+
+    Returns
+    -------
+    DataFrame
+        A row per procedure: ``models``, ``boards``, ``failed``, then each measure of the
+        module docstring and its ``_mcse``.
+
+    Examples
+    --------
+    >>> from evalmc.study.leaderboard import run_leaderboard
+    >>> arena = {"models": 4, "tied": 2, "spacing": 0.3, "battles": 1000}
+    >>> frame = run_leaderboard("arena", arena, ["board-bootstrap", "board-holm"], n_reps=200,
+    ...                         seed=1, progress=False)
+    >>> frame[["procedure", "false_claim", "coverage", "length", "power"]].round(3)
+             procedure  false_claim  coverage  length  power
+    0  board-bootstrap        0.020     0.980   2.148  0.737
+    1       board-holm        0.015     0.985   2.918  0.430
+    """
+    n_reps = check_int("n_reps", n_reps, low=1)
+    kind = get_scenario(scenario)
+    condition = kind(**(params or {}))
+    criteria = [get_criterion(p) for p in procedures]
+    if not criteria:
+        raise ValueError("`procedures` must name at least one rank procedure.")
+    for crit in criteria:
+        crit.check_scenario(condition)
+    plan = engine.Plan({0: condition}, [_BoardRun(c) for c in criteria], n_reps, seed,
+                       block_size)
+    out = engine.run(plan, n_jobs=n_jobs, cache=cache, progress=progress,
+                     desc=f"evalmc {scenario}")
+    return pd.DataFrame([{"procedure": c.name, "models": condition.models,
+                          **summarise(out.tallies[(0, f"board:{c.key}")])} for c in criteria])
+
+
+def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", n_reps=None,
+                      seed: int = 0, n_jobs: int = 1, procedures=PROCEDURES, cache=None,
+                      progress=None) -> pd.DataFrame:
+    """The side-by-side table: every procedure on every design of :data:`DESIGNS`.
+
+    Parameters
+    ----------
+    designs : str
+        Letters of :data:`DESIGNS`, in the order wanted.
+    scale : {'quick', 'paper'}
+        Boards per design: :data:`SCALES`.
+    n_reps : int, optional
+        Boards per design in place of the scale's.
+    seed, n_jobs, procedures, cache, progress
+        As :func:`run_leaderboard`.
+
+    Returns
+    -------
+    DataFrame
+        A row per design and procedure, the design's letter and label first.
+
+    Examples
+    --------
+    >>> from evalmc.study.leaderboard import leaderboard_table
+    >>> table = leaderboard_table("a", procedures=["board-holm"], progress=False)
+    >>> table[["design", "procedure", "boards", "false_claim"]]
+      design   procedure  boards  false_claim
+    0      a  board-holm     400          0.0
+    """
+    check_choice("scale", scale, tuple(SCALES))
+    n_reps = SCALES[scale] if n_reps is None else n_reps
+    frames = []
+    for letter in designs:
+        check_choice("design", letter, tuple(DESIGNS))
+        name, params, label = DESIGNS[letter]
+        frame = run_leaderboard(name, params, procedures, n_reps=n_reps, seed=seed,
+                                n_jobs=n_jobs, cache=cache, progress=progress)
+        frame.insert(0, "label", label)
+        frame.insert(0, "design", letter)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def write_leaderboard(out, *, scale: str = "quick", seed: int = 0, n_jobs: int = 1,
+                      progress=None) -> pd.DataFrame:
+    """Write the side-by-side table (``table.csv``, ``table.md``) and its figure
+    (``figure.png``) into the folder `out`; returns the table.
+
+    Parameters
+    ----------
+    out : path
+        The folder, made if missing.
+    scale, seed, n_jobs, progress
+        As :func:`leaderboard_table`.
+
+    Returns
+    -------
+    DataFrame
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from evalmc.study import leaderboard
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> table = leaderboard.write_leaderboard(folder.name)  # doctest: +SKIP
+    >>> sorted(p.name for p in Path(folder.name).iterdir())  # doctest: +SKIP
+    ['figure.png', 'table.csv', 'table.md']
+    >>> folder.cleanup()
+    """
+    from pathlib import Path
+
+    from evalmc.plots import leaderboard_figure
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    table = leaderboard_table(scale=scale, seed=seed, n_jobs=n_jobs, progress=progress)
+    table.to_csv(folder / "table.csv", index=False, float_format="%.4f")
+    (folder / "table.md").write_text(markdown(table, scale, seed))
+    leaderboard_figure(table).savefig(folder / "figure.png", dpi=120)
+    return table
+
+
+def markdown(table: pd.DataFrame, scale: str, seed: int) -> str:
+    """The table as Markdown: each measure with its Monte Carlo error in parentheses."""
+    lines = [f"Rank procedures at 95%, {scale} scale ({table['boards'].iloc[0]:,} boards per "
+             f"design, seed {seed}); Monte Carlo standard errors in parentheses.", "",
+             "| design | procedure | false claim | coverage | coverage (low rank) | length | "
+             "power |", "|---|---|---|---|---|---|---|"]
+    for _, row in table.iterrows():
+        cells = [f"{row[name]:.3f} ({row[name + '_mcse']:.3f})" for name in (*RATES, *MEANS)]
+        lines.append(f"| {row['label']} | {row['procedure']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
