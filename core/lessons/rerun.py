@@ -12,7 +12,7 @@ from evalmc.lessons.figures import curves, finish, level, new_figure
 from evalmc.lessons.studies import pick, rates
 
 TRIES = (1, 2, 3, 5, 10)
-TITLE = "Re-running until p < 0.05: 5 tries make a false 'win' about 1 time in 4"
+TITLE = "Re-running until p < 0.05: 5 tries make a false 'win' about 1 time in 5"
 
 
 def _compute(n_reps, seed, n_jobs=1):
