@@ -136,9 +136,14 @@ def run(args) -> int:
 
         fixed = ", ".join(f"{k}={v[0]:g}" if isinstance(v[0], float) else f"{k}={v[0]}"
                           for k, v in grid.items() if len(v) == 1)
-        fig = rate_panels(summary, x=varying[0],
-                          panel=varying[1] if len(varying) > 1 else None, series=varying[2:],
-                          title=f"{args.scenario}: {reps_title(result)}"
-                                + (f"; {fixed}" if fixed else ""))
+        panel = varying[1] if len(varying) > 1 else None
+        truths = set(summary["truth"])
+        what = ("Size" if truths == {"null"} else "Power" if truths == {"alternative"}
+                else "Rejection rate")
+        fig = rate_panels(summary, x=varying[0], panel=panel, series=varying[2:],
+                          title=f"{what} of each criterion by {varying[0]}"
+                                + (f", a panel per {panel}" if panel else "")
+                                + f" ({args.scenario}; {reps_title(result)}"
+                                + (f"; {fixed}" if fixed else "") + ")")
         fig.savefig(args.plot, dpi=150)
     return 0

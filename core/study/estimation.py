@@ -229,11 +229,13 @@ class EstimationResult:
                 ax.axhline(level, color="k", ls="--", lw=0.8)
         if measure == "bias":
             ax.axhline(0.0, color="k", ls="--", lw=0.8)
+        reps = (f"{self.n_reps} replications per condition" if self.target_mcse is None
+                else f"up to {self.n_reps} replications per condition (target MCSE "
+                     f"{self.target_mcse:g})")
+        shown = "interval" if measure in ("coverage", "width") else "estimator"
         ax.set(xlabel=x, ylabel=f"{measure} (95% Monte Carlo interval)",
-               title=f"{self.scenario.name}: " + (
-                   f"{self.n_reps} replications per condition" if self.target_mcse is None
-                   else f"up to {self.n_reps} replications per condition (target MCSE "
-                        f"{self.target_mcse:g})"))
+               title=f"{measure.capitalize()} of each {shown} by {x}\n"
+                     f"(scenario {self.scenario.name}; {reps})")
         ax.legend(fontsize=8)
         return ax.figure
 

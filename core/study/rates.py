@@ -160,12 +160,13 @@ class StudyResult:
         ...                        n_reps=400, seed=7, progress=False)
         >>> ax = res.plot().axes[0]
         >>> ax.get_xlabel(), ax.get_title()
-        ('n', 'paired-normal: 400 replications per condition')
+        ('n', 'Rejection rate of each criterion (paired-normal; 400 replications per condition)')
         """
         from evalmc.plots import rate_plot
 
         return rate_plot(self.to_frame(), self.design, alpha=self.alpha, ax=ax, x=x,
-                         title=f"{self.scenario.name}: {reps_title(self)}")
+                         title=f"Rejection rate of each criterion ({self.scenario.name}; "
+                               f"{reps_title(self)})")
 
     @property
     def summary(self) -> pd.DataFrame:
