@@ -31,9 +31,10 @@ def draw_histogram(ax, values, *, title: str = "", xlabel: str = "", bins: int =
     ax.locator_params(axis="x", nbins=5)  # long tick labels (0.00355) must not run together
 
 
-def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
+def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "", legend: bool = True) -> None:
     """Into `ax`, for each sample (label to values) a box-whiskers, IQR, median and whiskers to the
-    extremes (Tukey 1977, the paper's Figs 3 and 5), beside its mean +- 1 sd."""
+    extremes (Tukey 1977, the paper's Figs 3 and 5), beside its mean +- 1 sd; `legend=False`
+    leaves the legend to the figure (:func:`legend_below`)."""
     values = [np.asarray(v, dtype=float) for v in samples.values()]
     centres = np.arange(len(values)) * 2.0
     ax.boxplot(values, positions=centres - 0.35, widths=0.5, whis=(0, 100),
@@ -43,7 +44,14 @@ def draw_box_vs_mean_sd(ax, samples: dict, *, ylabel: str = "") -> None:
                 label="mean ± sd")
     ax.set_xticks(centres, list(samples), fontsize=8)
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize=8, loc="best")
+    if legend:
+        ax.legend(fontsize=8, loc="best")
+
+
+def legend_below(fig, ax) -> None:
+    """`ax`'s legend entries as one legend below the panels of `fig`, where it covers no data."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)
 
 
 def histograms(samples: dict, *, ncols: int = 1, xlabel: str = "") -> Figure:

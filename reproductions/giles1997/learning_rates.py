@@ -128,6 +128,7 @@ def plot_fig7(data):
     left.set_xscale("log")
     left.set_xlabel("initial learning rate")
     left.set_ylabel("mean test % correct (10 runs)")
+    left.set_title(f"one data set (the first of {data['data_set'].nunique()})", fontsize=9)
     left.legend(fontsize=8)
     summary = _fig7_rates(data)
     labels = list(summary)
@@ -136,6 +137,7 @@ def plot_fig7(data):
     right.axhline(0.05, color="grey", lw=0.8, ls=":")
     right.set_xticks(range(len(labels)), labels, fontsize=7, rotation=20)
     right.set_ylabel("share 'better than chance' at 5%")
+    right.set_title(f"all {data['data_set'].nunique()} data sets", fontsize=9)
     return fig
 
 

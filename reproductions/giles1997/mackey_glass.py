@@ -29,7 +29,7 @@ from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
 from evalmc.estimators.describe import bimodality_coefficient
-from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
+from evalmc.plots import draw_box_vs_mean_sd, draw_histogram, legend_below
 from evalmc.reproductions.giles1997.protocol import (
     _BLOCK,
     SCALE,
@@ -229,12 +229,13 @@ def plot_fig3(data):
                         strict=True):
         sub = data[data["network"] == name]
         draw_box_vs_mean_sd(ax, {"train": sub["train_nmse"], "test": sub["test_nmse"]},
-                            ylabel="NMSE" if name == MG_NETWORKS[0] else "")
+                            ylabel="NMSE" if name == MG_NETWORKS[0] else "", legend=False)
         ax.set_yscale("log")
         below = [label for label in ("train", "test")
                  if sub[f"{label}_nmse"].mean() - sub[f"{label}_nmse"].std(ddof=1) < 0]
         ax.set_title(name + (f"\nmean - sd < 0 ({', '.join(below)})" if below else ""),
                      fontsize=9)
+    legend_below(fig, ax)
     return fig
 
 

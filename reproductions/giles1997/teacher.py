@@ -15,7 +15,7 @@ from matplotlib.figure import Figure as MplFigure
 from scipy import stats
 
 from evalmc.estimators.describe import BIMODALITY_THRESHOLD, bimodality_coefficient
-from evalmc.plots import draw_box_vs_mean_sd, draw_histogram
+from evalmc.plots import draw_box_vs_mean_sd, draw_histogram, legend_below
 from evalmc.reproductions.giles1997.protocol import (
     _BLOCK,
     SCALE,
@@ -167,8 +167,9 @@ def plot_fig5(data):
     for ax, k in zip(fig.subplots(1, len(KS)), KS, strict=True):
         sub = data[data["k"] == k]
         draw_box_vs_mean_sd(ax, {"train": sub["train_nmse"], "test": sub["test_nmse"]},
-                            ylabel="NMSE" if k == KS[0] else "")
+                            ylabel="NMSE" if k == KS[0] else "", legend=False)
         ax.set_title(f"K = {k}", fontsize=9)
+    legend_below(fig, ax)
     return fig
 
 
