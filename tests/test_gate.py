@@ -135,3 +135,32 @@ def test_bad_input_is_named(params, rule, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[")):
         run_gate(params, [rule], n_reps=10, progress=False)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--runs", "0"], "`--runs` must be an integer >= 1; got 0."),
+    (["--rule", "keep-t"], "a t rule needs `--runs` >= 2 and `--base-runs` >= 2; got 1 and 2."),
+    (["--base-runs", "3", "--runs", "2", "--rule", "keep-t(test=paired)"],
+     "`--runs` must equal `--base-runs`; got 2 and 3."),
+    (["--share", "2"], "`--share` must be"),
+    (["--reps", "0"], "`--reps` must be at least 1; got 0."),
+    (["--rule", "welch-t"], "criterion 'welch-t' needs scores; scenario 'loop' yields loop."),
+])
+def test_the_command_refuses_bad_input_in_one_line(argv, message, capsys):
+    from evalmc.cli import main
+
+    assert main(["gate", "--quiet", "--reps", "10", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_the_command_runs_the_rules_that_fit_the_design(capsys):
+    from evalmc.cli import main
+
+    assert main(["gate", "--quiet", "--reps", "50", "--format", "csv"]) == 0
+    rules = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rules == ["keep-noise-floor", "keep-ratchet"]
+    assert main(["gate", "--quiet", "--reps", "50", "--format", "csv", "--runs", "2",
+                 "--baseline", "replace"]) == 0
+    rules = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rules == ["keep-noise-floor", "keep-ratchet", "keep-t", "keep-bonferroni"]
