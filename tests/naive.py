@@ -1098,9 +1098,7 @@ def expected_max_normal_quad(n):
 
 def keep_loop(method, base, cand, effects, mode, k=2.0, alpha=0.05, test="welch"):
     """A keep rule on one loop, candidate by candidate in plain Python, p-values from
-    scipy.stats' t-tests and Holm's from statsmodels: (kept list, final score, its truth)."""
-    from statsmodels.stats.multitest import multipletests
-
+    scipy.stats' t-tests: (kept list, final score, its truth)."""
     def pvalue(c, ref):
         if test == "paired":
             return stats.ttest_rel(c, ref, alternative="greater").pvalue
@@ -1109,7 +1107,11 @@ def keep_loop(method, base, cand, effects, mode, k=2.0, alpha=0.05, test="welch"
     n_cand = len(cand)
     if method == "holm":
         p = [pvalue(c, base) for c in cand]
-        kept = list(multipletests(p, alpha=alpha, method="holm")[0])
+        kept = [False] * n_cand
+        for step, j in enumerate(sorted(range(n_cand), key=lambda i: p[i])):
+            if p[j] > alpha / (n_cand - step):  # Holm: stop at the first that fails
+                break
+            kept[j] = True
         scores = [float(np.mean(c)) for c in cand]
         chosen = [j for j in range(n_cand) if kept[j]]
         if not chosen:

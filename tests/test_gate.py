@@ -164,3 +164,11 @@ def test_the_command_runs_the_rules_that_fit_the_design(capsys):
                  "--baseline", "replace"]) == 0
     rules = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()[1:]]
     assert rules == ["keep-noise-floor", "keep-ratchet", "keep-t", "keep-bonferroni"]
+
+
+def test_holm_keeps_what_bonferroni_keeps_and_more():
+    loop = Loop(candidates=10, runs=4, base_runs=4, share=0.3, effect=1.5)
+    batch = loop.draw(np.random.default_rng(1), 2000)
+    holm = get_criterion("keep-holm").test.keeps(batch).kept
+    bonf = get_criterion("keep-bonferroni").test.keeps(batch).kept
+    assert (holm >= bonf).all() and (holm > bonf).sum() > 10
