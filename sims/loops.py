@@ -5,7 +5,7 @@ A loop measures its baseline by `base_runs` runs and then each of `candidates` c
 same seed (run j of the baseline and run j of every candidate) are correlated `rho` (0: runs
 independent; above 0: paired by seed, a seed's shared part ``sd sqrt(rho) s_j`` drawn per loop).
 Exactly ``round(share * candidates)`` candidates, at random places in the loop, have a real
-effect `effect` over what they modify; the others none.
+gain `gain` over what they modify (their effect); the others none (effect 0).
 
 What a candidate modifies is the `baseline` mode's: with ``'fixed'`` every candidate is a change
 of the original baseline (true mean: its effect); with ``'replace'`` each kept candidate
@@ -80,7 +80,7 @@ class Loop(Scenario, registered="loop"):
         object.__setattr__(self, "runs", check_int("runs", self.runs, low=1))
         object.__setattr__(self, "base_runs", check_int("base_runs", self.base_runs, low=1))
         check_float("share", self.share, low=0, high=1)
-        check_float("effect", self.effect)
+        check_float("gain", self.gain)
         check_sd("sd", self.sd)
         check_float("rho", self.rho, low=0, high=1, open_high=True)
         check_choice("baseline", self.baseline, MODES)
@@ -98,7 +98,7 @@ class Loop(Scenario, registered="loop"):
     @property
     def truth(self) -> str:
         """``'null'`` when no candidate has a real effect, else ``'alternative'``."""
-        return "null" if self.real == 0 or self.effect == 0 else "alternative"
+        return "null" if self.real == 0 or self.gain == 0 else "alternative"
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` loops (a :class:`LoopBatch`)."""
@@ -114,6 +114,6 @@ class Loop(Scenario, registered="loop"):
         effects = np.zeros((n_reps, k))
         if 0 < self.real:
             places = rng.random((n_reps, k)).argsort(axis=1).argsort(axis=1) < self.real
-            effects = np.where(places, float(self.effect), 0.0)
+            effects = np.where(places, float(self.gain), 0.0)
         return LoopBatch(b=base, cand=cand + effects[:, :, None], effects=effects,
                          mode=self.baseline)

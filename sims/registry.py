@@ -274,7 +274,7 @@ SCENARIOS = Registry("scenario", [
               Param("base_runs", 2, int, "runs of the baseline"),
               Param("share", 0.0, float, "share of candidates with a real effect, in [0, 1]: "
                                          "round(share K) of them, at random places"),
-              Param("effect", 1.0, float, "true effect of a real candidate"),
+              Param("gain", 1.0, float, "true gain (effect) of a real candidate"),
               Param("sd", 1.0, float, "sd of a run's score (> 0)"),
               Param("rho", 0.0, float, "correlation of two runs on one seed, in [0, 1): "
                                        "0 = runs independent, above 0 = paired by seed"),

@@ -28,7 +28,7 @@ def test_the_exact_values_by_quadrature_are_the_issues():
 def test_a_rule_keeps_what_the_plain_loop_keeps(rule, mode):
     if "holm" in rule and mode == "replace":
         pytest.skip("holm needs a fixed baseline")
-    loop = Loop(candidates=8, runs=3, base_runs=3, share=0.25, effect=1.5, rho=0.3,
+    loop = Loop(candidates=8, runs=3, base_runs=3, share=0.25, gain=1.5, rho=0.3,
                 baseline=mode)
     batch = loop.draw(np.random.default_rng(11), 60)
     crit = get_criterion(rule)
@@ -94,7 +94,7 @@ def test_the_power_of_a_paired_t_is_the_noncentral_ts():
 
 
 def test_fixed_seed_values_of_every_rule():
-    params = {"candidates": 20, "runs": 3, "base_runs": 3, "share": 0.1, "effect": 2.0}
+    params = {"candidates": 20, "runs": 3, "base_runs": 3, "share": 0.1, "gain": 2.0}
     frame = run_gate(params, RULES, n_reps=2000, seed=2, progress=False).set_index("rule")
     got = frame[["any_false", "false_keeps", "power", "overstatement"]].round(4)
     assert got.to_dict("split")["data"] == [
@@ -167,8 +167,17 @@ def test_the_command_runs_the_rules_that_fit_the_design(capsys):
 
 
 def test_holm_keeps_what_bonferroni_keeps_and_more():
-    loop = Loop(candidates=10, runs=4, base_runs=4, share=0.3, effect=1.5)
+    loop = Loop(candidates=10, runs=4, base_runs=4, share=0.3, gain=1.5)
     batch = loop.draw(np.random.default_rng(1), 2000)
     holm = get_criterion("keep-holm").test.keeps(batch).kept
     bonf = get_criterion("keep-bonferroni").test.keeps(batch).kept
     assert (holm >= bonf).all() and (holm > bonf).sum() > 10
+
+
+def test_a_loop_of_null_candidates_is_a_null_for_every_rule():
+    """Its truth comes from its real candidates (the scenario has no single effect of A over
+    B): a rate study's keep rule on null loops is judged as a false-keep rate."""
+    assert Loop().effect is None
+    assert [Loop(**p).truth_for("greater") for p in ({}, {"share": 0.1}, {"share": 0.1,
+                                                                           "gain": 0.0})] == [
+        "null", "alternative", "null"]

@@ -1,5 +1,5 @@
 """``evalmc gate``: what a research loop's keep rule costs before the loop runs. For K
-candidates tried in turn against a baseline, a few runs each, the noise and the effect of a
+candidates tried in turn against a baseline, a few runs each, the noise and the gain of a
 real candidate, each keep rule's P(any false keep), false keeps, power to keep a real
 candidate, runs spent and overstatement of the final score, with their Monte Carlo errors
 (:func:`evalmc.study.gate.run_gate`).
@@ -53,8 +53,8 @@ def register(sub) -> None:
     parser.add_argument("--share", type=float_arg("share"), default=0.0,
                         help="share of candidates with a real effect: round(share K) of them "
                              "(default 0: all null)")
-    parser.add_argument("--effect", type=float_arg("effect"), default=1.0,
-                        help="true effect of a real candidate (default 1)")
+    parser.add_argument("--gain", type=float_arg("gain"), default=1.0,
+                        help="true gain (effect) of a real candidate (default 1)")
     parser.add_argument("--rho", type=float_arg("rho"), default=0.0,
                         help="correlation of two runs on one seed, in [0, 1) (default 0: runs "
                              "independent)")
@@ -104,7 +104,7 @@ def run(args) -> int:
     from evalmc.study.gate import RULES, run_gate
 
     params = {"candidates": args.candidates, "runs": args.runs, "base_runs": args.base_runs,
-              "sd": args.sd, "share": args.share, "effect": args.effect, "rho": args.rho,
+              "sd": args.sd, "share": args.share, "gain": args.gain, "rho": args.rho,
               "baseline": args.baseline}
     try:
         rules = args.rule

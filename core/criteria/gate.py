@@ -224,7 +224,7 @@ def bonferroni(alpha=0.05, test="welch") -> KeepRule:
     >>> import numpy as np
     >>> from evalmc.criteria.gate import bonferroni
     >>> from evalmc.sims.loops import Loop
-    >>> loop = Loop(candidates=20, runs=5, base_runs=5, share=0.1, effect=3.0)
+    >>> loop = Loop(candidates=20, runs=5, base_runs=5, share=0.1, gain=3.0)
     >>> batch = loop.draw(np.random.default_rng(0), 4)
     >>> bonferroni().keeps(batch).kept.sum(axis=1).tolist(), batch.effects.sum(axis=1).tolist()
     ([2, 1, 2, 1], [6.0, 6.0, 6.0, 6.0])
@@ -252,7 +252,7 @@ def holm_rule(alpha=0.05, test="welch") -> KeepRule:
     >>> import numpy as np
     >>> from evalmc.criteria.gate import holm_rule
     >>> from evalmc.sims.loops import Loop
-    >>> loop = Loop(candidates=20, runs=5, base_runs=5, share=0.1, effect=3.0)
+    >>> loop = Loop(candidates=20, runs=5, base_runs=5, share=0.1, gain=3.0)
     >>> batch = loop.draw(np.random.default_rng(0), 4)
     >>> holm_rule().keeps(batch).kept.sum(axis=1).tolist(), batch.effects.sum(axis=1).tolist()
     ([2, 1, 2, 1], [6.0, 6.0, 6.0, 6.0])
