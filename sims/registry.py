@@ -265,6 +265,22 @@ SCENARIOS = Registry("scenario", [
               Param("sd_cluster", 0.5, float, "sd of a cluster's difficulty (logit)"),
               Param("tau", 0.0, float, "sd of the model x cluster effect (logit)"),
               yields=("leaderboard", "items")),
+    _scenario("loop", "loops:Loop",
+              "a research loop: K candidates tried in turn against a baseline with a few "
+              "Gaussian runs each, a share of them with a real effect, the baseline fixed or "
+              "replaced by each kept candidate",
+              Param("candidates", 50, int, "candidates K tried in turn (>= 1)"),
+              Param("runs", 1, int, "runs r of each candidate"),
+              Param("base_runs", 2, int, "runs of the baseline"),
+              Param("share", 0.0, float, "share of candidates with a real effect, in [0, 1]: "
+                                         "round(share K) of them, at random places"),
+              Param("gain", 1.0, float, "true gain (effect) of a real candidate"),
+              Param("sd", 1.0, float, "sd of a run's score (> 0)"),
+              Param("rho", 0.0, float, "correlation of two runs on one seed, in [0, 1): "
+                                       "0 = runs independent, above 0 = paired by seed"),
+              Param("baseline", "fixed", str, "'fixed', or 'replace': each kept candidate "
+                                              "becomes the baseline (a ratchet)"),
+              yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
                                                        "asreader-random"),

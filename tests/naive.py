@@ -1062,3 +1062,81 @@ def battle_bootstrap_rounds(battles, m, n_boot, rng):
     n = len(battles)
     return np.array([bradley_terry_battles(battles[rng.integers(0, n, n)], m)
                      for _ in range(n_boot)])
+
+
+def _two_baseline_runs(weight, k):
+    """``E[weight(P(c - b1 >= k |b1 - b2|))]`` over two standard normal baseline runs b1, b2,
+    by nested adaptive quadrature in ``u = b1 - b2`` and ``v = b1 + b2`` (independent, each
+    N(0, 2); ``b1 = (u + v) / 2``), the kink of ``|u|`` at an end of each piece."""
+    from scipy.special import ndtr
+
+    edge = 12 * math.sqrt(2.0)
+
+    def density(x):  # N(0, 2)
+        return math.exp(-x * x / 4) / math.sqrt(4 * math.pi)
+
+    def inner(u):
+        return integrate.quad(lambda v: density(v) * weight(ndtr(-(u + v) / 2 - k * abs(u))),
+                              -edge, edge, epsabs=1e-11, epsrel=1e-10, limit=200)[0]
+    return sum(integrate.quad(lambda u: density(u) * inner(u), lo, hi, epsabs=1e-11,
+                              epsrel=1e-10, limit=200)[0] for lo, hi in ((-edge, 0.0), (0.0, edge)))
+
+
+@functools.cache
+def noise_floor_exact(k, candidates):
+    """The noise-floor rule on null candidates, every run N(0, 1), one run per candidate:
+    (P(keep) per candidate, P(some of `candidates` kept), mean keeps), by quadrature."""
+    per = _two_baseline_runs(lambda q: q, k)
+    return per, 1 - _two_baseline_runs(lambda q: (1 - q) ** candidates, k), candidates * per
+
+
+def expected_max_normal_quad(n):
+    """E[max of n standard normals] by adaptive quadrature of ``n z phi(z) Phi(z)^(n-1)``."""
+    return integrate.quad(lambda z: n * z * stats.norm.pdf(z) * stats.norm.cdf(z) ** (n - 1),
+                          -np.inf, np.inf, epsabs=1e-13, epsrel=1e-12)[0]
+
+
+def keep_loop(method, base, cand, effects, mode, k=2.0, alpha=0.05, test="welch"):
+    """A keep rule on one loop, candidate by candidate in plain Python, p-values from
+    scipy.stats' t-tests: (kept list, final score, its truth)."""
+    def pvalue(c, ref):
+        if test == "paired":
+            return stats.ttest_rel(c, ref, alternative="greater").pvalue
+        return stats.ttest_ind(c, ref, equal_var=False, alternative="greater").pvalue
+
+    n_cand = len(cand)
+    if method == "holm":
+        p = [pvalue(c, base) for c in cand]
+        kept = [False] * n_cand
+        for step, j in enumerate(sorted(range(n_cand), key=lambda i: p[i])):
+            if p[j] > alpha / (n_cand - step):  # Holm: stop at the first that fails
+                break
+            kept[j] = True
+        scores = [float(np.mean(c)) for c in cand]
+        chosen = [j for j in range(n_cand) if kept[j]]
+        if not chosen:
+            return kept, float(np.mean(base)), 0.0
+        j = max(chosen, key=lambda i: scores[i])
+        return kept, scores[j], float(effects[j])
+    floor = method in ("noise-floor", "ratchet")
+    ref_runs = list(base)
+    ref = base[0] if floor else float(np.mean(base))
+    spread = abs(base[0] - base[1])
+    level, best, best_truth, kept = 0.0, ref, 0.0, []
+    for j in range(n_cand):
+        runs = [level + x for x in cand[j]]
+        score = float(np.mean(runs))
+        if method == "noise-floor":
+            keep = score - ref >= k * spread
+        elif method == "ratchet":
+            keep = score > best
+        else:
+            level_j = alpha / n_cand if method == "bonferroni" else alpha
+            keep = bool(pvalue(runs, ref_runs) < level_j)
+        truth = level + effects[j]
+        if keep and (mode == "replace" or not any(kept) or score > best):
+            best, best_truth = score, truth
+        kept.append(bool(keep))
+        if keep and mode == "replace":
+            ref, level, ref_runs = score, truth, runs
+    return kept, best, best_truth

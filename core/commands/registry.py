@@ -14,6 +14,7 @@ COMMANDS = (
     "evalmc.commands.compare",
     "evalmc.commands.ranks",
     "evalmc.commands.leaderboard",
+    "evalmc.commands.gate",
     "evalmc.commands.audit",
     "evalmc.commands.plan",
     "evalmc.commands.lesson",

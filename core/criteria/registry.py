@@ -51,6 +51,8 @@ ASO_THRESHOLD = 0.2
 #: Rank procedures of a leaderboard: bootstrap boards (the Arena's 100), max-T Gaussian draws.
 BOARD_BOOT = 100
 BOARD_DRAWS = 1000
+#: Keep rules of a research loop: the noise floor's multiple of the baseline's spread.
+NOISE_FLOOR_K = 2.0
 
 _GREATER = {"decision_only": True, "alternative": "greater"}
 _PAIR = (Param("i", None, int, "first model of the pair (0-based)"),
@@ -82,6 +84,16 @@ def _board(name: str, target: str, description: str, params=()) -> Entry:
     return _row(name, f"leaderboard:{target}", f"leaderboard: {description}",
                 (*params, _LEVEL), needs="leaderboard", decision_only=True,
                 uses_rng=any(p.name.startswith("n_") for p in params))
+
+
+def _keep(name: str, target: str, description: str, params=()) -> Entry:
+    """A keep rule of a research loop: it keeps some candidate."""
+    return _row(name, f"gate:{target}", f"loop: {description}", params, needs="loop",
+                **_GREATER)
+
+
+_KEEP_T = (Param("alpha", 0.05, float, "level, in (0, 1)"),
+           Param("test", "welch", str, "'welch', or 'paired' (runs paired by seed)"))
 
 
 def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
@@ -215,6 +227,16 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _board("board-max-t", "max_t", "max-|t| simultaneous intervals of every difference of "
            "strengths, sandwich covariance",
            (Param("n_draws", BOARD_DRAWS, int, "Gaussian draws for the critical value"),)),
+    _keep("keep-noise-floor", "noise_floor", "keep c when c - b1 >= k |b1 - b2|, b1, b2 two "
+          "baseline runs fixed for the loop",
+          (Param("k", NOISE_FLOOR_K, float, "multiple of the baseline's spread (>= 0)"),)),
+    _keep("keep-ratchet", "RATCHET", "keep c when it beats the best so far, starting from b1"),
+    _keep("keep-t", "t_rule", "one-sided t-test (Welch or paired) of each candidate against "
+          "the baseline at alpha", _KEEP_T),
+    _keep("keep-bonferroni", "bonferroni", "one-sided t-test of each candidate at alpha / K",
+          _KEEP_T),
+    _keep("keep-holm", "holm_rule", "Holm's step-down over the K candidates' one-sided t-tests "
+          "against the fixed baseline", _KEEP_T),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "
