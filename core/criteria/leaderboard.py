@@ -120,6 +120,11 @@ def _estimate(batch) -> np.ndarray:
     return batch.scores.mean(axis=1)
 
 
+def estimate_and_covariance(batch) -> tuple[np.ndarray, np.ndarray]:
+    """Each board's strengths and their sandwich covariance, as ``wald`` and ``max-t`` use."""
+    return _estimate(batch), _covariance(batch)
+
+
 def _covariance(batch) -> np.ndarray:
     """The sandwich covariance of :func:`_estimate`, clustered by prompt or cluster when the
     board has them, shape (n_reps, M, M)."""

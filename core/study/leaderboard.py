@@ -162,9 +162,17 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
     0  board-bootstrap        0.020     0.980   2.148  0.737
     1       board-holm        0.015     0.985   2.918  0.430
     """
+    condition = get_scenario(scenario)(**(params or {}))
+    return run_boards(condition, procedures, n_reps=n_reps, seed=seed, n_jobs=n_jobs,
+                      cache=cache, progress=progress, block_size=block_size)
+
+
+def run_boards(condition, procedures=PROCEDURES, *, n_reps: int, seed: int = 0,
+               n_jobs: int = 1, cache=None, progress=None,
+               block_size: int = BLOCK_SIZE) -> pd.DataFrame:
+    """:func:`run_leaderboard` on a scenario object: any board whose batches hold a
+    leaderboard and whose ``strengths`` are its truth (one simulated like a real board too)."""
     n_reps = check_int("n_reps", n_reps, low=1)
-    kind = get_scenario(scenario)
-    condition = kind(**(params or {}))
     criteria = [get_criterion(p) for p in procedures]
     if not criteria:
         raise ValueError("`procedures` must name at least one rank procedure.")
@@ -173,7 +181,7 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
     plan = engine.Plan({0: condition}, [_BoardRun(c) for c in criteria], n_reps, seed,
                        block_size)
     out = engine.run(plan, n_jobs=n_jobs, cache=cache, progress=progress,
-                     desc=f"evalmc {scenario}")
+                     desc=f"evalmc {condition.name}")
     return pd.DataFrame([{"procedure": c.name, "models": condition.models,
                           **summarise(out.tallies[(0, f"board:{c.key}")])} for c in criteria])
 
