@@ -100,7 +100,17 @@ def fit_skills(scores) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Fitted(_BoardScenario):
-    """Strengths given as `values`, best or not first; the truth is theirs."""
+    """Strengths given as `values`, best or not first; the truth is theirs. Its parameters are
+    arrays: :meth:`to_dict` shows their sizes (for messages), :meth:`fingerprint` all of them."""
+
+    def to_dict(self) -> dict:
+        """The parameters, each array by its length (messages name the board, not its cells)."""
+        return {f.name: (f"<{len(v)} values>" if isinstance(v := getattr(self, f.name), tuple)
+                         else v) for f in self.parameters()}
+
+    def fingerprint(self) -> str:
+        """Every parameter in full (the block cache's key)."""
+        return repr((self.name, [(f.name, getattr(self, f.name)) for f in self.parameters()]))
 
     @property
     def strengths(self) -> np.ndarray:

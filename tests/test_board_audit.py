@@ -228,3 +228,34 @@ def test_the_example_file_is_what_its_script_writes(tmp_path):
     spec.loader.exec_module(module)
     module.main(tmp_path)
     assert (tmp_path / "battles.jsonl").read_bytes() == BATTLES.read_bytes()
+
+
+def test_the_genuine_board_is_what_its_script_writes_from_fastchats_reviews(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fastchat_reviews",
+                                                  EXAMPLES / "make_fastchat_reviews.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    shipped = EXAMPLES / "fastchat_reviews.jsonl"
+    assert (tmp_path / "fastchat_reviews.jsonl").read_bytes() == shipped.read_bytes()
+    frame = read_battles(shipped)
+    assert len(frame) == 319 and frame["prompt"].nunique() == 80
+    tally = frame.groupby("model_a")["outcome"].value_counts().unstack(fill_value=0)
+    assert tally.loc[["alpaca-13b", "bard", "gpt-3.5-turbo", "llama-13b"]].values.tolist() == [
+        [3, 77, 0], [8, 71, 0], [14, 65, 1], [0, 79, 1]]  # won, lost, tied against vicuna
+
+
+def test_a_procedure_that_cannot_read_the_board_is_shown_and_left_out():
+    audit = audit_board(EXAMPLES / "fastchat_reviews.jsonl",
+                        ["board-bootstrap", "board-holm", "board-wald"], n_reps=40,
+                        progress=False)
+    assert audit.calibration["on_board"].tolist() == [
+        "a bootstrap board had no finite fit", "read", "read"]
+    assert (audit.best, audit.holds, audit.unseparated, audit.top_group) == (
+        "board-wald", True, 1, 2)
+    assert audit.table["rank_set"].tolist() == ["1", "2-3", "2-4", "3-5", "4-5"]
+    assert audit.extra == {"board-holm": []}
+    assert audit.board.summary == ("5 models, 319 battles on 80 prompts, 1% ties, "
+                                   "prompt x model sd 3.00")

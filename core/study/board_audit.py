@@ -19,14 +19,16 @@ the board's own pairs, prompts, ties or items and clusters):
   get their mean strength, at least the top two: the board's top group tied as far as the data
   cannot separate it, a false claim among them being the error a user fears most.
 
-A procedure *holds* alpha when its familywise false-claim rate is at most alpha within 2 Monte
-Carlo standard errors on both designs; the best-calibrated procedure is the one that holds with
-the shortest mean rank sets on the fitted design (with none holding, the one of lowest rate,
-flagged). On the real board it gives each model's rank set, the tiers (the finest split of the
-models, in order of strength, into consecutive groups such that every model of a group is
-claimed better than every model of each later group) and the number of models the data cannot
-separate from rank 1 (no model claimed better than them); every other procedure, the claims it
-makes that the best-calibrated one does not.
+A procedure that cannot read the real board itself (a bootstrap board without a finite fit,
+say) is shown with its reason and left out of the choice. A procedure *holds* alpha when its
+familywise false-claim rate is at most alpha within 2 Monte Carlo standard errors on both
+designs; the best-calibrated procedure is the one that holds with the shortest mean rank sets
+on the fitted design (with none holding, the one of lowest rate, flagged). On the real board it
+gives each model's rank set, the tiers (the finest split of the models, in order of strength,
+into consecutive groups such that every model of a group is claimed better than every model of
+each later group) and the number of models the data cannot separate from rank 1 (no model
+claimed better than them); every other procedure, the claims it makes that the best-calibrated
+one does not.
 """
 
 from __future__ import annotations
@@ -273,18 +275,24 @@ def audit_board(path, procedures=PROCEDURES, *, alpha: float = 0.05, n_reps: int
     fitted = run_boards(board.scenario, procedures, **run)
     on_tied = run_boards(tied, procedures, **run)
     calibration = _calibration(fitted, on_tied, alpha)
-    holding = calibration[calibration["holds"]]
+    claims, failed = {}, {}
+    for name in calibration["procedure"]:
+        claims[name], failed[name] = _claims(name, board, seed)
+    calibration["on_board"] = [failed[name] or "read" for name in calibration["procedure"]]
+    usable = calibration[calibration["on_board"] == "read"]
+    if usable.empty:
+        raise ValueError(f"`FILE`: no procedure can read this board ({failed[procedures[0]]}).")
+    holding = usable[usable["holds"]]
     holds = not holding.empty
     if holds:
         best = str(holding.sort_values("length", kind="stable")["procedure"].iloc[0])
     else:
-        worst = calibration[["false_claim", "false_claim_tied"]].max(axis=1)
-        best = str(calibration["procedure"].iloc[int(worst.to_numpy().argmin())])
-    claims = {name: _claims(name, board, seed) for name in calibration["procedure"]}
+        worst = usable[["false_claim", "false_claim_tied"]].max(axis=1)
+        best = str(usable["procedure"].iloc[int(worst.to_numpy().argmin())])
     table, unseparated = _table(board, claims[best])
     extra = {name: [(board.models[i], board.models[j])
                     for i, j in zip(*np.nonzero(better & ~claims[best]), strict=True)]
-             for name, better in claims.items() if name != best}
+             for name, better in claims.items() if name != best and not failed[name]}
     return BoardAudit(board, alpha, calibration, best, holds, table, unseparated,
                       int(group.sum()), extra)
 
@@ -306,10 +314,12 @@ def _calibration(fitted: pd.DataFrame, tied: pd.DataFrame, alpha: float) -> pd.D
     return out
 
 
-def _claims(name: str, board: Board, seed: int) -> np.ndarray:
-    """The claims of procedure `name` on the real board, ``better[i, j]``."""
+def _claims(name: str, board: Board, seed: int) -> tuple[np.ndarray, str]:
+    """The claims of procedure `name` on the real board, ``better[i, j]``, and why it could not
+    read the board ('' when it could)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    return get_criterion(name).test.claims(board.batch, rng).better[0]
+    claims = get_criterion(name).test.claims(board.batch, rng)
+    return claims.better[0], claims.errors.get(0, "")
 
 
 def _table(board: Board, better: np.ndarray) -> tuple[pd.DataFrame, int]:
