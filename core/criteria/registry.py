@@ -215,6 +215,12 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _board("board-max-t", "max_t", "max-|t| simultaneous intervals of every difference of "
            "strengths, sandwich covariance",
            (Param("n_draws", BOARD_DRAWS, int, "Gaussian draws for the critical value"),)),
+    _board("board-anchor", "anchor_walk", "McNemar anchor walk: models in order of strength, "
+           "a new tier at the first model an exact sign test (McNemar's on items) separates "
+           "from the tier's anchor"),
+    _board("board-adjacent-bootstrap", "adjacent_bootstrap", "paired percentile bootstrap of "
+           "each adjacent pair's difference of strengths; a new tier where it lies above 0",
+           _N_BOOT),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "
