@@ -52,8 +52,9 @@ def register(sub) -> None:
                              "prompts reused; (c) as (a), adaptive pairing; (d) 20 models x 500 "
                              "items in 20 clusters (repeatable; default all)")
     parser.add_argument("--procedure", action="append", metavar="NAME",
-                        help="a rank procedure (repeatable; default the five board-* criteria "
-                             "of `evalmc list`), e.g. 'board-bootstrap(n_boot=500)'")
+                        help="a rank procedure (repeatable; default the board-* criteria of "
+                             "`evalmc list`, and for the table the battle bootstrap with 500 "
+                             "and 1,000 rounds too), e.g. 'board-bootstrap(n_boot=500)'")
     parser.add_argument("--reps", type=int_arg("reps"), default=None,
                         help="boards per design (default 400, the quick scale; the paper's is "
                              "10,000; with FILE, 200)")
@@ -98,10 +99,10 @@ def run(args) -> int:
     for given, option in ((args.cluster, "--cluster"), (args.prompt_sd, "--prompt-sd")):
         if given is not None:
             raise UsageError(f"`{option}` reads a real board: give its FILE.")
-    from evalmc.study.leaderboard import PROCEDURES, leaderboard_table
+    from evalmc.study.leaderboard import TABLE_PROCEDURES, leaderboard_table
 
     table = leaderboard_table("".join(args.design or DESIGN_LETTERS),
-                              procedures=args.procedure or PROCEDURES, n_reps=args.reps,
+                              procedures=args.procedure or TABLE_PROCEDURES, n_reps=args.reps,
                               seed=args.seed, n_jobs=args.jobs,
                               progress=False if args.quiet else None)
     shown = table.drop(columns="label").round(4) if args.format == "table" else table

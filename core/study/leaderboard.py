@@ -34,9 +34,12 @@ from evalmc.sims import get_scenario
 from evalmc.sims.leaderboard import true_better, true_rank_sets
 from evalmc.stats.mcse import rate_mcse
 
-#: The rank procedures the side-by-side table compares.
+#: The registered rank procedures, at their defaults.
 PROCEDURES = ("board-bootstrap", "board-prompt-bootstrap", "board-wald", "board-holm",
-              "board-max-t")
+              "board-max-t", "board-anchor", "board-adjacent-bootstrap")
+#: The rank procedures the side-by-side table compares: the registered ones, and the battle
+#: bootstrap with 500 and 1,000 rounds.
+TABLE_PROCEDURES = (*PROCEDURES, "board-bootstrap(n_boot=500)", "board-bootstrap(n_boot=1000)")
 #: The designs of the side-by-side table: scenario, parameters, and a short label.
 DESIGNS = {
     "a": ("arena", {}, "(a) 10 models, 3 tied at top, 5,000 battles"),
@@ -187,7 +190,7 @@ def run_boards(condition, procedures=PROCEDURES, *, n_reps: int, seed: int = 0,
 
 
 def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", n_reps=None,
-                      seed: int = 0, n_jobs: int = 1, procedures=PROCEDURES, cache=None,
+                      seed: int = 0, n_jobs: int = 1, procedures=TABLE_PROCEDURES, cache=None,
                       progress=None) -> pd.DataFrame:
     """The side-by-side table: every procedure on every design of :data:`DESIGNS`.
 
