@@ -1140,3 +1140,39 @@ def keep_loop(method, base, cand, effects, mode, k=2.0, alpha=0.05, test="welch"
         if keep and mode == "replace":
             ref, level, ref_runs = score, truth, runs
     return kept, best, best_truth
+
+
+def anchor_walk(won, estimate, alpha):
+    """The McNemar anchor walk on one board with scipy's exact binomial test, model by model:
+    ``better[i, j]`` when i's tier is above j's."""
+    from scipy.stats import binomtest
+
+    order = [int(i) for i in np.argsort(-np.asarray(estimate), kind="stable")]
+    tier, anchor, current = {order[0]: 0}, order[0], 0
+    for model in order[1:]:
+        ahead, behind = int(won[anchor, model]), int(won[model, anchor])
+        if ahead > behind and binomtest(ahead, ahead + behind, 0.5).pvalue <= alpha:
+            current, anchor = current + 1, model
+        tier[model] = current
+    m = len(order)
+    return np.array([[tier[i] < tier[j] for j in range(m)] for i in range(m)])
+
+
+def adjacent_tiers(estimate, rounds, alpha):
+    """Tiers of the adjacent paired bootstrap on one board from its bootstrap strengths
+    ``rounds`` (n_boot, M), pair by pair: ``better[i, j]``."""
+    order = np.argsort(-np.asarray(estimate), kind="stable")
+    tier, current = np.zeros(len(order), dtype=int), 0
+    for upper, lower in zip(order[:-1], order[1:], strict=True):
+        if np.quantile(rounds[:, upper] - rounds[:, lower], alpha / 2) > 0:
+            current += 1
+        tier[lower] = current
+    return tier[:, None] < tier[None, :]
+
+
+def adjacent_bootstrap_items(scores, n_boot, rng, alpha):
+    """The adjacent paired bootstrap on one item board (items x models), each round resampling
+    items with ``rng.integers``: ``better[i, j]``."""
+    n = scores.shape[0]
+    rounds = np.array([scores[rng.integers(0, n, n)].mean(axis=0) for _ in range(n_boot)])
+    return adjacent_tiers(scores.mean(axis=0), rounds, alpha)

@@ -23,8 +23,9 @@ def _tie_share(nu):
     return nu / (2 + nu)
 
 
+@pytest.mark.parametrize("procedure", ["board-holm", "board-anchor"])
 @pytest.mark.parametrize("position", [0.0, 0.4])
-def test_two_tied_models_sign_test_size_is_the_exact_binomial_one(position):
+def test_two_tied_models_sign_test_size_is_the_exact_binomial_one(position, procedure):
     """Two equal models, 25 independent battles with ties (and a position bias, which the
     random order of a battle cancels): Holm's tiers are one exact sign test, whose size is
     known by enumerating every outcome; every claim is false."""
@@ -32,14 +33,15 @@ def test_two_tied_models_sign_test_size_is_the_exact_binomial_one(position):
     exact = naive.sign_rejection_enumerated(n, (1 - _tie_share(nu)) / 2, _tie_share(nu),
                                             [0.05])[0]
     frame = run_leaderboard("arena", {"models": 2, "tied": 2, "battles": n, "tie": nu,
-                                      "position": position}, ["board-holm"], n_reps=reps,
+                                      "position": position}, [procedure], n_reps=reps,
                             seed=11, progress=False).iloc[0]
     assert 0.02 < exact < 0.05
     assert abs(frame["false_claim"] - exact) <= 3 * np.sqrt(exact * (1 - exact) / reps)
     assert frame["coverage"] == 1 - frame["false_claim"]
 
 
-def test_two_tied_models_on_items_mcnemar_size_is_the_exact_one():
+@pytest.mark.parametrize("procedure", ["board-holm", "board-anchor"])
+def test_two_tied_models_on_items_mcnemar_size_is_the_exact_one(procedure):
     """Two equal models on 40 independent items: an item is discordant with probability
     E[2 p (1 - p)], p = expit(s - d), d ~ N(0, 1), each way alike; McNemar's exact test is the
     sign test on the discordant items, its size known by enumeration."""
@@ -48,7 +50,7 @@ def test_two_tied_models_on_items_mcnemar_size_is_the_exact_one():
                        -12, 12)[0]
     exact = naive.sign_rejection_enumerated(n, q / 2, 1 - q, [0.05])[0]
     frame = run_leaderboard("item-board", {"models": 2, "tied": 2, "items": n, "clusters": 0,
-                                           "sd_cluster": 0.0}, ["board-holm"], n_reps=reps,
+                                           "sd_cluster": 0.0}, [procedure], n_reps=reps,
                             seed=12, progress=False).iloc[0]
     assert abs(frame["false_claim"] - exact) <= 3 * np.sqrt(exact * (1 - exact) / reps)
 

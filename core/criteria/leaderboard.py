@@ -19,7 +19,17 @@ procedures, each at confidence `level`:
 - ``max-t``: simultaneous intervals of every difference of strengths from the sandwich
   covariance, with the `level` quantile of the largest studentized difference of a Gaussian of
   that covariance (`n_draws` draws) as critical value; i better than j when the interval of
-  ``s_i - s_j`` lies above 0.
+  ``s_i - s_j`` lies above 0;
+- ``anchor``: the McNemar anchor walk: the models in order of strength, the first the anchor of
+  the first tier; each next model joins the anchor's tier unless the exact sign test of the two
+  (their decisive outcomes, as ``holm`` uses them; unadjusted, at ``1 - level``) separates it,
+  the anchor ahead, and then it starts a new tier and anchors it;
+- ``adjacent-bootstrap``: the models in order of strength; the percentile interval (at
+  `level`) of each adjacent pair's difference of strengths over `n_boot` bootstrap boards that
+  resample battles (or items, pairing the models on them) starts a new tier where it lies
+  above 0.
+
+The two tier procedures claim every model of a tier better than every model of each later tier.
 
 A model's rank set follows from the claims: ``[1 + #{j claimed better than i}, M - #{j claimed
 worse than i}]``. As a criterion, a procedure rejects "no model differs from another" on a
@@ -39,7 +49,8 @@ from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.bradley_terry import fit, sandwich
 from evalmc.sims.leaderboard import ArenaBatch
 
-METHODS = ("bootstrap", "prompt-bootstrap", "wald", "holm", "max-t")
+METHODS = ("bootstrap", "prompt-bootstrap", "wald", "holm", "max-t", "anchor",
+           "adjacent-bootstrap")
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,15 @@ class RankProcedure:
         if self.method == "holm":
             better = _holm(batch, 1 - self.level)
             return Claims(better, np.zeros(better.shape[0], dtype=bool))
+        if self.method == "anchor":
+            better = _anchor_walk(batch, 1 - self.level)
+            return Claims(better, np.zeros(better.shape[0], dtype=bool))
+        if self.method == "adjacent-bootstrap":
+            rounds, estimate = _resampled(batch, rng, self.draws, clustered=False), _estimate(batch)
+            bad = np.isnan(rounds).any(axis=(1, 2)) | np.isnan(estimate).any(axis=1)
+            better = _adjacent(np.where(bad[:, None], 0.0, estimate),
+                               np.where(bad[:, None, None], 0.0, rounds), 1 - self.level)
+            return _finish(better, bad, "a bootstrap board had no finite fit")
         if self.method in ("bootstrap", "prompt-bootstrap"):
             rounds = _resampled(batch, rng, self.draws, clustered=self.method != "bootstrap")
             alpha = 1 - self.level
@@ -118,6 +138,11 @@ def _estimate(batch) -> np.ndarray:
     if isinstance(batch, ArenaBatch):
         return fit(*_pooled(batch))
     return batch.scores.mean(axis=1)
+
+
+def estimate_and_covariance(batch) -> tuple[np.ndarray, np.ndarray]:
+    """Each board's strengths and their sandwich covariance, as ``wald`` and ``max-t`` use."""
+    return _estimate(batch), _covariance(batch)
 
 
 def _covariance(batch) -> np.ndarray:
@@ -176,23 +201,75 @@ def _one_hot(labels) -> np.ndarray:
 def _holm(batch, alpha: float) -> np.ndarray:
     """Holm-adjusted exact sign tests of every pair's decisive outcomes; ``better[r, i, j]``
     where pair (i, j) is rejected and i won more of them."""
-    from scipy.stats import binom
-
-    if isinstance(batch, ArenaBatch):
-        won = _pooled(batch)[0].astype(float)
-    else:
-        scores = batch.scores.astype(float)
-        won = np.einsum("rki,rkj->rij", scores, 1.0 - scores)
+    won = _won(batch)
     m = won.shape[-1]
     first, second = np.triu_indices(m, 1)
     k, n = won[:, first, second], won[:, first, second] + won[:, second, first]
-    with np.errstate(invalid="ignore"):
-        p = np.where(n > 0, np.minimum(1.0, 2.0 * binom.cdf(np.minimum(k, n - k), n, 0.5)), 1.0)
-    reject = holm(p) <= alpha
+    reject = holm(_sign_pvalue(k, n)) <= alpha
     better = np.zeros(won.shape, dtype=bool)
     better[:, first, second] = reject & (2 * k > n)
     better[:, second, first] = reject & (2 * k < n)
     return better
+
+
+def _won(batch) -> np.ndarray:
+    """``won[r, i, j]``: decisive outcomes i won against j (battles won, ties dropped; items i
+    got right and j wrong), as floats."""
+    if isinstance(batch, ArenaBatch):
+        return _pooled(batch)[0].astype(float)
+    scores = batch.scores.astype(float)
+    return np.einsum("rki,rkj->rij", scores, 1.0 - scores)
+
+
+def _sign_pvalue(k, n) -> np.ndarray:
+    """Two-sided exact sign test of k wins in n decisive outcomes (1 where n is 0)."""
+    from scipy.stats import binom
+
+    with np.errstate(invalid="ignore"):
+        return np.where(n > 0, np.minimum(1.0, 2.0 * binom.cdf(np.minimum(k, n - k), n, 0.5)),
+                        1.0)
+
+
+def _order(batch) -> np.ndarray:
+    """Each board's models, strongest first (net decisive wins where the board has no finite
+    fit), shape (n_reps, M)."""
+    estimate, won = _estimate(batch), _won(batch)
+    net = won.sum(axis=2) - won.sum(axis=1)
+    estimate = np.where(np.isnan(estimate).any(axis=1, keepdims=True), net, estimate)
+    return np.argsort(-estimate, axis=1, kind="stable")
+
+
+def _tiers(order, starts) -> np.ndarray:
+    """Claims of tiers: ``starts[r, k]`` when the model at place k + 1 starts a new tier;
+    every model of a tier better than every model of each later tier."""
+    n_reps, m = order.shape
+    tier = np.zeros((n_reps, m), dtype=int)
+    np.put_along_axis(tier, order, np.concatenate(
+        [np.zeros((n_reps, 1), dtype=int), np.cumsum(starts, axis=1)], axis=1), axis=1)
+    return tier[:, :, None] < tier[:, None, :]
+
+
+def _anchor_walk(batch, alpha: float) -> np.ndarray:
+    """Claims of the McNemar anchor walk (the module docstring)."""
+    won, order = _won(batch), _order(batch)
+    rows = np.arange(order.shape[0])
+    anchor = order[:, 0]
+    starts = np.zeros((order.shape[0], order.shape[1] - 1), dtype=bool)
+    for k in range(1, order.shape[1]):
+        candidate = order[:, k]
+        ahead, behind = won[rows, anchor, candidate], won[rows, candidate, anchor]
+        starts[:, k - 1] = (_sign_pvalue(ahead, ahead + behind) <= alpha) & (ahead > behind)
+        anchor = np.where(starts[:, k - 1], candidate, anchor)
+    return _tiers(order, starts)
+
+
+def _adjacent(estimate, rounds, alpha: float) -> np.ndarray:
+    """Claims of the adjacent paired bootstrap from each board's strengths (n_reps, M) and its
+    bootstrap boards' (n_reps, rounds, M)."""
+    order = np.argsort(-estimate, axis=1, kind="stable")
+    ranked = np.take_along_axis(rounds, order[:, None, :], axis=2)
+    low = np.quantile(ranked[:, :, :-1] - ranked[:, :, 1:], alpha / 2, axis=1)
+    return _tiers(order, low > 0)
 
 
 def _max_t(estimate, cov, rng, draws: int, level: float) -> np.ndarray:
@@ -357,3 +434,60 @@ def max_t(n_draws=1000, level=0.95) -> RankProcedure:
     """
     level, n_draws = _check(level, n_draws, "n_draws")
     return RankProcedure("max-t", level, n_draws)
+
+
+def anchor_walk(level=0.95) -> RankProcedure:
+    """The McNemar anchor walk: tiers in order of strength, a new one at the first model an
+    exact sign test separates from the tier's anchor (module docstring).
+
+    Parameters
+    ----------
+    level : float
+        One minus the level of each (unadjusted) test, in (0, 1).
+
+    Returns
+    -------
+    RankProcedure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria.leaderboard import anchor_walk
+    >>> from evalmc.sims.leaderboard import ItemBoard
+    >>> batch = ItemBoard(models=4, tied=1, spacing=1.0, items=200).draw(
+    ...     np.random.default_rng(0), 1)
+    >>> anchor_walk().claims(batch).better[0].astype(int).tolist()
+    [[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]]
+    """
+    level, _ = _check(level)
+    return RankProcedure("anchor", level)
+
+
+def adjacent_bootstrap(n_boot=100, level=0.95) -> RankProcedure:
+    """The adjacent paired bootstrap: tiers in order of strength, a new one where the percentile
+    interval of an adjacent pair's difference lies above 0 (module docstring).
+
+    Parameters
+    ----------
+    n_boot : int
+        Bootstrap boards per board (>= 2).
+    level : float
+        Confidence of each adjacent pair's interval, in (0, 1).
+
+    Returns
+    -------
+    RankProcedure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria.leaderboard import adjacent_bootstrap
+    >>> from evalmc.sims.leaderboard import Arena
+    >>> batch = Arena(models=4, tied=1, spacing=0.5, battles=600).draw(
+    ...     np.random.default_rng(0), 1)
+    >>> claims = adjacent_bootstrap(n_boot=50).claims(batch, np.random.default_rng(1))
+    >>> [r.tolist() for r in claims.rank_sets()]
+    [[[1, 2, 2, 4]], [[1, 3, 3, 4]]]
+    """
+    level, n_boot = _check(level, n_boot)
+    return RankProcedure("adjacent-bootstrap", level, n_boot)

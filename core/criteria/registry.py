@@ -237,6 +237,12 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
           _KEEP_T),
     _keep("keep-holm", "holm_rule", "Holm's step-down over the K candidates' one-sided t-tests "
           "against the fixed baseline", _KEEP_T),
+    _board("board-anchor", "anchor_walk", "McNemar anchor walk: models in order of strength, "
+           "a new tier at the first model an exact sign test (McNemar's on items) separates "
+           "from the tier's anchor"),
+    _board("board-adjacent-bootstrap", "adjacent_bootstrap", "paired percentile bootstrap of "
+           "each adjacent pair's difference of strengths; a new tier where it lies above 0",
+           _N_BOOT),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "

@@ -34,9 +34,12 @@ from evalmc.sims import get_scenario
 from evalmc.sims.leaderboard import true_better, true_rank_sets
 from evalmc.stats.mcse import rate_mcse
 
-#: The rank procedures the side-by-side table compares.
+#: The registered rank procedures, at their defaults.
 PROCEDURES = ("board-bootstrap", "board-prompt-bootstrap", "board-wald", "board-holm",
-              "board-max-t")
+              "board-max-t", "board-anchor", "board-adjacent-bootstrap")
+#: The rank procedures the side-by-side table compares: the registered ones, and the battle
+#: bootstrap with 500 and 1,000 rounds.
+TABLE_PROCEDURES = (*PROCEDURES, "board-bootstrap(n_boot=500)", "board-bootstrap(n_boot=1000)")
 #: The designs of the side-by-side table: scenario, parameters, and a short label.
 DESIGNS = {
     "a": ("arena", {}, "(a) 10 models, 3 tied at top, 5,000 battles"),
@@ -162,9 +165,17 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
     0  board-bootstrap        0.020     0.980   2.148  0.737
     1       board-holm        0.015     0.985   2.918  0.430
     """
+    condition = get_scenario(scenario)(**(params or {}))
+    return run_boards(condition, procedures, n_reps=n_reps, seed=seed, n_jobs=n_jobs,
+                      cache=cache, progress=progress, block_size=block_size)
+
+
+def run_boards(condition, procedures=PROCEDURES, *, n_reps: int, seed: int = 0,
+               n_jobs: int = 1, cache=None, progress=None,
+               block_size: int = BLOCK_SIZE) -> pd.DataFrame:
+    """:func:`run_leaderboard` on a scenario object: any board whose batches hold a
+    leaderboard and whose ``strengths`` are its truth (one simulated like a real board too)."""
     n_reps = check_int("n_reps", n_reps, low=1)
-    kind = get_scenario(scenario)
-    condition = kind(**(params or {}))
     criteria = [get_criterion(p) for p in procedures]
     if not criteria:
         raise ValueError("`procedures` must name at least one rank procedure.")
@@ -173,13 +184,13 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
     plan = engine.Plan({0: condition}, [_BoardRun(c) for c in criteria], n_reps, seed,
                        block_size)
     out = engine.run(plan, n_jobs=n_jobs, cache=cache, progress=progress,
-                     desc=f"evalmc {scenario}")
+                     desc=f"evalmc {condition.name}")
     return pd.DataFrame([{"procedure": c.name, "models": condition.models,
                           **summarise(out.tallies[(0, f"board:{c.key}")])} for c in criteria])
 
 
 def leaderboard_table(designs: str = "abcd", *, scale: str = "quick", n_reps=None,
-                      seed: int = 0, n_jobs: int = 1, procedures=PROCEDURES, cache=None,
+                      seed: int = 0, n_jobs: int = 1, procedures=TABLE_PROCEDURES, cache=None,
                       progress=None) -> pd.DataFrame:
     """The side-by-side table: every procedure on every design of :data:`DESIGNS`.
 
