@@ -41,22 +41,28 @@ replaces Gauss-Hermite quadrature, which would be inexact for it.
 
 so ``cluster = (r_clu + r_clu_ab) / 2``, ``interaction = (r_clu - r_clu_ab) / 2``,
 ``item = r_ab - r_clu_ab``, ``model_item = r_samp - r_clu - item``, ``sample = 1 - r_samp``.
-Each correlation is estimated from pair sums built from per-item and per-cluster totals
-(``k_i`` an item's total over its samples, ``K_g`` a cluster's): same-item sample pairs sum
-``k_i^2 - sum_s x_is^2``, same-cluster item pairs ``K_g^2 - sum_(i in g) k_i^2`` (and the
-cross-model products likewise), each divided by its number of pairs. For binary scores the
-shares of pairs both 1, ``p11``, give tetrachoric correlations: ``r`` solves
+Each correlation is estimated from mean cross products over pairs, built from per-item and
+per-cluster totals (``k_i`` an item's total over its samples, ``K_g`` a cluster's): same-item
+sample pairs sum ``k_i^2 - sum_s x_is^2`` over the ``n s (s - 1)`` pairs, same-cluster item pairs
+``(K_g^2 - sum_(i in g) k_i^2) / (n_g - 1)`` over ``s^2`` times the items of clusters of two or
+more (the cross-model products likewise): each pair of cluster ``g`` weighs ``1 / (n_g - 1)``,
+so every item weighs alike, as in the models' means. For binary scores these mean products of
+pairs both 1, ``p11``, give tetrachoric correlations: ``r`` solves
 ``Phi2(Phi^-1(p_x), Phi^-1(p_y); r) = p11`` (Owen's T function, :func:`scipy.special.owens_t`,
 and :func:`scipy.optimize.brentq`), ``p_x``, ``p_y`` the models' accuracies. Other scores are
 replaced by their normal scores, ``Phi^-1((rank - 0.5) / N)`` over the pooled scores (ties at
-their mid-rank), centred per model, and the correlations are product moments (the mean
-cross product over the pairs over the models' variances). The same-model correlations are the
-average of A's and B's. Centring each model at its own mean (or estimating its accuracy)
-lowers every such correlation by about the variance of that mean, ``v`` (``v_ab`` across
-models), which clusters make of order ``1 / clusters``: the estimates are corrected to first
-order, ``r = r_hat (1 - v) + v``, ``v`` computed from the correlations themselves (a few
-fixed-point steps). Without samples (one per item) ``sample`` is not identifiable: it is
-set to 0 and ``model_item`` takes it (``r_samp = 1``). Without clusters (each item its own,
+their mid-rank), and the correlations are product moments: the mean cross product less the
+product of the models' means, over the models' variances. The same-model correlations are the
+average of A's and B's. Estimating each model's mean (or accuracy) lowers every such
+correlation by about the variance of that mean, ``v`` (``v_ab`` across models), which clusters
+make of order ``1 / clusters``: the estimates are corrected to first order, ``r = r_hat (1 - v)
++ v``, ``v`` computed from the correlations themselves (a few fixed-point steps). The
+correction is exact to first order only because the pairs weigh items as the means do:
+weighting every pair alike (each cluster by ``n_g^2``) makes a product that the largest
+clusters dominate, centred at an item-weighted mean, which biases the cluster correlations
+down (often below 0) when cluster sizes are very unequal. Without samples (one per item)
+``sample`` is not identifiable: it is set to 0 and ``model_item`` takes it (``r_samp = 1``).
+Without clusters (each item its own,
 ``attrs['cluster']`` None, or all clusters of one item) ``cluster = interaction = 0``
 (``r_clu = r_clu_ab = 0``). A negative estimate is set to 0, named in ``ItemFit.clipped``, and
 the five are then divided by their sum. ``mu_m`` reproduces model m's mean score:
@@ -408,58 +414,69 @@ def tetrachoric(p_x: float, p_y: float, p11: float) -> float:
 
 
 def _normal_scores(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Normal scores over the pooled scores (mid-ranks for ties), centred per model."""
+    """Normal scores over the pooled scores (mid-ranks for ties)."""
     from scipy.special import ndtri
     from scipy.stats import rankdata
 
     pooled = np.concatenate([a.ravel(), b.ravel()])
     z = ndtri((rankdata(pooled) - 0.5) / pooled.size)
-    za, zb = z[:a.size].reshape(a.shape), z[a.size:].reshape(b.shape)
-    return za - za.mean(), zb - zb.mean()
+    return z[:a.size].reshape(a.shape), z[a.size:].reshape(b.shape)
 
 
 def _pair_sums(x: np.ndarray, y: np.ndarray, sizes: np.ndarray, same: bool) -> dict:
-    """Sums of cross products over pairs, and the pairs' counts, from totals: same item
-    (different samples when `same`, any samples across models), same cluster different
-    items. `x`, `y` are items x samples."""
+    """Weighted sums of cross products over pairs, and their total weights, from totals: same
+    item (different samples when `same`, any samples across models), and same cluster different
+    items, each pair weighted ``1 / (n_g - 1)`` so that every item weighs alike (module
+    docstring). `x`, `y` are items x samples."""
     n, s = x.shape
     kx, ky = x.sum(axis=1), y.sum(axis=1)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     cx, cy = np.add.reduceat(kx, starts), np.add.reduceat(ky, starts)
-    item = float((kx * ky).sum())
+    own = np.add.reduceat(kx * ky, starts)
+    item = float(own.sum())
     if same:
         item_sum, item_count = item - float((x * y).sum()), n * s * (s - 1)
     else:
         item_sum, item_count = item, n * s * s
-    cluster_sum = float((cx * cy).sum()) - item
-    cluster_count = s * s * int((sizes * (sizes - 1)).sum())
+    many = sizes > 1
+    cluster_sum = float(((cx * cy - own)[many] / (sizes[many] - 1)).sum())
+    cluster_count = s * s * int(sizes[many].sum())
     return {"item": (item_sum, item_count), "cluster": (cluster_sum, cluster_count)}
+
+
+def _moments(a: np.ndarray, b: np.ndarray, binary: bool):
+    """The scores the pair products are taken of (normal scores unless `binary`), and each
+    model's mean and variance."""
+    x, y = (a, b) if binary else _normal_scores(a, b)
+    scale = {m: (float(u.mean()), float((u**2).mean() - u.mean() ** 2))
+             for m, u in (("a", x), ("b", y))}
+    return x, y, scale
+
+
+def _pair_correlation(total: float, count: float, sx: tuple, sy: tuple, binary: bool) -> float:
+    """The latent correlation of a mean cross product ``total / count`` of scores of means and
+    variances `sx`, `sy`: tetrachoric when `binary`, else the product moment (NaN without
+    pairs)."""
+    if count == 0:
+        return np.nan
+    if binary:
+        return tetrachoric(sx[0], sy[0], total / count)
+    return (total / count - sx[0] * sy[0]) / np.sqrt(sx[1] * sy[1])
 
 
 def _correlations(a: np.ndarray, b: np.ndarray, sizes: np.ndarray, binary: bool) -> dict:
     """The four latent correlations (NaN where there are no pairs)."""
-    if binary:
-        x, y = a, b
-        scale = {"a": a.mean(), "b": b.mean()}
-    else:
-        x, y = _normal_scores(a, b)
-        scale = {"a": (x**2).mean(), "b": (y**2).mean()}
-
-    def corr(total, count, sx, sy):
-        if count == 0:
-            return np.nan
-        if binary:
-            return tetrachoric(sx, sy, total / count)
-        return total / count / np.sqrt(sx * sy)
-
+    x, y, scale = _moments(a, b, binary)
     sums = {"a": _pair_sums(x, x, sizes, True), "b": _pair_sums(y, y, sizes, True),
             "ab": _pair_sums(x, y, sizes, False)}
     out = {}
     for key, where in (("samp", "item"), ("clu", "cluster")):
-        values = [corr(*sums[m][where], scale[m], scale[m]) for m in ("a", "b")]
+        values = [_pair_correlation(*sums[m][where], scale[m], scale[m], binary)
+                  for m in ("a", "b")]
         out[f"r_{key}"] = float(np.mean(values))
-    out["r_ab"] = float(corr(*sums["ab"]["item"], scale["a"], scale["b"]))
-    out["r_clu_ab"] = float(corr(*sums["ab"]["cluster"], scale["a"], scale["b"]))
+    for key, where in (("ab", "item"), ("clu_ab", "cluster")):
+        out[f"r_{key}"] = float(_pair_correlation(*sums["ab"][where], scale["a"], scale["b"],
+                                                  binary))
     return out
 
 

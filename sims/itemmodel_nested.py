@@ -26,10 +26,12 @@ scores, product moments of normal scores otherwise, corrected to first order for
     r_clu_ab (A vs B, same cluster, different subclusters)     = cluster - interaction
 
 A cluster with a single subcluster gives no pairs to ``r_clu``; a fit needs two subclusters in
-some cluster and two items in some subcluster. As in the one-level fit, a level's pairs weight
-its clusters by their squared sizes while the marginal accuracy weights items: with very
-unequal sizes the largest clusters dominate a correlation, and one whose largest clusters
-happen to lie below the mean can come out negative (then clipped). A negative variance is
+some cluster and two items in some subcluster. As in the one-level fit, pairs weigh items as
+the models' means do: a pair of subcluster ``h`` weighs ``1 / (m_h - 1)`` (``m_h`` its items),
+a pair of an item of subcluster ``h`` of cluster ``g`` with one of another of its subclusters
+``1 / (n_g - m_h)`` (``n_g`` the cluster's items), averaged over the two orders across models;
+weighting every pair alike would let the largest clusters dominate a correlation centred at
+an item-weighted mean, and bias it down when sizes are very unequal. A negative variance is
 set to 0 and named in ``clipped``, and the seven are divided by their sum.
 
 **Draws.** Each replication draws fresh clusters, subclusters, items and samples in the file's
@@ -50,11 +52,11 @@ import numpy as np
 
 from evalmc.sims.itemmodel import (
     ItemFit,
-    _normal_scores,
+    _moments,
+    _pair_correlation,
     bivariate_cells,
     item_statistics,
     paired,
-    tetrachoric,
 )
 
 #: The seven latent variances of the nested model, in order.
@@ -174,50 +176,45 @@ def nested_grid(table, a: str, b: str):
 
 
 def _level_sums(x, y, sub_sizes, sizes, same: bool) -> dict:
-    """Sums of cross products over pairs and the pairs' counts: same item (different samples
-    when `same`), same subcluster different items, same cluster different subclusters."""
+    """Weighted sums of cross products over pairs and their total weights (module docstring):
+    same item (different samples when `same`), same subcluster different items, same cluster
+    different subclusters."""
     n, s = x.shape
     kx, ky = x.sum(axis=1), y.sum(axis=1)
 
     def totals(k, group_sizes):
         return np.add.reduceat(k, np.concatenate([[0], np.cumsum(group_sizes)[:-1]]))
 
-    item = float((kx * ky).sum())
-    sub = float((totals(kx, sub_sizes) * totals(ky, sub_sizes)).sum())
-    clu = float((totals(kx, sizes) * totals(ky, sizes)).sum())
+    own = totals(kx * ky, sub_sizes)
+    item = float(own.sum())
     if same:
         item_pair = (item - float((x * y).sum()), n * s * (s - 1))
     else:
         item_pair = (item, n * s * s)
-    m2, n2 = int((sub_sizes**2).sum()), int((sizes**2).sum())
-    return {"item": item_pair, "sub": (sub - item, s * s * (m2 - n)),
-            "clu": (clu - sub, s * s * (n2 - m2))}
+    sx, sy = totals(kx, sub_sizes), totals(ky, sub_sizes)
+    many = sub_sizes > 1
+    sub = float(((sx * sy - own)[many] / (sub_sizes[many] - 1)).sum())
+    per = np.searchsorted(np.cumsum(sizes), np.cumsum(sub_sizes) - 1, side="right")
+    others = sizes[per] - sub_sizes  # items of the other subclusters of each one's cluster
+    gx, gy = totals(kx, sizes)[per] - sx, totals(ky, sizes)[per] - sy
+    rest = others > 0
+    clu = float(((sx * gy + sy * gx)[rest] / (2 * others[rest])).sum())
+    return {"item": item_pair, "sub": (sub, s * s * int(sub_sizes[many].sum())),
+            "clu": (clu, s * s * int(sub_sizes[rest].sum()))}
 
 
 def _nested_correlations(a, b, sub_sizes, sizes, binary: bool) -> dict:
     """The six latent correlations (NaN where there are no pairs)."""
-    if binary:
-        x, y = a, b
-        scale = {"a": a.mean(), "b": b.mean()}
-    else:
-        x, y = _normal_scores(a, b)
-        scale = {"a": (x**2).mean(), "b": (y**2).mean()}
-
-    def corr(total, count, sx, sy):
-        if count == 0:
-            return np.nan
-        if binary:
-            return tetrachoric(sx, sy, total / count)
-        return total / count / np.sqrt(sx * sy)
-
+    x, y, scale = _moments(a, b, binary)
     sums = {m: _level_sums(u, v, sub_sizes, sizes, m != "ab")
             for m, u, v in (("a", x, x), ("b", y, y), ("ab", x, y))}
     out = {}
     for key, where in (("samp", "item"), ("sub", "sub"), ("clu", "clu")):
-        out[f"r_{key}"] = float(np.mean([corr(*sums[m][where], scale[m], scale[m])
-                                         for m in ("a", "b")]))
+        out[f"r_{key}"] = float(np.mean([_pair_correlation(*sums[m][where], scale[m], scale[m],
+                                                           binary) for m in ("a", "b")]))
     for key, where in (("ab", "item"), ("sub_ab", "sub"), ("clu_ab", "clu")):
-        out[f"r_{key}"] = float(corr(*sums["ab"][where], scale["a"], scale["b"]))
+        out[f"r_{key}"] = float(_pair_correlation(*sums["ab"][where], scale["a"], scale["b"],
+                                                  binary))
     return out
 
 

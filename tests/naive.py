@@ -716,13 +716,15 @@ def newcombe_paired(n11, n10, n01, n00, z):
 
 
 def item_pair_sums(x, y, cluster_of, same):
-    """Sums of ``x * y`` over every pair of scores, by explicit loops over pairs: the same item
-    (two different samples when `same`, any two samples across models) and the same cluster
-    but different items; with the number of pairs of each. `x`, `y` are items x samples,
+    """Weighted sums of ``x * y`` over every pair of scores, and the weights' totals, by
+    explicit loops over pairs: the same item (two different samples when `same`, any two
+    samples across models), weight 1, and the same cluster but different items, weight
+    ``1 / (n_g - 1)`` (``n_g`` the cluster's items). `x`, `y` are items x samples,
     `cluster_of[i]` item i's cluster."""
     n, s = len(x), len(x[0])
+    size = {g: sum(1 for c in cluster_of if c == g) for g in cluster_of}
     item = [0.0, 0]
-    cluster = [0.0, 0]
+    cluster = [0.0, 0.0]
     for i in range(n):
         for j in range(n):
             for u in range(s):
@@ -731,9 +733,38 @@ def item_pair_sums(x, y, cluster_of, same):
                         item[0] += x[i][u] * y[j][v]
                         item[1] += 1
                     elif i != j and cluster_of[i] == cluster_of[j]:
-                        cluster[0] += x[i][u] * y[j][v]
-                        cluster[1] += 1
+                        w = 1 / (size[cluster_of[i]] - 1)
+                        cluster[0] += w * x[i][u] * y[j][v]
+                        cluster[1] += w
     return {"item": tuple(item), "cluster": tuple(cluster)}
+
+
+def nested_pair_sums(x, y, cluster_of, sub_of, same):
+    """As :func:`item_pair_sums` with subclusters within clusters: same item (weight 1), same
+    subcluster different items (``1 / (m_h - 1)``, ``m_h`` the subcluster's items), same cluster
+    different subclusters (the mean of ``1 / (n_g - m_h)`` over the pair's two items, ``n_g``
+    the cluster's items), by explicit loops over pairs."""
+    n, s = len(x), len(x[0])
+    size = {g: sum(1 for c in cluster_of if c == g) for g in cluster_of}
+    sub = {h: sum(1 for c in sub_of if c == h) for h in sub_of}
+    out = {"item": [0.0, 0], "sub": [0.0, 0.0], "clu": [0.0, 0.0]}
+    for i in range(n):
+        for j in range(n):
+            for u in range(s):
+                for v in range(s):
+                    if i == j:
+                        key, w = ("item", 1) if (u != v or not same) else (None, 0)
+                    elif sub_of[i] == sub_of[j]:
+                        key, w = "sub", 1 / (sub[sub_of[i]] - 1)
+                    elif cluster_of[i] == cluster_of[j]:
+                        g = size[cluster_of[i]]
+                        key, w = "clu", (1 / (g - sub[sub_of[i]]) + 1 / (g - sub[sub_of[j]])) / 2
+                    else:
+                        key = None
+                    if key:
+                        out[key][0] += w * x[i][u] * y[j][v]
+                        out[key][1] += w
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def clt_subtask_interval(tasks, alpha):
