@@ -308,8 +308,8 @@ def plot_fig1(data):
         test = data.loc[data["pool"] == name, "test"]
         ax = axes[0] if name == "resnet-fixed" else axes[1]
         ax.hist(test, bins=25, alpha=0.6, label=f"{name} ({test.size} runs)")
-    for ax in axes[:2]:
-        ax.set(xlabel="test accuracy (%)", ylabel="runs")
+    for ax in axes[:2]:  # headroom above the tallest bar, for the legend
+        ax.set(xlabel="test accuracy (%)", ylabel="runs", ylim=(0, 1.3 * ax.get_ylim()[1]))
         ax.legend(fontsize=8)
     for name in ("asreader-fixed", "asreader-random"):
         sub = data[data["pool"] == name]

@@ -52,7 +52,7 @@ from evalmc.criteria.outperform import (
     GAMMA,
     conclusion_probabilities,
 )
-from evalmc.reproductions.report import Figure, Target, Targets, pooled_mcse
+from evalmc.reproductions.report import Figure, Target, Targets, legend_below, pooled_mcse
 from evalmc.sims.benchmarks import Benchmark, biased_sd
 from evalmc.study.estimation import run_estimation
 from evalmc.study.rates import make_design, run_study
@@ -331,7 +331,7 @@ def plot_fig6(data):
         ax.set_title(f"{estimator} estimator (k = {K})" + (
             ", mean of 5 case studies" if estimator == "biased" else ""), pad=16)
     axes[0].set_ylabel("rate of concluding A better")
-    axes[0].legend(fontsize=7, loc="upper left")
+    legend_below(fig, axes[:1], fontsize=8)  # below the panels: the curves cross every corner
     return fig
 
 
@@ -791,7 +791,7 @@ def plot_figi6(data):
                 ax.set_xlabel("P(A > B)")
             if j == 0:
                 ax.set_ylabel("rate of 'A better'")
-    axes[0, 0].legend(fontsize=6)
+    legend_below(fig, axes[:1, 0], fontsize=8)  # below the panels: curves reach every corner
     return fig
 
 
@@ -1072,7 +1072,7 @@ def plot_fpbias(data):
                 transform=ax.get_xaxis_transform())
     ax.axhline(ALPHA, color="0.5", ls="--", lw=0.7)
     ax.set(xlabel="bias sd / sigma", ylabel="false positives at P(A>B) = 0.5")
-    ax.legend(fontsize=7, loc="center right")
+    legend_below(fig, [ax], ncols=2, fontsize=7)  # below the panel: the curves fill it
     return fig
 
 
