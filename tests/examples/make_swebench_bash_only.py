@@ -5,7 +5,7 @@ SWE-bench's bash-only leaderboard resolved, as the leaderboard's site publishes 
 Source: github.com/SWE-bench/swe-bench.github.io, commit
 f1176b65ae29d14f4f52208b48e3d8cfc972bc17 (2025-12-10, "Update leaderboard"), file
 ``data/leaderboards.json`` (licence of that repository: CC BY-NC 4.0), the leaderboard named
-``bash-only``: every model runs in the same minimal agent (mini-SWE-agent, bash commands
+``bash-only``: every model runs in the same minimal harness (mini-SWE-agent, bash commands
 only), so the board compares the models. Each entry holds ``resolved`` (its headline share,
 in %), ``folder`` (``<date>_mini-v<version>_<model>``) and ``per_instance_details``
 (``{instance_id: {"resolved": bool, "cost": ..., "api_calls": ...}}``, the 500 instances).
