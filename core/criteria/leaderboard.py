@@ -185,10 +185,12 @@ def _resampled(batch, rng, rounds: int, clustered: bool) -> np.ndarray:
         return fit(wins_b, ties_b)
     scores = batch.scores.astype(float)
     n_reps, items, _ = scores.shape
-    labels = batch.labels if clustered else np.arange(items)
-    member = _one_hot(labels)
-    groups, sizes = member.shape[1], member.sum(axis=0)
-    sums = np.einsum("rkm,kc->rcm", scores, member)
+    if clustered:
+        member = _one_hot(batch.labels)
+        groups, sizes = member.shape[1], member.sum(axis=0)
+        sums = np.einsum("rkm,kc->rcm", scores, member)
+    else:  # each item its own cluster: no items x items one-hot to sum through
+        groups, sizes, sums = items, np.ones(items), scores
     weight = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=(n_reps, rounds))
     return np.einsum("rbg,rgm->rbm", weight, sums) / (weight @ sizes)[:, :, None]
 
