@@ -280,6 +280,11 @@ SCENARIOS = Registry("scenario", [
                                        "0 = runs independent, above 0 = paired by seed"),
               Param("baseline", "fixed", str, "'fixed', or 'replace': each kept candidate "
                                               "becomes the baseline (a ratchet)"),
+              Param("noise", "normal", str, "shape of a run's noise, scaled to sd: normal, "
+                                            "skew-normal, mixture or empirical(file=...), "
+                                            "with their parameters"),
+              Param("rerun", 0, int, "fresh runs, on new seeds, of the final reported "
+                                     "model (0 = none)"),
               yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
