@@ -3,7 +3,8 @@
 A loop measures its baseline by `base_runs` runs and then each of `candidates` candidates by
 `runs` runs. A run's score is its thing's true mean plus noise of sd `sd`, Gaussian or of the
 shape `noise` names (:mod:`evalmc.sims.noise`: skewed, multimodal, or the user's own runs),
-standardized; runs on the same seed (run j of the baseline and run j of every candidate) are
+standardized (to give the user's runs their own sd, pass ``sd=RunNoise(noise).runs_sd``);
+runs on the same seed (run j of the baseline and run j of every candidate) are
 correlated `rho` (0: runs independent; above 0: paired by seed, a run's noise
 ``sd (sqrt(1 - rho) e + sqrt(rho) s_j)``, its own part e and its seed's s_j, drawn per loop,
 both of the noise's shape: a non-Gaussian run's noise is then their sum, milder in shape).

@@ -267,8 +267,8 @@ SCENARIOS = Registry("scenario", [
               yields=("leaderboard", "items")),
     _scenario("loop", "loops:Loop",
               "a research loop: K candidates tried in turn against a baseline with a few "
-              "Gaussian runs each, a share of them with a real effect, the baseline fixed or "
-              "replaced by each kept candidate",
+              "runs each (Gaussian, skewed, multimodal or resampled noise), a share of them "
+              "with a real effect, the baseline fixed or replaced by each kept candidate",
               Param("candidates", 50, int, "candidates K tried in turn (>= 1)"),
               Param("runs", 1, int, "runs r of each candidate"),
               Param("base_runs", 2, int, "runs of the baseline"),
