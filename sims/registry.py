@@ -267,8 +267,8 @@ SCENARIOS = Registry("scenario", [
               yields=("leaderboard", "items")),
     _scenario("loop", "loops:Loop",
               "a research loop: K candidates tried in turn against a baseline with a few "
-              "Gaussian runs each, a share of them with a real effect, the baseline fixed or "
-              "replaced by each kept candidate",
+              "runs each (Gaussian, skewed, multimodal or resampled noise), a share of them "
+              "with a real effect, the baseline fixed or replaced by each kept candidate",
               Param("candidates", 50, int, "candidates K tried in turn (>= 1)"),
               Param("runs", 1, int, "runs r of each candidate"),
               Param("base_runs", 2, int, "runs of the baseline"),
@@ -280,6 +280,11 @@ SCENARIOS = Registry("scenario", [
                                        "0 = runs independent, above 0 = paired by seed"),
               Param("baseline", "fixed", str, "'fixed', or 'replace': each kept candidate "
                                               "becomes the baseline (a ratchet)"),
+              Param("noise", "normal", str, "shape of a run's noise, scaled to sd: normal, "
+                                            "skew-normal, mixture or empirical(file=...), "
+                                            "with their parameters"),
+              Param("rerun", 0, int, "fresh runs, on new seeds, of the final reported "
+                                     "model (0 = none)"),
               yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
