@@ -5,10 +5,12 @@ A board is read in either form:
 
 - **battles** (:mod:`evalmc.inputs.battles`): a model's strength is its Bradley-Terry strength
   from the win and tie counts (:mod:`evalmc.sims.bradley_terry`);
-- **items** (a models x items file read by :func:`evalmc.inputs.itemlogs.read_items`, 0/1
-  scores, every model on the same items, one sample each): a model's strength is its logistic
-  skill (:func:`evalmc.sims.fitted_board.fit_skills`); its procedures rank mean scores, which
-  order the models as their skills do.
+- **items** (a models x items file read by :func:`evalmc.inputs.itemlogs.read_items`, every
+  model on the same items, one sample each): with 0/1 scores a model's strength is its logistic
+  skill (:func:`evalmc.sims.fitted_board.fit_skills`); with any other scores (continuous: a
+  BLEU, an F1, a grade) its latent mean in the audit's Gaussian model fitted to the board
+  (:mod:`evalmc.sims.fitted_scores`). Its procedures rank mean scores, which order the models
+  as their strengths do.
 
 Each procedure runs on two designs simulated like the board (:mod:`evalmc.sims.fitted_board`:
 the board's own pairs, prompts, ties or items and clusters):
@@ -51,6 +53,7 @@ from evalmc.sims.fitted_board import (
     fit_skills,
     prompt_sd_like,
 )
+from evalmc.sims.fitted_scores import PARTS, FittedScoreBoard, fit_scores
 from evalmc.sims.leaderboard import ArenaBatch
 from evalmc.study.leaderboard import PROCEDURES, run_boards
 
@@ -158,16 +161,13 @@ def read_board(path, *, cluster: str | None = None, prompt_sd: float | None = No
 
 
 def _item_board(path, cluster: str | None) -> Board:
-    """The board of a long table of 0/1 item scores (the module docstring)."""
+    """The board of a long table of item scores, 0/1 or continuous (the module docstring)."""
     from evalmc.inputs.itemlogs import read_items
 
     frame = read_items(path, cluster=cluster)
     if frame["sample"].nunique() > 1:
         raise ValueError("`FILE`: a board needs one score per model and item; this file has "
                          "several samples.")
-    if not np.isin(frame["score"].to_numpy(), (0.0, 1.0)).all():
-        raise ValueError("`FILE`: a board of items needs 0/1 scores (right or wrong); "
-                         "this file has others.")
     grid = frame.pivot(index="item", columns="model", values="score")
     if grid.isna().any().any():
         missing = grid.columns[grid.isna().any()].tolist()
@@ -177,16 +177,28 @@ def _item_board(path, cluster: str | None) -> Board:
         raise ValueError("`FILE`: a board needs at least 2 models.")
     labels = frame.drop_duplicates("item").set_index("item")["cluster"].reindex(grid.index)
     groups, _ = pd.factorize(labels)
-    scores = grid.to_numpy().astype(np.int8)
-    skill, difficulty = fit_skills(scores)
     models = [str(m) for m in grid.columns]
-    scenario = FittedItemBoard(values=tuple(skill.tolist()), difficulty=tuple(difficulty.tolist()),
-                               groups=tuple(groups.tolist()))
     clusters = int(groups.max()) + 1
     where = "" if clusters == len(groups) else f" in {clusters:,} clusters"
+    summary = f"{len(models)} models, {len(groups):,} items{where}"
+    if np.isin(grid.to_numpy(), (0.0, 1.0)).all():
+        scores = grid.to_numpy().astype(np.int8)
+        skill, difficulty = fit_skills(scores)
+        scenario = FittedItemBoard(values=tuple(skill.tolist()),
+                                   difficulty=tuple(difficulty.tolist()),
+                                   groups=tuple(groups.tolist()))
+    else:
+        scores = grid.to_numpy().astype(float)
+        fitted = fit_scores(scores, groups)
+        skill = fitted.pop("values")
+        scenario = FittedScoreBoard(values=tuple(skill.tolist()), groups=tuple(groups.tolist()),
+                                    **{k: tuple(v.tolist()) if isinstance(v, np.ndarray)
+                                       else float(v) for k, v in fitted.items()})
+        summary += (f", continuous scores in [{scores.min():g}, {scores.max():g}] (latent "
+                    "model: " + ", ".join(f"{name} {getattr(scenario, name):.2f}"
+                                          for name in PARTS) + ")")
     batch = LabelledItemBatch(scores=scores[None], clusters=clusters, groups=tuple(groups))
-    return Board("items", models, skill, batch, scenario,
-                 f"{len(models)} models, {len(groups):,} items{where}")
+    return Board("items", models, skill, batch, scenario, summary)
 
 
 @dataclass(frozen=True)
