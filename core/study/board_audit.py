@@ -41,7 +41,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalmc.criteria import get_criterion
 from evalmc.criteria.leaderboard import estimate_and_covariance
 from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.bradley_terry import fit
@@ -55,7 +54,7 @@ from evalmc.sims.fitted_board import (
 )
 from evalmc.sims.fitted_scores import PARTS, FittedScoreBoard, fit_scores
 from evalmc.sims.leaderboard import ArenaBatch
-from evalmc.study.leaderboard import PROCEDURES, run_boards
+from evalmc.study.leaderboard import PROCEDURES, get_procedure, run_boards
 
 #: Counts a block of simulated arena boards holds at most (P x M x M per board).
 BLOCK_CELLS = 2_000_000
@@ -253,7 +252,8 @@ def audit_board(path, procedures=PROCEDURES, *, alpha: float = 0.05, n_reps: int
     path : path-like
         The board: battles or items (:func:`read_board`).
     procedures : sequence of str
-        Registered rank procedures (default the five of the side-by-side table).
+        Registered rank procedures (default the seven registered ones), or your own
+        (:func:`evalmc.study.leaderboard.get_procedure`).
     alpha : float
         The familywise false-claim rate a procedure must hold, in (0, 1).
     n_reps : int
@@ -330,7 +330,7 @@ def _claims(name: str, board: Board, seed: int) -> tuple[np.ndarray, str]:
     """The claims of procedure `name` on the real board, ``better[i, j]``, and why it could not
     read the board ('' when it could)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    claims = get_criterion(name).test.claims(board.batch, rng)
+    claims = get_procedure(name).test.claims(board.batch, rng)
     return claims.better[0], claims.errors.get(0, "")
 
 

@@ -5,8 +5,8 @@ one graded score in [0, 1] per model and prompt (a BLEU, an F1 or a judge's grad
 ``expit(skill + topic + model x topic + prompt + model x prompt)``, skills 0.6, 0.6, 0.45, 0.2,
 0.1, -0.2 (the top two tied), a topic's difficulty of sd 0.5, a model x topic effect of sd 0.5,
 a prompt's difficulty of sd 0.8 and a model x prompt effect of sd 0.7. One row per (model,
-prompt): ``model, item, topic, score`` (the item is the prompt). The script draws with numpy only, seeded, so it
-writes the very file shipped; ``tests/test_board_user.py`` checks it.
+prompt): ``model, item, topic, score`` (the item is the prompt). The script draws with numpy
+only, seeded, so it writes the very file shipped; ``tests/test_board_user.py`` checks it.
 """
 
 import sys
