@@ -39,9 +39,9 @@ procedures, each at confidence `level`:
 The two tier procedures claim every model of a tier better than every model of each later tier.
 
 A model's rank set follows from the claims: ``[1 + #{j claimed better than i}, M - #{j claimed
-worse than i}]`` (the marginal sets: within model i's family). As a criterion, a procedure rejects "no model differs from another" on a
-board where it claims anything: under equal strengths its rate is its familywise false-claim
-rate.
+worse than i}]`` (the marginal sets: within model i's family). As a criterion, a procedure
+rejects "no model differs from another" on a board where it claims anything: under equal
+strengths its rate is its familywise false-claim rate.
 """
 
 from __future__ import annotations
@@ -546,10 +546,11 @@ def csranks_simultaneous(n_draws=1000, level=0.95, stepdown=1) -> RankProcedure:
     >>> import numpy as np
     >>> from evalmc.criteria.leaderboard import csranks_simultaneous
     >>> from evalmc.sims.leaderboard import Arena
-    >>> batch = Arena(models=4, tied=1, spacing=0.5, battles=600).draw(
+    >>> batch = Arena(models=6, tied=1, spacing=0.25, battles=2000).draw(
     ...     np.random.default_rng(0), 1)
     >>> claims = csranks_simultaneous().claims(batch, np.random.default_rng(1))
     >>> [r.tolist() for r in claims.rank_sets()]
+    [[[1, 1, 2, 4, 4, 6]], [[2, 3, 3, 5, 5, 6]]]
     """
     return _csranks("csranks-simultaneous", n_draws, level, stepdown)
 
@@ -577,9 +578,10 @@ def csranks_marginal(n_draws=1000, level=0.95, stepdown=1) -> RankProcedure:
     >>> import numpy as np
     >>> from evalmc.criteria.leaderboard import csranks_marginal
     >>> from evalmc.sims.leaderboard import Arena
-    >>> batch = Arena(models=4, tied=1, spacing=0.5, battles=600).draw(
+    >>> batch = Arena(models=6, tied=1, spacing=0.25, battles=2000).draw(
     ...     np.random.default_rng(0), 1)
     >>> claims = csranks_marginal().claims(batch, np.random.default_rng(1))
     >>> [r.tolist() for r in claims.rank_sets()]
+    [[[1, 1, 2, 4, 4, 6]], [[1, 3, 3, 5, 5, 6]]]
     """
     return _csranks("csranks-marginal", n_draws, level, stepdown)
