@@ -97,7 +97,7 @@ def test_all_tied_models_false_claims_and_marginal_coverage_are_nominal():
     """Five tied models, 2,000 independent battles: the least favourable case, where the
     simultaneous sets make a false claim on 5% of boards and each model's marginal set misses
     its rank set on 5%, within 4 Monte Carlo errors."""
-    n = 600
+    n = 500
     batch = Arena(models=5, tied=5, battles=2000).draw(np.random.default_rng(5), n)
     simul = get_criterion(SIMUL).test.claims(batch, np.random.default_rng(6))
     marg = get_criterion(MARG).test.claims(batch, np.random.default_rng(6))
