@@ -335,7 +335,7 @@ def leaderboard_figure(table: pd.DataFrame, *, alpha: float = 0.05) -> Figure:
             x = np.arange(len(designs)) + (k - (len(procedures) - 1) / 2) * width
             scale = rows["models"] if column == "length" else 1.0
             ax.errorbar(x, rows[column] / scale, yerr=2 * rows[f"{column}_mcse"] / scale,
-                        fmt="o", ms=4, capsize=2, label=name)
+                        fmt="os^"[k // 10 % 3], ms=4, capsize=2, label=name)
         if column == "false_claim":
             ax.axhline(alpha, color="grey", lw=0.8, ls="--")
         if column == "coverage":

@@ -1232,3 +1232,78 @@ class StandardizedMixture:
     def cdf(self, x):
         y = self.mean + self.sd * np.asarray(x)
         return sum(p * stats.norm.cdf(y, m, s) for p, m, s in self.parts)
+
+
+def csranks_two_sided(x, sigma, coverage=0.95, stepdown=True, n_draws=1000, simul=True,
+                      indices=None, draw=None, rng=None):
+    """The R package csranks' ``csranks(x, Sigma, cstype="two-sided")`` transcribed line by line
+    (csranks_simul, csranks_marg, csdiffmeans): rank sets ``(L, U)`` of the models `indices`
+    (0-based; all by default). ``draw(needed)`` gives the bootstrap's ``n_draws`` x k draws of
+    the variables `needed` (a boolean mask), fresh ``N(0, Sigma[needed, needed])`` from `rng`
+    by default, as MASS::mvrnorm at every step."""
+    x, sigma = np.asarray(x, float), np.asarray(sigma, float)
+    p = x.size
+    indices = list(range(p)) if indices is None else list(indices)
+    if draw is None:
+        def draw(needed):
+            sub = sigma[np.ix_(needed, needed)]
+            return rng.multivariate_normal(np.zeros(sub.shape[0]), sub, size=n_draws)
+    if not simul:
+        sets = [csranks_two_sided(x, sigma, coverage, stepdown, n_draws, True, [i], draw, rng)
+                for i in indices]
+        return [s[0][0] for s in sets], [s[1][0] for s in sets]
+    low_d, up_d = _csdiffmeans(x, sigma, coverage, indices, stepdown, draw)
+    if stepdown:
+        n_plus = [sum(1 for j in range(p) if low_d[i][j] > 0) for i in indices]
+        n_minus = [sum(1 for j in range(p) if low_d[j][i] > 0) for i in indices]
+    else:
+        n_plus = [sum(1 for j in range(p) if low_d[i][j] > 0) for i in indices]
+        n_minus = [sum(1 for j in range(p) if up_d[i][j] < 0) for i in indices]
+    return [n + 1 for n in n_minus], [p - n for n in n_plus]
+
+
+def _csdiffmeans(x, sigma, coverage, indices, stepdown, draw):
+    """csranks' csdiffmeans with ``cstype="symmetric"``: the bounds ``L[i][j]``, ``U[i][j]`` of
+    the differences ``x_i - x_j`` (NaN outside the family)."""
+    p = x.size
+    thetadiff = [[x[i] - x[j] for j in range(p)] for i in range(p)]
+    sigmadiff = [[math.sqrt(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j]) for j in range(p)]
+                 for i in range(p)]
+    # initialize_I0: rows of the indices; the stepdown of a symmetric set is a lower one
+    i0 = [[i in indices and i != j for j in range(p)] for i in range(p)]
+    cstype = "symmetric"
+    if stepdown:
+        i0 = [[(i in indices or j in indices) and i != j for j in range(p)] for i in range(p)]
+        cstype = "lower"
+    i1 = [row[:] for row in i0]
+    istar = [row[:] for row in i0]
+    chat_l = [[0.0] * p for _ in range(p)]
+    chat_u = [[0.0] * p for _ in range(p)]
+    while True:
+        pairs = [(i, j) for j in range(p) for i in range(p) if i1[i][j]]  # column-major, as R
+        needed = np.array([any(i1[k]) or any(i1[i][k] for i in range(p)) for k in range(p)])
+        z = draw(needed)
+        column = {k: c for c, k in enumerate(np.flatnonzero(needed))}
+        stats_ = [[(row[column[i]] - row[column[j]]) / sigmadiff[i][j] for i, j in pairs]
+                  for row in z]
+        if cstype == "lower":
+            q = np.quantile([max(s) for s in stats_], coverage)
+            for i, j in pairs:
+                chat_l[i][j] = thetadiff[i][j] - sigmadiff[i][j] * q
+            chat_u = [[math.inf] * p for _ in range(p)]
+        else:
+            q = np.quantile([max(abs(v) for v in s) for s in stats_], coverage)
+            for i, j in pairs:
+                chat_l[i][j] = thetadiff[i][j] - sigmadiff[i][j] * q
+                chat_u[i][j] = thetadiff[i][j] + sigmadiff[i][j] * q
+        for i in range(p):
+            for j in range(p):
+                if chat_u[i][j] < 0 or chat_l[i][j] > 0:
+                    i1[i][j] = False
+        before, after = sum(map(sum, i0)), sum(map(sum, i1))
+        if not stepdown or after == before or after == 0:
+            break
+        i0 = [row[:] for row in i1]
+    nan = math.nan
+    return ([[chat_l[i][j] if istar[i][j] else nan for j in range(p)] for i in range(p)],
+            [[chat_u[i][j] if istar[i][j] else nan for j in range(p)] for i in range(p)])

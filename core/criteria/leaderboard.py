@@ -29,14 +29,21 @@ scores are 0/1 or continuous (any real). The procedures, each at confidence `lev
 - ``adjacent-bootstrap``: the models in order of strength; the percentile interval (at
   `level`) of each adjacent pair's difference of strengths over `n_boot` bootstrap boards that
   resample battles (or items, pairing the models on them) starts a new tier where it lies
-  above 0.
+  above 0;
+- ``csranks-simultaneous`` and ``csranks-marginal``: the confidence sets for ranks of Mogstad,
+  Romano, Shaikh and Wilhelm (2024) as the R package csranks computes them
+  (:mod:`evalmc.criteria.csranks`), on the strengths and their sandwich covariance with
+  `n_draws` Gaussian draws, stepdown by default: i better than j when the interval of
+  ``s_i - s_j`` of a stepdown max-t family lies above 0. The simultaneous sets test every pair
+  in one family; the marginal set of model i its own family, the pairs that involve i, which
+  gives i's rank set; its claims are every family's.
 
 The two tier procedures claim every model of a tier better than every model of each later tier.
 
 A model's rank set follows from the claims: ``[1 + #{j claimed better than i}, M - #{j claimed
-worse than i}]``. As a criterion, a procedure rejects "no model differs from another" on a
-board where it claims anything: under equal strengths its rate is its familywise false-claim
-rate.
+worse than i}]`` (the marginal sets: within model i's family). As a criterion, a procedure
+rejects "no model differs from another" on a board where it claims anything: under equal
+strengths its rate is its familywise false-claim rate.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from evalmc.criteria import csranks
 from evalmc.criteria.base import CriterionResult
 from evalmc.criteria.ranks import holm
 from evalmc.inputs.checks import check_float, check_int
@@ -52,20 +60,24 @@ from evalmc.sims.bradley_terry import fit, sandwich
 from evalmc.sims.leaderboard import ArenaBatch
 
 METHODS = ("bootstrap", "prompt-bootstrap", "wald", "holm", "max-t", "anchor",
-           "adjacent-bootstrap")
+           "adjacent-bootstrap", "csranks-simultaneous", "csranks-marginal")
 
 
 @dataclass(frozen=True)
 class Claims:
     """A procedure's claims on a block of boards: ``better[r, i, j]`` when board r claims
-    model i better than model j; `failed` boards claim nothing, `errors` says why."""
+    model i better than model j; `failed` boards claim nothing, `errors` says why; `sets`, the
+    rank sets ``(low, high)`` where they are not the claims' (marginal sets)."""
 
     better: np.ndarray
     failed: np.ndarray
     errors: dict[int, str] = field(default_factory=dict)
+    sets: tuple | None = None
 
     def rank_sets(self) -> tuple[np.ndarray, np.ndarray]:
         """Each model's rank set ``[low, high]`` per board, shape (n_reps, M) each."""
+        if self.sets is not None:
+            return self.sets
         m = self.better.shape[-1]
         return 1 + self.better.sum(axis=1), m - self.better.sum(axis=2)
 
@@ -79,6 +91,7 @@ class RankProcedure:
     method: str
     level: float = 0.95
     draws: int = 0
+    stepdown: bool = True
 
     def __call__(self, batch, rng=None) -> CriterionResult:
         claims = self.claims(batch, rng)
@@ -117,8 +130,19 @@ class RankProcedure:
             half = ndtri(0.5 + self.level / 2) * np.sqrt(np.maximum(
                 np.diagonal(cov, axis1=1, axis2=2), 0.0))
             return _arena_rule(estimate - half, estimate + half, bad, "no finite fit")
-        better = _max_t(estimate, cov, rng, self.draws, self.level)
-        return _finish(better, bad, "no finite fit")
+        if self.method == "max-t":
+            return _finish(_max_t(estimate, cov, rng, self.draws, self.level), bad,
+                           "no finite fit")
+        z = csranks.gaussian_draws(cov, rng, self.draws)
+        better, low, high = csranks.rank_claims(estimate, csranks.pair_sds(cov), z, self.level,
+                                                self.method == "csranks-marginal",
+                                                self.stepdown)
+        claims = _finish(better, bad, "no finite fit")
+        if self.method == "csranks-simultaneous":
+            return claims
+        m = better.shape[-1]
+        return Claims(claims.better, bad, claims.errors,
+                      (np.where(bad[:, None], 1, low), np.where(bad[:, None], m, high)))
 
 
 def _arena_rule(low, high, bad, why: str) -> Claims:
@@ -498,3 +522,73 @@ def adjacent_bootstrap(n_boot=100, level=0.95) -> RankProcedure:
     """
     level, n_boot = _check(level, n_boot)
     return RankProcedure("adjacent-bootstrap", level, n_boot)
+
+
+def _csranks(method, n_draws, level, stepdown) -> RankProcedure:
+    level, n_draws = _check(level, n_draws, "n_draws")
+    stepdown = check_int("stepdown", stepdown, low=0, high=1)
+    return RankProcedure(method, level, n_draws, bool(stepdown))
+
+
+def csranks_simultaneous(n_draws=1000, level=0.95, stepdown=1) -> RankProcedure:
+    """Simultaneous confidence sets for the ranks of every model (Mogstad et al. 2024), as
+    csranks computes them: i better than j when the stepdown max-t interval of ``s_i - s_j``
+    lies above 0 (module docstring).
+
+    Parameters
+    ----------
+    n_draws : int
+        Gaussian draws of the parametric bootstrap (>= 2; csranks' ``R``).
+    level : float
+        Simultaneous confidence of the rank sets, in (0, 1).
+    stepdown : int
+        1: the stepdown (csranks' default); 0: a single step.
+
+    Returns
+    -------
+    RankProcedure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria.leaderboard import csranks_simultaneous
+    >>> from evalmc.sims.leaderboard import Arena
+    >>> batch = Arena(models=6, tied=1, spacing=0.25, battles=2000).draw(
+    ...     np.random.default_rng(0), 1)
+    >>> claims = csranks_simultaneous().claims(batch, np.random.default_rng(1))
+    >>> [r.tolist() for r in claims.rank_sets()]
+    [[[1, 1, 2, 4, 4, 6]], [[2, 3, 3, 5, 5, 6]]]
+    """
+    return _csranks("csranks-simultaneous", n_draws, level, stepdown)
+
+
+def csranks_marginal(n_draws=1000, level=0.95, stepdown=1) -> RankProcedure:
+    """Marginal confidence sets for each model's rank (Mogstad et al. 2024), as csranks
+    computes them: model i's set from the stepdown max-t intervals of the differences that
+    involve i; the claims are every model's (module docstring).
+
+    Parameters
+    ----------
+    n_draws : int
+        Gaussian draws of the parametric bootstrap (>= 2; csranks' ``R``).
+    level : float
+        Confidence of each model's rank set, in (0, 1).
+    stepdown : int
+        1: the stepdown (csranks' default); 0: a single step.
+
+    Returns
+    -------
+    RankProcedure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalmc.criteria.leaderboard import csranks_marginal
+    >>> from evalmc.sims.leaderboard import Arena
+    >>> batch = Arena(models=6, tied=1, spacing=0.25, battles=2000).draw(
+    ...     np.random.default_rng(0), 1)
+    >>> claims = csranks_marginal().claims(batch, np.random.default_rng(1))
+    >>> [r.tolist() for r in claims.rank_sets()]
+    [[[1, 1, 2, 4, 4, 6]], [[1, 3, 3, 5, 5, 6]]]
+    """
+    return _csranks("csranks-marginal", n_draws, level, stepdown)

@@ -61,6 +61,8 @@ _THRESHOLD = (Param("delta", DELTA_PAPER, float, "threshold, in units of sigma")
               Param("sigma", None, float, "known sd of a run's score; default: pooled sd"))
 _ROPE = Param("rope", 0.0, float, "region of practical equivalence around 0 (>= 0)")
 _N_BOOT = (Param("n_boot", BOARD_BOOT, int, "bootstrap boards per board"),)
+_CSRANKS = (Param("n_draws", BOARD_DRAWS, int, "Gaussian draws of the parametric bootstrap"),
+            Param("stepdown", 1, int, "1: stepdown (csranks' default), 0: a single step"))
 _LEVEL = Param("level", 0.95, float, "confidence of the intervals (1 - the tests' level)")
 _POSTERIOR = Param("threshold", BAYES_THRESHOLD, float, "posterior probability to decide")
 
@@ -243,6 +245,12 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
     _board("board-adjacent-bootstrap", "adjacent_bootstrap", "paired percentile bootstrap of "
            "each adjacent pair's difference of strengths; a new tier where it lies above 0",
            _N_BOOT),
+    _board("board-csranks-simultaneous", "csranks_simultaneous", "simultaneous confidence "
+           "sets for ranks of Mogstad et al. 2024 as csranks computes them: stepdown max-t "
+           "intervals of every difference, sandwich covariance", _CSRANKS),
+    _board("board-csranks-marginal", "csranks_marginal", "marginal confidence set of each "
+           "model's rank (Mogstad et al. 2024, as csranks): stepdown max-t intervals of the "
+           "differences that involve it; claims of every model's", _CSRANKS),
     _row("aso", "aso:aso", "almost stochastic order as deepsig computes it: A better when "
          f"eps_min < {ASO_THRESHOLD:g}", uses_rng=True, **_GREATER),
     _row("bayes-correlated-t", "bayesian:bayes_correlated_t", "baycomp's correlated t-test: "

@@ -287,9 +287,9 @@ def audit_board(path, procedures=PROCEDURES, *, alpha: float = 0.05, n_reps: int
     fitted = run_boards(board.scenario, procedures, **run)
     on_tied = run_boards(tied, procedures, **run)
     calibration = _calibration(fitted, on_tied, alpha)
-    claims, failed = {}, {}
+    claims, sets, failed = {}, {}, {}
     for name in calibration["procedure"]:
-        claims[name], failed[name] = _claims(name, board, seed)
+        claims[name], sets[name], failed[name] = _claims(name, board, seed)
     calibration["on_board"] = [failed[name] or "read" for name in calibration["procedure"]]
     usable = calibration[calibration["on_board"] == "read"]
     if usable.empty:
@@ -301,7 +301,7 @@ def audit_board(path, procedures=PROCEDURES, *, alpha: float = 0.05, n_reps: int
     else:
         worst = usable[["false_claim", "false_claim_tied"]].max(axis=1)
         best = str(usable["procedure"].iloc[int(worst.to_numpy().argmin())])
-    table, unseparated = _table(board, claims[best])
+    table, unseparated = _table(board, claims[best], sets[best])
     extra = {name: [(board.models[i], board.models[j])
                     for i, j in zip(*np.nonzero(better & ~claims[best]), strict=True)]
              for name, better in claims.items() if name != best and not failed[name]}
@@ -326,20 +326,21 @@ def _calibration(fitted: pd.DataFrame, tied: pd.DataFrame, alpha: float) -> pd.D
     return out
 
 
-def _claims(name: str, board: Board, seed: int) -> tuple[np.ndarray, str]:
-    """The claims of procedure `name` on the real board, ``better[i, j]``, and why it could not
-    read the board ('' when it could)."""
+def _claims(name: str, board: Board, seed: int) -> tuple[np.ndarray, tuple, str]:
+    """The claims of procedure `name` on the real board, ``better[i, j]``, its rank sets
+    ``(low, high)``, and why it could not read the board ('' when it could)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
     claims = get_procedure(name).test.claims(board.batch, rng)
-    return claims.better[0], claims.errors.get(0, "")
+    low, high = claims.rank_sets()
+    return claims.better[0], (low[0], high[0]), claims.errors.get(0, "")
 
 
-def _table(board: Board, better: np.ndarray) -> tuple[pd.DataFrame, int]:
-    """The models by fitted strength with their rank sets and tiers, and how many the claims
-    do not separate from rank 1."""
+def _table(board: Board, better: np.ndarray, sets=None) -> tuple[pd.DataFrame, int]:
+    """The models by fitted strength with their rank sets ``(low, high)`` (the claims' by
+    default) and tiers, and how many the rank sets do not separate from rank 1."""
     m = len(board.models)
     order = np.argsort(-board.strengths, kind="stable")
-    low, high = 1 + better.sum(axis=0), m - better.sum(axis=1)
+    low, high = sets if sets is not None else (1 + better.sum(axis=0), m - better.sum(axis=1))
     tier, tiers = 1, []
     for k in range(m):
         if k and better[np.ix_(order[:k], order[k:])].all():

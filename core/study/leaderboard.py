@@ -37,9 +37,10 @@ from evalmc.stats.mcse import rate_mcse
 #: The registered rank procedures, at their defaults.
 PROCEDURES = ("board-bootstrap", "board-prompt-bootstrap", "board-wald", "board-holm",
               "board-max-t", "board-anchor", "board-adjacent-bootstrap")
-#: The rank procedures the side-by-side table compares: the registered ones, and the battle
-#: bootstrap with 500 and 1,000 rounds.
-TABLE_PROCEDURES = (*PROCEDURES, "board-bootstrap(n_boot=500)", "board-bootstrap(n_boot=1000)")
+#: The rank procedures the side-by-side table compares: those, the confidence sets for ranks
+#: of Mogstad et al. (as csranks), and the battle bootstrap with 500 and 1,000 rounds.
+TABLE_PROCEDURES = (*PROCEDURES, "board-csranks-simultaneous", "board-csranks-marginal",
+                    "board-bootstrap(n_boot=500)", "board-bootstrap(n_boot=1000)")
 #: The designs of the side-by-side table: scenario, parameters, and a short label.
 DESIGNS = {
     "a": ("arena", {}, "(a) 10 models, 3 tied at top, 5,000 battles"),
@@ -56,13 +57,15 @@ RATES = ("false_claim", "coverage", "coverage_low")
 MEANS = ("length", "power")
 
 
-def board_metrics(better, failed, values) -> dict[str, np.ndarray]:
+def board_metrics(better, failed, values, sets=None) -> dict[str, np.ndarray]:
     """Each board's measures (the module docstring) from its claims ``better`` (n_reps, M, M)
-    against the true strengths `values`; NaN power where no two models differ."""
+    and rank sets `sets` ``(low, high)`` (the claims' by default) against the true strengths
+    `values`; NaN power where no two models differ."""
     truth = true_better(values)
     low, high = true_rank_sets(values)
     m = truth.shape[0]
-    est_low, est_high = 1 + better.sum(axis=1), m - better.sum(axis=2)
+    est_low, est_high = sets if sets is not None else (1 + better.sum(axis=1),
+                                                       m - better.sum(axis=2))
     different = truth.sum()
     with np.errstate(invalid="ignore", divide="ignore"):
         power = (better & truth).sum(axis=(1, 2)) / different
@@ -104,7 +107,9 @@ class _BoardRun(Analysis):
         out = []
         for s, e in zip(starts[:-1], starts[1:], strict=True):
             failed = result.failed[s:e]
-            rows = board_metrics(result.better[s:e], failed, scenario.strengths)
+            low, high = result.rank_sets()
+            rows = board_metrics(result.better[s:e], failed, scenario.strengths,
+                                 (low[s:e], high[s:e]))
             rows["rep"] = np.flatnonzero(~failed)
             errors = {int(r) - int(s): msg for r, msg in result.errors.items() if s <= r < e}
             out.append((RecordsTally(int(e - s), rows, failed=int(failed.sum())), errors))
