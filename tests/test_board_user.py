@@ -128,11 +128,11 @@ def test_a_procedure_that_cannot_read_a_board_fails_it_and_draws_from_the_blocks
         better[0, 1] = True
         return better
 
-    with pytest.warns(Warning, match="failed in 40 of 200 .* could not read this board"):
+    with pytest.warns(Warning, match="failed in 36 of 200 .* could not read this board"):
         frame = run_leaderboard("item-board", {"models": 3, "items": 20, "tied": 3},
                                 [coin], n_reps=200, seed=0, progress=False)
     row = frame.iloc[0]
-    assert (row["failed"], row["false_claim"]) == (40, 1.0)  # fixed seed
+    assert (row["failed"], row["false_claim"]) == (36, 1.0)  # fixed seed
     assert abs(row["failed"] - 40) < 4 * np.sqrt(200 * 0.2 * 0.8)
     assert UserRankProcedure(coin).forms == ("items",)
 

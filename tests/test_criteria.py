@@ -11,7 +11,7 @@ import pytest
 import scipy.stats
 from scipy import stats
 
-from evalmc.criteria import get_criterion, load_criterion
+from evalmc.criteria import get_criterion, load_criterion, load_function
 from evalmc.criteria.base import CriterionResult, UserCriterion
 from evalmc.criteria.nonparametric import u_null_sf
 from evalmc.sims.base import Batch
@@ -212,6 +212,15 @@ class TestUserCriterion:
             assert module.__name__ not in cloudpickle.list_registry_pickle_by_value()
         finally:
             del sys.modules["evalmc_test_helper_mod"]
+
+    def test_key_does_not_depend_on_where_the_file_lies(self, tmp_path):
+        keys = []
+        for folder in ("here", "there/deeper"):
+            path = tmp_path / folder / "mine.py"
+            path.parent.mkdir(parents=True)
+            path.write_text(USER_FILE.format(scale=1.0, body="x * SCALE"))
+            keys.append(UserCriterion(load_function(f"{path}:crit"), name="crit").key)
+        assert keys[0] == keys[1]  # the same file elsewhere draws the same streams
 
     def test_key_of_a_function_from_an_installed_package_is_by_reference(self):
         assert UserCriterion(scipy.stats.ttest_ind).key == UserCriterion(

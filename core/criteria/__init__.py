@@ -113,8 +113,9 @@ def load_function(spec: str, kind: str = "criterion"):
     path = Path(path_text)
     if not path.is_file():
         raise ValueError(f"`{kind}` file {path_text!r} does not exist.")
-    # named by its path, the same in every process: the criterion's cache key digests it
-    digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=8).hexdigest()
+    # named by its contents, the same in every process and wherever the file lies: the
+    # criterion's cache key and random stream digest it
+    digest = hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest()
     module_name = f"evalmc_user_{digest}"
     module_spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(module_spec)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import io
 import modulefinder
 import numbers
 import site
@@ -871,9 +872,11 @@ def function_digest(func) -> str:
     version. The user's other modules it uses (reached through the globals of its module,
     closure and functions, or imported by those files, transitively) add their names and the
     contents of their files (as on disk), so an edited helper module changes the digest; one
-    imported only at call time, inside a function, is not seen. The digest is the same in every
-    process (but for a global set of strings, whose order varies between processes: the cache
-    then misses, never reuses stale blocks).
+    imported only at call time, inside a function, is not seen. Code objects keep only the base
+    name of their file, so a copy of the same files elsewhere has the same digest (and a user's
+    criterion draws the same random streams). The digest is the same in every process (but
+    for a global set of strings, whose order varies between processes: the cache then misses,
+    never reuses stale blocks).
 
     Parameters
     ----------
@@ -917,7 +920,9 @@ def function_digest(func) -> str:
         if register:
             cloudpickle.register_pickle_by_value(module)
         try:
-            pickled = cloudpickle.dumps(func, protocol=5)
+            buffer = io.BytesIO()
+            _PathFreePickler(buffer, protocol=5).dump(func)
+            pickled = buffer.getvalue()
         finally:
             if register:
                 cloudpickle.unregister_pickle_by_value(module)
@@ -925,6 +930,27 @@ def function_digest(func) -> str:
     for name, path in sorted(_user_modules(func).items()):
         digest.update(b"\0" + name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
+
+
+def _same(code):
+    return code
+
+
+class _PathFreePickler(cloudpickle.Pickler):
+    """cloudpickle's pickler with each code object's file, and each function module's
+    ``__file__``, named by its base name, so a digest does not depend on where the user's files
+    lie (a clone elsewhere draws the same streams)."""
+
+    def _function_getnewargs(self, func):
+        code, base_globals, *rest = super()._function_getnewargs(func)
+        if "__file__" in base_globals:
+            base_globals = {**base_globals, "__file__": Path(base_globals["__file__"]).name}
+        return (code, base_globals, *rest)
+
+    def reducer_override(self, obj):
+        if isinstance(obj, types.CodeType) and obj.co_filename != Path(obj.co_filename).name:
+            return _same, (obj.replace(co_filename=Path(obj.co_filename).name),)
+        return super().reducer_override(obj)
 
 
 def _installed(module) -> bool:
