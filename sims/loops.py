@@ -13,6 +13,10 @@ becomes the baseline (a ratchet), and the next candidate changes it (true mean: 
 candidates' effects so far plus its own). The batch holds each candidate's runs as they would
 score under ``'fixed'``; a keep rule (:mod:`evalmc.criteria.gate`) adds the level of what it
 kept. Every run counts as spent: ``base_runs + candidates * runs`` per loop.
+
+With ``looks`` L above 1 a rule may look at a candidate again before deciding: the batch holds
+``L * runs`` runs of each candidate, a rule reads the first ``l * runs`` at its l-th look, and
+a loop spends only the runs its rule read (the baseline's included).
 """
 
 from __future__ import annotations
@@ -31,15 +35,16 @@ MODES = ("fixed", "replace")
 
 class LoopBatch(Batch):
     """A block of loops: ``cand`` (n_reps, K, r), each candidate's runs as scored against the
-    original baseline, ``effects`` (n_reps, K), their true effects, and the `mode` (``'fixed'``
-    or ``'replace'``). As scores, ``a`` is ``cand`` flattened and ``b`` the baseline's runs."""
+    original baseline, ``effects`` (n_reps, K), their true effects, the `mode` (``'fixed'``
+    or ``'replace'``) and the `looks` (r is ``looks`` times the runs of one look).
+    As scores, ``a`` is ``cand`` flattened and ``b`` the baseline's runs."""
 
     holds = frozenset({"loop"})
     per_rep = ("cand", "effects")
-    shared = ("mode",)
+    shared = ("mode", "looks")
 
     def __init__(self, a=None, b=None, *, cand, effects, mode: str, paired: bool = False,
-                 **kwargs):
+                 looks: int = 1, **kwargs):
         cand, effects = np.asarray(cand, dtype=float), np.asarray(effects, dtype=float)
         if cand.ndim != 3 or effects.shape != cand.shape[:2]:
             raise ValueError("`cand` must have shape (n_reps, K, r) and `effects` (n_reps, K); "
@@ -49,6 +54,10 @@ class LoopBatch(Batch):
         super().__init__(a, b, paired=paired, **kwargs)
         self.cand, self.effects = read_only(cand), read_only(effects)
         self.mode = check_choice("mode", mode, MODES)
+        self.looks = check_int("looks", looks, low=1)
+        if cand.shape[2] % self.looks:
+            raise ValueError(f"`cand` holds {cand.shape[2]} runs per candidate: not a multiple "
+                             f"of `looks` {self.looks}.")
 
     @property
     def n_reps(self) -> int:
@@ -84,6 +93,7 @@ class Loop(Scenario, registered="loop"):
         check_sd("sd", self.sd)
         check_float("rho", self.rho, low=0, high=1, open_high=True)
         check_choice("baseline", self.baseline, MODES)
+        object.__setattr__(self, "looks", check_int("looks", self.looks, low=1))
 
     @property
     def real(self) -> int:
@@ -92,7 +102,7 @@ class Loop(Scenario, registered="loop"):
 
     @property
     def spent(self) -> int:
-        """Runs a loop spends: the baseline's and every candidate's."""
+        """Runs a loop spends when its rule looks once: the baseline's and every candidate's."""
         return self.base_runs + self.candidates * self.runs
 
     @property
@@ -102,7 +112,7 @@ class Loop(Scenario, registered="loop"):
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` loops (a :class:`LoopBatch`)."""
-        k, r = self.candidates, self.runs
+        k, r = self.candidates, self.runs * self.looks
         own = np.sqrt(1.0 - self.rho) * self.sd
         base = own * rng.standard_normal((n_reps, self.base_runs))
         cand = own * rng.standard_normal((n_reps, k, r))
@@ -116,4 +126,4 @@ class Loop(Scenario, registered="loop"):
             places = rng.random((n_reps, k)).argsort(axis=1).argsort(axis=1) < self.real
             effects = np.where(places, float(self.gain), 0.0)
         return LoopBatch(b=base, cand=cand + effects[:, :, None], effects=effects,
-                         mode=self.baseline)
+                         mode=self.baseline, looks=self.looks)

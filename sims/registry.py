@@ -280,6 +280,8 @@ SCENARIOS = Registry("scenario", [
                                        "0 = runs independent, above 0 = paired by seed"),
               Param("baseline", "fixed", str, "'fixed', or 'replace': each kept candidate "
                                               "becomes the baseline (a ratchet)"),
+              Param("looks", 1, int, "looks a rule may take at a candidate, `runs` more runs "
+                                     "each (1 = decide once)"),
               yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "
