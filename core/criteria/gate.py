@@ -58,6 +58,8 @@ ADJUST = ("bonferroni", "none")
 KEEP, DISCARD, LOOK = 1, 0, -1
 #: What a user's rule may receive, by the names of its parameters (:func:`user_rule`).
 ARGUMENTS = ("candidate", "baseline", "reference", "replaced", "kept", "look", "looks")
+#: What a loop with a user's rule reports when it keeps nothing: the baseline's mean or b1.
+REPORTS = ("mean", "first")
 CONTRACT = ("a keep rule takes some of (candidate, baseline, reference, replaced, kept, look, "
             "looks), arrays with a row per loop still deciding, and returns one answer per row: "
             "True/1 keep, False/0 discard, -1 look again")
@@ -144,10 +146,10 @@ class KeepRule(_Decider):
                                  f"baseline's: `runs` must equal `base_runs`; got {runs} and "
                                  f"{base_runs}.")
             if min(runs, base_runs) < 2:
-                what = "a t rule" if self.sd is None or self.method in ("t", "bonferroni",
-                                                                       "holm") else ""
-                raise ValueError(f"{what or 'a rule with a plug-in sd'} needs `runs` >= 2 and "
-                                 f"`base_runs` >= 2; got {runs} and {base_runs}.")
+                what = "a rule with a plug-in sd" if self.sd is None and self.method in (
+                    "spending", "anytime") else "a t rule"
+                raise ValueError(f"{what} needs `runs` >= 2 and `base_runs` >= 2; got {runs} "
+                                 f"and {base_runs}.")
         if self.method == "holm" and mode == "replace":
             raise ValueError("the holm rule adjusts the K p-values against one baseline at the "
                              "end of the loop: it needs `baseline='fixed'`; got 'replace'.")
@@ -292,6 +294,7 @@ class UserKeepRule(_Decider):
     func: object
     name: str
     wants: tuple = field(init=False)
+    report: str = field(init=False)
 
     def __post_init__(self):
         try:
@@ -305,6 +308,16 @@ class UserKeepRule(_Decider):
             raise ValueError(f"keep rule {self.name!r} has parameters {unknown} it cannot be "
                              f"given: {CONTRACT}.")
         object.__setattr__(self, "wants", tuple(a for a in ARGUMENTS if a in params))
+        report = params["report"].default if "report" in params else "mean"
+        if report not in REPORTS:
+            raise ValueError(f"keep rule {self.name!r}: the default of `report` must be one of "
+                             f"{', '.join(map(repr, REPORTS))}; got {report!r}.")
+        object.__setattr__(self, "report", report)
+
+    def start(self, base: np.ndarray) -> np.ndarray:
+        """The score a loop reports when it keeps nothing: the mean of the baseline's runs, or
+        its first run when the rule's ``report`` parameter defaults to ``'first'``."""
+        return base[:, 0] if self.report == "first" else base.mean(axis=1)
 
     @property
     def key(self) -> str:
@@ -348,18 +361,15 @@ class UserKeepRule(_Decider):
                              f"{CONTRACT}.") from None
         answer = np.asarray(answer)
         rows = look.candidate.shape[0]
-        if answer.shape != (rows,) or not (answer.dtype == bool or (
-                np.issubdtype(answer.dtype, np.number) and np.isin(answer, (-1, 0, 1)).all())):
-            raise ValueError(f"keep rule {self.name!r} returned {_describe(answer)} for "
-                             f"{rows} loops: {CONTRACT}.")
+        if answer.shape != (rows,):
+            raise ValueError(f"keep rule {self.name!r} returned an array of shape "
+                             f"{answer.shape} for {rows} loops: {CONTRACT}.")
+        if not (answer.dtype == bool or (np.issubdtype(answer.dtype, np.number)
+                                         and np.isin(answer, (-1, 0, 1)).all())):
+            raise ValueError(f"keep rule {self.name!r} returned values "
+                             f"{np.unique(answer.astype(str))[:4].tolist()} ({answer.dtype}): "
+                             f"{CONTRACT}.")
         return answer.astype(int)
-
-
-def _describe(answer: np.ndarray) -> str:
-    """A short account of a wrong answer: its shape, or its values."""
-    if answer.ndim != 1:
-        return f"an array of shape {answer.shape}"
-    return f"{answer.size} values of type {answer.dtype} ({np.unique(answer)[:4].tolist()}...)"
 
 
 def _pvalues(cand, base, test: str) -> np.ndarray:
@@ -605,8 +615,9 @@ def user_rule(rule, name=None) -> UserKeepRule:
     - ``look``, ``looks``: this look (1, 2, ...) and the most there are.
 
     It returns one answer per row: True or 1 keep, False or 0 discard, -1 look again (`runs`
-    more runs; at the last look it means discard). The loop reports the mean of the baseline's
-    runs when nothing is kept.
+    more runs; at the last look it means discard). A loop that keeps nothing reports the mean
+    of the baseline's runs, or its first run if the rule has a parameter ``report='first'``
+    (its default is read, never passed).
 
     Parameters
     ----------

@@ -34,6 +34,8 @@ from evalmc.stats.mcse import rate_mcse
 
 #: The rules compared by default: the eye-set ones and the tests that hold a level.
 RULES = ("keep-noise-floor", "keep-ratchet", "keep-t", "keep-bonferroni", "keep-holm")
+#: Added to them when a rule may look again: the rules made for looks.
+SEQUENTIAL = ("keep-spending", "keep-anytime")
 #: Loops per block.
 BLOCK_SIZE = 10_000
 #: What each loop records: the rate first, then the means.
