@@ -216,3 +216,10 @@ def test_bad_sequential_input_is_named(params, rule, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[")):
         run_gate(params, [rule], n_reps=10, progress=False)
+
+
+def test_looks_and_a_users_rule_do_not_depend_on_the_workers():
+    args = dict(rules=["keep-spending(sd=1)", f"{EXAMPLE}:ahead_by_half"], n_reps=1000,
+                seed=4, progress=False, block_size=250)
+    params = {"candidates": 8, "runs": 2, "looks": 3, "share": 0.1, "baseline": "replace"}
+    assert run_gate(params, **args).equals(run_gate(params, n_jobs=2, **args))
