@@ -25,7 +25,10 @@ battles: ``wins[r, p, i, j]`` (battles of board r on prompt p that i won against
 ``expit(s_m - d_k - e_c + u_cm)``: item difficulty ``d_k ~ N(0, sd^2)``, cluster effect
 ``e_c ~ N(0, sd_cluster^2)``, model x cluster effect ``u_cm ~ N(0, tau^2)``, all drawn per
 board; items fill the clusters in turn (item k in cluster ``k * clusters // items``). Model
-m's population accuracy increases with its strength, so the truth is the strengths'.
+m's population accuracy increases with its strength, so the truth is the strengths'. With
+``scores='gaussian'`` the score is continuous (a BLEU, an F1, a grade): the logit itself plus
+noise, ``s_m - d_k - e_c + u_cm + eps_km``, ``eps_km ~ N(0, noise^2)``; model m's expected
+score is ``s_m`` less the mean difficulty, so again the truth is the strengths'.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from evalmc.sims.base import Batch, Scenario, read_only
 from evalmc.sims.bradley_terry import fit
 
 PAIRINGS = ("uniform", "adaptive")
+#: An item board's kinds of score.
+SCORES = ("binary", "gaussian")
 
 
 def strengths(models: int, spacing: float, tied: int) -> np.ndarray:
@@ -203,7 +208,8 @@ def _davidson(gap, nu: float) -> np.ndarray:
 
 
 class ItemBoardBatch(Batch):
-    """A block of item boards: ``scores`` (n_reps, items, M) of 0/1 answers, and the
+    """A block of item boards: ``scores`` (n_reps, items, M) of 0/1 answers (int8) or of
+    continuous scores (floats), and the
     ``clusters`` count (items fill them in turn; 0: every item its own). As scores, ``a`` and
     ``b`` are models 0 and 1, paired by item."""
 
@@ -232,8 +238,9 @@ class ItemBoardBatch(Batch):
 
 @dataclass(frozen=True)
 class ItemBoard(_BoardScenario, Scenario, registered="item-board"):
-    """M models' 0/1 answers on items in clusters from a logistic item model (the module
-    docstring). Parameters: the ``'item-board'`` row of :data:`evalmc.sims.SCENARIOS`.
+    """M models' 0/1 answers (or Gaussian scores) on items in clusters from a logistic item
+    model (the module docstring). Parameters: the ``'item-board'`` row of
+    :data:`evalmc.sims.SCENARIOS`.
 
     Examples
     --------
@@ -245,6 +252,9 @@ class ItemBoard(_BoardScenario, Scenario, registered="item-board"):
     ((2, 50, 4), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1])
     >>> batch.scores.sum(axis=1).tolist()
     [[24, 24, 19, 19], [26, 32, 30, 23]]
+    >>> gaussian = ItemBoard(models=4, items=50, clusters=5, scores="gaussian")
+    >>> gaussian.draw(np.random.default_rng(0), 2).scores.mean(axis=1).round(2).tolist()
+    [[-0.43, -0.21, -0.11, -0.39], [0.2, 0.51, 0.44, 0.45]]
     """
 
     batch: ClassVar[type] = ItemBoardBatch
@@ -258,17 +268,22 @@ class ItemBoard(_BoardScenario, Scenario, registered="item-board"):
             raise ValueError("`clusters` must be 0 (every item its own) or at least 2; got 1.")
         for name in ("sd", "sd_cluster", "tau"):
             check_float(name, getattr(self, name), low=0)
+        check_choice("scores", self.scores, SCORES)
+        check_float("noise", self.noise, low=0, open_low=True)
 
     def _sizes(self):
         return (self.items, self.items)
 
     def draw(self, rng, n_reps):
-        """Draw `n_reps` boards' 0/1 answers (an :class:`ItemBoardBatch`)."""
+        """Draw `n_reps` boards' 0/1 answers or Gaussian scores (an :class:`ItemBoardBatch`)."""
         groups = max(self.clusters, 1)
         label = np.arange(self.items) * groups // self.items
         difficulty = (rng.standard_normal((n_reps, self.items)) * self.sd
                       + (rng.standard_normal((n_reps, groups)) * self.sd_cluster)[:, label])
         logit = (self.strengths[None, None, :] - difficulty[:, :, None]
                  + (rng.standard_normal((n_reps, groups, self.models)) * self.tau)[:, label])
+        if self.scores == "gaussian":
+            logit += rng.standard_normal(logit.shape) * self.noise
+            return ItemBoardBatch(scores=logit, clusters=self.clusters)
         right = rng.random((n_reps, self.items, self.models)) < 1.0 / (1.0 + np.exp(-logit))
         return ItemBoardBatch(scores=right.astype(np.int8), clusters=self.clusters)

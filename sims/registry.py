@@ -254,7 +254,8 @@ SCENARIOS = Registry("scenario", [
               Param("position", 0.0, float, "log-odds bonus of the model shown first"),
               yields=("leaderboard", "battles")),
     _scenario("item-board", "leaderboard:ItemBoard",
-              "M models' 0/1 answers on items in clusters (logistic item model), skills evenly "
+              "M models' 0/1 answers (logistic item model) or continuous scores (Gaussian) on "
+              "items in clusters, skills evenly "
               "spaced with a tied group at the top",
               Param("models", 20, int, "models on the board (>= 2)"),
               Param("spacing", 0.1, float, "skill between adjacent models (logit, >= 0)"),
@@ -264,11 +265,15 @@ SCENARIOS = Registry("scenario", [
               Param("sd", 1.0, float, "sd of item difficulty (logit)"),
               Param("sd_cluster", 0.5, float, "sd of a cluster's difficulty (logit)"),
               Param("tau", 0.0, float, "sd of the model x cluster effect (logit)"),
+              Param("scores", "binary", str, "'binary' (0/1 answers), or 'gaussian': the "
+                                             "logit itself plus N(0, noise^2), a continuous "
+                                             "score (BLEU, F1, a grade)"),
+              Param("noise", 1.0, float, "sd of a gaussian score's noise (> 0)"),
               yields=("leaderboard", "items")),
     _scenario("loop", "loops:Loop",
               "a research loop: K candidates tried in turn against a baseline with a few "
-              "Gaussian runs each, a share of them with a real effect, the baseline fixed or "
-              "replaced by each kept candidate",
+              "runs each (Gaussian, skewed, multimodal or resampled noise), a share of them "
+              "with a real effect, the baseline fixed or replaced by each kept candidate",
               Param("candidates", 50, int, "candidates K tried in turn (>= 1)"),
               Param("runs", 1, int, "runs r of each candidate"),
               Param("base_runs", 2, int, "runs of the baseline"),
@@ -280,6 +285,11 @@ SCENARIOS = Registry("scenario", [
                                        "0 = runs independent, above 0 = paired by seed"),
               Param("baseline", "fixed", str, "'fixed', or 'replace': each kept candidate "
                                               "becomes the baseline (a ratchet)"),
+              Param("noise", "normal", str, "shape of a run's noise, scaled to sd: normal, "
+                                            "skew-normal, mixture or empirical(file=...), "
+                                            "with their parameters"),
+              Param("rerun", 0, int, "fresh runs, on new seeds, of the final reported "
+                                     "model (0 = none)"),
               Param("looks", 1, int, "looks a rule may take at a candidate, `runs` more runs "
                                      "each (1 = decide once)"),
               yields=("loop",)),

@@ -1209,6 +1209,31 @@ def adjacent_bootstrap_items(scores, n_boot, rng, alpha):
     return adjacent_tiers(scores.mean(axis=0), rounds, alpha)
 
 
+def expected_max_quad(dist, n):
+    """E[max of n iid draws of `dist` (a scipy-like object with pdf and cdf)] by adaptive
+    quadrature of ``n x f(x) F(x)^(n-1)``."""
+    return integrate.quad(lambda x: n * x * dist.pdf(x) * dist.cdf(x) ** (n - 1),
+                          -np.inf, np.inf, epsabs=1e-12, epsrel=1e-10, limit=200)[0]
+
+
+class StandardizedMixture:
+    """The two-component Gaussian mixture (weight w on the second) minus its mean, over its
+    sd, written from the textbook moments: pdf and cdf for quadrature and KS tests."""
+
+    def __init__(self, w, loc1, loc2, scale1, scale2):
+        self.parts = [(1 - w, loc1, scale1), (w, loc2, scale2)]
+        self.mean = sum(p * m for p, m, _ in self.parts)
+        self.sd = math.sqrt(sum(p * (s * s + m * m) for p, m, s in self.parts) - self.mean**2)
+
+    def pdf(self, x):
+        y = self.mean + self.sd * np.asarray(x)
+        return self.sd * sum(p * stats.norm.pdf(y, m, s) for p, m, s in self.parts)
+
+    def cdf(self, x):
+        y = self.mean + self.sd * np.asarray(x)
+        return sum(p * stats.norm.cdf(y, m, s) for p, m, s in self.parts)
+
+
 def _looks_cov(fractions):
     """Correlation of the z statistics of looks at information `fractions` (a Brownian
     motion's): sqrt(t_i / t_j) for t_i <= t_j."""

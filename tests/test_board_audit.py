@@ -259,3 +259,45 @@ def test_a_procedure_that_cannot_read_the_board_is_shown_and_left_out():
     assert audit.extra == {"board-holm": []}
     assert audit.board.summary == ("5 models, 319 battles on 80 prompts, 1% ties, "
                                    "prompt x model sd 3.00")
+
+
+def test_the_genuine_item_board_is_what_its_script_writes_from_swebenchs_site(tmp_path):
+    import importlib.util
+
+    from evalmc.inputs.itemlogs import read_items
+
+    spec = importlib.util.spec_from_file_location("make_swebench_bash_only",
+                                                  EXAMPLES / "make_swebench_bash_only.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    shipped = EXAMPLES / "swebench_bash_only.csv"
+    assert (tmp_path / "swebench_bash_only.csv").read_bytes() == shipped.read_bytes()
+    frame = read_items(shipped, cluster="repo")
+    assert frame.groupby(["model", "item"]).size().eq(1).all() and len(frame) == 12 * 500
+    resolved = frame.groupby("model")["score"].sum().astype(int).to_dict()
+    # each system's count of resolved instances: its share on the board (%) x 5
+    assert resolved == {
+        "claude-opus-4-5-20251101": 372, "gemini-3-pro-preview-20251118": 371,
+        "sonnet-4-5-20250929": 353, "claude-4-opus-20250514": 338, "gpt-5.1-codex": 330,
+        "gpt-5.1-2025-11-13": 330, "gpt-5": 325, "claude-sonnet-4-20250514": 324,
+        "minimax-m2": 305, "deepseek-v3.2-reasoner": 300, "gpt-5-mini": 299,
+        "o3-2025-04-16": 292}
+    sizes = frame[frame["model"] == "gpt-5"]["cluster"].value_counts()
+    assert (len(sizes), sizes["django/django"], sizes["pallets/flask"]) == (12, 231, 1)
+
+
+def test_the_item_bootstrap_over_items_is_the_clustered_one_with_each_item_its_own(
+        monkeypatch):
+    """Resampling items sums no items x items one-hot (the SWE-bench board's 500 items made
+    it the audit's slowest step), and draws what resampling clusters of one item draws."""
+    from evalmc.criteria import leaderboard
+    from evalmc.sims.fitted_board import LabelledItemBatch
+
+    scores = (np.random.default_rng(30).random((3, 40, 4)) < 0.6).astype(np.int8)
+    own = LabelledItemBatch(scores=scores, clusters=40, groups=tuple(range(40)))
+    with monkeypatch.context() as patch:
+        patch.setattr(leaderboard, "_one_hot", lambda labels: pytest.fail("one-hot built"))
+        items = leaderboard._resampled(own, np.random.default_rng(31), 50, clustered=False)
+    np.testing.assert_array_equal(
+        items, leaderboard._resampled(own, np.random.default_rng(31), 50, clustered=True))

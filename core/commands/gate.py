@@ -2,10 +2,14 @@
 candidates tried in turn against a baseline, a few runs each, the noise and the gain of a
 real candidate, each keep rule's P(any false keep), false keeps, power to keep a real
 candidate, runs spent and overstatement of the final score, with their Monte Carlo errors
-(:func:`evalmc.study.gate.run_gate`).
+(:func:`evalmc.study.gate.run_gate`); the run noise Gaussian, skewed, multimodal or the user's
+own baseline runs (``--noise``), and with ``--rerun`` the bias of the final score corrected by
+fresh runs.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from evalmc.commands import (
     UsageError,
@@ -38,6 +42,8 @@ def register(sub) -> None:
     >>> args = sub.choices["gate"].parse_args(["--candidates", "20", "--runs", "3"])
     >>> args.candidates, args.runs, args.base_runs, args.rule, args.run is gate.run
     (20, 3, 2, None, True)
+    >>> args.noise, args.sd, args.rerun
+    ('normal', None, 0)
     """
     parser = sub.add_parser("gate", help="what a loop's keep rule costs: false keeps, power, "
                             "runs and the final gain's overstatement, for K candidates tried "
@@ -48,8 +54,19 @@ def register(sub) -> None:
                         help="runs of each candidate (default 1)")
     parser.add_argument("--base-runs", type=int_arg("base_runs"), default=2,
                         help="runs of the baseline (default 2)")
-    parser.add_argument("--sd", type=float_arg("sd"), default=1.0,
-                        help="sd of a run's score (default 1)")
+    parser.add_argument("--sd", type=float_arg("sd"), default=None,
+                        help="sd of a run's score (default 1; with a --noise FILE, the sd of "
+                             "its runs)")
+    parser.add_argument("--noise", default="normal", metavar="NAME|FILE",
+                        help="shape of a run's noise, scaled to --sd: normal (default), "
+                             "skew-normal, mixture, with their parameters, e.g. "
+                             "'skew-normal(skew=-6)', or a CSV FILE of your baseline's run "
+                             "scores, resampled about their mean")
+    parser.add_argument("--noise-column", default="", metavar="COL",
+                        help="column of scores of the --noise FILE (default: its only one)")
+    parser.add_argument("--rerun", type=int_arg("rerun"), default=0,
+                        help="fresh runs, on new seeds, of the final reported model: adds "
+                             "the bias of their mean, `corrected` (default 0: no rerun)")
     parser.add_argument("--share", type=float_arg("share"), default=0.0,
                         help="share of candidates with a real effect: round(share K) of them "
                              "(default 0: all null)")
@@ -109,8 +126,13 @@ def run(args) -> int:
 
     params = {"candidates": args.candidates, "runs": args.runs, "base_runs": args.base_runs,
               "sd": args.sd, "share": args.share, "gain": args.gain, "rho": args.rho,
-              "baseline": args.baseline, "looks": args.looks}
+              "baseline": args.baseline, "noise": _noise(args), "rerun": args.rerun,
+              "looks": args.looks}
     try:
+        if args.sd is None:
+            from evalmc.sims.noise import RunNoise
+
+            params["sd"] = RunNoise(params["noise"]).runs_sd or 1.0
         rules = args.rule
         if not rules:
             loop = get_scenario("loop")(**params)
@@ -122,9 +144,32 @@ def run(args) -> int:
         text = str(err)
         for name in params:
             text = text.replace(f"`{name}`", f"`--{name.replace('_', '-')}`")
+        text = text.replace("`column`", "`--noise-column`")
         raise UsageError(text) from None
     emit(table.round(4) if args.format == "table" else table, args.format, args.out)
     return 0
+
+
+def _noise(args) -> str:
+    """The loop's `noise`: ``--noise`` as given, or ``empirical(file=...)`` of a FILE."""
+    if Path(args.noise).is_file():
+        column = f",column={args.noise_column}" if args.noise_column else ""
+        return f"empirical(file={args.noise}{column})"
+    if args.noise_column:
+        raise UsageError("`--noise-column` names a column of a `--noise` FILE; "
+                         f"{args.noise!r} is not a file.")
+    from evalmc.registry import parse_spec
+    from evalmc.sims.noise import NOISES
+
+    try:
+        name = parse_spec(args.noise)[0]
+    except ValueError:
+        name = None
+    if name not in NOISES:
+        raise UsageError(f"`--noise` must be a CSV FILE or one of {', '.join(NOISES)}, with "
+                         f"their parameters (e.g. 'skew-normal(skew=-6)'); got "
+                         f"{args.noise!r}, not a file.")
+    return args.noise
 
 
 def _fits(rule, loop) -> bool:

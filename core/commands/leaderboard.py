@@ -38,8 +38,8 @@ def register(sub) -> None:
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="a real board: battles (model_a, model_b, winner[, prompt]; CSV, "
                              "JSON Lines or a JSON array) or items (model, item[, cluster], "
-                             "score of 0/1): fitted, its procedures calibrated on boards like "
-                             "it, read with the best-calibrated one")
+                             "score: 0/1 or continuous): fitted, its procedures calibrated on "
+                             "boards like it, read with the best-calibrated one")
     parser.add_argument("--alpha", type=float, default=0.05,
                         help="with FILE: the familywise false-claim rate to hold (default 0.05)")
     parser.add_argument("--cluster", metavar="COLUMN",
@@ -54,7 +54,9 @@ def register(sub) -> None:
     parser.add_argument("--procedure", action="append", metavar="NAME",
                         help="a rank procedure (repeatable; default the board-* criteria of "
                              "`evalmc list`, and for the table the battle bootstrap with 500 "
-                             "and 1,000 rounds too), e.g. 'board-bootstrap(n_boot=500)'")
+                             "and 1,000 rounds too), e.g. 'board-bootstrap(n_boot=500)', or "
+                             "your own, path/to/file.py:function (tests/examples/"
+                             "my_rank_procedure.py says how it is called)")
     parser.add_argument("--reps", type=int_arg("reps"), default=None,
                         help="boards per design (default 400, the quick scale; the paper's is "
                              "10,000; with FILE, 200)")

@@ -2,8 +2,8 @@
 model j", vectorized over boards, on an arena's win and tie counts or an item board's answers.
 
 A model's strength is its Bradley-Terry strength on an arena (:mod:`evalmc.sims.bradley_terry`,
-ties half a win each way, strengths summing to zero) and its mean score on an item board. The
-procedures, each at confidence `level`:
+ties half a win each way, strengths summing to zero) and its mean score on an item board, whose
+scores are 0/1 or continuous (any real). The procedures, each at confidence `level`:
 
 - ``bootstrap``: percentile intervals of each strength over `n_boot` bootstrap boards that
   resample battles (a multinomial draw of the counts, then a fit) or items, and the Arena rule:
@@ -14,8 +14,10 @@ procedures, each at confidence `level`:
 - ``wald``: sandwich (Wald) intervals of each strength, clustered by prompt or cluster when the
   board has them, each battle or item its own cluster otherwise (CR0), and the Arena rule;
 - ``holm``: an exact sign test for every pair on their decisive outcomes (head-to-head battles
-  won, ties dropped; items one of the two got right: McNemar's exact test), Holm-adjusted over
-  the pairs, claiming the winner of each rejected pair;
+  won, ties dropped; items on which one of the two scored higher, equal scores dropped: on 0/1
+  scores McNemar's exact test, on continuous ones the sign test of the paired differences),
+  Holm-adjusted over the pairs, claiming the winner of each rejected pair; neither it nor
+  ``anchor`` reads clusters;
 - ``max-t``: simultaneous intervals of every difference of strengths from the sandwich
   covariance, with the `level` quantile of the largest studentized difference of a Gaussian of
   that covariance (`n_draws` draws) as critical value; i better than j when the interval of
@@ -185,10 +187,12 @@ def _resampled(batch, rng, rounds: int, clustered: bool) -> np.ndarray:
         return fit(wins_b, ties_b)
     scores = batch.scores.astype(float)
     n_reps, items, _ = scores.shape
-    labels = batch.labels if clustered else np.arange(items)
-    member = _one_hot(labels)
-    groups, sizes = member.shape[1], member.sum(axis=0)
-    sums = np.einsum("rkm,kc->rcm", scores, member)
+    if clustered:
+        member = _one_hot(batch.labels)
+        groups, sizes = member.shape[1], member.sum(axis=0)
+        sums = np.einsum("rkm,kc->rcm", scores, member)
+    else:  # each item its own cluster: no items x items one-hot to sum through
+        groups, sizes, sums = items, np.ones(items), scores
     weight = rng.multinomial(groups, np.full(groups, 1.0 / groups), size=(n_reps, rounds))
     return np.einsum("rbg,rgm->rbm", weight, sums) / (weight @ sizes)[:, :, None]
 
@@ -213,12 +217,15 @@ def _holm(batch, alpha: float) -> np.ndarray:
 
 
 def _won(batch) -> np.ndarray:
-    """``won[r, i, j]``: decisive outcomes i won against j (battles won, ties dropped; items i
-    got right and j wrong), as floats."""
+    """``won[r, i, j]``: decisive outcomes i won against j (battles won, ties dropped; items on
+    which i scored above j: on 0/1 scores, i right and j wrong), as floats."""
     if isinstance(batch, ArenaBatch):
         return _pooled(batch)[0].astype(float)
-    scores = batch.scores.astype(float)
-    return np.einsum("rki,rkj->rij", scores, 1.0 - scores)
+    scores = batch.scores
+    won = np.empty((scores.shape[0], scores.shape[2], scores.shape[2]))
+    for i in range(scores.shape[2]):
+        won[:, i] = (scores[:, :, i:i + 1] > scores).sum(axis=1)
+    return won
 
 
 def _sign_pvalue(k, n) -> np.ndarray:

@@ -5,10 +5,12 @@ A board is read in either form:
 
 - **battles** (:mod:`evalmc.inputs.battles`): a model's strength is its Bradley-Terry strength
   from the win and tie counts (:mod:`evalmc.sims.bradley_terry`);
-- **items** (a models x items file read by :func:`evalmc.inputs.itemlogs.read_items`, 0/1
-  scores, every model on the same items, one sample each): a model's strength is its logistic
-  skill (:func:`evalmc.sims.fitted_board.fit_skills`); its procedures rank mean scores, which
-  order the models as their skills do.
+- **items** (a models x items file read by :func:`evalmc.inputs.itemlogs.read_items`, every
+  model on the same items, one sample each): with 0/1 scores a model's strength is its logistic
+  skill (:func:`evalmc.sims.fitted_board.fit_skills`); with any other scores (continuous: a
+  BLEU, an F1, a grade) its latent mean in the audit's Gaussian model fitted to the board
+  (:mod:`evalmc.sims.fitted_scores`). Its procedures rank mean scores, which order the models
+  as their strengths do.
 
 Each procedure runs on two designs simulated like the board (:mod:`evalmc.sims.fitted_board`:
 the board's own pairs, prompts, ties or items and clusters):
@@ -39,7 +41,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalmc.criteria import get_criterion
 from evalmc.criteria.leaderboard import estimate_and_covariance
 from evalmc.inputs.checks import check_float, check_int
 from evalmc.sims.bradley_terry import fit
@@ -51,8 +52,9 @@ from evalmc.sims.fitted_board import (
     fit_skills,
     prompt_sd_like,
 )
+from evalmc.sims.fitted_scores import PARTS, FittedScoreBoard, fit_scores
 from evalmc.sims.leaderboard import ArenaBatch
-from evalmc.study.leaderboard import PROCEDURES, run_boards
+from evalmc.study.leaderboard import PROCEDURES, get_procedure, run_boards
 
 #: Counts a block of simulated arena boards holds at most (P x M x M per board).
 BLOCK_CELLS = 2_000_000
@@ -158,16 +160,13 @@ def read_board(path, *, cluster: str | None = None, prompt_sd: float | None = No
 
 
 def _item_board(path, cluster: str | None) -> Board:
-    """The board of a long table of 0/1 item scores (the module docstring)."""
+    """The board of a long table of item scores, 0/1 or continuous (the module docstring)."""
     from evalmc.inputs.itemlogs import read_items
 
     frame = read_items(path, cluster=cluster)
     if frame["sample"].nunique() > 1:
         raise ValueError("`FILE`: a board needs one score per model and item; this file has "
                          "several samples.")
-    if not np.isin(frame["score"].to_numpy(), (0.0, 1.0)).all():
-        raise ValueError("`FILE`: a board of items needs 0/1 scores (right or wrong); "
-                         "this file has others.")
     grid = frame.pivot(index="item", columns="model", values="score")
     if grid.isna().any().any():
         missing = grid.columns[grid.isna().any()].tolist()
@@ -177,16 +176,28 @@ def _item_board(path, cluster: str | None) -> Board:
         raise ValueError("`FILE`: a board needs at least 2 models.")
     labels = frame.drop_duplicates("item").set_index("item")["cluster"].reindex(grid.index)
     groups, _ = pd.factorize(labels)
-    scores = grid.to_numpy().astype(np.int8)
-    skill, difficulty = fit_skills(scores)
     models = [str(m) for m in grid.columns]
-    scenario = FittedItemBoard(values=tuple(skill.tolist()), difficulty=tuple(difficulty.tolist()),
-                               groups=tuple(groups.tolist()))
     clusters = int(groups.max()) + 1
     where = "" if clusters == len(groups) else f" in {clusters:,} clusters"
+    summary = f"{len(models)} models, {len(groups):,} items{where}"
+    if np.isin(grid.to_numpy(), (0.0, 1.0)).all():
+        scores = grid.to_numpy().astype(np.int8)
+        skill, difficulty = fit_skills(scores)
+        scenario = FittedItemBoard(values=tuple(skill.tolist()),
+                                   difficulty=tuple(difficulty.tolist()),
+                                   groups=tuple(groups.tolist()))
+    else:
+        scores = grid.to_numpy().astype(float)
+        fitted = fit_scores(scores, groups)
+        skill = fitted.pop("values")
+        scenario = FittedScoreBoard(values=tuple(skill.tolist()), groups=tuple(groups.tolist()),
+                                    **{k: tuple(v.tolist()) if isinstance(v, np.ndarray)
+                                       else float(v) for k, v in fitted.items()})
+        summary += (f", continuous scores in [{scores.min():g}, {scores.max():g}] (latent "
+                    "model: " + ", ".join(f"{name} {getattr(scenario, name):.2f}"
+                                          for name in PARTS) + ")")
     batch = LabelledItemBatch(scores=scores[None], clusters=clusters, groups=tuple(groups))
-    return Board("items", models, skill, batch, scenario,
-                 f"{len(models)} models, {len(groups):,} items{where}")
+    return Board("items", models, skill, batch, scenario, summary)
 
 
 @dataclass(frozen=True)
@@ -241,7 +252,8 @@ def audit_board(path, procedures=PROCEDURES, *, alpha: float = 0.05, n_reps: int
     path : path-like
         The board: battles or items (:func:`read_board`).
     procedures : sequence of str
-        Registered rank procedures (default the five of the side-by-side table).
+        Registered rank procedures (default the seven registered ones), or your own
+        (:func:`evalmc.study.leaderboard.get_procedure`).
     alpha : float
         The familywise false-claim rate a procedure must hold, in (0, 1).
     n_reps : int
@@ -318,7 +330,7 @@ def _claims(name: str, board: Board, seed: int) -> tuple[np.ndarray, str]:
     """The claims of procedure `name` on the real board, ``better[i, j]``, and why it could not
     read the board ('' when it could)."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(1,)))
-    claims = get_criterion(name).test.claims(board.batch, rng)
+    claims = get_procedure(name).test.claims(board.batch, rng)
     return claims.better[0], claims.errors.get(0, "")
 
 

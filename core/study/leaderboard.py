@@ -138,9 +138,9 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
         ``'arena'`` or ``'item-board'`` (a scenario whose batches hold a leaderboard).
     params : dict, optional
         The scenario's parameters; its defaults otherwise.
-    procedures : sequence of str
+    procedures : sequence of str or callable
         Registered rank procedures (criteria that need a leaderboard), e.g.
-        ``'board-bootstrap(n_boot=500)'``.
+        ``'board-bootstrap(n_boot=500)'``, or your own (:func:`get_procedure`).
     n_reps : int
         Boards.
     seed : int
@@ -170,13 +170,25 @@ def run_leaderboard(scenario: str, params=None, procedures=PROCEDURES, *, n_reps
                       cache=cache, progress=progress, block_size=block_size)
 
 
+def get_procedure(spec):
+    """A rank procedure: a registered one by name (``'board-bootstrap(n_boot=500)'``), or a
+    user's own, ``'path/to/file.py:function'`` or a callable
+    (:mod:`evalmc.criteria.board_user` gives the contract)."""
+    if callable(spec) or (isinstance(spec, str) and ":" in spec
+                          and spec.rsplit(":", 1)[0].endswith(".py")):
+        from evalmc.criteria.board_user import load_rank_procedure
+
+        return load_rank_procedure(spec)
+    return get_criterion(spec)
+
+
 def run_boards(condition, procedures=PROCEDURES, *, n_reps: int, seed: int = 0,
                n_jobs: int = 1, cache=None, progress=None,
                block_size: int = BLOCK_SIZE) -> pd.DataFrame:
     """:func:`run_leaderboard` on a scenario object: any board whose batches hold a
     leaderboard and whose ``strengths`` are its truth (one simulated like a real board too)."""
     n_reps = check_int("n_reps", n_reps, low=1)
-    criteria = [get_criterion(p) for p in procedures]
+    criteria = [get_procedure(p) for p in procedures]
     if not criteria:
         raise ValueError("`procedures` must name at least one rank procedure.")
     for crit in criteria:
