@@ -20,6 +20,10 @@ kept. With ``rerun`` > 0 the loop then measures its final reported model again, 
 fresh runs on new seeds (held as their noise, ``rerun``): their mean is an estimate of its true
 mean that its selection does not bias. Every run counts as spent:
 ``base_runs + candidates * runs + rerun`` per loop.
+
+With ``looks`` L above 1 a rule may look at a candidate again before deciding: the batch holds
+``L * runs`` runs of each candidate, a rule reads the first ``l * runs`` at its l-th look, and
+a loop spends only the runs its rule read (the baseline's and the rerun's included).
 """
 
 from __future__ import annotations
@@ -40,15 +44,16 @@ MODES = ("fixed", "replace")
 class LoopBatch(Batch):
     """A block of loops: ``cand`` (n_reps, K, r), each candidate's runs as scored against the
     original baseline, ``effects`` (n_reps, K), their true effects, ``rerun`` (n_reps, m), the
-    noise of m fresh runs of the final model (none by default), and the `mode` (``'fixed'``
-    or ``'replace'``). As scores, ``a`` is ``cand`` flattened and ``b`` the baseline's runs."""
+    noise of m fresh runs of the final model (none by default), the `mode` (``'fixed'`` or
+    ``'replace'``) and the `looks` (r is ``looks`` times the runs of one look). As scores,
+    ``a`` is ``cand`` flattened and ``b`` the baseline's runs."""
 
     holds = frozenset({"loop"})
     per_rep = ("cand", "effects", "rerun")
-    shared = ("mode",)
+    shared = ("mode", "looks")
 
     def __init__(self, a=None, b=None, *, cand, effects, mode: str, rerun=None,
-                 paired: bool = False, **kwargs):
+                 paired: bool = False, looks: int = 1, **kwargs):
         cand, effects = np.asarray(cand, dtype=float), np.asarray(effects, dtype=float)
         if cand.ndim != 3 or effects.shape != cand.shape[:2]:
             raise ValueError("`cand` must have shape (n_reps, K, r) and `effects` (n_reps, K); "
@@ -60,6 +65,10 @@ class LoopBatch(Batch):
         self.rerun = read_only(np.zeros((cand.shape[0], 0)) if rerun is None
                                else np.asarray(rerun, dtype=float))
         self.mode = check_choice("mode", mode, MODES)
+        self.looks = check_int("looks", looks, low=1)
+        if cand.shape[2] % self.looks:
+            raise ValueError(f"`cand` holds {cand.shape[2]} runs per candidate: not a multiple "
+                             f"of `looks` {self.looks}.")
 
     @property
     def n_reps(self) -> int:
@@ -97,6 +106,7 @@ class Loop(Scenario, registered="loop"):
         check_float("rho", self.rho, low=0, high=1, open_high=True)
         check_choice("baseline", self.baseline, MODES)
         object.__setattr__(self, "rerun", check_int("rerun", self.rerun, low=0))
+        object.__setattr__(self, "looks", check_int("looks", self.looks, low=1))
         object.__setattr__(self, "run_noise", RunNoise(self.noise))
 
     def fingerprint(self) -> str:
@@ -110,7 +120,8 @@ class Loop(Scenario, registered="loop"):
 
     @property
     def spent(self) -> int:
-        """Runs a loop spends: the baseline's, every candidate's and the rerun's."""
+        """Runs a loop spends when its rule looks once: the baseline's, every candidate's and
+        the rerun's."""
         return self.base_runs + self.candidates * self.runs + self.rerun
 
     @property
@@ -120,7 +131,7 @@ class Loop(Scenario, registered="loop"):
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` loops (a :class:`LoopBatch`)."""
-        k, r, z = self.candidates, self.runs, self.run_noise.draw
+        k, r, z = self.candidates, self.runs * self.looks, self.run_noise.draw
         own = np.sqrt(1.0 - self.rho) * self.sd
         base = own * z(rng, (n_reps, self.base_runs))
         cand = own * z(rng, (n_reps, k, r))
@@ -138,4 +149,4 @@ class Loop(Scenario, registered="loop"):
             if self.rho > 0:  # on new seeds: their shared part is fresh too
                 rerun = rerun + np.sqrt(self.rho) * self.sd * z(rng, (n_reps, self.rerun))
         return LoopBatch(b=base, cand=cand + effects[:, :, None], effects=effects,
-                         rerun=rerun, mode=self.baseline)
+                         rerun=rerun, mode=self.baseline, looks=self.looks)

@@ -290,6 +290,8 @@ SCENARIOS = Registry("scenario", [
                                             "with their parameters"),
               Param("rerun", 0, int, "fresh runs, on new seeds, of the final reported "
                                      "model (0 = none)"),
+              Param("looks", 1, int, "looks a rule may take at a candidate, `runs` more runs "
+                                     "each (1 = decide once)"),
               yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "

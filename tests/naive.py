@@ -1307,3 +1307,40 @@ def _csdiffmeans(x, sigma, coverage, indices, stepdown, draw):
     nan = math.nan
     return ([[chat_l[i][j] if istar[i][j] else nan for j in range(p)] for i in range(p)],
             [[chat_u[i][j] if istar[i][j] else nan for j in range(p)] for i in range(p)])
+
+
+def _looks_cov(fractions):
+    """Correlation of the z statistics of looks at information `fractions` (a Brownian
+    motion's): sqrt(t_i / t_j) for t_i <= t_j."""
+    t = np.asarray(fractions, dtype=float)
+    return np.sqrt(np.minimum.outer(t, t) / np.maximum.outer(t, t))
+
+
+def sequential_reject(upper, lower, fractions):
+    """P(some look's z reaches `upper` before any falls to `lower` or below), a sum over looks
+    of scipy's multivariate normal rectangle probabilities (``lower = -inf``: no futility)."""
+    cov, total = _looks_cov(fractions), 0.0
+    for look in range(len(upper)):
+        hi = np.r_[upper[:look], np.inf]
+        lo = np.r_[lower[:look], upper[look]]
+        total += stats.multivariate_normal.cdf(hi, np.zeros(look + 1), cov[:look + 1, :look + 1],
+                                               lower_limit=lo, rng=np.random.default_rng(0))
+    return total
+
+
+def two_sided_crossing(bounds, fractions):
+    """P(|Z_l| >= bounds[l] at some look), scipy's multivariate normal: 1 - P(every |Z_l| below
+    its bound)."""
+    b = np.asarray(bounds, dtype=float)
+    return 1.0 - stats.multivariate_normal.cdf(b, np.zeros(b.size), _looks_cov(fractions),
+                                               lower_limit=-b, rng=np.random.default_rng(0))
+
+
+def mixture_evalue(diff, n, m, sd, tau):
+    """The normal-mixture e-value of a difference `diff` of means of n and m runs, from its
+    definition: the likelihood ratio of the score S = diff / sd * I (variance I) under drift
+    theta against none, averaged over theta ~ N(0, tau^2) by quadrature (theta in sds)."""
+    info = 1.0 / (1.0 / n + 1.0 / m)
+    s = diff / sd * info
+    return integrate.quad(lambda th: math.exp(th * s - th * th * info / 2)
+                          * stats.norm.pdf(th, 0, tau), -40 * tau, 40 * tau, points=[0.0])[0]

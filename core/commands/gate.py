@@ -77,9 +77,13 @@ def register(sub) -> None:
                              "independent)")
     parser.add_argument("--baseline", choices=("fixed", "replace"), default="fixed",
                         help="'fixed', or 'replace': each kept candidate becomes the baseline")
+    parser.add_argument("--looks", type=int_arg("looks"), default=1,
+                        help="looks a rule may take at a candidate, --runs more runs each, "
+                             "before it decides (default 1: decide once)")
     parser.add_argument("--rule", action="append", metavar="NAME",
                         help="a keep rule (repeatable; default every keep-* criterion of "
-                             "`evalmc list` that fits the design), e.g. 'keep-noise-floor(k=3)'")
+                             "`evalmc list` that fits the design), e.g. 'keep-noise-floor(k=3)', "
+                             "or one's own as file.py:function")
     parser.add_argument("--reps", type=int_arg("reps"), default=REPS,
                         help=f"loops simulated (default {REPS:,})")
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
@@ -118,11 +122,12 @@ def run(args) -> int:
         raise UsageError(f"`--reps` must be at least 1; got {args.reps}.")
     from evalmc.criteria import get_criterion
     from evalmc.sims import get_scenario
-    from evalmc.study.gate import RULES, run_gate
+    from evalmc.study.gate import RULES, SEQUENTIAL, run_gate
 
     params = {"candidates": args.candidates, "runs": args.runs, "base_runs": args.base_runs,
               "sd": args.sd, "share": args.share, "gain": args.gain, "rho": args.rho,
-              "baseline": args.baseline, "noise": _noise(args), "rerun": args.rerun}
+              "baseline": args.baseline, "noise": _noise(args), "rerun": args.rerun,
+              "looks": args.looks}
     try:
         if args.sd is None:
             from evalmc.sims.noise import RunNoise
@@ -131,7 +136,8 @@ def run(args) -> int:
         rules = args.rule
         if not rules:
             loop = get_scenario("loop")(**params)
-            rules = [name for name in RULES if _fits(get_criterion(name).test, loop)]
+            names = RULES + (SEQUENTIAL if args.looks > 1 else ())
+            rules = [name for name in names if _fits(get_criterion(name).test, loop)]
         table = run_gate(params, rules, n_reps=args.reps, seed=args.seed, n_jobs=args.jobs,
                          progress=False if args.quiet else None)
     except ValueError as err:
@@ -169,7 +175,7 @@ def _noise(args) -> str:
 def _fits(rule, loop) -> bool:
     """Whether the keep `rule` can run on loops of the scenario `loop`."""
     try:
-        rule.check(loop.runs, loop.base_runs, loop.baseline)
+        rule.check(loop.runs, loop.base_runs, loop.baseline, loop.looks)
     except ValueError:
         return False
     return True

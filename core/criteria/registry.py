@@ -96,6 +96,8 @@ def _keep(name: str, target: str, description: str, params=()) -> Entry:
 
 _KEEP_T = (Param("alpha", 0.05, float, "level, in (0, 1)"),
            Param("test", "welch", str, "'welch', or 'paired' (runs paired by seed)"))
+_ADJUST = Param("adjust", "bonferroni", str, "'bonferroni' (alpha / K) or 'none'")
+_KNOWN_SD = Param("sd", None, float, "the runs' known sd; default: pooled from the runs")
 
 
 def _cv(name: str, target: str, description: str, schemes, **facts) -> Entry:
@@ -239,6 +241,15 @@ CRITERIA = Registry("criterion", also="path/to/file.py:function, or module:funct
           _KEEP_T),
     _keep("keep-holm", "holm_rule", "Holm's step-down over the K candidates' one-sided t-tests "
           "against the fixed baseline", _KEEP_T),
+    _keep("keep-spending", "spending_rule", "group-sequential one-sided z-test of each "
+          "candidate over its looks, Lan-DeMets alpha spending", (
+              Param("alpha", 0.05, float, "level, in (0, 1)"),
+              Param("spending", "obf", str, "'obf' (O'Brien-Fleming-type) or 'pocock'"),
+              _ADJUST, _KNOWN_SD)),
+    _keep("keep-anytime", "anytime_rule", "normal-mixture e-value of each candidate's gain, "
+          "kept at 1/alpha: valid whenever the looks stop (Ville)", (
+              Param("alpha", 0.05, float, "level, in (0, 1)"), _ADJUST, _KNOWN_SD,
+              Param("tau", 1.0, float, "sd of the mixture over the gain, in run sds (> 0)"))),
     _board("board-anchor", "anchor_walk", "McNemar anchor walk: models in order of strength, "
            "a new tier at the first model an exact sign test (McNemar's on items) separates "
            "from the tier's anchor"),

@@ -7,7 +7,8 @@ Per loop, against each candidate's true effect (:mod:`evalmc.sims.loops`):
 - ``false_keeps``: how many it keeps;
 - ``power``: the share of its real candidates it keeps (NaN where the loop has none);
 - ``keeps``: the candidates it keeps;
-- ``runs``: the runs it spends, the baseline's included;
+- ``runs``: the runs it spends, the baseline's included (with ``looks`` above 1, those its
+  rule read);
 - ``overstatement``: its final reported score (:mod:`evalmc.criteria.gate`) minus that
   score's true mean;
 - ``corrected`` (only with the scenario's ``rerun`` > 0): the selection-corrected estimate of
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from evalmc.criteria import get_criterion
+from evalmc.criteria.gate import user_rule
 from evalmc.engine import scheduler as engine
 from evalmc.engine.analysis import Analysis
 from evalmc.engine.tallies import RecordsTally
@@ -40,6 +42,8 @@ from evalmc.stats.mcse import rate_mcse
 
 #: The rules compared by default: the eye-set ones and the tests that hold a level.
 RULES = ("keep-noise-floor", "keep-ratchet", "keep-t", "keep-bonferroni", "keep-holm")
+#: Added to them when a rule may look again: the rules made for looks.
+SEQUENTIAL = ("keep-spending", "keep-anytime")
 #: Loops per block.
 BLOCK_SIZE = 10_000
 #: What each loop records: the rate first, then the means.
@@ -49,10 +53,11 @@ MEANS = ("false_keeps", "power", "keeps", "runs", "overstatement")
 RERUN = ("corrected",)
 
 
-def loop_metrics(kept, effects, score, truth, spent: int, rerun=None) -> dict[str, np.ndarray]:
+def loop_metrics(kept, effects, score, truth, spent, rerun=None) -> dict[str, np.ndarray]:
     """Each loop's measures (the module docstring) from its decisions ``kept`` (n_reps, K),
-    its candidates' true `effects`, its final `score`, that score's `truth` and the noise of
-    the final model's fresh runs, `rerun` (n_reps, m; none by default)."""
+    its candidates' true `effects`, its final `score`, that score's `truth`, the runs it
+    `spent` (one number for every loop, or one per loop) and the noise of the final model's
+    fresh runs, `rerun` (n_reps, m; none by default)."""
     real = effects > 0
     n_real = real.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -60,7 +65,8 @@ def loop_metrics(kept, effects, score, truth, spent: int, rerun=None) -> dict[st
     false = (kept & ~real).sum(axis=1)
     rows = {"any_false": false > 0, "false_keeps": false.astype(float), "power": power,
             "keeps": kept.sum(axis=1).astype(float),
-            "runs": np.full(kept.shape[0], float(spent)), "overstatement": score - truth}
+            "runs": np.broadcast_to(np.asarray(spent, dtype=float), kept.shape[:1]).copy(),
+            "overstatement": score - truth}
     if rerun is not None and rerun.shape[1]:
         rescore = truth + rerun.mean(axis=1)  # the final model's fresh runs
         rows["corrected"] = rescore - truth
@@ -89,7 +95,8 @@ class _LoopRun(Analysis):
 
     def tallies(self, result, starts, scenario):
         effects, kept, rerun = result
-        rows = loop_metrics(kept.kept, effects, kept.score, kept.truth, scenario.spent, rerun)
+        rows = loop_metrics(kept.kept, effects, kept.score, kept.truth,
+                            kept.runs + rerun.shape[1], rerun)
         out = []
         for s, e in zip(starts[:-1], starts[1:], strict=True):
             block = {name: values[s:e] for name, values in rows.items()}
@@ -124,8 +131,10 @@ def run_gate(params=None, rules=RULES, *, n_reps: int, seed: int = 0, n_jobs: in
         The ``loop`` scenario's parameters (:data:`evalmc.sims.SCENARIOS`); its defaults
         otherwise (50 null candidates, one run each, two baseline runs, unit sd, Gaussian
         noise, no rerun).
-    rules : sequence of str
-        Registered keep rules (criteria that need a loop), e.g. ``'keep-noise-floor(k=3)'``.
+    rules : sequence of str or callable
+        Registered keep rules (criteria that need a loop), e.g. ``'keep-noise-floor(k=3)'``;
+        a user's rule as ``'path/to/file.py:function'`` or a callable
+        (:func:`evalmc.criteria.gate.user_rule`).
     n_reps : int
         Loops.
     seed : int
@@ -159,14 +168,21 @@ def run_gate(params=None, rules=RULES, *, n_reps: int, seed: int = 0, n_jobs: in
     """
     n_reps = check_int("n_reps", n_reps, low=1)
     condition = get_scenario("loop")(**(params or {}))
-    criteria = [get_criterion(r) for r in rules]
+    criteria = [user_rule(r) if _is_user(r) else get_criterion(r) for r in rules]
     if not criteria:
         raise ValueError("`rules` must name at least one keep rule.")
     for crit in criteria:
         crit.check_scenario(condition)
-        crit.test.check(condition.runs, condition.base_runs, condition.baseline)
+        crit.test.check(condition.runs, condition.base_runs, condition.baseline,
+                        condition.looks)
     plan = engine.Plan({0: condition}, [_LoopRun(c) for c in criteria], n_reps, seed,
                        block_size)
     out = engine.run(plan, n_jobs=n_jobs, cache=cache, progress=progress, desc="evalmc gate")
     return pd.DataFrame([{"rule": c.name, **summarise(out.tallies[(0, f"loop:{c.key}")])}
                          for c in criteria])
+
+
+def _is_user(rule) -> bool:
+    """Whether `rule` is a user's: a callable or a ``file.py:function``."""
+    return callable(rule) or (isinstance(rule, str) and ":" in rule
+                              and rule.rsplit(":", 1)[0].endswith(".py"))
