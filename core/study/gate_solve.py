@@ -333,8 +333,8 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
     >>> sol = solve_gate({"candidates": 10, "runs": 25}, ["keep-bonferroni"], n_reps=2000,
     ...                  compare=(), seed=1)
     >>> row = sol.table.iloc[0]
-    >>> row[["rule", "spent", "any_false", "power"]].tolist()
-    ['keep-bonferroni(alpha=0.08366)', 275, 0.0525, 0.849]
+    >>> print(row["rule"], row["spent"], row["any_false"], row["power"])
+    keep-bonferroni(alpha=0.08366) 275 0.0525 0.849
     """
     design, families = _solve_iv(params, rules, max_false, power, effect, max_runs)
     n_reps = check_int("n_reps", n_reps, low=START_REPS)
