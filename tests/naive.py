@@ -961,6 +961,8 @@ LESSON_REFERENCES = {
     "multiplicity": _simulated(2000, lambda r, n: any_pair_wilcoxon(r, n, 20, 5, 0.05)),
     "clustered-items": _simulated(1500, lambda r, n: per_item_z_size(r, n, 500, 25, 0.3, 0.4,
                                                                      0.5, 0.05)),
+    # the noise floor (k = 2) on 50 null candidates of 3 runs, by quadrature
+    "fifty-tries": _exact(lambda: noise_floor_solved_exact(2.0, 51, 3, 1.0)[0]),
     "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
                                                                  0.05)),
 }
