@@ -42,6 +42,9 @@ _LAZY = {
     "CRITERIA": "evalmc.criteria",
     "get_criterion": "evalmc.criteria",
     "lesson": "evalmc.lessons.runner",
+    "run_gate": "evalmc.study.gate",
+    "solve_gate": "evalmc.study.gate_solve",
+    "GateSolution": "evalmc.study.gate_solve",
 }
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "audit", "AuditResult", "audit_models", "AuditModelsResult",
     "plan", "PlanResult", "plan_cost", "CostPlan",
     "SCENARIOS", "get_scenario", "CRITERIA", "get_criterion", "lesson", "__version__",
+    "run_gate", "solve_gate", "GateSolution",
 ]
 
 

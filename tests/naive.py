@@ -961,6 +961,8 @@ LESSON_REFERENCES = {
     "multiplicity": _simulated(2000, lambda r, n: any_pair_wilcoxon(r, n, 20, 5, 0.05)),
     "clustered-items": _simulated(1500, lambda r, n: per_item_z_size(r, n, 500, 25, 0.3, 0.4,
                                                                      0.5, 0.05)),
+    # the noise floor (k = 2) on 50 null candidates of 3 runs, by quadrature
+    "fifty-tries": _exact(lambda: noise_floor_solved_exact(2.0, 51, 3, 1.0)[0]),
     "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
                                                                  0.05)),
 }
@@ -1344,3 +1346,36 @@ def mixture_evalue(diff, n, m, sd, tau):
     s = diff / sd * info
     return integrate.quad(lambda th: math.exp(th * s - th * th * info / 2)
                           * stats.norm.pdf(th, 0, tau), -40 * tau, 40 * tau, points=[0.0])[0]
+
+def noise_floor_solved_exact(k, candidates, runs, effect, nodes=600):
+    """The noise-floor rule at `k` on a fixed baseline (b1, b2 standard normal), `candidates`
+    of `runs` runs each, every run sd 1, one of effect `effect`, the others null: (P(some
+    null kept), P(the real one kept)), by Gauss-Legendre quadrature in ``u = b1 - b2`` (a
+    piece each side of the kink of ``|u|``) and ``v = b1 + b2``, each N(0, 2)."""
+    from scipy.special import ndtr
+
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    edge = 12 * math.sqrt(2.0)
+    u = np.concatenate([(x - 1) * edge / 2, (x + 1) * edge / 2])  # [-edge, 0], [0, edge]
+    wu = np.concatenate([w, w]) * edge / 2
+    v, wv = x * edge, w * edge
+    density = lambda z: np.exp(-z * z / 4) / math.sqrt(4 * math.pi)  # noqa: E731  N(0, 2)
+    uu, vv = np.meshgrid(u, v, indexing="ij")
+    weight = (wu * density(u))[:, None] * (wv * density(v))[None, :]
+    floor = (uu + vv) / 2 + k * np.abs(uu)  # b1 + k |b1 - b2|
+    root = math.sqrt(runs)
+    null = ndtr(-floor * root)
+    return (float(1 - np.sum(weight * (1 - null) ** (candidates - 1))),
+            float(np.sum(weight * ndtr((effect - floor) * root))))
+
+
+def bonferroni_any_false(alpha, candidates, runs, base_runs, n_loops, seed):
+    """P(a Welch-t Bonferroni rule at `alpha` keeps some null) on `n_loops` loops of
+    `candidates - 1` null candidates (and no real one), every run N(0, 1), against one
+    fixed baseline per loop, p-values from scipy.stats.ttest_ind: (rate, its MCSE)."""
+    rng = np.random.default_rng(seed)
+    base = rng.standard_normal((n_loops, 1, base_runs))
+    cand = rng.standard_normal((n_loops, candidates - 1, runs))
+    p = stats.ttest_ind(cand, base, axis=2, equal_var=False, alternative="greater").pvalue
+    rate = float(np.mean(np.any(p < alpha / candidates, axis=1)))
+    return rate, math.sqrt(rate * (1 - rate) / n_loops)

@@ -51,12 +51,14 @@ def test_all_is_what_dir_adds_and_every_name_resolves():
 
     added = {n for n in dir(evalmc) if not (n.startswith("__") and n.endswith("__"))}
     assert added == set(evalmc.__all__) - {"__version__"}
-    assert len(evalmc.__all__) == len(set(evalmc.__all__)) == 30
+    assert len(evalmc.__all__) == len(set(evalmc.__all__)) == 33
     for name in evalmc.__all__:
         assert getattr(evalmc, name) is not None
     assert evalmc.calibrate.__module__ == "evalmc.study.calibration"
     assert evalmc.compare.__module__ == "evalmc.analysis.comparison"
     assert evalmc.CompareResult.__module__ == "evalmc.analysis.comparison"
+    assert (evalmc.run_gate.__module__, evalmc.solve_gate.__module__) == (
+        "evalmc.study.gate", "evalmc.study.gate_solve")
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         evalmc.nope  # noqa: B018
 

@@ -116,3 +116,17 @@ def test_large_audit_workload_writes_its_file_and_runs_the_general_path(tmp_path
                                                           "sample": "sample"}, 1, 20, 10)
     assert len(rates) == 11 and len(grid) == 5 and "passk-paired(k=5)" in rates
     assert "cr2-bm" in rates
+
+
+def test_gate_workload_the_plain_loop_agrees_with_the_study():
+    """200 plain-Python loops against 10,000 of the study: each rule's P(any false keep)
+    within 4 sds of the peer's binomial error."""
+    from evalmc.bench.workloads import gate_50_candidates
+
+    ours, peer, scale = gate_50_candidates()
+    assert scale == 50.0
+    pattern = r"any false: keep-noise-floor (0\.\d{3}), keep-ratchet (0\.\d{3}|1\.000)"
+    mine = [float(v) for v in re.fullmatch(pattern, ours()).groups()]
+    theirs = [float(v) for v in re.fullmatch(pattern, peer()).groups()]
+    for p, q in zip(mine, theirs, strict=True):
+        assert abs(p - q) <= 4 * (p * (1 - p) / 200) ** 0.5 + 1e-3

@@ -51,6 +51,8 @@ WORKLOADS = Registry("workload", [
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",
               ("sklearn", "bench")),
     _workload("lessons", "lessons:lessons_class_scale", "the same lessons on 1 worker"),
+    _workload("gate-50-candidates", "workloads:gate_50_candidates",
+              "a plain Python loop over the loops and candidates"),
     _workload("cli-help", "workloads:cli_help", "python -c pass"),
     _workload("cli-list", "workloads:cli_list", "python -c pass"),
     _workload("cli-bad-argument", "workloads:cli_bad_argument", "python -c pass"),

@@ -641,3 +641,49 @@ def _best_time(func):
         out = func()
         best = min(best, time.perf_counter() - start)
     return best, out
+
+
+def gate_50_candidates():
+    """A 50-candidate study of 10,000 research loops (``evalmc gate``: the noise floor and the
+    ratchet on null candidates, one run each, two baseline runs), against a plain Python loop
+    over the loops and their candidates on 200 loops.
+
+    Returns
+    -------
+    ours, peer : callable
+        Each takes ``small=False`` and returns a line of text: P(any false keep) of each rule.
+    peer_scale : float
+        The loops over those the peer runs.
+
+    Examples
+    --------
+    >>> from evalmc.bench.workloads import gate_50_candidates
+    >>> ours, peer, peer_scale = gate_50_candidates()  # built, not run
+    >>> callable(ours), callable(peer), peer_scale
+    (True, True, 50.0)
+    """
+    from evalmc.study.gate import run_gate
+
+    loops, part, k = 10_000, 200, 50
+
+    def ours(small=False):
+        frame = run_gate(rules=["keep-noise-floor", "keep-ratchet"],
+                         n_reps=100 if small else loops, seed=1, progress=False)
+        return "any false: " + ", ".join(f"{r.rule} {r.any_false:.3f}"
+                                         for r in frame.itertuples())
+
+    def peer(small=False):
+        rng = np.random.default_rng(1)
+        floor = ratchet = 0
+        for _ in range(2 if small else part):
+            b1, b2 = rng.standard_normal(2)
+            best, kept_floor, kept_ratchet = b1, False, False
+            for c in rng.standard_normal(k):
+                kept_floor |= c - b1 >= 2.0 * abs(b1 - b2)
+                if c > best:
+                    best, kept_ratchet = c, True
+            floor, ratchet = floor + kept_floor, ratchet + kept_ratchet
+        n = 2 if small else part
+        return f"any false: keep-noise-floor {floor / n:.3f}, keep-ratchet {ratchet / n:.3f}"
+
+    return ours, peer, loops / part

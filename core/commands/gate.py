@@ -22,6 +22,8 @@ from evalmc.commands import (
 
 #: Replications by default: MCSE at most 0.0016 on a rate (0.5), in about a second per rule.
 REPS = 100_000
+#: Loops of a solve by default, and of its check (MCSE 0.0015 on a P(any false keep) of 0.05).
+SOLVE_REPS = 20_000
 
 
 def register(sub) -> None:
@@ -41,7 +43,7 @@ def register(sub) -> None:
     >>> gate.register(sub)
     >>> args = sub.choices["gate"].parse_args(["--candidates", "20", "--runs", "3"])
     >>> args.candidates, args.runs, args.base_runs, args.rule, args.run is gate.run
-    (20, 3, 2, None, True)
+    (20, 3, None, None, True)
     >>> args.noise, args.sd, args.rerun
     ('normal', None, 0)
     """
@@ -52,8 +54,9 @@ def register(sub) -> None:
                         help="candidates K tried in turn (default 50)")
     parser.add_argument("--runs", type=int_arg("runs"), default=1,
                         help="runs of each candidate (default 1)")
-    parser.add_argument("--base-runs", type=int_arg("base_runs"), default=2,
-                        help="runs of the baseline (default 2)")
+    parser.add_argument("--base-runs", type=int_arg("base_runs"), default=None,
+                        help="runs of the baseline (default 2; with --solve, as many as each "
+                             "candidate's, at least 2)")
     parser.add_argument("--sd", type=float_arg("sd"), default=None,
                         help="sd of a run's score (default 1; with a --noise FILE, the sd of "
                              "its runs)")
@@ -84,8 +87,24 @@ def register(sub) -> None:
                         help="a keep rule (repeatable; default every keep-* criterion of "
                              "`evalmc list` that fits the design), e.g. 'keep-noise-floor(k=3)', "
                              "or one's own as file.py:function")
-    parser.add_argument("--reps", type=int_arg("reps"), default=REPS,
-                        help=f"loops simulated (default {REPS:,})")
+    parser.add_argument("--reps", type=int_arg("reps"), default=None,
+                        help=f"loops simulated (default {REPS:,}; with --solve, "
+                             f"{SOLVE_REPS:,} for the solve and as many fresh ones to check it)")
+    solve = parser.add_argument_group(
+        "solving a rule for targets (--solve): one candidate of effect --effect among K - 1 "
+        "nulls, a fixed baseline measured as often as the candidates (at least twice)")
+    solve.add_argument("--solve", action="store_true",
+                       help="solve each --rule's threshold (default: keep-noise-floor's k, "
+                            "keep-bonferroni's alpha), and the runs per candidate when --runs "
+                            "fall short, then check it on fresh loops beside the eye-set rules")
+    solve.add_argument("--max-false", type=float_arg("max_false"), default=0.05,
+                       help="target P(any false keep) per loop (default 0.05)")
+    solve.add_argument("--power", type=float_arg("power"), default=0.8,
+                       help="target probability of keeping the real candidate (default 0.8)")
+    solve.add_argument("--effect", type=float_arg("effect"), default=1.0,
+                       help="the real candidate's true effect (default 1)")
+    solve.add_argument("--max-runs", type=int_arg("max_runs"), default=256,
+                       help="the largest runs per candidate searched (default 256)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
@@ -118,6 +137,10 @@ def run(args) -> int:
     """
     if args.out:
         check_writable(args.out, "--out")
+    if args.solve:
+        return _solve(args)
+    args.reps = REPS if args.reps is None else args.reps
+    args.base_runs = 2 if args.base_runs is None else args.base_runs
     if args.reps < 1:
         raise UsageError(f"`--reps` must be at least 1; got {args.reps}.")
     from evalmc.criteria import get_criterion
@@ -179,3 +202,45 @@ def _fits(rule, loop) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _solve(args) -> int:
+    """``--solve``: the rules' thresholds (and runs) for the targets, checked, with the
+    eye-set rules beside them (:func:`evalmc.study.gate_solve.solve_gate`)."""
+    from evalmc.study.gate_solve import SOLVED, solve_gate
+
+    for flag, value, default in (("share", args.share, 0.0), ("gain", args.gain, 1.0),
+                                 ("baseline", args.baseline, "fixed"), ("looks", args.looks, 1),
+                                 ("noise", args.noise, "normal"), ("rerun", args.rerun, 0)):
+        if value != default:
+            raise UsageError(f"`--{flag}` does not apply with `--solve`: it draws one candidate "
+                             "of effect `--effect` against a fixed baseline, Gaussian runs, "
+                             "each rule deciding once.")
+    reps = SOLVE_REPS if args.reps is None else args.reps
+    sd = 1.0 if args.sd is None else args.sd
+    params = {"candidates": args.candidates, "runs": args.runs, "sd": sd, "rho": args.rho}
+    if args.base_runs is not None:
+        params["base_runs"] = args.base_runs
+    try:
+        sol = solve_gate(params, args.rule or SOLVED, max_false=args.max_false,
+                         power=args.power, effect=args.effect, n_reps=reps, seed=args.seed,
+                         max_runs=args.max_runs, n_jobs=args.jobs,
+                         progress=False if args.quiet else None)
+    except ValueError as err:
+        text = str(err)
+        for name in ("candidates", "runs", "base_runs", "sd", "rho", "max_false", "power",
+                     "effect", "max_runs", "n_reps", "rules"):
+            text = text.replace(f"`{name}`", "`--" + {"n_reps": "reps", "rules": "rule"}.get(
+                name, name).replace("_", "-") + "`")
+        raise UsageError(text) from None
+    if args.format == "table":
+        text = sol.report() + "\n"
+        if args.out:
+            from pathlib import Path
+
+            Path(args.out).write_text(text)
+        else:
+            print(text, end="")
+    else:
+        emit(sol.table, args.format, args.out)
+    return 0
