@@ -1,6 +1,7 @@
 """``evalmc mcp``: the MCP SDK's own client starts the server over stdio (``python -m evalmc
 mcp``) and calls its four tools in one session; each answer is what the command line prints
-for the same options, and a bad input is a tool error carrying the command line's one line."""
+for the same options (and its warning line, if any), and a bad input is a tool error carrying
+the command line's one line."""
 
 import os
 import sys
@@ -29,10 +30,10 @@ CALLS = [
       "--format", "json"]),
     ("calibrate", {"scenario": "normal", "param": ["n_a=5,10", "sd_a=2"],
                    "criterion": ["welch-t", "student-t"], "reps": 500, "alpha": "0.05,0.1",
-                   "seed": 2},
+                   "seed": 2, "jobs": 64},
      ["calibrate", "--scenario", "normal", "--param", "n_a=5,10", "--param", "sd_a=2",
       "--criterion", "welch-t", "--criterion", "student-t", "--reps", "500", "--alpha",
-      "0.05,0.1", "--seed", "2"]),
+      "0.05,0.1", "--seed", "2", "--jobs", "64"]),  # more workers than cores: a warning
     ("audit", {"file": [MODELS], "a": "large", "b": "medium", "metric": "correct",
                "item": "question", "cluster": "subject", "criterion": ["clustered-z",
                "paired-items"], "estimator": ["clustered-interval"], "delta": "0.05",
@@ -86,9 +87,11 @@ def test_each_tool_answers_what_the_command_line_prints(session, capsys, k):
     tools, answers, log = session
     status, out, err = _command_line(CALLS[k][2], capsys)
     answer = answers[k]
-    assert status == 0 and err == ""
+    assert status == 0 and out
+    if CALLS[k][1].get("jobs", 1) > os.cpu_count():
+        assert err.startswith("evalmc: warning: `n_jobs` = 64 is more than")
     assert not answer.is_error, (answer.content, log)
-    assert [c.text for c in answer.content] == [out]
+    assert [c.text for c in answer.content] == [out] + ([err.strip()] if err else [])
 
 
 @pytest.mark.parametrize("k", range(len(BAD)))
