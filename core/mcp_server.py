@@ -2,20 +2,21 @@
 Context Protocol server on standard input and output, for a client that calls tools. The SDK
 comes with the extra ``evalmc[mcp]``.
 
-A tool's inputs are its command's options, read from the command's own parser: an option added
-to ``evalmc gate`` is an input of the ``gate`` tool, typed as the parser reads it (an integer, a
-number, one of its choices, a list for a repeatable option, a flag). A call runs the command as
-``evalmc`` does, in the server's process and one at a time, and answers with what it prints;
-bad input is a tool error carrying the command's one-line message. Files are paths on the
-server's machine. ``--out`` and ``--quiet`` are not inputs: the answer is returned, and no
-progress bar is drawn.
+A tool's inputs are its command's options, read from the command's own parser, so an option
+added to ``evalmc gate`` is an input of the ``gate`` tool with nothing to add here; the schema
+types each as the parser reads it (an integer, a number, one of its choices, a list for a
+repeatable option, a boolean for a flag). A call writes the inputs as the command's arguments
+and runs the command line's ``main`` on them, in the server's process and one call at a time:
+the command checks every value, so a bad input is a tool error carrying the command's own
+one-line message, and the answer is what the command prints. Files are paths on the server's
+machine. ``--out`` and ``--quiet`` are not inputs: the answer is returned, and no progress bar
+is drawn.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import inspect
 import io
 import threading
 
@@ -73,90 +74,150 @@ def run(args) -> int:
     :func:`server` for the tools it serves.
     """
     try:
-        import mcp.server.mcpserver  # noqa: F401
+        import mcp.server.lowlevel  # noqa: F401
     except ImportError:
         raise UsageError('`evalmc mcp` needs the MCP SDK: pip install "evalmc[mcp]"') from None
-    server().run("stdio")
+    import anyio
+
+    anyio.run(_serve)
     return 0
 
 
-def server():
-    """The MCP server of the tools ``gate``, ``plan``, ``calibrate`` and ``audit``, not started.
+async def _serve() -> None:
+    """Serve :func:`server` on standard input and output until the client closes them."""
+    from mcp.server.stdio import stdio_server
 
-    Each tool takes its command's options (``base_runs`` for ``--base-runs``; ``file``, a list
-    of paths, for audit's files) and answers with what ``evalmc <command> ... --quiet`` prints.
+    app = server()
+    async with stdio_server() as (read, write):
+        await app.run(read, write, app.create_initialization_options())
+
+
+def server():
+    """The MCP server of the tools ``gate``, ``plan``, ``calibrate`` and ``audit``, not started:
+    it lists :func:`tools` and answers a call with :func:`call`, run in a worker thread.
 
     Returns
     -------
-    mcp.server.mcpserver.MCPServer
+    mcp.server.lowlevel.Server
 
     Examples
     --------
-    >>> import anyio
     >>> from evalmc.mcp_server import server
-    >>> app = server()
-    >>> [tool.name for tool in anyio.run(app.list_tools)]
-    ['gate', 'plan', 'calibrate', 'audit']
-    >>> answer = anyio.run(app.call_tool, "gate", {"rule": ["keep-ratchet"], "reps": 1000,
-    ...                                            "format": "csv"})
+    >>> server().name
+    'evalmc'
+    """
+    import anyio
+    from mcp.server.lowlevel import Server
+    from mcp.types import ListToolsResult
+
+    from evalmc import __version__
+
+    listed = tools()
+
+    async def list_tools(ctx, params):
+        return ListToolsResult(tools=listed)
+
+    async def call_tool(ctx, params):
+        return await anyio.to_thread.run_sync(call, params.name, params.arguments)
+
+    return Server("evalmc", version=__version__, on_list_tools=list_tools,
+                  on_call_tool=call_tool, instructions=(
+                      "Monte Carlo checks of ML evaluation procedures. Each tool is the evalmc "
+                      "command of its name: its inputs are the command's options, its answer "
+                      "what the command prints."))
+
+
+def tools() -> list:
+    """The tools, one per command of :data:`TOOLS`: its description, and as its input schema the
+    command's options (but ``--out`` and ``--quiet``), typed and required as its parser reads
+    them.
+
+    Returns
+    -------
+    list of mcp.types.Tool
+
+    Examples
+    --------
+    >>> from evalmc.mcp_server import tools
+    >>> gate = tools()[0]
+    >>> gate.name, gate.input_schema["properties"]["base_runs"]
+    ('gate', {'type': 'integer', 'default': 2, 'description': '--base-runs: runs of the \
+baseline (default 2)'})
+    """
+    from mcp.types import Tool
+
+    return [Tool(name=name, description=_about(_commands()[name]),
+                 input_schema=_schema(_inputs(name))) for name in TOOLS]
+
+
+def call(name: str, arguments: dict | None = None):
+    """Run the tool `name` on `arguments` (JSON values by input name) as ``evalmc <name> ...
+    --quiet``: what it printed (then its warning line, if any), or its one-line error as a tool
+    error. Inputs are checked by the command itself, so a bad one gets the command's message.
+
+    Parameters
+    ----------
+    name : str
+        A tool, one of :data:`TOOLS`.
+    arguments : dict, optional
+        Its inputs: ``{"reps": 1000}`` for ``--reps 1000``; a list for a repeatable option,
+        true for a flag.
+
+    Returns
+    -------
+    mcp.types.CallToolResult
+
+    Examples
+    --------
+    >>> from evalmc.mcp_server import call
+    >>> answer = call("gate", {"rule": ["keep-ratchet"], "reps": 1000, "format": "csv"})
     >>> print(answer.content[0].text)  # doctest: +ELLIPSIS
     rule,loops,any_false,any_false_mcse,false_keeps,false_keeps_mcse,power,power_mcse,...
     keep-ratchet,1000,0.979,0.00453...
-    >>> anyio.run(app.call_tool, "gate", {"reps": 0}).content[0].text
-    'evalmc: error: `--reps` must be at least 1; got 0.'
+    >>> answer = call("gate", {"reps": 0})
+    >>> answer.is_error, answer.content[0].text
+    (True, 'evalmc: error: `--reps` must be at least 1; got 0.')
     """
-    from mcp.server.mcpserver import MCPServer
+    try:
+        if name not in TOOLS:
+            raise UsageError(f"unknown tool {name!r}; the tools: {', '.join(TOOLS)}.")
+        argv = _argv(name, _inputs(name), arguments or {})
+    except UsageError as err:
+        return _result([f"evalmc: error: {err}"], is_error=True)
+    return _answer(name, argv)
 
-    from evalmc import __version__
+
+def _commands() -> dict:
+    """The parsers of the ``evalmc`` subcommands, by name."""
     from evalmc.cli import build_parser
 
-    app = MCPServer("evalmc", version=__version__, instructions=(
-        "Monte Carlo checks of ML evaluation procedures. Each tool is the evalmc command of its "
-        "name: its inputs are the command's options, its answer what the command prints."))
-    commands = next(a for a in build_parser()._actions if a.dest == "command").choices
-    for name in TOOLS:
-        app.add_tool(_tool(name, commands[name]), name=name, description=_about(commands[name]),
-                     structured_output=False)
-    return app
+    return next(a for a in build_parser()._actions if a.dest == "command").choices
 
 
-def _tool(name: str, parser: argparse.ArgumentParser):
-    """A function running ``evalmc <name>``: keyword-only parameters typed from `parser`'s
-    options, answering a ``CallToolResult`` of what the command printed or said."""
-    actions = [a for a in parser._actions if a.dest not in _LEFT_OUT]
-
-    def call(**given):
-        return _answer(name, _argv(actions, given))
-
-    call.__name__ = name
-    call.__signature__ = inspect.Signature([_parameter(a) for a in actions])
-    return call
+def _inputs(name: str) -> list:
+    """The options of ``evalmc <name>`` that are inputs of its tool, in the parser's order."""
+    return [a for a in _commands()[name]._actions if a.dest not in _LEFT_OUT]
 
 
-def _parameter(action: argparse.Action) -> inspect.Parameter:
-    """The typed keyword parameter of one option of a command: its type or choices, a list
-    when it repeats or takes several values, a bool for a flag; required as in the parser."""
-    from typing import Annotated, Literal
-
-    from pydantic import Field
-
-    kind = getattr(action.type, "kind", action.type)
-    kind = kind if kind in (int, float) else str  # a reader of its own is given the text
-    if action.choices:
-        kind = Literal[tuple(action.choices)]
-    default = None
-    if action.nargs == 0:
-        kind, default = bool, bool(action.default)
-    elif isinstance(action, argparse._AppendAction) or action.nargs in ("+", "*"):
-        kind = list[kind]
-    elif action.default is not None:
-        default = action.default
-    if action.required:
-        default = inspect.Parameter.empty
-    elif default is None:
-        kind = kind | None
-    return inspect.Parameter(action.dest, inspect.Parameter.KEYWORD_ONLY, default=default,
-                             annotation=Annotated[kind, Field(description=_help(action))])
+def _schema(actions) -> dict:
+    """The JSON schema of a tool's inputs: each option typed as its parser reads it (an
+    integer, a number, text, one of its choices; a list when it repeats or takes several
+    values; a boolean for a flag), with its default and help; the required ones required."""
+    properties = {}
+    for action in actions:
+        kind = getattr(action.type, "kind", action.type)
+        spec = {"type": {int: "integer", float: "number"}.get(kind, "string")}
+        if action.choices:
+            spec["enum"] = list(action.choices)
+        if action.nargs == 0:
+            spec = {"type": "boolean", "default": bool(action.default)}
+        elif isinstance(action, argparse._AppendAction) or action.nargs in ("+", "*"):
+            spec = {"type": "array", "items": spec}
+        elif action.default is not None:
+            spec["default"] = action.default
+        properties[action.dest] = {**spec, "description": _help(action)}
+    return {"type": "object", "properties": properties,
+            "required": [a.dest for a in actions if a.required]}
 
 
 def _help(action: argparse.Action) -> str:
@@ -178,48 +239,67 @@ def _about(parser: argparse.ArgumentParser) -> str:
             "on the server's machine.")
 
 
-def _argv(actions, given: dict) -> list:
-    """The command's arguments for the values `given` to its tool: each value that is not the
-    option's default, written ``--option=VALUE`` (a value may start with '-'), and ``--quiet``."""
+def _argv(name: str, actions, arguments: dict) -> list:
+    """The command's arguments for the inputs `arguments` of its tool, each value written as
+    given (``--option=VALUE``: a value may start with '-'; a list's items one by one), for the
+    command to check; ``--quiet`` last. An input that is no option of the tool is refused."""
+    known = {a.dest: a for a in actions}
+    for key in arguments:
+        if key not in known:
+            raise UsageError(f"`{key}` is not an input of the {name} tool; its inputs: "
+                             f"{', '.join(known)}.")
     positional, options = [], []
     for action in actions:
-        value = given.get(action.dest)
-        if value is None or (value == action.default and not action.required):
+        value = arguments.get(action.dest)
+        if value is None:
             continue
+        option = max(action.option_strings, key=len) if action.option_strings else None
         texts = [_text(v) for v in value] if isinstance(value, list) else [_text(value)]
-        name = max(action.option_strings, key=len) if action.option_strings else None
-        if name is None:
+        if option is None:
             positional += texts
-        elif isinstance(action, argparse.BooleanOptionalAction):
-            options.append(action.option_strings[0 if value else 1])
-        elif action.nargs == 0:
-            options.append(name)
+        elif action.nargs == 0 and isinstance(value, bool):
+            if isinstance(action, argparse.BooleanOptionalAction):
+                options.append(action.option_strings[0 if value else 1])
+            elif value != bool(action.default):
+                options.append(option)
         elif isinstance(action, argparse._AppendAction):
-            options += [f"{name}={t}" for t in texts]
-        elif isinstance(value, list):
-            options += [name, *texts]
-        else:
-            options.append(f"{name}={texts[0]}")
+            options += [f"{option}={t}" for t in texts]
+        elif action.nargs in ("+", "*"):
+            options += [option, *texts]
+        else:  # a list, or a value given to a flag, is written whole: the command refuses it
+            options.append(f"{option}={_text(value)}")
     return [*positional, *options, "--quiet"]
 
 
 def _text(value) -> str:
-    return repr(value) if isinstance(value, float) else str(value)  # a float in full
+    """An input's value as the command line writes it: a float in full, a list or an object
+    as JSON."""
+    import json
+
+    if isinstance(value, (list, dict, bool)):
+        return json.dumps(value)
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _answer(name: str, argv: list):
-    """Run ``evalmc <name> <argv>`` as the command line does: what it printed, or what it
-    said on stderr as a tool error when it failed."""
-    from mcp.types import CallToolResult, TextContent
-
+    """Run ``evalmc <name> <argv>`` as the command line does: what it printed (and its
+    warning line), or its error line as a tool error; stderr is read from the command's first
+    line on, which leaves out what a library logged before it."""
     from evalmc.cli import main
 
     out, said = io.StringIO(), io.StringIO()
     with _ONE_AT_A_TIME, contextlib.redirect_stdout(out), contextlib.redirect_stderr(said):
         status = main([name, *argv])
-    said = said.getvalue().strip()
+    lines = said.getvalue().splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith("evalmc: ")), len(lines))
+    said = "\n".join(lines[first:])
     if status != 0:
-        text = said or f"evalmc {name}: exit status {status}"
-        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
-    texts = [out.getvalue()] + ([said] if said else [])  # a warning line, as the command says
-    return CallToolResult(content=[TextContent(type="text", text=t) for t in texts])
+        return _result([said or f"evalmc {name}: exit status {status}"], is_error=True)
+    return _result([out.getvalue()] + ([said] if said else []))
+
+
+def _result(texts: list, is_error: bool = False):
+    from mcp.types import CallToolResult, TextContent
+
+    return CallToolResult(content=[TextContent(type="text", text=t) for t in texts],
+                          is_error=is_error)

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import anyio
-import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from evalmc.cli import build_parser, main
@@ -44,9 +43,13 @@ CALLS = [
       "--reps-alt", "50", "--refits", "0", "--seed", "1"]),
 ]
 
-#: Bad inputs: a rule of the command (not of the schema) broken, a missing file.
+#: Bad inputs, each refused by the command in its own words: a rule broken, a text for an
+#: integer, a required option missing, two criteria where one is taken, a missing file.
 BAD = [
     ("gate", {"reps": 0}, ["gate", "--reps", "0"]),
+    ("gate", {"reps": "many"}, ["gate", "--reps", "many"]),
+    ("plan", {"scenario": "normal", "solve": "n_a"},
+     ["plan", "--scenario", "normal", "--solve", "n_a"]),
     ("plan", {"scenario": "normal", "criterion": ["welch-t", "student-t"], "solve": "n_a"},
      ["plan", "--scenario", "normal", "--criterion", "welch-t", "--criterion", "student-t",
       "--solve", "n_a"]),
@@ -55,11 +58,9 @@ BAD = [
 ]
 
 
-@pytest.fixture(scope="module")
-def session(tmp_path_factory):
-    """The tools listed and the answers to `CALLS` and `BAD`, in one stdio session with a
-    server started as ``python -m evalmc mcp``; and the server's stderr, for failures."""
-    log = tmp_path_factory.mktemp("mcp") / "server.log"
+def _session(log: Path):
+    """The tools listed and the answers to `CALLS` and `BAD` in one stdio session with a
+    server started as ``python -m evalmc mcp`` (its stderr written to `log`)."""
     server = StdioServerParameters(command=sys.executable, args=["-m", "evalmc", "mcp"],
                                    env=dict(os.environ), cwd=str(ROOT))
 
@@ -70,10 +71,9 @@ def session(tmp_path_factory):
                 await client.initialize()
                 tools = (await client.list_tools()).tools
                 answers = [await client.call_tool(name, inputs) for name, inputs, _ in CALLS + BAD]
-        return {t.name: t for t in tools}, answers
+        return tools, answers
 
-    tools, answers = anyio.run(talk)
-    return tools, answers, log.read_text()
+    return anyio.run(talk)
 
 
 def _command_line(argv, capsys):
@@ -82,44 +82,47 @@ def _command_line(argv, capsys):
     return status, out, err
 
 
-@pytest.mark.parametrize("k", range(len(CALLS)))
-def test_each_tool_answers_what_the_command_line_prints(session, capsys, k):
-    tools, answers, log = session
-    status, out, err = _command_line(CALLS[k][2], capsys)
-    answer = answers[k]
-    assert status == 0 and out
-    if CALLS[k][1].get("jobs", 1) > os.cpu_count():
-        assert err.startswith("evalmc: warning: `n_jobs` = 64 is more than")
-    assert not answer.is_error, (answer.content, log)
-    assert [c.text for c in answer.content] == [out] + ([err.strip()] if err else [])
+def test_the_sdk_client_gets_what_the_command_line_prints(tmp_path, capsys):
+    """One session (a test of its own: xdist would start a module's fixture on each worker)."""
+    from evalmc.mcp_server import tools as listed
+
+    tools, answers = _session(tmp_path / "server.log")
+    log = (tmp_path / "server.log").read_text()
+    assert [(t.name, t.input_schema) for t in tools] == [(t.name, t.input_schema)
+                                                         for t in listed()]
+    for (name, inputs, argv), answer in zip(CALLS, answers[:len(CALLS)], strict=True):
+        status, out, err = _command_line(argv, capsys)
+        assert status == 0 and out
+        if inputs.get("jobs", 1) > os.cpu_count():
+            assert err.startswith("evalmc: warning: `n_jobs` = 64 is more than")
+        assert not answer.is_error, (name, answer.content, log)
+        assert [c.text for c in answer.content] == [out] + ([err.strip()] if err else []), name
+    for (name, _, argv), answer in zip(BAD, answers[len(CALLS):], strict=True):
+        status, out, err = _command_line(argv, capsys)
+        assert status == 2 and err.startswith("evalmc: error: ") and err.count("\n") == 1
+        assert answer.is_error and [c.text for c in answer.content] == [err.strip()], name
 
 
-@pytest.mark.parametrize("k", range(len(BAD)))
-def test_a_bad_input_is_a_tool_error_with_the_command_lines_line(session, capsys, k):
-    tools, answers, log = session
-    status, out, err = _command_line(BAD[k][2], capsys)
-    answer = answers[len(CALLS) + k]
-    assert status == 2 and err.startswith("evalmc: error: ") and err.count("\n") == 1
-    assert answer.is_error and [c.text for c in answer.content] == [err.strip()], log
-
-
-def test_the_tools_inputs_are_the_commands_options_typed(session):
+def test_the_tools_inputs_are_the_commands_options_typed():
     """Every option of a command but --help, --out and --quiet is an input of its tool, typed
     as its parser reads it; the required ones are required."""
-    tools, _, _ = session
+    from evalmc.mcp_server import tools
+
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
-    assert list(tools) == ["gate", "plan", "calibrate", "audit"]
-    for name, tool in tools.items():
+    listed = {tool.name: tool.input_schema for tool in tools()}
+    assert list(listed) == ["gate", "plan", "calibrate", "audit"]
+    for name, schema in listed.items():
         actions = [a for a in commands[name]._actions if a.dest not in ("help", "out", "quiet")]
-        schema = tool.input_schema
         assert list(schema["properties"]) == [a.dest for a in actions]
-        assert sorted(schema.get("required", [])) == sorted(a.dest for a in actions
-                                                            if a.required)
-    gate = tools["gate"].input_schema["properties"]
+        assert schema["required"] == [a.dest for a in actions if a.required]
+    gate = listed["gate"]["properties"]
     assert (gate["candidates"]["type"], gate["sd"]["type"]) == ("integer", "number")
-    assert gate["baseline"]["enum"] == ["fixed", "replace"]
-    assert gate["rule"]["anyOf"][0] == {"items": {"type": "string"}, "type": "array"}
-    assert tools["audit"].input_schema["properties"]["common"]["type"] == "boolean"
+    assert (gate["reps"]["default"], gate["baseline"]["enum"]) == (100_000, ["fixed", "replace"])
+    assert gate["rule"]["type"] == "array" and gate["rule"]["items"] == {"type": "string"}
+    assert listed["audit"]["properties"]["common"] == {
+        "type": "boolean", "default": False, "description": "--common: keep the items both "
+        "models have; by default models scored on different items are refused"}
+    assert listed["audit"]["required"] == ["file"]
 
 
 def test_every_input_reaches_its_option(monkeypatch):
@@ -129,9 +132,8 @@ def test_every_input_reaches_its_option(monkeypatch):
 
     seen = {}
     monkeypatch.setattr(mcp_server, "_answer", lambda name, argv: seen.update({name: argv}))
-    app = mcp_server.server()
     commands = next(a for a in build_parser()._actions if a.dest == "command").choices
-    for tool in anyio.run(app.list_tools):
+    for tool in mcp_server.tools():
         actions = {a.dest: a for a in commands[tool.name]._actions}
         given = {}
         for dest, spec in tool.input_schema["properties"].items():
@@ -139,7 +141,7 @@ def test_every_input_reaches_its_option(monkeypatch):
             if kind not in (None, int, float, str):
                 continue  # a reader of its own, given the text as it is
             given[dest] = _other_value(spec)
-        anyio.run(app.call_tool, tool.name, given)
+        mcp_server.call(tool.name, given)
         args = commands[tool.name].parse_args(seen[tool.name])
         assert {dest: getattr(args, dest) for dest in given} == given
         assert args.quiet and args.out is None
@@ -147,17 +149,32 @@ def test_every_input_reaches_its_option(monkeypatch):
 
 def _other_value(spec):
     """A value of the JSON schema `spec` other than its default."""
-    spec = next((s for s in spec.get("anyOf", []) if s.get("type") != "null"), spec)
     if "enum" in spec:
         return [v for v in spec["enum"] if v != spec.get("default")][0]
-    if spec.get("type") == "array":
+    if spec["type"] == "array":
         return [_other_value(spec["items"]), _other_value(spec["items"])]
     return {"integer": 7, "number": 0.25, "boolean": not spec.get("default"),
             "string": "x"}[spec["type"]]
 
 
+def test_a_librarys_log_before_the_commands_line_is_left_out(monkeypatch):
+    import evalmc.cli
+    from evalmc.mcp_server import call
+
+    def main(argv):
+        print("INFO:distributed.scheduler:Scheduler started", file=sys.stderr)
+        print("result", file=sys.stdout)
+        print("evalmc: warning: something to know", file=sys.stderr)
+        return 0
+
+    monkeypatch.setattr(evalmc.cli, "main", main)
+    answer = call("gate", {})
+    assert not answer.is_error
+    assert [c.text for c in answer.content] == ["result\n", "evalmc: warning: something to know"]
+
+
 def test_without_the_sdk_it_says_how_to_install_it(monkeypatch, capsys):
-    for name in ("mcp", "mcp.server", "mcp.server.mcpserver"):
+    for name in ("mcp", "mcp.server", "mcp.server.lowlevel"):
         monkeypatch.setitem(sys.modules, name, None)
     assert main(["mcp"]) == 2
     assert capsys.readouterr().err == ('evalmc: error: `evalmc mcp` needs the MCP SDK: '
