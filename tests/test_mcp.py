@@ -117,7 +117,7 @@ def test_the_tools_inputs_are_the_commands_options_typed():
         assert schema["required"] == [a.dest for a in actions if a.required]
     gate = listed["gate"]["properties"]
     assert (gate["candidates"]["type"], gate["sd"]["type"]) == ("integer", "number")
-    assert (gate["reps"]["default"], gate["baseline"]["enum"]) == (100_000, ["fixed", "replace"])
+    assert (gate["candidates"]["default"], gate["baseline"]["enum"]) == (50, ["fixed", "replace"])
     assert gate["rule"]["type"] == "array" and gate["rule"]["items"] == {"type": "string"}
     assert listed["audit"]["properties"]["common"] == {
         "type": "boolean", "default": False, "description": "--common: keep the items both "
