@@ -41,4 +41,7 @@ LESSONS = Registry("lesson", [
     _lesson("wald-small", "wald", "a normal (Wald) interval of an accuracy on a small eval "
             "covers far less than 95%; Wilson's and the Beta posterior's do not (Bowyer et "
             "al. 2025)"),
+    _lesson("rank-one-tie", "rank_one", "a leaderboard's rank 1 is often a tie: the Arena's "
+            "bootstrap over battles names a false #1 when prompts are reused; the bootstrap "
+            "over prompts does not"),
 ])
