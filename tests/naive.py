@@ -965,6 +965,8 @@ LESSON_REFERENCES = {
     "fifty-tries": _exact(lambda: noise_floor_solved_exact(2.0, 51, 3, 1.0)[0]),
     "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
                                                                  0.05)),
+    "rank-one-tie": _simulated(200, lambda r, n: arena_lone_first(r, n, 5, 0.3, 2, 2000, 20,
+                                                                  1.0, 0.5, 100)),
 }
 
 
@@ -1379,3 +1381,52 @@ def bonferroni_any_false(alpha, candidates, runs, base_runs, n_loops, seed):
     p = stats.ttest_ind(cand, base, axis=2, equal_var=False, alternative="greater").pvalue
     rate = float(np.mean(np.any(p < alpha / candidates, axis=1)))
     return rate, math.sqrt(rate * (1 - rate) / n_loops)
+
+
+def bradley_terry_mm(wins):
+    """Bradley-Terry strengths (summing to zero) of win tables (..., M, M), ties already split
+    half to each, by Hunter's (2004) MM iteration ``pi_i = W_i / sum_j n_ij / (pi_i + pi_j)``."""
+    n = wins + np.swapaxes(wins, -1, -2)
+    total = wins.sum(axis=-1)
+    pi = np.ones(wins.shape[:-1])
+    for _ in range(10_000):
+        new = total / (n / (pi[..., :, None] + pi[..., None, :])).sum(axis=-1)
+        new /= np.exp(np.log(new).mean(axis=-1, keepdims=True))
+        done = np.abs(np.log(new / pi)).max() < 1e-12
+        pi = new
+        if done:
+            break
+    return np.log(pi)
+
+
+def arena_lone_first(rng, reps, models, spacing, tied, battles, prompts, prompt_sd, nu, n_boot,
+                     level=0.95):
+    """Share of arena boards on which the percentile bootstrap over battles names one model
+    rank 1 alone (its lower bound above every other's upper bound), battle by battle: battle k on
+    prompt ``k mod prompts``, its pair uniform, Davidson's outcome at the gap of strengths plus
+    the prompt x model effects; each round resamples the battles with ``rng.integers`` and is
+    fitted by :func:`bradley_terry_mm`."""
+    strength = spacing * (models - 1 - np.arange(models, dtype=float))
+    strength[:tied] = spacing * (models - tied)
+    first, second = np.triu_indices(models, 1)
+    lone = 0
+    for _ in range(reps):
+        effect = rng.normal(0.0, prompt_sd, (prompts, models))
+        pair = rng.integers(0, first.size, battles)
+        i, j, p = first[pair], second[pair], np.arange(battles) % prompts
+        gap = strength[i] - strength[j] + effect[p, i] - effect[p, j]
+        odds = np.stack([np.exp(gap / 2), np.exp(-gap / 2), np.full(battles, nu)], axis=1)
+        cut = np.cumsum(odds / odds.sum(axis=1, keepdims=True), axis=1)
+        outcome = (rng.random(battles)[:, None] > cut[:, :2]).sum(axis=1)  # 0 i, 1 j, 2 tie
+        y = np.array([1.0, 0.0, 0.5])[outcome]
+        pick = rng.integers(0, battles, (n_boot, battles))
+        offset = np.arange(n_boot)[:, None] * models * models
+        cells = n_boot * models * models
+        wins = (np.bincount((offset + i[pick] * models + j[pick]).ravel(), y[pick].ravel(), cells)
+                + np.bincount((offset + j[pick] * models + i[pick]).ravel(),
+                              1.0 - y[pick].ravel(), cells))
+        theta = bradley_terry_mm(wins.reshape(n_boot, models, models))
+        low, high = np.quantile(theta, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        lone += any(all(low[a] > high[b] for b in range(models) if b != a)
+                    for a in range(models))
+    return lone / reps
