@@ -58,10 +58,10 @@ _FIR_WHY = ("; cause undetermined: a FIR MLP filtering only its first layer has 
             "state (formulation, start or training)")
 #: What the paper's FIR and IIR MLPs (Back 1992) leave open: a comparison of them that misses
 #: is inconclusive, not a contradiction.
-_OPEN = {"FIR": "inconclusive: the paper's FIR MLP (Back 1992) leaves open which layers "
+_OPEN = {"FIR": "the paper's FIR MLP (Back 1992) leaves open which layers "
                 "filter, the weights' start and the training order (ours: the first layer "
                 "only, from one synapse's fan-in, patterns in random order)",
-         "IIR": "inconclusive: the paper's IIR MLP (Back 1992) leaves open the feedback order, "
+         "IIR": "the paper's IIR MLP (Back 1992) leaves open the feedback order, "
                 "its start and any stability constraint (ours: order 2, started at 0, none, "
                 "unstable runs kept)"}
 #: A verdict that dropping the worst run turns.
@@ -71,7 +71,7 @@ _ONE_RUN = "inconclusive: the verdict rests on one run (without the worst run it
 def _open(passed, *kinds):
     """A comparison of FIR or IIR MLPs: its verdict, None (inconclusive) when it misses, with
     what the paper leaves open about `kinds` (``'FIR'``, ``'IIR'``)."""
-    return (True, "") if passed else (None, "; ".join(_OPEN[k] for k in kinds))
+    return (True, "") if passed else (None, "inconclusive: " + "; ".join(_OPEN[k] for k in kinds))
 
 
 #: Per IIR network: synaptic gains learnt.
