@@ -53,7 +53,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    """Regenerate the figures of `args.spec`, print the tally of the targets met.
+    """Regenerate the figures of `args.spec`, print the tally of the claims by outcome.
 
     Parameters
     ----------
