@@ -44,6 +44,13 @@ Protocol, after a third reading of the paper:
   reports spread across categories ("a standard deviation std, over the categories").
 - K1 follows "most of the statistical tests [...] converges to alpha": most, not every, test.
   K6 and K7 compare the tests at the N values all of them have.
+- One row per claim: K1's three levels, K4's three levels and its two interval readings, and
+  K5's two readings are sub-checks of one row (every level must hold; the readings must
+  agree, else the row is inconclusive). K3 ("a similar performance") is judged as the paper
+  words it: never on opposite sides of alpha by 2 MCSE, never opposite steps between
+  neighbouring N; the gaps themselves are a finding. K8 compares a close panel with a
+  different one only at the N where both pool more than one H1 category (the paper calls its
+  close panels' points at N <= 1000, one task each, unreliable).
 
 Other assumptions (the paper's data are not available): a category is the 8-cell table of a
 Gaussian copula of the two models' correctness (latent correlation 0.5-0.7 for different
