@@ -186,27 +186,34 @@ def _share(flags) -> tuple[float, float]:
     return p, float(np.sqrt(p * (1 - p) / flags.size))
 
 
-def _shares_check(id, parts, teachers, note=""):
-    """Judge a pattern seen by most of the `teachers` (their count): every ``(label, share,
-    se)`` share above 1/2. A share below 1/2 by more than 2 SE says the pattern is not general;
-    one within 1 SE of 1/2 is a coin flip; in between, fewer than half, not significantly."""
+def _shares_check(id, parts, teachers, note="", cause=""):
+    """Judge a pattern seen by most of the `teachers` (their count), every ``(label, share, se)``
+    share against one half: passes when each is above it by more than 2 SE, fails when one is
+    below it by more than 2 SE, and is otherwise inconclusive (a share within 2 SE of one half
+    is a coin flip); `cause` follows a failure's note."""
     ours = "; ".join(f"{label}: {p:.2f} (SE {se:.2f})" for label, p, se in parts)
-    passed = all(p > 0.5 for _, p, _ in parts)
     notes = [note] if note else []
-    failing = [(p, se) for _, p, se in parts if p <= 0.5]
-    if failing and all(0.5 - p > 2 * se for p, se in failing):
-        notes.append(f"the pattern holds for a minority of the {teachers} teachers: the "
-                     f"paper's figures show one target function per K, and the pattern is not "
-                     f"general here (a finding about the paper)")
-    elif any(abs(p - 0.5) <= se for _, p, se in parts) if passed else all(
-            0.5 - p <= se for p, se in failing):
-        notes.append(f"inconclusive: a share within 1 SE of one half is a coin flip over "
-                     f"{teachers} teachers")
-    elif failing:
-        notes.append(f"the pattern holds for fewer than half of the {teachers} teachers, but "
-                     f"not below one half by 2 SE")
+    below = [label for label, p, se in parts if 0.5 - p > 2 * se]
+    flips = [label for label, p, se in parts if abs(p - 0.5) <= 2 * se]
+    passed = False if below else None if flips else True
+    if below:
+        notes.append(f"{', '.join(below)}: a minority of the {teachers} teachers, below one half "
+                     f"by more than 2 SE" + (f"; {cause}" if cause else ""))
+    elif flips:
+        notes.append(f"inconclusive: {', '.join(flips)} within 2 SE of one half, a coin flip "
+                     f"over {teachers} teachers")
     n = "of teachers showing it"
     return TARGETS.holds(id, ours=f"share {n}: {ours}", passed=passed, note="; ".join(notes))
+
+
+def _spread(data) -> str:
+    """Why a high-K pattern is missed, measured: how far a teacher's runs spread at K = 15 and
+    at K = 1 (the range of its test NMSE over the median, the median over the teachers)."""
+    spread = {k: float(np.median([np.ptp(v) / np.median(v) for v in _by_teacher(
+        data, k, "test_nmse").values()])) for k in (1, 15)}
+    return (f"cause undetermined: our protocol does not reach the paper's high-K regime (a "
+            f"teacher's runs at K = 15 span {spread[15]:.0%} of their median test NMSE, at K = 1 "
+            f"{spread[1]:.0%}); the paper shows one target function per K")
 
 
 def _ks_pvalues(data, k, teacher):
@@ -214,7 +221,7 @@ def _ks_pvalues(data, k, teacher):
             for c in ("train_nmse", "test_nmse")]
 
 
-def _bimodality_trend(test, teachers):
+def _bimodality_trend(test, teachers, cause):
     """G5: Kendall's tau between K and the teachers' bimodality coefficients (one-sided, rising),
     and the share of teachers flagged bimodal at each K."""
     ks = [k for k in KS for _ in teachers]
@@ -229,8 +236,7 @@ def _bimodality_trend(test, teachers):
         passed=passed, note=f"{len(bc)} (K, teacher) draws; share of teachers with a "
                             f"coefficient > 5/9: {flagged}"
                             + ("" if passed else f"; no significant rise with K over "
-                                             f"{len(teachers)} target functions per K, where "
-                                             f"the paper shows one"))
+                                             f"{len(teachers)} target functions per K; {cause}"))
 
 
 def check_fig4(data, scale):
@@ -277,8 +283,9 @@ def check_fig4(data, scale):
     skew = {k: {t: stats.skew(v, bias=False) for t, v in test[k].items()} for k in KS}
     checks.append(_shares_check("G2", [
         ("K=1 positive", *_share(skew[1][t] > 0 for t in teachers)),
-        ("K=15 negative", *_share(skew[15][t] < 0 for t in teachers))], len(teachers)))
-    checks.append(_bimodality_trend(test, teachers))
+        ("K=15 negative", *_share(skew[15][t] < 0 for t in teachers))], len(teachers),
+        cause=_spread(data)))
+    checks.append(_bimodality_trend(test, teachers, _spread(data)))
     return checks
 
 
@@ -308,7 +315,7 @@ def check_fig5(data, scale):
     ...                      for k in KS for t in (0, 1)
     ...                      for r, x in enumerate(rng.lognormal(-3, 1, 20))])
     >>> [(c.id, c.passed) for c in check_fig5(data, "quick")]
-    [('G3', False), ('G4 K=1', False), ('G4 K=5', True)]
+    [('G3', False), ('G4 K=1', None), ('G4 K=5', True)]
     """
     teachers = sorted(data["teacher"].unique())
     test = {k: _by_teacher(data, k, "test_nmse") for k in (1, 15)}
@@ -316,7 +323,7 @@ def check_fig5(data, scale):
         ("K=1 median below", *_share(np.median(test[1][t]) < test[1][t].mean()
                                      for t in teachers)),
         ("K=15 median above", *_share(np.median(test[15][t]) > test[15][t].mean()
-                                      for t in teachers))], len(teachers))]
+                                      for t in teachers))], len(teachers), cause=_spread(data))]
     for k in (1, 5):
         runs = {c: _by_teacher(data, k, c) for c in ("train_nmse", "test_nmse")}
         checks.append(_shares_check(f"G4 K={k}", [(f"K={k}", *_share(
