@@ -26,10 +26,12 @@ same rule with `alpha` scaled by K). So every threshold is judged on the same si
    (:mod:`evalmc.study.plan`: bracket by doubling, a probit fit in log(runs) with a
    profile-likelihood interval, refined on doubling replications, a power that levels off
    below the target refused); a target no runs up to `max_runs` reach is said, not solved.
-   With a `budget` of runs a loop, only runs per candidate whose loop fits it are searched
-   (``base_runs + K runs <= budget``, the baseline's runs as the solve sets them); where
-   none reaches the target, the search goes on up to `max_runs` only to say what budget
-   would.
+   With a `budget` of runs a loop, the search brackets only up to the most runs per candidate
+   whose loop fits it (``base_runs + K runs <= budget``, the baseline's runs as the solve
+   sets them), and an answer above that is refused (its curve may still be probed above it,
+   as the planner does, to fit the crossing or to see whether the power levels off); where
+   no runs within the budget reach the target, the search goes on up to `max_runs` only to
+   say what budget would.
 3. **Check.** The threshold is solved at the answer's runs on `n_reps` loops, rounded to four
    significant digits on the safe side (`k` up, `alpha` down), and the rule so named is run
    by :func:`~evalmc.study.gate.run_gate` on `n_reps` fresh loops from a seed of its own: the
@@ -337,9 +339,9 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
     max_runs : int
         The largest runs per candidate searched.
     budget : int, optional
-        The runs a loop may spend, the baseline's included: only runs per candidate whose
-        loop fits it are searched, and a target they do not reach is said, with the budget
-        it needs (when some runs up to `max_runs` reach it).
+        The runs a loop may spend, the baseline's included: the answer is among the runs per
+        candidate whose loop fits it, and a target they do not reach is said, with the
+        budget it needs (when some runs up to `max_runs` reach it).
     n_jobs : int
         Workers; the result does not depend on them.
     progress : bool, optional
