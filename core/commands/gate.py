@@ -107,8 +107,9 @@ def register(sub) -> None:
     solve.add_argument("--max-runs", type=int_arg("max_runs"), default=256,
                        help="the largest runs per candidate searched (default 256)")
     solve.add_argument("--budget", type=int_arg("budget"), default=None,
-                       help="runs a loop may spend, the baseline's included: only runs per "
-                            "candidate that fit it are searched (default: no budget)")
+                       help="runs a loop may spend, the baseline's included: the solved runs "
+                            "per candidate fit it, or the budget the targets need is said "
+                            "(default: no budget)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
