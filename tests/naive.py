@@ -1430,3 +1430,27 @@ def arena_lone_first(rng, reps, models, spacing, tied, battles, prompts, prompt_
         lone += any(all(low[a] > high[b] for b in range(models) if b != a)
                     for a in range(models))
     return lone / reps
+
+
+def skewed_any_false(method, value, candidates, runs, base_runs, skew, n_loops, seed):
+    """P(a rule keeps some null) on `n_loops` loops of `candidates - 1` null candidates, every
+    run scipy's skewnorm(skew) standardized by its own mean and sd, against one fixed baseline
+    per loop: the noise floor at k = `value` (``(mean c - b1) / |b1 - b2| >= k``) or the Welch
+    t Bonferroni at alpha = `value` (scipy.stats.ttest_ind); (rate, its MCSE)."""
+    rng = np.random.default_rng(seed)
+    dist = stats.skewnorm(skew)
+    mean, var = dist.stats("mv")
+
+    def draw(shape):
+        return (dist.rvs(size=shape, random_state=rng) - mean) / math.sqrt(var)
+
+    base = draw((n_loops, 1, base_runs))
+    cand = draw((n_loops, candidates - 1, runs))
+    if method == "noise-floor":
+        b1, b2 = base[:, :, 0], base[:, :, 1]
+        keep = (cand.mean(axis=2) - b1) / np.abs(b1 - b2) >= value
+    else:
+        p = stats.ttest_ind(cand, base, axis=2, equal_var=False, alternative="greater").pvalue
+        keep = p < value / candidates
+    rate = float(np.mean(keep.any(axis=1)))
+    return rate, math.sqrt(rate * (1 - rate) / n_loops)
