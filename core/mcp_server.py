@@ -140,9 +140,9 @@ def tools() -> list:
     --------
     >>> from evalmc.mcp_server import tools
     >>> gate = tools()[0]
-    >>> gate.name, gate.input_schema["properties"]["base_runs"]
-    ('gate', {'type': 'integer', 'default': 2, 'description': '--base-runs: runs of the \
-baseline (default 2)'})
+    >>> gate.name, gate.input_schema["properties"]["candidates"]
+    ('gate', {'type': 'integer', 'default': 50, 'description': '--candidates: candidates K \
+tried in turn (default 50)'})
     """
     from mcp.types import Tool
 

@@ -143,6 +143,7 @@ def test_board_measures_on_a_hand_made_board():
     assert out["false_claim"].tolist() == [False, False, True]
     assert out["coverage"].tolist() == [True, True, False]
     assert out["coverage_low"].tolist() == [True, True, False]  # 1's set [2, 3] lacks rank 1
+    np.testing.assert_allclose(out["marginal"], [1.0, 1.0, 2 / 3])  # 1's [2, 3] misses [1, 2]
     np.testing.assert_allclose(out["length"], [3.0, 7 / 3, 7 / 3])
     np.testing.assert_allclose(out["power"], [0.0, 0.5, 0.0])
     bottom = np.zeros((1, 3, 3), dtype=bool)
@@ -150,6 +151,7 @@ def test_board_measures_on_a_hand_made_board():
     out = board_metrics(bottom, np.zeros(1, dtype=bool), np.array([1.0, 0.0, 0.0]))
     assert (out["false_claim"][0], out["coverage"][0], out["coverage_low"][0]) == (
         True, False, True)  # 1's set [1, 2] holds its low rank 2, not all of [2, 3]
+    np.testing.assert_allclose(out["marginal"], [2 / 3])
 
 
 def test_strengths_are_evenly_spaced_with_a_tied_top():

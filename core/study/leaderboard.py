@@ -10,6 +10,8 @@ Per board, against the true strengths (:mod:`evalmc.sims.leaderboard`):
   left open). Claims without a false one always cover; the converse need not hold;
 - ``coverage_low``: every model's rank set holds its rank ``1 + #{j truly better}`` (the
   convention of Mogstad, Romano, Shaikh and Wilhelm 2024 for tied models): weaker;
+- ``marginal``: the share of the models whose true rank set lies within their rank set (the
+  marginal coverage, averaged over the models; at least ``coverage``);
 - ``length``: the mean length (number of ranks) of the models' rank sets, M at worst;
 - ``power``: the share of the pairs of truly different models that the board claims, in the
   right order.
@@ -54,7 +56,7 @@ SCALES = {"quick": 400, "paper": 10_000}
 BLOCK_SIZE = 100
 #: What each board records, rates first.
 RATES = ("false_claim", "coverage", "coverage_low")
-MEANS = ("length", "power")
+MEANS = ("marginal", "length", "power")
 
 
 def board_metrics(better, failed, values, sets=None) -> dict[str, np.ndarray]:
@@ -72,6 +74,7 @@ def board_metrics(better, failed, values, sets=None) -> dict[str, np.ndarray]:
     out = {
         "false_claim": (better & ~truth).any(axis=(1, 2)),
         "coverage": ((est_low <= low) & (high <= est_high)).all(axis=1),
+        "marginal": ((est_low <= low) & (high <= est_high)).mean(axis=1),
         "coverage_low": ((est_low <= low) & (low <= est_high)).all(axis=1),
         "length": (est_high - est_low + 1).mean(axis=1).astype(float),
         "power": power if different else np.full(better.shape[0], np.nan),
@@ -293,8 +296,8 @@ def markdown(table: pd.DataFrame, scale: str, seed: int) -> str:
     """The table as Markdown: each measure with its Monte Carlo error in parentheses."""
     lines = [f"Rank procedures at 95%, {scale} scale ({table['boards'].iloc[0]:,} boards per "
              f"design, seed {seed}); Monte Carlo standard errors in parentheses.", "",
-             "| design | procedure | false claim | coverage | coverage (low rank) | length | "
-             "power |", "|---|---|---|---|---|---|---|"]
+             "| design | procedure | false claim | coverage | coverage (low rank) | coverage "
+             "(marginal) | length | power |", "|---|---|---|---|---|---|---|---|"]
     for _, row in table.iterrows():
         cells = [f"{row[name]:.3f} ({row[name + '_mcse']:.3f})" for name in (*RATES, *MEANS)]
         lines.append(f"| {row['label']} | {row['procedure']} | " + " | ".join(cells) + " |")
