@@ -9,7 +9,9 @@ correlated `rho` (0: runs independent; above 0: paired by seed, a run's noise
 ``sd (sqrt(1 - rho) e + sqrt(rho) s_j)``, its own part e and its seed's s_j, drawn per loop,
 both of the noise's shape: a non-Gaussian run's noise is then their sum, milder in shape).
 Exactly ``round(share * candidates)`` candidates, at random places in the loop, have a real
-gain `gain` over what they modify (their effect); the others none (effect 0).
+gain `gain` over what they modify (their effect; with ``gain_sd`` > 0 each drawn from
+``N(gain, gain_sd^2)``, and one drawn <= 0 counts as without a real effect); the others none
+(effect 0).
 
 What a candidate modifies is the `baseline` mode's: with ``'fixed'`` every candidate is a change
 of the original baseline (true mean: its effect); with ``'replace'`` each kept candidate
@@ -102,6 +104,7 @@ class Loop(Scenario, registered="loop"):
         object.__setattr__(self, "base_runs", check_int("base_runs", self.base_runs, low=1))
         check_float("share", self.share, low=0, high=1)
         check_float("gain", self.gain)
+        check_float("gain_sd", self.gain_sd, low=0)
         check_sd("sd", self.sd)
         check_float("rho", self.rho, low=0, high=1, open_high=True)
         check_choice("baseline", self.baseline, MODES)
@@ -127,7 +130,8 @@ class Loop(Scenario, registered="loop"):
     @property
     def truth(self) -> str:
         """``'null'`` when no candidate has a real effect, else ``'alternative'``."""
-        return "null" if self.real == 0 or self.gain == 0 else "alternative"
+        return ("null" if self.real == 0 or (self.gain == 0 and self.gain_sd == 0)
+                else "alternative")
 
     def draw(self, rng, n_reps):
         """Draw `n_reps` loops (a :class:`LoopBatch`)."""
@@ -142,7 +146,10 @@ class Loop(Scenario, registered="loop"):
         effects = np.zeros((n_reps, k))
         if 0 < self.real:
             places = rng.random((n_reps, k)).argsort(axis=1).argsort(axis=1) < self.real
-            effects = np.where(places, float(self.gain), 0.0)
+            gains = float(self.gain)
+            if self.gain_sd > 0:
+                gains = gains + self.gain_sd * rng.standard_normal((n_reps, k))
+            effects = np.where(places, gains, 0.0)
         rerun = None  # drawn last: the loops are those drawn without it
         if self.rerun:
             rerun = own * z(rng, (n_reps, self.rerun))

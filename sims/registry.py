@@ -292,6 +292,9 @@ SCENARIOS = Registry("scenario", [
                                      "model (0 = none)"),
               Param("looks", 1, int, "looks a rule may take at a candidate, `runs` more runs "
                                      "each (1 = decide once)"),
+              Param("gain_sd", 0.0, float, "sd of the real candidates' effects, drawn "
+                                           "N(gain, gain_sd^2) per candidate (0 = all `gain`); "
+                                           "one drawn <= 0 has no real effect"),
               yields=("loop",)),
     _scenario("pool", "pools:Pool", "runs from a preset pool of val/test scores (Bajgar et al.)",
               Param("preset", "asreader-random", str, "resnet-fixed, asreader-fixed, "

@@ -76,6 +76,9 @@ def register(sub) -> None:
                              "(default 0: all null)")
     parser.add_argument("--gain", type=float_arg("gain"), default=1.0,
                         help="true gain (effect) of a real candidate (default 1)")
+    parser.add_argument("--gain-sd", type=float_arg("gain_sd"), default=0.0,
+                        help="sd of the real candidates' effects, each drawn N(gain, "
+                             "gain_sd^2) (default 0: all --gain); one drawn <= 0 is not real")
     parser.add_argument("--rho", type=float_arg("rho"), default=0.0,
                         help="correlation of two runs on one seed, in [0, 1) (default 0: runs "
                              "independent)")
@@ -156,7 +159,8 @@ def run(args) -> int:
     from evalmc.study.gate import RULES, SEQUENTIAL, run_gate
 
     params = {"candidates": args.candidates, "runs": args.runs, "base_runs": args.base_runs,
-              "sd": args.sd, "share": args.share, "gain": args.gain, "rho": args.rho,
+              "sd": args.sd, "share": args.share, "gain": args.gain,
+              "gain_sd": args.gain_sd, "rho": args.rho,
               "baseline": args.baseline, "noise": _noise(args), "rerun": args.rerun,
               "looks": args.looks}
     try:
@@ -218,6 +222,7 @@ def _solve(args) -> int:
     from evalmc.study.gate_solve import SOLVED, solve_gate
 
     for flag, value, default in (("share", args.share, 0.0), ("gain", args.gain, 1.0),
+                                 ("gain-sd", args.gain_sd, 0.0),
                                  ("baseline", args.baseline, "fixed"), ("looks", args.looks, 1),
                                  ("rerun", args.rerun, 0)):
         if value != default:
