@@ -36,13 +36,14 @@ Protocol, after a second reading of the paper:
   order 2 and its unstable runs): see :mod:`.mackey_glass`.
 
 Assumed where the paper is silent: tanh hidden units and a linear output; the teacher task's
-inputs standard normal and its targets standardized (raw targets at K = 15 have an sd near 30,
-and SGD at 0.1 diverges on them); NMSE = MSE / variance of the targets of that set; the random
-task's labels coded -1/+1 on one output, classified by its sign; K-S with the sample sd
-(ddof=1); the Mackey-Glass series integrated by RK4 (dt 0.1, constant history 1.2, 1000 time
-units dropped); Fig 7's learning rates; Fig 8's temporal task (``evalmc.sims.temporal``). Fig
-1's data is the public ELENA phoneme set (:mod:`.phoneme`). Not built: the Gamma, NP and WZ
-networks of Fig 8.
+inputs standard normal and, in Figs 4-5, its targets standardized (raw targets at K = 15 have
+an sd near 30, and SGD at 0.1 diverges on them with a linear output; the teacher sweep's
+primary gives teacher and students tanh outputs and keeps the raw targets); NMSE = MSE /
+variance of the targets of that set; the random task's labels coded -1/+1 on one output,
+classified by its sign; K-S with the sample sd (ddof=1); the Mackey-Glass series integrated by
+RK4 (dt 0.1, constant history 1.2, 1000 time units dropped); Fig 7's learning rates; Fig 8's
+temporal task (``evalmc.sims.temporal``). Fig 1's data is the public ELENA phoneme set
+(:mod:`.phoneme`). Not built: the Gamma, NP and WZ networks of Fig 8.
 
 One module per experiment, over the shared :mod:`.protocol` (seed, scales, targets):
 :mod:`.phoneme` (Fig 1), :mod:`.mackey_glass` (Figs 2-3), :mod:`.teacher` (Figs 4-5),
@@ -130,7 +131,8 @@ __all__ = [
 _TEACHERS = ("5-5-1 MLPs on the teacher task (teacher 5-5-1 MLP, weights U(-K, K), 1000 train "
              "/ 5000 test points), 100 runs of 200,000 updates per teacher (quick: 40 of "
              "20,000); the first of 20 teachers per K (quick: 5) is shown, the targets are "
-             "judged on the share of teachers.")
+             "judged on the share of teachers; G2, G3 and G5 on the teacher sweep's primary "
+             "protocol (teachersweep).")
 
 FIG1 = Figure("Distribution of train/test % correct of 5-10-2 MLPs telling nasal from oral "
               "vowels on the ELENA phoneme data (5 cochlear-spectrum inputs; first 3600 patterns "
