@@ -187,8 +187,8 @@ def teacher_task(rng, *, k: float, n_train: int = 1000, n_test: int = 5000, n_in
                  targets: str = "standardized") -> Task:
     """The paper's artificial task: targets of a random teacher MLP (weights ``U(-k, k)``, biases
     ``U(-0.01, 0.01)``, `output` units of :data:`OUTPUTS`) on `inputs` of :data:`INPUTS`
-    (standard normal, or uniform on ``±sqrt(3)``), standardized; `targets` standardized (with a
-    linear output, raw targets make SGD at 0.1 diverge for K >= 5) or raw."""
+    (standard normal, or uniform on ``±sqrt(3)``), standardized; `targets` standardized or
+    the teacher's raw outputs."""
     k = _check_positive("k", k)
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)

@@ -112,14 +112,15 @@ def test_sweep_is_inconclusive_without_the_high_k_regime():
 
 
 def test_sweep_fixed_seed_regression():
-    # The quick scale's primary and Figs 4-5 protocols on one teacher at K = 1, 15, few runs.
+    # The tanh, primary and Figs 4-5 protocols on one teacher at K = 1, 15, few runs.
     got = []
-    for params in ({"output": "tanh", "student": "tanh", "targets": "raw"}, {}):
+    tanh = {"output": "tanh", "student": "tanh", "targets": "raw"}
+    for params in (tanh, {}, {"targets": "raw"}):
         for k in (1.0, 15.0):
             runs = teacher.TeacherRuns(k=k, teacher=0, updates=2000, **params).draw(
                 np.random.default_rng(5), 20)
             got.append(round(float(np.median(runs.columns["test_nmse"])), 4))
-    assert got == [0.0511, 0.2549, 0.0176, 0.1373]
+    assert got == [0.0511, 0.2549, 0.0176, 0.1373, 0.0321, 0.33]
 
 
 def test_teacher_share_is_judged_against_one_half():

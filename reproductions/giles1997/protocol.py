@@ -83,6 +83,7 @@ _TEACHER_NETS = ('"An MLP with 5 input nodes, 5 hidden nodes, and 1 output node 
 #: The teacher sweep's protocols other than the primary (``teacher_sweep.VARIANTS``).
 _SENSITIVITY = {
     "figs4-5": "linear teacher and students, standardized targets (Figs 4-5)",
+    "tanh": "tanh teacher and students, raw targets",
     "tanh-teacher": "tanh teacher, linear students, raw targets (1/2 of the teachers)",
     "uniform": "the primary on uniform inputs (1/2 of the teachers)",
     "updates/4": "the primary with 1/4 of the updates",
