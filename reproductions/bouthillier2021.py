@@ -425,7 +425,8 @@ def check_fig6(data, scale):
         f"a discrepancy with the paper: at P(A>B) = {GAMMA} the wins of {K} average "
         f"{GAMMA * K:g} (sd {np.sqrt(K * GAMMA * (1 - GAMMA)):.1f}), above the {needed} the "
         "test needs, so the ideal estimator seldom misses, with any interval (S1, S2: B = 50, "
-        "normal); the paper's 30% is nearer the biased estimator's (T8 (biased))"))))
+        "normal); the paper's 30% is nearer the biased estimator's (T8 (biased))")),
+        evidence=True))
     checks.append(TARGETS.within("T8 (biased)", fn_biased, note=_note(m_b, e_b)))
     fp_ideal, _, _ = fp("ideal", "prob-outperform")
     fp_biased, m, e = fp("biased", "prob-outperform")
@@ -591,7 +592,7 @@ def check_sensitivity(data, scale):
         TARGETS.within("C3", float(at29["false_negatives"]), note=(
             "the exact operating characteristic of the test (B = 1000); Noether's formula is "
             "for a one-sided 5% test of P(A>B) = 0.5, while the test also asks the interval's "
-            "upper end to pass gamma and its lower end is a 2.5% bound")),
+            "upper end to pass gamma and its lower end is a 2.5% bound"), evidence=True),
         TARGETS.finding("C3 k", ours=str(first) if first else "above 200",
                         note="exact, ideal estimator, B = 1000"),
     ]

@@ -407,7 +407,8 @@ def check_size_j(data, scale):
     j3 = TARGETS.holds(
         "J3", ours=f"{corrected['rate'].min():.3f} to {corrected['rate'].max():.3f}",
         passed=corrected["rate"].between(*BRADLEY).all(),
-        note=_outside_band(corrected, rhos, _pick(EQUAL)(data)))
+        note=(band := _outside_band(corrected, rhos, _pick(EQUAL)(data)))[0],
+        evidence=band[1])
     lo, hi = corrected.loc[corrected["rate"].idxmin()], corrected.loc[corrected["rate"].idxmax()]
     j4 = TARGETS.finding("J4", ours=f"{lo.rate:.3f} ({lo.problem}, J = {lo.j}, share "
                                     f"{lo.test_share:.2f}); {hi.rate:.3f} ({hi.problem}, "
@@ -419,12 +420,13 @@ def check_size_j(data, scale):
     return [*j1, j2, j3, j4, j5]
 
 
-def _outside_band(corrected, rhos, tied) -> str:
+def _outside_band(corrected, rhos, tied) -> tuple[str, bool]:
     """J3's note: the corrected test's sizes outside Bradley's band, counted by cause (equal nonzero
-    differences at J = 2, or the splits' correlation above or below ``n_test / n``)."""
+    differences at J = 2, or the splits' correlation above or below ``n_test / n``); and whether
+    every one has its cause."""
     rho = {(r.problem, round(r.test_share, 6)): r.rate for r in rhos.itertuples()}
     ties = {(r.problem, round(r.test_share, 6)): r.rate for r in tied.itertuples() if r.j == 2}
-    causes = {}
+    causes, explained = {}, True
     for r in corrected.itertuples():
         if BRADLEY[0] <= r.rate <= BRADLEY[1]:
             continue
@@ -441,16 +443,17 @@ def _outside_band(corrected, rhos, tied) -> str:
                      "corrected variance is too large")
         else:
             cause = "above" if r.rate > BRADLEY[1] else "below"
+            explained = False
         causes.setdefault(cause, []).append(r)
     if not causes:
-        return f"all {len(corrected)} points in the band"
+        return f"all {len(corrected)} points in the band", False
     parts = []
     for cause, rows in causes.items():
         where = ", ".join(dict.fromkeys(r.problem.removeprefix("cv-") for r in rows))
         low, high = min(r.rate for r in rows), max(r.rate for r in rows)
         sizes = f"{low:.3f}" if low == high else f"{low:.3f} to {high:.3f}"
         parts.append(f"{len(rows)} {cause} ({where}: {sizes})")
-    return f"of {len(corrected)} points, " + "; ".join(parts)
+    return f"of {len(corrected)} points, " + "; ".join(parts), explained
 
 
 # --- Size against k (Dietterich's 10-fold t; Bouckaert and Frank's 10 x 10) ------------------
@@ -586,8 +589,11 @@ def check_size_k(data, scale):
         k1_notes.append(f"{name} {state} (two folds' correlation {folds:.3f}, K4, which the "
                         "test takes as 0)" + ("" if p == "cv-stumps" else ", reported"))
     stumps, stumps_mcse = ten["cv-stumps"]
+    k2_explained = True  # every miss of K2 with its cause
     for p, (r, _) in rep.items():
         name, splits = p.removeprefix("cv-"), rho_r[p][0]
+        k2_explained &= ((r >= BRADLEY[0] or splits < 0.1)
+                         and (r <= BRADLEY[1] or splits > 0.1))
         if r < BRADLEY[0]:
             k2_notes.append(f"{name} below" + (
                 f": two splits' correlation {splits:.3f} (K4) is below the n_test / n = 0.1 "
@@ -600,7 +606,8 @@ def check_size_k(data, scale):
                           passed=stumps - 2 * stumps_mcse > ALPHA,
                           note="; ".join([_mcse_text(ten), *k1_notes])),
             TARGETS.holds("K2", ours=_rates_text(rep), passed=not k2_notes,
-                          note="; ".join([_mcse_text(rep), *k2_notes])),
+                          note="; ".join([_mcse_text(rep), *k2_notes]),
+                          evidence=k2_explained),
             TARGETS.finding("K4", ours=f"10 folds {_rates_text(rho)}; 10 x 10 folds "
                                        f"{_rates_text(rho_r)}",
                             note=_mcse_text(rho) + "; " + _mcse_text(rho_r)),
@@ -881,7 +888,7 @@ def _check_5x2_size(data, fold_rho):
         "D2", ours=_rates_text(t52), passed=not liberal, note=_mcse_text(t52) + "".join(
             f"; {p.removeprefix('cv-')}: the two folds of a repetition are positively "
             f"correlated ({fold_rho[p]:.3f}, D6), which 5x2cv's variance takes as independent"
-            for p in liberal if fold_rho[p] > 0))
+            for p in liberal if fold_rho[p] > 0), evidence=all(fold_rho[p] > 0 for p in liberal))
 
 
 def _check_proportion_size(data):
@@ -957,10 +964,11 @@ def _check_f_over_t(data, fold_rho):
         holds &= ok
         parts.append(part)
         misses += missed
+    causes = _f_causes(data, misses, fold_rho) if misses else ""
     return TARGETS.holds("A1", ours="; ".join(parts), passed=holds,
                          note="F vs t; regression, then classification" + (
-                             "; " + ", ".join(misses) + _f_causes(data, misses, fold_rho)
-                             if misses else ""))
+                             "; " + ", ".join(misses) + causes if misses else ""),
+                         evidence=bool(causes))
 
 
 def _f_causes(data, misses, fold_rho) -> str:

@@ -22,7 +22,9 @@ from evalmc.estimators.intervals import get_estimator
 
 #: What a row of the report is.
 #:
-#: - ``'target'``: a claim of the paper, judged pass or fail; the count of targets met.
+#: - ``'target'``: a claim of the paper, one row per distinct claim (its variants, e.g. the
+#:   levels a claim is made at, are sub-checks of the row and its rule says how they combine);
+#:   judged pass, FAIL or inconclusive, and counted in the headline (:data:`OUTCOMES`).
 #: - ``'calibration'``: a summary the simulation was fitted to; its pass checks the fit, not
 #:   the paper's claim.
 #: - ``'extension'``: our own check beyond the paper (e.g. under another definition of H0),
@@ -30,6 +32,15 @@ from evalmc.estimators.intervals import get_estimator
 #: - ``'finding'``: a measured value the paper does not state, or states without a number;
 #:   reported, never judged.
 ROLES = ("target", "calibration", "extension", "finding")
+
+#: What a target comes to in the headline: ``'reproduced'`` (pass), ``'contradicted'`` (FAIL
+#: with its cause stated and evidenced in the note: the check's `evidence`), ``'inconclusive'``
+#: (the data cannot separate pass from fail, by the rule its note states) and ``'missed'``
+#: (FAIL without an established cause).
+OUTCOMES = ("reproduced", "contradicted", "inconclusive", "missed")
+#: The headline's words for :data:`OUTCOMES`.
+OUTCOME_WORDS = {"reproduced": "reproduced", "contradicted": "contradicted with evidence",
+                 "inconclusive": "inconclusive", "missed": "missed"}
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,9 @@ class Target:
 
 @dataclass(frozen=True)
 class Check:
-    """One target judged, a row of the report; `passed` is None for a finding."""
+    """One target judged, a row of the report: `passed` is True, False, or None for a row that
+    is inconclusive (its note states the rule) and for a finding (never judged); `evidence`
+    marks a FAIL whose note states its cause with the evidence for it."""
 
     id: str
     claim: str
@@ -68,11 +81,23 @@ class Check:
     note: str = ""
     source: str = ""
     role: str = "target"
+    evidence: bool = False
 
     @property
     def result(self) -> str:
-        """``'pass'``, ``'FAIL'`` or ``'finding'``."""
-        return "finding" if self.passed is None else "pass" if self.passed else "FAIL"
+        """``'pass'``, ``'FAIL'``, ``'inconclusive'`` or ``'finding'``."""
+        if self.role == "finding":
+            return "finding"
+        return "inconclusive" if self.passed is None else "pass" if self.passed else "FAIL"
+
+    @property
+    def outcome(self) -> str:
+        """One of :data:`OUTCOMES` (a FAIL is ``'contradicted'`` with `evidence`, else
+        ``'missed'``); ``'finding'`` for a finding."""
+        if self.role == "finding":
+            return "finding"
+        return {True: "reproduced", None: "inconclusive"}.get(
+            self.passed, "contradicted" if self.evidence else "missed")
 
 
 class Targets:
@@ -102,54 +127,120 @@ class Targets:
         """The ids, in table order."""
         return list(self._by_id)
 
-    def _check(self, target, ours, passed, note):
-        if target.role == "finding" and passed is not None:
+    def _check(self, target, ours, passed, note, evidence=False):
+        if target.role == "finding":
             raise ValueError(f"target {target.id} is a finding: it is reported, not judged.")
-        if target.role != "finding" and passed is None:
-            raise ValueError(f"target {target.id} must be judged (its role is {target.role}).")
+        if passed is None and not note.strip():
+            raise ValueError(f"target {target.id} is inconclusive: its `note` must state the "
+                             "rule that makes it so.")
+        if evidence and (passed is not False or not note.strip()):
+            raise ValueError(f"target {target.id}: `evidence` marks a FAIL whose `note` states "
+                             "its cause and evidence.")
         return Check(target.id, target.claim, target.paper, ours, target.tolerance, passed,
-                     note, target.source, target.role)
+                     note, target.source, target.role, bool(evidence))
 
-    def within(self, id: str, ours: float, *, note: str = "", digits: int = 3) -> Check:
+    def within(self, id: str, ours: float, *, note: str = "", digits: int = 3,
+               evidence: bool = False) -> Check:
         """Judge a numeric target: passes when ``|ours - value| <= tol`` (NaN fails); `ours` printed
-        to `digits` significant digits."""
+        to `digits` significant digits; `evidence` as in :meth:`holds`."""
         target = self[id]
         if target.value is None:
             raise ValueError(f"target {id} has no numeric `value` and `tol`.")
         passed = bool(math.isfinite(ours) and abs(ours - target.value) <= target.tol)
-        return self._check(target, f"{ours:.{digits}g}", passed, note)
+        return self._check(target, f"{ours:.{digits}g}", passed, note, evidence and not passed)
 
-    def holds(self, id: str, *, ours: str, passed: bool, note: str = "") -> Check:
-        """Judge a qualitative target: what we measured (`ours`), and whether the claim holds."""
-        return self._check(self[id], ours, bool(passed), note)
+    def holds(self, id: str, *, ours: str, passed: bool | None, note: str = "",
+              evidence: bool = False) -> Check:
+        """Judge a qualitative target: what we measured (`ours`), and whether the claim holds
+        (None: inconclusive, by the rule `note` states); `evidence` when a FAIL's `note` states
+        its cause with the evidence for it (ignored on a pass)."""
+        passed = None if passed is None else bool(passed)
+        return self._check(self[id], ours, passed, note, evidence and passed is False)
 
     def finding(self, id: str, *, ours: str, note: str = "") -> Check:
         """Report a finding: what we measured, not judged (`passed` None)."""
-        return self._check(self[id], ours, None, note)
+        target = self[id]
+        if target.role != "finding":
+            raise ValueError(f"target {id} must be judged (its role is {target.role}).")
+        return Check(target.id, target.claim, target.paper, ours, target.tolerance, None,
+                     note, target.source, target.role)
 
 
-def missed(checks: Iterable[Check]) -> list[str]:
+def combine(verdicts) -> bool | None:
+    """Sub-checks that must all hold: False if any fails, True if all pass, else None
+    (inconclusive)."""
+    verdicts = list(verdicts)
+    if any(v is False for v in verdicts):
+        return False
+    return True if all(v is True for v in verdicts) else None
+
+
+def agree(verdicts) -> bool | None:
+    """Readings of a protocol the paper leaves open: their common verdict, None (inconclusive)
+    when they disagree or one is inconclusive."""
+    verdicts = set(verdicts)
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def failed(checks: Iterable[Check]) -> list[str]:
     """Ids of the judged checks that failed, in order."""
-    return [c.id for c in checks if c.passed is False]
+    return [c.id for c in checks if c.result == "FAIL"]
 
 
-def tally(checks: Iterable[Check]) -> dict[str, tuple[int, int]]:
-    """``{role: (met, judged)}`` in the order of :data:`ROLES`; for findings, ``(0, count)``."""
-    out: dict[str, tuple[int, int]] = {}
+def tally(checks: Iterable[Check]) -> dict[str, dict[str, int]]:
+    """``{role: {state: count}}`` in the order of :data:`ROLES`, a role only when present:
+    targets by :data:`OUTCOMES`, calibration checks and extensions by result (``'pass'``,
+    ``'FAIL'``, ``'inconclusive'``), findings as ``{'finding': count}``."""
+    states = {"target": OUTCOMES, "finding": ("finding",)}
+    out: dict[str, dict[str, int]] = {}
     for c in checks:
-        met, judged = out.get(c.role, (0, 0))
-        out[c.role] = (met + bool(c.passed), judged + 1)
+        counts = out.setdefault(c.role, dict.fromkeys(
+            states.get(c.role, ("pass", "FAIL", "inconclusive")), 0))
+        counts[c.outcome if c.role == "target" else c.result] += 1
     return {role: out[role] for role in ROLES if role in out}
 
 
 def tally_text(checks: Iterable[Check]) -> str:
-    """One line: targets met, then calibration checks, extensions and findings (``'no
-    targets'``)."""
-    words = {"target": "targets met", "calibration": "calibration checks met",
-             "extension": "extensions met"}
-    parts = [f"{n} finding{'s' * (n != 1)}" if role == "finding" else f"{met}/{n} {words[role]}"
-             for role, (met, n) in tally(checks).items()]
-    return ", ".join(parts) or "no targets"
+    """One line: the claims (targets) by outcome, calibration checks and extensions met (and
+    inconclusive), findings (``'no targets'`` when empty)."""
+    parts = []
+    for role, counts in tally(checks).items():
+        n = sum(counts.values())
+        if role == "target":
+            parts.append(f"{n} claim{'s' * (n != 1)}: " + ", ".join(
+                f"{counts[o]} {OUTCOME_WORDS[o]}" for o in OUTCOMES))
+        elif role == "finding":
+            parts.append(f"{n} finding{'s' * (n != 1)}")
+        else:
+            word = "calibration checks" if role == "calibration" else "extensions"
+            parts.append(f"{counts['pass']}/{n} {word} met" + (
+                f" ({counts['inconclusive']} inconclusive)" if counts["inconclusive"] else ""))
+    return "; ".join(parts) or "no targets"
+
+
+def headline(groups: dict[str, list[Check]]) -> list[str]:
+    """The report's headline, a Markdown table: per paper (`groups`: name -> its checks) and over
+    all, the distinct claims by :data:`OUTCOMES`, then calibration checks and extensions met,
+    and findings (never judged)."""
+    head = ["paper", "claims", *(OUTCOME_WORDS[o] for o in OUTCOMES), "calibration met",
+            "extensions met", "findings"]
+    rows = [*groups.items(), ("all papers", [c for cs in groups.values() for c in cs])]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for name, checks in rows:
+        counts = tally(checks)
+        claims = counts.get("target", dict.fromkeys(OUTCOMES, 0))
+        cells = [name, sum(claims.values()), *(claims[o] for o in OUTCOMES),
+                 _met(counts.get("calibration")), _met(counts.get("extension")),
+                 counts.get("finding", {}).get("finding", 0)]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return lines
+
+
+def _met(counts) -> str:
+    if not counts:
+        return "-"
+    text = f"{counts['pass']}/{sum(counts.values())}"
+    return text + (f" ({counts['inconclusive']} inconclusive)" if counts["inconclusive"] else "")
 
 
 @dataclass(frozen=True)
@@ -237,15 +328,23 @@ def write_report(out: Path) -> Path:
     every = [Check(**c) for r in records for c in r["checks"]]
     lines = ["# Reproduction report", "",
              "Each target: the paper's value, ours, the tolerance, and whether ours meets it.",
-             "Roles: *target*, a claim of the paper; *calibration*, a summary the simulation "
+             "Roles: *target*, a claim of the paper, one row per distinct claim (its variants "
+             "are sub-checks of the row); *calibration*, a summary the simulation "
              "was fitted to; *extension*, our check beyond the paper; *finding*, a value the "
              "paper does not state, reported and not judged.",
-             "Generated by `evalmc reproduce`; do not edit.", "",
-             f"All papers: {tally_text(every)}.", ""]
-    for paper in dict.fromkeys(r["paper"] for r in records):
+             "Results: *pass*; *FAIL*; *inconclusive*, when the data cannot separate pass from "
+             "fail, by the rule the note states (a share within 2 SE of one half, a verdict "
+             "resting on one run, a protocol the paper leaves undetermined). A failed claim is "
+             "*contradicted with evidence* when its note states the cause and the evidence for "
+             "it (result `FAIL, evidence`), else *missed*.",
+             "Generated by `evalmc reproduce`; do not edit.", ""]
+    papers = dict.fromkeys(r["paper"] for r in records)
+    groups = {p: [Check(**c) for r in records if r["paper"] == p for c in r["checks"]]
+              for p in papers}
+    lines += [f"All papers: {tally_text(every)}.", "", *headline(groups), ""]
+    for paper in papers:
         mine = [r for r in records if r["paper"] == paper]
-        checks = [Check(**c) for r in mine for c in r["checks"]]
-        lines += [f"## {paper}", "", f"{tally_text(checks)}.", ""]
+        lines += [f"## {paper}", "", f"{tally_text(groups[paper])}.", ""]
         for rec in mine:
             title = rec.get("title") or rec["figure"]
             lines += [f"### {rec['figure']}: {title}", "",
@@ -257,7 +356,8 @@ def write_report(out: Path) -> Path:
             lines += ["| id | claim | paper | ours | tolerance | role | result | note |",
                       "|---|---|---|---|---|---|---|---|"]
             for c in (Check(**c) for c in rec["checks"]):
-                cells = [c.id, c.claim, c.paper, c.ours, c.tolerance, c.role, c.result, c.note]
+                result = c.result + (", evidence" if c.evidence else "")
+                cells = [c.id, c.claim, c.paper, c.ours, c.tolerance, c.role, result, c.note]
                 lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
             lines += ["", "Sources:", ""]
             lines += [f"- **{c['id']}**: {_cell(c['source'])}" for c in rec["checks"]]

@@ -77,7 +77,7 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
     """
     check_choice("scale", scale, SCALES)
     figures = resolve(spec)
-    from evalmc.reproductions.report import Runs, missed, save_figure, tally_text, write_report
+    from evalmc.reproductions.report import Runs, failed, save_figure, tally_text, write_report
 
     out = Path(out) if out is not None else default_out(scale)
     checks = []
@@ -87,9 +87,9 @@ def reproduce(spec: str, *, scale: str = "quick", out=None, n_jobs: int = 1, cac
         found = figure.check(data, scale)
         seconds = time.perf_counter() - start
         save_figure(out, paper, figure, data, found, seconds, scale)
-        failed = missed(found)
+        fails = failed(found)
         log(f"{paper}.{figure.name}: {tally_text(found)}"
-            + (f" (missed: {', '.join(failed)})" if failed else "") + f", {seconds:.1f} s")
+            + (f" (FAIL: {', '.join(fails)})" if fails else "") + f", {seconds:.1f} s")
         checks += found
     report = write_report(out).resolve()
     log(f"wrote {len(figures)} figure{'s' if len(figures) > 1 else ''} (PNG, data CSV, "

@@ -971,6 +971,8 @@ LESSON_REFERENCES = {
     "fifty-tries": _exact(lambda: noise_floor_solved_exact(2.0, 51, 3, 1.0)[0]),
     "resampled-t": _simulated(300, lambda r, n: resampled_t_size(r, n, 100, 10, 15, 10, 5, 1.0,
                                                                  0.05)),
+    "rank-one-tie": _simulated(200, lambda r, n: arena_lone_first(r, n, 5, 0.3, 2, 2000, 20,
+                                                                  1.0, 0.5, 100)),
 }
 
 
@@ -1384,4 +1386,77 @@ def bonferroni_any_false(alpha, candidates, runs, base_runs, n_loops, seed):
     cand = rng.standard_normal((n_loops, candidates - 1, runs))
     p = stats.ttest_ind(cand, base, axis=2, equal_var=False, alternative="greater").pvalue
     rate = float(np.mean(np.any(p < alpha / candidates, axis=1)))
+    return rate, math.sqrt(rate * (1 - rate) / n_loops)
+
+
+def bradley_terry_mm(wins):
+    """Bradley-Terry strengths (summing to zero) of win tables (..., M, M), ties already split
+    half to each, by Hunter's (2004) MM iteration ``pi_i = W_i / sum_j n_ij / (pi_i + pi_j)``."""
+    n = wins + np.swapaxes(wins, -1, -2)
+    total = wins.sum(axis=-1)
+    pi = np.ones(wins.shape[:-1])
+    for _ in range(10_000):
+        new = total / (n / (pi[..., :, None] + pi[..., None, :])).sum(axis=-1)
+        new /= np.exp(np.log(new).mean(axis=-1, keepdims=True))
+        done = np.abs(np.log(new / pi)).max() < 1e-12
+        pi = new
+        if done:
+            break
+    return np.log(pi)
+
+
+def arena_lone_first(rng, reps, models, spacing, tied, battles, prompts, prompt_sd, nu, n_boot,
+                     level=0.95):
+    """Share of arena boards on which the percentile bootstrap over battles names one model
+    rank 1 alone (its lower bound above every other's upper bound), battle by battle: battle k on
+    prompt ``k mod prompts``, its pair uniform, Davidson's outcome at the gap of strengths plus
+    the prompt x model effects; each round resamples the battles with ``rng.integers`` and is
+    fitted by :func:`bradley_terry_mm`."""
+    strength = spacing * (models - 1 - np.arange(models, dtype=float))
+    strength[:tied] = spacing * (models - tied)
+    first, second = np.triu_indices(models, 1)
+    lone = 0
+    for _ in range(reps):
+        effect = rng.normal(0.0, prompt_sd, (prompts, models))
+        pair = rng.integers(0, first.size, battles)
+        i, j, p = first[pair], second[pair], np.arange(battles) % prompts
+        gap = strength[i] - strength[j] + effect[p, i] - effect[p, j]
+        odds = np.stack([np.exp(gap / 2), np.exp(-gap / 2), np.full(battles, nu)], axis=1)
+        cut = np.cumsum(odds / odds.sum(axis=1, keepdims=True), axis=1)
+        outcome = (rng.random(battles)[:, None] > cut[:, :2]).sum(axis=1)  # 0 i, 1 j, 2 tie
+        y = np.array([1.0, 0.0, 0.5])[outcome]
+        pick = rng.integers(0, battles, (n_boot, battles))
+        offset = np.arange(n_boot)[:, None] * models * models
+        cells = n_boot * models * models
+        wins = (np.bincount((offset + i[pick] * models + j[pick]).ravel(), y[pick].ravel(), cells)
+                + np.bincount((offset + j[pick] * models + i[pick]).ravel(),
+                              1.0 - y[pick].ravel(), cells))
+        theta = bradley_terry_mm(wins.reshape(n_boot, models, models))
+        low, high = np.quantile(theta, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        lone += any(all(low[a] > high[b] for b in range(models) if b != a)
+                    for a in range(models))
+    return lone / reps
+
+
+def skewed_any_false(method, value, candidates, runs, base_runs, skew, n_loops, seed):
+    """P(a rule keeps some null) on `n_loops` loops of `candidates - 1` null candidates, every
+    run scipy's skewnorm(skew) standardized by its own mean and sd, against one fixed baseline
+    per loop: the noise floor at k = `value` (``(mean c - b1) / |b1 - b2| >= k``) or the Welch
+    t Bonferroni at alpha = `value` (scipy.stats.ttest_ind); (rate, its MCSE)."""
+    rng = np.random.default_rng(seed)
+    dist = stats.skewnorm(skew)
+    mean, var = dist.stats("mv")
+
+    def draw(shape):
+        return (dist.rvs(size=shape, random_state=rng) - mean) / math.sqrt(var)
+
+    base = draw((n_loops, 1, base_runs))
+    cand = draw((n_loops, candidates - 1, runs))
+    if method == "noise-floor":
+        b1, b2 = base[:, :, 0], base[:, :, 1]
+        keep = (cand.mean(axis=2) - b1) / np.abs(b1 - b2) >= value
+    else:
+        p = stats.ttest_ind(cand, base, axis=2, equal_var=False, alternative="greater").pvalue
+        keep = p < value / candidates
+    rate = float(np.mean(keep.any(axis=1)))
     return rate, math.sqrt(rate * (1 - rate) / n_loops)

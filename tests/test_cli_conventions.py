@@ -19,11 +19,16 @@ def _subparsers():
     return action.choices
 
 
+def _module(command):
+    return importlib.import_module(_subparsers()[command].get_default("run").__module__)
+
+
 def _prints(command) -> bool:
     """Whether a subcommand prints results: its module says ``PRINTS = False`` when it writes
-    files into its --out folder instead."""
-    module = importlib.import_module(_subparsers()[command].get_default("run").__module__)
-    return getattr(module, "PRINTS", True)
+    files into its --out folder instead, ``SERVES = True`` when it speaks a protocol on stdin
+    and stdout (``evalmc mcp``)."""
+    module = _module(command)
+    return getattr(module, "PRINTS", True) and not getattr(module, "SERVES", False)
 
 
 def test_every_module_of_commands_is_a_subcommand():
@@ -36,7 +41,7 @@ def test_every_module_of_commands_is_a_subcommand():
 @pytest.mark.parametrize("command", list(_subparsers()))
 def test_every_command_has_out_and_every_printing_one_format(command):
     options = {a.dest: a for a in _subparsers()[command]._actions}
-    assert "out" in options
+    assert ("out" in options) != getattr(_module(command), "SERVES", False)
     if _prints(command):
         assert tuple(options["format"].choices) == ("table", "csv", "json")
         assert options["format"].default == "table"

@@ -110,11 +110,15 @@ def test_j3_note_counts_each_point_outside_the_band_by_its_cause():
                          {"problem": "cv-stumps", "test_share": 0.1, "rate": 0.14}])
     tied = pd.DataFrame([{"problem": "cv-classification", "j": 2, "test_share": 0.1,
                           "rate": 0.05}])
-    note = cvtests._outside_band(corrected, rhos, tied)
+    note, explained = cvtests._outside_band(corrected, rhos, tied)
+    assert explained  # every point outside the band has its cause: J3 is contradicted
     assert note.startswith("of 4 points, 1 above at J = 2")
     assert "rejection at any level" in note
     assert "1 below: two splits' correlation (J5) is below n_test / n" in note
     assert "1 above: two splits' correlation (J5) is above" in note and "(stumps: 0.090)" in note
+    rhos.loc[1, "rate"] = 0.05  # the stumps' correlation no longer explains their excess
+    note, explained = cvtests._outside_band(corrected, rhos, tied)
+    assert not explained and "1 above (stumps: 0.090)" in note
 
 
 def test_split_correlation_is_the_correction_s_rho_on_independent_test_noise():

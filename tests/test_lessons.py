@@ -47,8 +47,8 @@ def studies():
     return get
 
 
-def test_at_least_twelve_lessons_each_loading_as_registered():
-    assert len(LESSONS) >= 12
+def test_at_least_fourteen_lessons_each_loading_as_registered():
+    assert len(LESSONS) >= 14
     for name, entry in LESSONS.items():
         lesson = entry.load()
         assert isinstance(lesson, Lesson) and lesson.id == name
@@ -92,6 +92,34 @@ def test_headline_fixed_seed_value(name, studies):
 
 def test_boo_n_headline_is_the_published_boo_10():
     assert naive.expected_max_normal(10) == pytest.approx(1.53875, abs=1e-4)  # Bajgar et al.
+
+
+def test_rank_one_tie_reference_fits_as_ours_and_calibrated_boards_hold_5_percent(studies):
+    """The reference's MM fit is the Newton fit of the boards; the bootstrap over prompts names
+    a false rank 1 (top two tied) no more often than 5% (binomial test), the Arena's bootstrap
+    far more often, and a board names one model rank 1 where some rank set is {1}."""
+    from evalmc.criteria.leaderboard import bootstrap
+    from evalmc.lessons.rank_one import _Crowns
+    from evalmc.sims.bradley_terry import fit
+    from evalmc.sims.leaderboard import Arena
+
+    batch = Arena(models=5, tied=2, spacing=0.3, battles=400).draw(np.random.default_rng(3), 4)
+    wins = batch.wins[:, 0] + 0.5 * batch.ties[:, 0]
+    np.testing.assert_allclose(naive.bradley_terry_mm(wins), fit(batch.wins[:, 0],
+                                                                 batch.ties[:, 0]), atol=1e-8)
+    frame = studies("rank-one-tie")
+    for procedure in ("board-prompt-bootstrap", "board-wald"):
+        row = frame[(frame["tied"] == 2) & (frame["procedure"] == procedure)].iloc[0]
+        k = round(row["rate"] * row["n_reps"])
+        assert stats.binomtest(k, int(row["n_reps"]), 0.05, "greater").pvalue > 0.001, row
+    arena = frame[(frame["tied"] == 2) & (frame["procedure"] == "board-bootstrap")].iloc[0]
+    assert stats.binomtest(round(arena["rate"] * arena["n_reps"]), int(arena["n_reps"]), 0.05,
+                           "greater").pvalue < 1e-6
+    claims = bootstrap().claims(batch, np.random.default_rng(4))
+    low, high = claims.rank_sets()
+    crit = evalmc.get_criterion("board-bootstrap")
+    ((tally, _),) = _Crowns(crit).tallies(claims, np.array([0, 4]), None)
+    np.testing.assert_array_equal(tally.columns["crowned"], ((low == 1) & (high == 1)).any(axis=1))
 
 
 def test_wald_small_every_coverage_is_within_4_mcse_of_the_exact_sum(studies):

@@ -3,6 +3,7 @@ import json
 import re
 import sys
 import types
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -14,11 +15,17 @@ from evalmc.registry import Entry, Registry
 from evalmc.reproductions import runner
 from evalmc.reproductions.registry import FIGURES
 from evalmc.reproductions.report import (
+    Check,
     Figure,
     Target,
     Targets,
+    agree,
+    combine,
+    headline,
     layout_problems,
+    tally,
     tally_text,
+    write_report,
 )
 from evalmc.reproductions.runner import figures
 
@@ -63,9 +70,10 @@ def fake_paper(monkeypatch):
 def test_reproduce_writes_png_csv_checks_and_report(fake_paper, tmp_path, capsys):
     assert main(["reproduce", "fake2000.fig1", "--out", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
-    summary = "1/2 targets met, 1/1 calibration checks met, 1 finding"
-    assert out == summary + "; missed: X2\n"
-    assert f"fake2000.fig1: {summary} (missed: X2)" in err
+    summary = ("2 claims: 1 reproduced, 0 contradicted with evidence, 0 inconclusive, 1 missed; "
+               "1/1 calibration checks met; 1 finding")
+    assert out == summary + "; FAIL: X2\n"
+    assert f"fake2000.fig1: {summary} (FAIL: X2)" in err
     assert (tmp_path / "fake2000" / "fig1.png").stat().st_size > 1000
     assert pd.read_csv(tmp_path / "fake2000" / "fig1.csv")["y"].tolist() == [0, 2, 3]
     record = json.loads((tmp_path / "fake2000" / "fig1.checks.json").read_text())
@@ -82,7 +90,8 @@ def test_reproduce_writes_png_csv_checks_and_report(fake_paper, tmp_path, capsys
     assert "| X3 | y at 2 | not stated | 3 | - | finding | finding |  |" in report
     assert "| X4 | y at 0 is 0 | 0 | 0 | - | calibration | pass |  |" in report
     assert '- **X2**: "y grows" (Sec 2)' in report
-    assert "All papers: 1/2 targets met, 1/1 calibration checks met, 1 finding." in report
+    assert f"All papers: {summary}." in report
+    assert "| fake2000 | 2 | 1 | 0 | 0 | 1 | 1/1 | - | 1 |" in report
 
 
 def test_check_flag_exits_1_on_a_missed_target(fake_paper, tmp_path):
@@ -178,3 +187,111 @@ def test_every_paper_declares_its_targets_and_titles_its_figures(paper):
         assert figure.title.startswith(surnames), f"{paper}.{figure.name}: title's authors"
         assert re.search(r"\b(19|20)\d\d\b", figure.title), f"{paper}.{figure.name}: year"
         assert 40 < len(figure.caption) < 1500, f"{paper}.{figure.name}: caption length"
+
+
+def _row(id, role="target", passed=True, evidence=False, note=""):
+    return Check(id, "c", "p", "o", "-", passed, note=note, role=role, evidence=evidence)
+
+
+def test_headline_counts_claims_by_outcome():
+    one = [_row("A1"), _row("A2", passed=None, note="inconclusive: a coin flip"),
+           _row("A3", passed=False, evidence=True, note="the cause, measured"),
+           _row("A4", passed=False, note="cause undetermined"),
+           _row("A5", role="finding", passed=None), _row("A6", role="calibration"),
+           _row("A7", role="extension", passed=None, note="inconclusive: one run"),
+           _row("A8", role="extension", passed=False)]
+    two = [_row("B1"), _row("B2", passed=None, note="inconclusive")]
+    assert [c.outcome for c in one[:5]] == ["reproduced", "inconclusive", "contradicted",
+                                            "missed", "finding"]
+    assert [c.result for c in one[4:]] == ["finding", "pass", "inconclusive", "FAIL"]
+    assert tally(one)["target"] == {"reproduced": 1, "contradicted": 1, "inconclusive": 1,
+                                    "missed": 1}
+    assert headline({"one": one, "two": two})[2:] == [
+        "| one | 4 | 1 | 1 | 1 | 1 | 1/1 | 0/2 (1 inconclusive) | 1 |",
+        "| two | 2 | 1 | 0 | 1 | 0 | - | - | 0 |",
+        "| all papers | 6 | 2 | 1 | 2 | 1 | 1/1 | 0/2 (1 inconclusive) | 1 |"]
+    assert tally_text(two) == ("2 claims: 1 reproduced, 0 contradicted with evidence, "
+                               "1 inconclusive, 0 missed")
+
+
+def test_folded_claims_count_once():
+    """A claim made at three levels, or under two readings of the paper's interval, is one row
+    whose sub-checks combine by its rule: all must hold, readings must agree."""
+    assert combine([True, True, True]) is True
+    assert combine([True, None, True]) is None and combine([True, None, False]) is False
+    assert agree([True, True]) is True and agree([False, False]) is False
+    assert agree([True, False]) is None and agree([None, None]) is None
+    from evalmc.reproductions import keller2005
+
+    rows = [{"panel": p, "definition": d, "n": n, "criterion": c, "alpha": a, "rate": 0.8 * a,
+             "mcse": 0.001, "std": 0.01, "categories": 3}
+            for p in "abcd" for d in keller2005.DEFINITIONS for n in (100, 1000, 6000)
+            for c in keller2005.TESTS for a in keller2005.ALPHAS]
+    checks = [c for c in keller2005.check_fig1(pd.DataFrame(rows), "quick")
+              if c.role == "target"]
+    assert [c.id for c in checks] == ["K1", "K2", "K3-size", "K4", "K5", "K7-size", "K7-d"]
+    assert sum(tally(checks)["target"].values()) == 7  # K1: 3 levels, K4: 4, K5: 2 -> 1 each
+
+
+def test_inconclusive_and_evidence_rules():
+    with pytest.raises(ValueError, match="X2 is inconclusive: its `note` must state the rule"):
+        TARGETS.holds("X2", ours="x", passed=None)
+    with pytest.raises(ValueError, match="`evidence` marks a FAIL whose `note` states"):
+        TARGETS.holds("X2", ours="x", passed=False, evidence=True)
+    assert TARGETS.holds("X2", ours="x", passed=True, evidence=True).evidence is False
+    assert TARGETS.holds("X2", ours="x", passed=None, note="inconclusive: a coin flip").result \
+        == "inconclusive"
+    with pytest.raises(ValueError, match="X2 must be judged"):
+        TARGETS.finding("X2", ours="x")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_committed_report_is_the_code_s(tmp_path):
+    """figures/REPORT.md is what write_report makes of the committed checks."""
+    for path in (ROOT / "figures").glob("*/*.checks.json"):
+        (tmp_path / path.parent.name).mkdir(exist_ok=True)
+        (tmp_path / path.parent.name / path.name).write_text(path.read_text())
+    assert write_report(tmp_path).read_text() == (ROOT / "figures" / "REPORT.md").read_text()
+
+
+def test_readme_table_matches_the_report_headline():
+    """Each paper's row of the README's table gives the report's claims by outcome."""
+    records = [json.loads(p.read_text()) for p in (ROOT / "figures").glob("*/*.checks.json")]
+    readme = (ROOT / "README.md").read_text()
+    for paper in evalmc.reproductions.PAPERS:
+        counts = tally([Check(**c) for r in records if r["paper"] == paper
+                        for c in r["checks"]])["target"]
+        cell = (f"{counts['reproduced']} / {counts['contradicted']} / "
+                f"{counts['inconclusive']} / {counts['missed']} of {sum(counts.values())}")
+        row = next(line for line in readme.splitlines()
+                   if line.startswith("| ") and f"`{paper}`" in line)
+        assert f"| {cell} |" in row, (paper, cell, row)
+
+
+#: The re-judged rows' outcomes at the paper scale, from the committed data.
+REJUDGED = {
+    "keller2005.fig1": {"K1": "reproduced", "K3-size": "reproduced", "K4": "contradicted",
+                        "K5": "reproduced", "K7-d": "contradicted"},
+    "keller2005.fig2": {"K3-power": "reproduced", "K8": "reproduced"},
+    "giles1997.fig2": {"G6 FIR no gains": "inconclusive", "G6 FIR gains": "inconclusive"},
+    "giles1997.fig3": {"G6c": "inconclusive", "G6f": "inconclusive", "G6g": "inconclusive"},
+    "giles1997.fig4": {"G1 K=5": "inconclusive", "G1 K=10": "reproduced",
+                       "G1 K=15": "inconclusive", "G2": "missed", "G5": "missed"},
+    "giles1997.fig5": {"G3": "missed", "G4 K=1": "inconclusive", "G4 K=5": "inconclusive"},
+}
+
+
+@pytest.mark.parametrize("spec", REJUDGED)
+def test_committed_checks_are_the_checks_of_the_committed_data(spec):
+    """Each re-judged figure's committed checks are what its check makes of its committed CSV,
+    and its moved rows come to the outcomes the report gives."""
+    from dataclasses import asdict
+
+    paper, name = spec.split(".")
+    record = json.loads((ROOT / "figures" / paper / f"{name}.checks.json").read_text())
+    data = pd.read_csv(ROOT / "figures" / paper / f"{name}.csv")
+    checks = FIGURES.entry(spec).load().check(data, record["scale"])
+    assert [asdict(c) for c in checks] == record["checks"]
+    assert {c.id: c.outcome for c in checks if c.id in REJUDGED[spec]} == REJUDGED[spec]

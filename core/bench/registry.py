@@ -50,6 +50,9 @@ WORKLOADS = Registry("workload", [
               "scipy.stats.wilcoxon per pair"),
     _workload("cv-corrected-t", "workloads:cv_corrected_t", "scikit-learn fits, looped",
               ("sklearn", "bench")),
+    _workload("arena-bootstrap", "arena:arena_bootstrap", "FastChat's compute_mle_elo "
+              "(scikit-learn's LogisticRegression) refitted on resampled battles",
+              ("sklearn", "bench")),
     _workload("lessons", "lessons:lessons_class_scale", "the same lessons on 1 worker"),
     _workload("gate-50-candidates", "workloads:gate_50_candidates",
               "a plain Python loop over the loops and candidates"),

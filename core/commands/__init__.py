@@ -344,6 +344,7 @@ def _typed_arg(name: str, kind, rule: str):
         except ValueError:
             raise argparse.ArgumentTypeError(f"`{name}` must be {rule}; got {text!r}.") from None
     parse.__name__ = name
+    parse.kind = kind  # the type it reads, for the MCP tools' typed inputs (evalmc.mcp_server)
     return parse
 
 

@@ -4,7 +4,8 @@ real candidate, each keep rule's P(any false keep), false keeps, power to keep a
 candidate, runs spent and overstatement of the final score, with their Monte Carlo errors
 (:func:`evalmc.study.gate.run_gate`); the run noise Gaussian, skewed, multimodal or the user's
 own baseline runs (``--noise``), and with ``--rerun`` the bias of the final score corrected by
-fresh runs.
+fresh runs. With ``--solve``, a rule's threshold and runs solved for targets, on any of those
+noises and within a ``--budget`` of runs a loop.
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ def register(sub) -> None:
                        help="the real candidate's true effect (default 1)")
     solve.add_argument("--max-runs", type=int_arg("max_runs"), default=256,
                        help="the largest runs per candidate searched (default 256)")
+    solve.add_argument("--budget", type=int_arg("budget"), default=None,
+                       help="runs a loop may spend, the baseline's included: the solved runs "
+                            "per candidate fit it, or the budget the targets need is said "
+                            "(default: no budget)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
@@ -139,6 +144,9 @@ def run(args) -> int:
         check_writable(args.out, "--out")
     if args.solve:
         return _solve(args)
+    if args.budget is not None:
+        raise UsageError("`--budget` applies only with `--solve`: it bounds the runs the "
+                         "solve searches.")
     args.reps = REPS if args.reps is None else args.reps
     args.base_runs = 2 if args.base_runs is None else args.base_runs
     if args.reps < 1:
@@ -211,27 +219,32 @@ def _solve(args) -> int:
 
     for flag, value, default in (("share", args.share, 0.0), ("gain", args.gain, 1.0),
                                  ("baseline", args.baseline, "fixed"), ("looks", args.looks, 1),
-                                 ("noise", args.noise, "normal"), ("rerun", args.rerun, 0)):
+                                 ("rerun", args.rerun, 0)):
         if value != default:
             raise UsageError(f"`--{flag}` does not apply with `--solve`: it draws one candidate "
-                             "of effect `--effect` against a fixed baseline, Gaussian runs, "
-                             "each rule deciding once.")
+                             "of effect `--effect` against a fixed baseline, each rule "
+                             "deciding once, without a rerun.")
     reps = SOLVE_REPS if args.reps is None else args.reps
-    sd = 1.0 if args.sd is None else args.sd
-    params = {"candidates": args.candidates, "runs": args.runs, "sd": sd, "rho": args.rho}
+    params = {"candidates": args.candidates, "runs": args.runs, "sd": args.sd, "rho": args.rho,
+              "noise": _noise(args)}
     if args.base_runs is not None:
         params["base_runs"] = args.base_runs
     try:
+        if args.sd is None:
+            from evalmc.sims.noise import RunNoise
+
+            params["sd"] = RunNoise(params["noise"]).runs_sd or 1.0
         sol = solve_gate(params, args.rule or SOLVED, max_false=args.max_false,
                          power=args.power, effect=args.effect, n_reps=reps, seed=args.seed,
-                         max_runs=args.max_runs, n_jobs=args.jobs,
+                         max_runs=args.max_runs, budget=args.budget, n_jobs=args.jobs,
                          progress=False if args.quiet else None)
     except ValueError as err:
         text = str(err)
-        for name in ("candidates", "runs", "base_runs", "sd", "rho", "max_false", "power",
-                     "effect", "max_runs", "n_reps", "rules"):
+        for name in ("candidates", "runs", "base_runs", "sd", "rho", "noise", "max_false",
+                     "power", "effect", "max_runs", "budget", "n_reps", "rules"):
             text = text.replace(f"`{name}`", "`--" + {"n_reps": "reps", "rules": "rule"}.get(
                 name, name).replace("_", "-") + "`")
+        text = text.replace("`column`", "`--noise-column`")
         raise UsageError(text) from None
     if args.format == "table":
         text = sol.report() + "\n"

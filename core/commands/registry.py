@@ -18,4 +18,5 @@ COMMANDS = (
     "evalmc.commands.audit",
     "evalmc.commands.plan",
     "evalmc.commands.lesson",
+    "evalmc.mcp_server",  # the tools' server: beside cli.py, whose main it runs for each call
 )

@@ -48,12 +48,12 @@ def register(sub) -> None:
     parser.add_argument("--cache", help="directory of finished blocks: a stopped run resumes "
                                         "from it")
     parser.add_argument("--check", action="store_true",
-                        help="exit with status 1 when a judged target is missed")
+                        help="exit with status 1 when a judged check fails")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
-    """Regenerate the figures of `args.spec`, print the tally of the targets met.
+    """Regenerate the figures of `args.spec`, print the tally of the claims by outcome.
 
     Parameters
     ----------
@@ -63,7 +63,8 @@ def run(args) -> int:
     Returns
     -------
     int
-        The exit status: 1 when ``--check`` is given and a judged target is missed, else 0.
+        The exit status: 1 when ``--check`` is given and a judged check fails (FAIL; an
+        inconclusive row does not), else 0.
 
     Notes
     -----
@@ -83,8 +84,8 @@ def run(args) -> int:
     checks = reproduce(args.spec, scale=args.scale, out=args.out, n_jobs=args.jobs,
                        cache=args.cache,
                        log=lambda line: print(line, file=sys.stderr))
-    from evalmc.reproductions.report import missed, tally_text  # after names are checked
+    from evalmc.reproductions.report import failed, tally_text  # after names are checked
 
-    failed = missed(checks)
-    print(tally_text(checks) + (f"; missed: {', '.join(failed)}" if failed else ""))
-    return 1 if args.check and failed else 0
+    fails = failed(checks)
+    print(tally_text(checks) + (f"; FAIL: {', '.join(fails)}" if fails else ""))
+    return 1 if args.check and fails else 0

@@ -44,4 +44,7 @@ LESSONS = Registry("lesson", [
     _lesson("fifty-tries", "fifty_tries", "a research loop that tries fifty null candidates "
             "keeps a false 'win' in 35% to 89% of loops under eye-set keep rules; Bonferroni's "
             "bar, which grows with the tries, does not"),
+    _lesson("rank-one-tie", "rank_one", "a leaderboard's rank 1 is often a tie: the Arena's "
+            "bootstrap over battles names a false #1 when prompts are reused; the bootstrap "
+            "over prompts does not"),
 ])

@@ -1,14 +1,15 @@
 """Solve a research loop's keep rule for targets: the threshold (the noise floor's `k`, a t
 rule's `alpha`) that holds P(any false keep) at `max_false`, and the runs per candidate at
-which it keeps a real candidate of effect `effect` with probability `power`
-(:func:`solve_gate`, ``evalmc gate --solve``).
+which it keeps a real candidate of effect `effect` with probability `power`, within a budget
+of runs a loop if given (:func:`solve_gate`, ``evalmc gate --solve``).
 
 The loops are the ``loop`` scenario's (:mod:`evalmc.sims.loops`) with a fixed baseline: K
 candidates, one of them (at a random place) with a true effect `effect`, the K - 1 others
-none. Against a fixed baseline each rule keeps candidate j when a statistic of its own passes
-the threshold: the noise floor when ``(c_j - b1) / |b1 - b2| >= k``, a t rule when its
-one-sided p-value ``p_j < alpha`` (Bonferroni: ``< alpha / K``, the same rule with `alpha`
-scaled by K). So every threshold is judged on the same simulated loops, and:
+none, their runs' noise of any shape the scenario draws (``noise``: Gaussian, skewed,
+multimodal, the user's own runs). Against a fixed baseline each rule keeps candidate j when a
+statistic of its own passes the threshold: the noise floor when ``(c_j - b1) / |b1 - b2| >=
+k``, a t rule when its one-sided p-value ``p_j < alpha`` (Bonferroni: ``< alpha / K``, the
+same rule with `alpha` scaled by K). So every threshold is judged on the same simulated loops, and:
 
 1. **Threshold.** A loop keeps a false candidate at threshold ``k`` when the largest of its
    null candidates' statistics passes ``k`` (for a t rule: the smallest p-value is below
@@ -16,13 +17,21 @@ scaled by K). So every threshold is judged on the same simulated loops, and:
    ``1 - max_false`` quantile (the smallest p-value's `max_false` quantile) over the loops: the
    root of the simulated curve, exact on those loops, with a 95% distribution-free interval
    from the order statistics (binomial counts). Its power is the share of loops whose real
-   candidate passes it.
+   candidate passes it. Nothing here assumes Gaussian runs: a t rule's p-value is a
+   statistic like the noise floor's ratio, and its solved `alpha` is calibrated on loops of
+   the given noise, whatever level the p-values would have on Gaussian runs.
 2. **Runs.** Where that power falls short of `power` at the given `runs`, the smallest runs
    per candidate (the baseline measured as often, at least twice) whose power at its own
    solved threshold reaches `power` is searched by the planner's search
    (:mod:`evalmc.study.plan`: bracket by doubling, a probit fit in log(runs) with a
    profile-likelihood interval, refined on doubling replications, a power that levels off
    below the target refused); a target no runs up to `max_runs` reach is said, not solved.
+   With a `budget` of runs a loop, the search brackets only up to the most runs per candidate
+   whose loop fits it (``base_runs + K runs <= budget``, the baseline's runs as the solve
+   sets them), and an answer above that is refused (its curve may still be probed above it,
+   as the planner does, to fit the crossing or to see whether the power levels off); where
+   no runs within the budget reach the target, the search goes on up to `max_runs` only to
+   say what budget would.
 3. **Check.** The threshold is solved at the answer's runs on `n_reps` loops, rounded to four
    significant digits on the safe side (`k` up, `alpha` down), and the rule so named is run
    by :func:`~evalmc.study.gate.run_gate` on `n_reps` fresh loops from a seed of its own: the
@@ -52,7 +61,7 @@ SOLVED = ("keep-noise-floor", "keep-bonferroni")
 #: The families a threshold is solved for, and the parameter solved.
 SOLVABLE = {"noise-floor": "k", "t": "alpha", "bonferroni": "alpha"}
 #: The loop's parameters a solve takes; the others it sets (one real candidate, fixed baseline).
-DESIGN = ("candidates", "runs", "base_runs", "sd", "rho")
+DESIGN = ("candidates", "runs", "base_runs", "sd", "rho", "noise")
 #: The largest runs per candidate searched, by default.
 MAX_RUNS = 256
 #: Loops of the search's points in all, at most.
@@ -115,6 +124,11 @@ class _Family:
     @property
     def param(self) -> str:
         return SOLVABLE[self.method]
+
+    @property
+    def name(self) -> str:
+        """The rule's name without its parameter (the test named when paired)."""
+        return f"keep-{self.method}" + ("(test=paired)" if self.test == "paired" else "")
 
     def threshold(self, null, max_false) -> tuple:
         """The rule's parameter at which P(any false keep) on these loops is `max_false`, and
@@ -219,9 +233,11 @@ class GateSolution:
     table : DataFrame
         A row per rule: each solved rule, then the eye-set rules on the given design.
         ``rule`` (the solved rule's name with its parameter), ``source`` (``'solved'``,
-        ``'unattainable'`` where no runs up to `max_runs` reach the targets, ``'eye-set'``),
-        ``value``, ``ci_low``, ``ci_high`` (the parameter and its 95% interval; NaN for an
-        eye-set rule), ``runs``, ``base_runs``, ``spent`` (runs per loop), then from the
+        ``'unattainable'`` where no runs up to `max_runs` reach the targets,
+        ``'over-budget'`` where some do but not within `budget`, ``'eye-set'``), ``value``,
+        ``ci_low``, ``ci_high`` (the parameter and its 95% interval; NaN for an eye-set rule),
+        ``runs``, ``base_runs``, ``spent`` (runs per loop; over budget: those the targets
+        need), then from the
         check on fresh loops ``any_false``, ``any_false_mcse``, ``any_false_low``,
         ``any_false_high``, ``power``, ``power_mcse``, ``power_low``, ``power_high`` (95%
         Wilson intervals).
@@ -231,6 +247,8 @@ class GateSolution:
         The given design.
     notes : list of str
         What the numbers alone do not say (a target no runs reach...).
+    budget : int or None
+        The runs a loop may spend, if given.
 
     Examples
     --------
@@ -248,6 +266,7 @@ class GateSolution:
     effect: float
     params: dict
     notes: list = field(default_factory=list)
+    budget: int | None = None
 
     def report(self) -> str:
         """The targets, the table (rates to four decimals, with their 95% intervals, not their
@@ -265,10 +284,13 @@ class GateSolution:
         >>> sol.report().splitlines()[2].split()[:3]
         ['keep-bonferroni(alpha=0.08366)', 'solved', '0.08366']
         """
-        k = self.params["candidates"]
+        k, noise = self.params["candidates"], self.params.get("noise", "normal")
+        shape = "" if noise == "normal" else f", noise {noise}"
         head = (f"K = {k} candidates, one of effect {self.effect:g} (sd "
-                f"{self.params.get('sd', 1.0):g}) among {k - 1} nulls: P(any false keep) <= "
-                f"{self.max_false:g}, power >= {self.power:g}")
+                f"{self.params.get('sd', 1.0):g}{shape}) among {k - 1} nulls: P(any false "
+                f"keep) <= {self.max_false:g}, power >= {self.power:g}")
+        if self.budget is not None:
+            head += f", within {self.budget:,} runs a loop"
         table = self.table.drop(columns=["any_false_mcse", "power_mcse"])
         for col in table.columns[table.columns.str.startswith(("any_false", "power"))]:
             table[col] = table[col].map(lambda v: "-" if np.isnan(v) else f"{v:.4f}")
@@ -282,7 +304,7 @@ class GateSolution:
 def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
                max_false: float = 0.05, power: float = 0.8, effect: float = 1.0,
                n_reps: int = 20_000, seed: int = 0, compare: Sequence | None = None,
-               max_runs: int = MAX_RUNS, n_jobs: int = 1,
+               max_runs: int = MAX_RUNS, budget: int | None = None, n_jobs: int = 1,
                progress: bool | None = False) -> GateSolution:
     """Solve keep rules' thresholds (and, where needed, the runs per candidate) for a target
     P(any false keep) and power on research loops, and check them on fresh loops.
@@ -294,7 +316,9 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
     params : mapping, optional
         The loop's design: ``candidates`` (K, default 50), ``runs`` (default 1),
         ``base_runs`` (default: as many as `runs`, at least 2), ``sd`` (default 1), ``rho``
-        (default 0). The solve sets the rest: one real candidate, a fixed baseline.
+        (default 0), ``noise`` (default ``'normal'``; a shape of :mod:`evalmc.sims.noise`,
+        standardized to ``sd``). The solve sets the rest: one real candidate, a fixed
+        baseline.
     rules : sequence of str
         Keep rules to solve, of the families ``keep-noise-floor`` (`k`), ``keep-t`` and
         ``keep-bonferroni`` (`alpha`); a test may be named (``'keep-t(test=paired)'``).
@@ -314,6 +338,10 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
         :data:`evalmc.study.gate.RULES` at its defaults that fits the design.
     max_runs : int
         The largest runs per candidate searched.
+    budget : int, optional
+        The runs a loop may spend, the baseline's included: the answer is among the runs per
+        candidate whose loop fits it, and a target they do not reach is said, with the
+        budget it needs (when some runs up to `max_runs` reach it).
     n_jobs : int
         Workers; the result does not depend on them.
     progress : bool, optional
@@ -336,7 +364,7 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
     >>> print(row["rule"], row["spent"], row["any_false"], row["power"])
     keep-bonferroni(alpha=0.08366) 275 0.0525 0.849
     """
-    design, families = _solve_iv(params, rules, max_false, power, effect, max_runs)
+    design, families = _solve_iv(params, rules, max_false, power, effect, max_runs, budget)
     n_reps = check_int("n_reps", n_reps, low=START_REPS)
     notes: list[str] = []
     rows = []
@@ -345,14 +373,14 @@ def solve_gate(params: Mapping | None = None, rules: Sequence = SOLVED, *,
         for fam in families:
             loops = _Loops(fam, design, effect, seed=seed, n_jobs=n_jobs, cache=tmp,
                            progress=progress)
-            rows.append(_solve_one(fam, loops, design, max_false, power, n_reps, seed,
-                                   check_seed, max_runs, notes))
+            rows.append(_solve_one(fam, loops, design, max_false, power, n_reps,
+                                   check_seed, (max_runs, budget), notes))
     rows.extend(_eye_set(design, effect, compare, n_reps, check_seed, n_jobs))
     return GateSolution(pd.DataFrame(rows), float(max_false), float(power), float(effect),
-                        design, notes)
+                        design, notes, budget)
 
 
-def _solve_iv(params, rules, max_false, power, effect, max_runs) -> tuple:
+def _solve_iv(params, rules, max_false, power, effect, max_runs, budget) -> tuple:
     """The design with its defaults and the families, checked, each error naming its input."""
     from evalmc.criteria import get_criterion
 
@@ -361,7 +389,8 @@ def _solve_iv(params, rules, max_false, power, effect, max_runs) -> tuple:
         if name not in DESIGN:
             raise ValueError(f"`params` may set only {', '.join(DESIGN)} (a solve draws one "
                              f"real candidate against a fixed baseline); got `{name}`.")
-    design = {"candidates": 50, "runs": 1, "base_runs": None, "sd": 1.0, "rho": 0.0, **params}
+    design = {"candidates": 50, "runs": 1, "base_runs": None, "sd": 1.0, "rho": 0.0,
+              "noise": "normal", **params}
     k = check_int("candidates", design["candidates"], low=2)
     check_int("runs", design["runs"], low=1)
     if design["base_runs"] is not None:
@@ -370,6 +399,11 @@ def _solve_iv(params, rules, max_false, power, effect, max_runs) -> tuple:
     check_float("power", power, low=0, high=1, open_low=True, open_high=True)
     check_float("effect", effect, low=0, open_low=True)
     max_runs = check_int("max_runs", max_runs, low=2)
+    if budget is not None:
+        check_int("budget", budget, low=1)
+        if _budget_runs(design, budget) < design["runs"]:
+            raise ValueError(f"`budget` must hold a loop at `runs` {design['runs']}: "
+                             f"{_spent_at(design, design['runs']):,} runs; got {budget}.")
     if not rules:
         raise ValueError("`rules` must name at least one keep rule to solve.")
     families = []
@@ -386,27 +420,39 @@ def _solve_iv(params, rules, max_false, power, effect, max_runs) -> tuple:
     return design, families
 
 
-def _solve_one(fam, loops, design, max_false, power, n_reps, seed, check_seed, max_runs,
+def _solve_one(fam, loops, design, max_false, power, n_reps, check_seed, limits,
                notes) -> dict:
-    """One family: the threshold at the given runs, or the runs searched; then checked."""
+    """One family: the threshold at the given runs, or the runs searched (up to `limits`,
+    ``(max_runs, budget)``); then checked."""
     runs = design["runs"]
     low = max(runs, 2) if fam.method != "noise-floor" else runs
+    name = fam.name
+    high = max(limits[0], low + 1)
+    cap = high if limits[1] is None else min(high, _budget_runs(design, limits[1]))
+    if low > cap:
+        why = (f"it needs {low} runs per candidate at least, "
+               f"{_spent_at(design, low):,} runs a loop")
+        return _over_budget(fam, loops, max_false, power, (low, high), limits[1], why,
+                            {}, notes)
     null, real = loops.draw(low, n_reps)
     value = fam.threshold(null, max_false)[0]
-    name = f"keep-{fam.method}"
     if fam.keeps(real, value).mean() < power:
-        search = _Search(_RunsInputs(power, low, max(max_runs, low + 1), SEARCH_REPS),
-                         _SolvedPower(loops, max_false))
+        search = _runs_search(loops, max_false, power, low, cap)
         try:
-            search.bracket()
-            if all(s[0] / s[1] >= power for s in search.seen.values()):
-                est = (low,) * 3
-            else:
-                est = search.refine()[2]
+            est = _searched(search, low)
         except UnreachableTarget as err:
+            if cap < high and "`high`" in str(err):
+                why = str(err).replace(" (`high`)", " (the most it allows)").replace(
+                    "raise `high`", "raise `budget`")
+                return _over_budget(fam, loops, max_false, power, (low, high), limits[1],
+                                    why, search.seen, notes)
             text = str(err).replace("`high`", "`max_runs`")
             notes.append(f"{name}: unattainable: {text} ({_spent(search):,} loops searched)")
             return _unattainable(fam, loops.params(low))
+        if est[0] > cap:
+            why = f"the smallest runs that reach the targets, {est[0]}, are more than it allows"
+            return _over_budget(fam, loops, max_false, power, (low, high), limits[1], why,
+                                search.seen, notes)
         runs = est[0]
         notes.append(f"{name}: at {design['runs']} run(s) per candidate its power is short of "
                      f"{power:g}; the smallest runs that reach it: {runs} (95% interval "
@@ -428,6 +474,58 @@ def _solve_one(fam, loops, design, max_false, power, n_reps, seed, check_seed, m
     return row
 
 
+def _runs_search(loops, max_false, power, low, high) -> _Search:
+    """The planner's search over runs per candidate from `low` to `high`."""
+    return _Search(_RunsInputs(power, low, high, SEARCH_REPS), _SolvedPower(loops, max_false))
+
+
+def _searched(search, low) -> tuple:
+    """Bracket and refine: the runs that reach the target and their 95% interval."""
+    search.bracket()
+    if all(s[0] / s[1] >= search.iv.power for s in search.seen.values()):
+        return (low,) * 3
+    return search.refine()[2]
+
+
+def _over_budget(fam, loops, max_false, power, span, budget, why, seen, notes) -> dict:
+    """A family whose targets the `budget` does not reach (`why`): the runs up to `max_runs`
+    that do are searched (the points in `seen` kept), and the row holds what they spend."""
+    name, (low, high) = fam.name, span
+    head = f"{name}: unattainable within the budget of {budget:,} runs a loop: {why.rstrip('.')}."
+    search = _runs_search(loops, max_false, power, low, high)
+    search.seen.update(seen)
+    try:
+        est = _searched(search, low)
+    except UnreachableTarget as err:
+        text = str(err).replace("`high`", "`max_runs`")
+        notes.append(f"{head} No runs reach them either: {text} ({_spent(search):,} loops "
+                     "searched)")
+        return _unattainable(fam, loops.params(low))
+    params = loops.params(est[0])
+    notes.append(f"{head} The targets need {est[0]} runs per candidate (95% interval {est[1]} "
+                 f"to {est[2]}), a budget of {_spent_at(loops.design, est[0]):,} runs a loop "
+                 f"({_spent(search):,} loops searched).")
+    return {**_unattainable(fam, params), "source": "over-budget"}
+
+
+def _spent_at(design, runs) -> int:
+    """Runs a loop of `design` spends at `runs` per candidate (the baseline's as the solve
+    sets them: as many, at least 2, unless given)."""
+    base = max(runs, 2) if design["base_runs"] is None else design["base_runs"]
+    return base + design["candidates"] * runs
+
+
+def _budget_runs(design, budget) -> int:
+    """The most runs per candidate whose loop fits `budget` runs; 0 when none does."""
+    k, base = design["candidates"], design["base_runs"]
+    if base is not None:
+        return max((budget - base) // k, 0)
+    tied = budget // (k + 1)  # the baseline as many as each candidate's, from 2 runs up
+    if tied >= 2:
+        return tied
+    return 1 if budget >= 2 + k else 0
+
+
 def _spent(search) -> int:
     """Loops the planner's search ran."""
     return int(search.spent())
@@ -436,7 +534,7 @@ def _spent(search) -> int:
 def _unattainable(fam, params) -> dict:
     """The row of a family whose targets no runs reach."""
     nan = float("nan")
-    return {"rule": f"keep-{fam.method}", "source": "unattainable", "value": nan, "ci_low": nan,
+    return {"rule": fam.name, "source": "unattainable", "value": nan, "ci_low": nan,
             "ci_high": nan, **_design_cols(params),
             **{c: nan for c in _checked(None)}}
 

@@ -13,8 +13,13 @@ Protocol, after a second reading of the paper:
 - Only the inputs are standardized ("All inputs were normalized to zero mean and unit
   variance"): the Mackey-Glass targets are the raw series.
 - The teacher task's patterns (G1-G4) depend on the teacher drawn: each K is run on 20
-  teachers (quick: 5), and a pattern passes when most teachers (a share above one half, with
-  its binomial SE) show it. Figs 4 and 5 show the first teacher.
+  teachers (quick: 5), and a pattern passes when most teachers show it (a share above one half
+  by more than 2 binomial SEs), fails below one half by more than 2 SEs, and is inconclusive
+  in between. Figs 4 and 5 show the first teacher.
+- Inconclusive (neither pass nor FAIL) are also a K-S or skewness verdict that one run turns
+  (dropping the worst run flips it), and a FIR or IIR comparison that misses where the paper's
+  formulation (Back 1992) leaves open what decides it: the start, the feedback order, a
+  stability constraint.
 - Training goes through the training set in passes, each example once per pass in a new
   random order ("stochastic update (update after every training point)").
 - G5 ("significant multimodality for high K") is judged by a trend across K: Kendall's tau

@@ -340,7 +340,8 @@ def check_test_size(data, scale):
                       note="" if passed else (
                           "the rate does not fall: the 10 runs share one test set and the "
                           "t-test ignores that shared noise; both it and the run-to-run sd "
-                          "shrink like 1/sqrt(test size), so their ratio, and the rate, stay")),
+                          "shrink like 1/sqrt(test size), so their ratio, and the rate, stay "
+                          "(G14 deviation)"), evidence=True),
         TARGETS.finding("G14 deviation", ours=f"slope {slope:.2f}; RMS "
                         f"{dev['rms_deviation'].iloc[0]:.2f} at {dev['n_test'].iloc[0]:.0f} "
                         f"test points, {dev['rms_deviation'].iloc[-1]:.2f} at "

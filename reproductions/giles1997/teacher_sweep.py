@@ -16,6 +16,7 @@ inputs, 200,000 updates. Figs 4-5 standardize the targets instead.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -210,8 +211,9 @@ def _sweep_text(m: dict) -> str:
 
 def check_sweep(data, scale):
     """Judge G2, G3 and G5 under the primary protocol, and report the others' measures as
-    sensitivity rows; a verdict is inconclusive while the primary's K = 15 runs do not spread
-    for most teachers (the paper's high-K regime not reproduced).
+    sensitivity rows. While the primary's K = 15 runs do not spread for most teachers (the
+    paper's high-K regime not reproduced), the three are inconclusive; where it is reproduced,
+    a miss is contradicted with evidence.
 
     Parameters
     ----------
@@ -240,22 +242,32 @@ def check_sweep(data, scale):
     primary = found["primary"]
     n = primary["teachers"]
     p, se = primary["K=15 spread"]
-    caveat = (f"K = 15 runs spread (IQR > {SPREAD:g} x median) for a share {p:.2f} (SE "
-              f"{se:.2f}) of the primary's teachers")
-    if p <= 0.5:
-        caveat = (f"inconclusive: the paper's high-K regime is not reproduced (the {caveat}, "
-                  f"at most one half)")
-    checks = [_shares_check(id, [(key, *primary[key]) for key in keys], n, note=caveat)
-              for id, keys in (("G2", ("K=1 positive skew", "K=15 negative skew")),
-                               ("G3", ("K=1 median below", "K=15 median above")))]
+    regime = 0.5 - p < -2 * se
+    measured = (f"K = 15 runs spread (IQR > {SPREAD:g} x median) for a share {p:.2f} (SE "
+                f"{se:.2f}) of the primary's {n} teachers")
+    cause = (f"the paper's high-K regime is reproduced ({measured}), and the pattern is "
+             f"measured on {n} teachers where the paper shows one target function per K")
+    rule = (f"inconclusive: the paper's high-K regime is not reproduced ({measured}, not above "
+            f"one half by 2 SE)")
+    checks = []
+    for id, keys in (("G2", ("K=1 positive skew", "K=15 negative skew")),
+                     ("G3", ("K=1 median below", "K=15 median above"))):
+        check = _shares_check(id, [(key, *primary[key]) for key in keys], n,
+                              note="" if regime else rule, cause=cause if regime else "",
+                              evidence=regime)
+        checks.append(check if regime or check.passed is None
+                      else replace(check, passed=None, evidence=False))
     tau, pvalue = primary["tau"]
     bc = data[data["variant"] == "primary"]
     bimodal = bc["bimodality"] > BIMODALITY_THRESHOLD
     flagged = ", ".join(f"K={k} {bimodal[bc['k'] == k].mean():.2f}" for k in KS)
+    rises = tau > 0 and pvalue < 0.05
     checks.append(TARGETS.holds(
-        "G5", ours=f"tau {tau:+.2f}, P {pvalue:.2g}", passed=tau > 0 and pvalue < 0.05,
-        note="; ".join(filter(None, [f"{len(bc)} (K, teacher) draws; share of teachers with a "
-                                     f"coefficient > 5/9: {flagged}", caveat]))))
+        "G5", ours=f"tau {tau:+.2f}, P {pvalue:.2g}", passed=rises if regime else None,
+        evidence=regime,
+        note="; ".join([f"{len(bc)} (K, teacher) draws; share of teachers with a coefficient > "
+                        f"5/9: {flagged}", cause if regime and not rises else rule if not regime
+                        else measured])))
     checks += [TARGETS.finding(f"G2-G5 {v}", ours=_sweep_text(m))
                for v, m in found.items() if v != "primary"]
     return checks
