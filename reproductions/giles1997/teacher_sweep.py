@@ -177,7 +177,7 @@ def plot_sweep(data):
             p = np.array([found[v][key][0] for v in variants])
             se = np.array([found[v][key][1] for v in variants])
             label = (f"K=15 runs spread (IQR > {SPREAD:g} x median)" if key == "K=15 spread"
-                     else key)
+                     else _LEGEND[j])
             ax.errorbar(p, y + (0.15 - 0.3 * j if len(keys) > 1 else 0), xerr=2 * se,
                         fmt="os"[j], color=f"C{j if len(keys) > 1 else 2}", capsize=3,
                         label=label)
@@ -189,8 +189,13 @@ def plot_sweep(data):
     axes[2].plot((tau + 1) / 2, y, "D", color="C3", label="G5: (Kendall tau + 1) / 2")
     axes[0].set_yticks(y, labels, fontsize=8)
     axes[0].set_ylim(-0.6, len(variants) - 0.4)
-    fig.legend(*_handles(axes), loc="outside lower center", ncols=3, fontsize=8)
+    fig.legend(*_handles(axes), loc="outside lower center", ncols=2, fontsize=8)
     return fig
+
+
+#: The legend's words for the K = 1 and K = 15 patterns of G2 and G3.
+_LEGEND = ("K=1: positive skew (G2), median below mean (G3)",
+           "K=15: negative skew (G2), median above mean (G3)")
 
 
 def _handles(axes):
