@@ -20,7 +20,8 @@ _PAPERS = {
 _FIGURES = {
     "bajgar2018": ("boon-normal", "fig1", "fig2", "fig3"),
     "keller2005": ("fig1", "fig2", "fig1-range", "fig2-range", "fig1-exact", "fig2-exact"),
-    "giles1997": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8"),
+    "giles1997": ("fig1", "fig2", "fig3", "fig4", "fig5", "fig6", "testsize", "fig7", "fig8",
+                  "teachersweep"),
     "bouthillier2021": ("fig6", "sensitivity", "figc1", "figi6", "eq7", "fpbias"),
     "cvtests": ("size-j", "size-k", "tests", "replicability"),
     "bowyer2025": ("iid", "iid-sim", "mismatch", "clustered", "independent", "paired",

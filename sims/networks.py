@@ -1,12 +1,12 @@
 """Small multilayer perceptrons trained by per-example stochastic backpropagation.
 
 The training of Giles and Lawrence (1997): ``n_in`` inputs, ``n_hidden`` tanh units, ``n_out``
-linear outputs, quadratic cost ``0.5 * sum((output - target)^2)`` on one example per update,
-the learning rate falling linearly from `lr0` at the first update to 0:
-``lr_t = lr0 * (1 - t / n_updates)``. Updates go through the training set in passes, each
-example once per pass in a new random order (:func:`epoch_order`), as the paper's "update after
-every training point". The
-initial weights and bias of a unit are ``U(-2.4 / F, 2.4 / F)``, ``F`` its fan-in (incoming
+linear outputs (or tanh outputs, ``output="tanh"``), quadratic cost
+``0.5 * sum((output - target)^2)`` on one example per update, the learning rate falling
+linearly from `lr0` at the first update to 0: ``lr_t = lr0 * (1 - t / n_updates)``. Updates
+go through the training set in passes, each example once per pass in a new random order
+(:func:`epoch_order`), as the paper's "update after every training point". The initial
+weights and bias of a unit are ``U(-2.4 / F, 2.4 / F)``, ``F`` its fan-in (incoming
 weights, bias not counted; Haykin 1994).
 
 Many independent runs are trained at once: :func:`train_mlps` trains a block of runs in
@@ -25,24 +25,33 @@ from dataclasses import dataclass
 import numpy as np
 
 from evalmc.compute.jit import njit
-from evalmc.inputs.checks import check_float, check_int
+from evalmc.inputs.checks import check_choice, check_float, check_int
+
+#: Output units of a network: linear, or saturating (tanh).
+OUTPUTS = ("linear", "tanh")
+#: Input distributions of the teacher task, each of zero mean and unit variance.
+INPUTS = ("normal", "uniform")
+#: Targets of the teacher task: standardized, or the teacher's raw outputs.
+TARGET_SCALES = ("standardized", "raw")
 
 
 @dataclass(frozen=True)
 class MLPs:
     """Weights of ``n_runs`` networks of one shape: `w1` (n_runs, n_hidden, n_in), `b1`, `w2`
-    (n_runs, n_out, n_hidden), `b2`."""
+    (n_runs, n_out, n_hidden), `b2`; their output units, ``"linear"`` or ``"tanh"``."""
 
     w1: np.ndarray
     b1: np.ndarray
     w2: np.ndarray
     b2: np.ndarray
+    output: str = "linear"
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Outputs of every network on inputs `x` (n, n_in), shape (n_runs, n, n_out): network r's
-        is ``b2[r] + w2[r] tanh(w1[r] x + b1[r])``."""
+        is ``b2[r] + w2[r] tanh(w1[r] x + b1[r])``, through a tanh for tanh outputs."""
         hidden = np.tanh(np.einsum("ni,rhi->rnh", x, self.w1) + self.b1[:, None, :])
-        return np.einsum("rnh,roh->rno", hidden, self.w2) + self.b2[:, None, :]
+        out = np.einsum("rnh,roh->rno", hidden, self.w2) + self.b2[:, None, :]
+        return np.tanh(out) if self.output == "tanh" else out
 
 
 @njit(cache=True, nogil=True)
@@ -53,9 +62,9 @@ def fast_tanh(s):
 
 
 @njit(cache=True, nogil=True)
-def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err):
+def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err, tanh_out=False):
     """Per-example backpropagation on one network, in place, on examples ``x[order[t]]``
-    (`hidden`, `err`: scratch arrays)."""
+    (`hidden`, `err`: scratch arrays; `tanh_out`: tanh output units)."""
     n_in = x.shape[1]
     n_hidden = w1.shape[0]
     n_out = w2.shape[0]
@@ -72,7 +81,11 @@ def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err):
             s = b2[o]
             for h in range(n_hidden):
                 s += w2[o, h] * hidden[h]
-            err[o] = s - y[k, o]
+            if tanh_out:
+                s = fast_tanh(s)
+                err[o] = (s - y[k, o]) * (1.0 - s * s)
+            else:
+                err[o] = s - y[k, o]
         for h in range(n_hidden):
             back = 0.0
             for o in range(n_out):
@@ -87,9 +100,10 @@ def _sgd(x, y, order, lr0, w1, b1, w2, b2, hidden, err):
 
 
 def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float = 0.1,
-               rng: np.random.Generator) -> MLPs:
+               rng: np.random.Generator, output: str = "linear") -> MLPs:
     """Train `n_runs` networks from independent random starts on one data set; `rng` draws,
-    run after run, the initial weights then the examples of all its updates."""
+    run after run, the initial weights then the examples of all its updates. `output`: the
+    output units, ``"linear"`` or ``"tanh"``."""
     x = np.ascontiguousarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     y = np.ascontiguousarray(y[:, None] if y.ndim == 1 else y)
@@ -104,11 +118,12 @@ def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float =
     n_hidden = check_int("n_hidden", n_hidden, low=1)
     n_updates = check_int("n_updates", n_updates, low=1)
     lr0 = _check_positive("lr0", lr0)
+    output = check_choice("output", output, OUTPUTS)
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"`rng` must be a numpy.random.Generator; got {rng!r}.")
     n_in, n_out = x.shape[1], y.shape[1]
     nets = MLPs(np.empty((n_runs, n_hidden, n_in)), np.empty((n_runs, n_hidden)),
-                np.empty((n_runs, n_out, n_hidden)), np.empty((n_runs, n_out)))
+                np.empty((n_runs, n_out, n_hidden)), np.empty((n_runs, n_out)), output)
     hidden, err = np.empty(n_hidden), np.empty(n_out)
     for r in range(n_runs):
         first = rng.uniform(-2.4 / n_in, 2.4 / n_in, (n_hidden, n_in + 1))
@@ -116,7 +131,8 @@ def train_mlps(x, y, *, n_runs: int, n_hidden: int, n_updates: int, lr0: float =
         order = epoch_order(rng, x.shape[0], n_updates)
         nets.w1[r], nets.b1[r] = first[:, :n_in], first[:, n_in]
         nets.w2[r], nets.b2[r] = second[:, :n_hidden], second[:, n_hidden]
-        _sgd(x, y, order, lr0, nets.w1[r], nets.b1[r], nets.w2[r], nets.b2[r], hidden, err)
+        _sgd(x, y, order, lr0, nets.w1[r], nets.b1[r], nets.w2[r], nets.b2[r], hidden, err,
+             output == "tanh")
     return nets
 
 
@@ -167,20 +183,31 @@ class Task:
 
 
 def teacher_task(rng, *, k: float, n_train: int = 1000, n_test: int = 5000, n_in: int = 5,
-                 n_hidden: int = 5) -> Task:
+                 n_hidden: int = 5, output: str = "linear", inputs: str = "normal",
+                 targets: str = "standardized") -> Task:
     """The paper's artificial task: targets of a random teacher MLP (weights ``U(-k, k)``, biases
-    ``U(-0.01, 0.01)``), inputs and targets standardized (targets: assumed, else SGD diverges)."""
+    ``U(-0.01, 0.01)``, `output` units of :data:`OUTPUTS`) on `inputs` of :data:`INPUTS`
+    (standard normal, or uniform on ``±sqrt(3)``), standardized; `targets` standardized or
+    the teacher's raw outputs."""
     k = _check_positive("k", k)
     n_train = check_int("n_train", n_train, low=2)
     n_test = check_int("n_test", n_test, low=1)
+    output = check_choice("output", output, OUTPUTS)
+    inputs = check_choice("inputs", inputs, INPUTS)
+    targets = check_choice("targets", targets, TARGET_SCALES)
     w1 = rng.uniform(-k, k, (n_hidden, n_in))
     b1 = rng.uniform(-0.01, 0.01, n_hidden)
     w2 = rng.uniform(-k, k, n_hidden)
     b2 = rng.uniform(-0.01, 0.01)
-    x = rng.standard_normal((n_train + n_test, n_in))
+    shape = (n_train + n_test, n_in)
+    x = (rng.standard_normal(shape) if inputs == "normal"
+         else rng.uniform(-np.sqrt(3), np.sqrt(3), shape))
     y = np.tanh(x @ w1.T + b1) @ w2 + b2
+    y = np.tanh(y) if output == "tanh" else y
     x_train, x_test = standardize(x[:n_train], x[n_train:])
-    y_train, y_test = standardize(y[:n_train], y[n_train:])
+    y_train, y_test = y[:n_train], y[n_train:]
+    if targets == "standardized":
+        y_train, y_test = standardize(y_train, y_test)
     return Task(x_train, y_train, x_test, y_test)
 
 

@@ -67,8 +67,9 @@ def wilson(k, n, confidence=0.95):
     return centre - half, centre + half
 
 
-def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
-    """One MLP by per-example backpropagation, one numpy step per update.
+def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0, output="linear"):
+    """One MLP by per-example backpropagation, one numpy step per update; `output` "tanh" puts
+    a tanh on the output units (the error then back through its derivative).
 
     Draws from `rng` in the same order as evalmc.sims.networks: weights unit by unit (each unit's
     bias after its weights), then the passes over the examples, each a row of
@@ -90,7 +91,12 @@ def train_mlp_numpy(rng, x, y, n_hidden, n_updates, lr0):
         lr = lr0 * (1 - t / n_updates)
         k = order[t]
         hidden = np.tanh(w1 @ x[k] + b1)
-        err = w2 @ hidden + b2 - y[k]
+        out = w2 @ hidden + b2
+        if output == "tanh":
+            out = np.tanh(out)
+            err = (out - y[k]) * (1 - out**2)
+        else:
+            err = out - y[k]
         delta = (1 - hidden**2) * (w2.T @ err)
         w2 -= lr * np.outer(err, hidden)
         b2 -= lr * err

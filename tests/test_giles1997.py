@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from evalmc.reproductions import PAPERS, giles1997
-from evalmc.reproductions.giles1997 import mackey_glass, teacher
+from evalmc.reproductions.giles1997 import mackey_glass, teacher, teacher_sweep
 from evalmc.reproductions.report import Runs, layout_problems
 from evalmc.reproductions.runner import figures, resolve
 
@@ -32,7 +32,8 @@ def quick():
 def test_registered():
     assert "giles1997" in PAPERS
     assert [f.name for _, f in resolve("giles1997")] == ["fig1", "fig2", "fig3", "fig4", "fig5",
-                                                         "fig6", "testsize", "fig7", "fig8"]
+                                                         "fig6", "testsize", "fig7", "fig8",
+                                                         "teachersweep"]
 
 
 def test_quick_scale_targets(quick):
@@ -43,7 +44,8 @@ def test_quick_scale_targets(quick):
     assert not missed, [checks[i] for i in missed]
     for c in checks.values():
         assert c.passed is not False or c.note, f"{c.id} fails without a reason"
-    findings = {"G13 Tukey", "G14 deviation", "G6 FIR gains fan-in 6"}
+    findings = {"G13 Tukey", "G14 deviation", "G6 FIR gains fan-in 6",
+                *(f"G2-G5 {v}" for v in list(giles1997.VARIANTS)[1:])}
     assert {i for i, c in checks.items() if c.role == "finding"} == findings
     for c in checks.values():  # an inconclusive row states its rule
         assert c.result != "inconclusive" or "inconclusive" in c.note, c
@@ -78,24 +80,52 @@ def test_quick_scale_is_deterministic(quick):
     pd.testing.assert_frame_equal(again, quick["fig6"][0])
 
 
-def _teacher_frame(skews, teachers=3):
+def _sweep_frame(test_nmse, teachers=3):
+    """The sweep's summaries of runs ``test_nmse(rng, k)`` for every variant, K and teacher."""
     rng = np.random.default_rng(0)
-    rows = []
-    for k in giles1997.KS:
-        for t in range(teachers):
-            v = rng.gamma(1.0, size=100) * skews.get(k, 1) + 10
-            rows += [{"k": k, "teacher": t, "run": i, "train_nmse": e, "test_nmse": e}
-                     for i, e in enumerate(v)]
-    return pd.DataFrame(rows)
+    rows = [{"variant": v, "k": k, "teacher": t, "test_nmse": e}
+            for v in ("primary", "figs4-5") for k in giles1997.KS for t in range(teachers)
+            for e in test_nmse(rng, k)]
+    return teacher_sweep.teacher_summaries(pd.DataFrame(rows))
+
+
+def _skewed(flip):
+    """Gamma errors, mirrored at the K of `flip`: skewed left there, right elsewhere."""
+    return lambda rng, k: rng.gamma(1.0, 3.0, size=100) * (-1 if k in flip else 1) + 20
 
 
 def test_skewness_and_median_checks_can_pass_and_fail():
     # Errors skewed right at K=1 and left at K=15 meet G2 and G3; reversed, they miss both.
-    good = {c.id: c.passed for c in giles1997.check_fig4(_teacher_frame({15: -1}), "paper")
-            + giles1997.check_fig5(_teacher_frame({15: -1}), "paper")}
-    bad = {c.id: c.passed for c in giles1997.check_fig4(_teacher_frame({1: -1}), "paper")
-           + giles1997.check_fig5(_teacher_frame({1: -1}), "paper")}
-    assert good["G2"] and good["G3"] and not bad["G2"] and not bad["G3"]
+    good = {c.id: c for c in giles1997.check_sweep(_sweep_frame(_skewed({15})), "paper")}
+    bad = {c.id: c for c in giles1997.check_sweep(_sweep_frame(_skewed({1})), "paper")}
+    assert good["G2"].passed and good["G3"].passed
+    # Gamma runs spread (IQR about 3.3 on a median near 18): the regime is reproduced, so
+    # a miss is contradicted with that evidence, not inconclusive.
+    assert [bad[i].outcome for i in ("G2", "G3")] == ["contradicted", "contradicted"]
+    assert "high-K regime is reproduced" in bad["G2"].note
+
+
+def test_sweep_is_inconclusive_without_the_high_k_regime():
+    # K = 15 runs within a percent of each other: whatever the shares, the verdict says so.
+    tight = giles1997.check_sweep(_sweep_frame(
+        lambda rng, k: rng.normal(10, 0.01 if k == 15 else 1, 100)), "paper")
+    assert all("inconclusive: the paper's high-K regime is not reproduced" in c.note
+               for c in tight[:3])
+    assert [(c.id, c.result) for c in tight[:3]] == [
+        ("G2", "inconclusive"), ("G3", "inconclusive"), ("G5", "inconclusive")]
+    assert [(c.id, c.passed) for c in tight[3:]] == [("G2-G5 figs4-5", None)]
+
+
+def test_sweep_fixed_seed_regression():
+    # The tanh, primary and Figs 4-5 protocols on one teacher at K = 1, 15, few runs.
+    got = []
+    tanh = {"output": "tanh", "student": "tanh", "targets": "raw"}
+    for params in (tanh, {}, {"targets": "raw"}):
+        for k in (1.0, 15.0):
+            runs = teacher.TeacherRuns(k=k, teacher=0, updates=2000, **params).draw(
+                np.random.default_rng(5), 20)
+            got.append(round(float(np.median(runs.columns["test_nmse"])), 4))
+    assert got == [0.0511, 0.2549, 0.0176, 0.1373, 0.0321, 0.33]
 
 
 def test_teacher_share_is_judged_against_one_half():
@@ -138,20 +168,14 @@ def test_g12_fresh_and_g14_can_fail():
 def test_bimodality_trend_follows_k():
     # Two-peaked errors at high K and one-peaked at low K give a rising trend (G5); reversed,
     # the trend falls and G5 misses.
-    rng = np.random.default_rng(3)
+    def runs(bimodal_ks):
+        return lambda rng, k: (np.r_[rng.normal(0, 1, 50), rng.normal(8, 1, 50)]
+                               if k in bimodal_ks else rng.normal(0, 1, 100)) + 20
 
-    def frame(bimodal_ks):
-        rows = []
-        for k in giles1997.KS:
-            for t in range(5):
-                v = (np.r_[rng.normal(0, 1, 50), rng.normal(8, 1, 50)] if k in bimodal_ks
-                     else rng.normal(0, 1, 100)) + 20
-                rows += [{"k": k, "teacher": t, "run": i, "train_nmse": e, "test_nmse": e}
-                         for i, e in enumerate(v)]
-        return pd.DataFrame(rows)
-
-    rising = {c.id: c for c in giles1997.check_fig4(frame({10, 15}), "paper")}["G5"]
-    falling = {c.id: c for c in giles1997.check_fig4(frame({1, 5}), "paper")}["G5"]
+    rising = {c.id: c for c in giles1997.check_sweep(_sweep_frame(runs({10, 15}), 5),
+                                                     "paper")}["G5"]
+    falling = {c.id: c for c in giles1997.check_sweep(_sweep_frame(runs({1, 5}), 5),
+                                                      "paper")}["G5"]
     assert rising.passed and not falling.passed
 
 

@@ -231,3 +231,44 @@ def test_fast_tanh_matches_numpy():
     out = np.array([fast_tanh(v) for v in s])
     np.testing.assert_allclose(out, np.tanh(s), rtol=0, atol=4e-16)
     assert fast_tanh(800.0) == 1.0 and fast_tanh(-800.0) == -1.0
+
+
+class TestSaturatingOutput:
+    """Tanh output units and the teacher task's open protocols (the teacher sweep)."""
+
+    @pytest.mark.parametrize("n_updates", [1, 7, 500])
+    def test_tanh_output_matches_numpy_reference(self, n_updates):
+        x, y = _small_data()
+        nets = train_mlps(x, y, n_runs=1, n_hidden=3, n_updates=n_updates, rng=_rng(11),
+                          output="tanh")
+        ref = naive.train_mlp_numpy(_rng(11), x, y, 3, n_updates, 0.1, output="tanh")
+        for ours, theirs in zip((nets.w1[0], nets.b1[0], nets.w2[0], nets.b2[0]), ref,
+                                strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
+        h = np.tanh(nets.w1[0] @ x[3] + nets.b1[0])
+        np.testing.assert_allclose(nets.predict(x)[0, 3], np.tanh(nets.w2[0] @ h + nets.b2[0]),
+                                   rtol=1e-12)
+
+    def test_teacher_variants_share_the_teacher(self):
+        # The same stream gives the same weights: a tanh teacher's raw targets are the tanh of
+        # the linear teacher's raw targets, inside (-1, 1); uniform inputs are bounded.
+        linear = teacher_task(_rng(4), k=15.0, n_train=200, n_test=50, targets="raw")
+        tanh = teacher_task(_rng(4), k=15.0, n_train=200, n_test=50, targets="raw",
+                            output="tanh")
+        np.testing.assert_allclose(tanh.y_train, np.tanh(linear.y_train), rtol=1e-12)
+        assert np.abs(tanh.y_test).max() <= 1 and linear.y_train.std() > 5
+        uniform = teacher_task(_rng(4), k=1.0, n_train=4000, n_test=1, inputs="uniform")
+        assert np.abs(uniform.x_train).max() < np.sqrt(3) * 1.05
+        # Excess kurtosis of a uniform is -1.2 (SE about sqrt(24 / 4000) per column).
+        kurt = stats.kurtosis(uniform.x_train, axis=0)
+        assert np.all(np.abs(kurt + 1.2) < 4 * np.sqrt(24 / 4000))
+
+    def test_fixed_seed_regression(self):
+        runs = TeacherRuns(k=15.0, teacher=0, updates=300, output="tanh", student="tanh",
+                           targets="raw").draw(_rng(0), 2)
+        assert runs.columns["test_nmse"].round(4).tolist() == [0.3001, 0.3114]
+
+    @pytest.mark.parametrize("param", ["output", "student", "inputs", "targets"])
+    def test_bad_protocol_is_refused(self, param):
+        with pytest.raises(ValueError, match=rf"`{param}` must be one of"):
+            TeacherRuns(**{param: "sigmoid"})

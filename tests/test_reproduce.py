@@ -278,8 +278,10 @@ REJUDGED = {
     "giles1997.fig2": {"G6 FIR no gains": "inconclusive", "G6 FIR gains": "inconclusive"},
     "giles1997.fig3": {"G6c": "inconclusive", "G6f": "inconclusive", "G6g": "inconclusive"},
     "giles1997.fig4": {"G1 K=5": "inconclusive", "G1 K=10": "reproduced",
-                       "G1 K=15": "inconclusive", "G2": "missed", "G5": "missed"},
-    "giles1997.fig5": {"G3": "missed", "G4 K=1": "inconclusive", "G4 K=5": "inconclusive"},
+                       "G1 K=15": "inconclusive"},
+    "giles1997.fig5": {"G4 K=1": "inconclusive", "G4 K=5": "inconclusive"},
+    "giles1997.teachersweep": {"G2": "contradicted", "G3": "contradicted",
+                               "G5": "contradicted"},
 }
 
 

@@ -18,13 +18,16 @@ SEED = 1997
 ALPHAS = (0.01, 0.05, 0.1)
 PAPER_RATES = {0.01: 0.30, 0.05: 0.45, 0.1: 0.50}
 #: Per scale: runs and updates of Fig 1, and of Figs 2 and 4; updates of each random-task run
-#: (Figs 6-8) and the number of random data sets of Figs 6, 7 and 8.
+#: (Figs 6-8) and the number of random data sets of Figs 6, 7 and 8; the runs per teacher of
+#: the teacher sweep.
 SCALE = {
     "quick": {"phoneme_runs": 40, "phoneme_updates": 25_000,
               "teacher_runs": 40, "teacher_updates": 20_000, "teachers": 5,
+              "sweep_runs": 20,
               "random_updates": 20_000, "random_sets": 100, "lr_sets": 30, "temporal_sets": 30},
     "paper": {"phoneme_runs": 200, "phoneme_updates": 250_000,
               "teacher_runs": 100, "teacher_updates": 200_000, "teachers": 20,
+              "sweep_runs": 100,
               "random_updates": 100_000, "random_sets": 1000, "lr_sets": 150,
               "temporal_sets": 150},
 }
@@ -71,6 +74,21 @@ _TUKEY = ('"it is important to only rely on appropriate statistical tests (e.g. 
           'Tukey\u2019s HSD when comparing multiple groups)" (Data Snooping, Fig 8)')
 _LARGER = ('"Note that the observed difficulties in the example above can be reduced greatly by '
            'using a larger test set size." (Data Snooping)')
+_TEACHER_NETS = ('"An MLP with 5 input nodes, 5 hidden nodes, and 1 output node is initialized '
+                 'with random weights ... n_tr data points are created by selecting random '
+                 'inputs with zero mean and unit variance and propagating them through the '
+                 'network to find the corresponding outputs ... The training data set S is used '
+                 'to train new MLPs ... Each network was trained for 200,000 updates." '
+                 '(Artificial task)')
+#: The teacher sweep's protocols other than the primary (``teacher_sweep.VARIANTS``).
+_SENSITIVITY = {
+    "figs4-5": "linear teacher and students, standardized targets (Figs 4-5)",
+    "tanh": "tanh teacher and students, raw targets",
+    "tanh-teacher": "tanh teacher, linear students, raw targets (1/2 of the teachers)",
+    "uniform": "the primary on uniform inputs (1/2 of the teachers)",
+    "updates/4": "the primary with 1/4 of the updates",
+    "updates*2": "the primary with 2x the updates (1/4 of the teachers)",
+}
 _SHARE = "share of teachers above 0.5 by 2 SE"
 _TREND = "Kendall's tau of the coefficient against K > 0, one-sided P < 0.05"
 TARGETS = Targets([
@@ -153,6 +171,9 @@ TARGETS = Targets([
                   'task)'),
     Target("G3", "test error: median below the mean at K=1, above it at K=15",
            paper="K=1 below, K=15 above", source=_FIG5, tolerance=_SHARE),
+    *(Target(f"G2-G5 {variant}", f"sensitivity of G2, G3 and G5 to the protocol: {label}",
+             paper="protocol not stated", source=_TEACHER_NETS, role="finding")
+      for variant, label in _SENSITIVITY.items()),
     Target("G4 K=1", "K=1: mean - sd below the best run (train and test)", paper="yes",
            source=_FIG5, tolerance=_SHARE),
     Target("G4 K=5", "K=5: mean - sd below the best run (train and test)", paper="yes",
