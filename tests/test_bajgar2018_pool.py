@@ -52,3 +52,38 @@ def test_refitting_from_the_preset_stays_there():
     np.testing.assert_allclose(spec.means, POOL.means, atol=0.01)
     np.testing.assert_allclose(spec.sds, POOL.sds, atol=0.01)
     assert abs(spec.rho - POOL.rho) <= 0.01
+
+
+def test_percentile_law_against_simulation():
+    """At a whole rank (81 runs: the 5th percentile is the 5th smallest, numpy's default), the
+    law's 5% and 95% points leave 5% of simulated percentiles on each side (within 4 MCSE)."""
+    spec = PRESETS["resnet-fixed"]
+    low, high = bajgar2018_pool.percentile_law(spec, 81, 0.05, [0.05, 0.95])
+    _, test = spec.draw(np.random.default_rng(3), (20_000, 81))
+    pct = np.percentile(test, 5, axis=1)
+    np.testing.assert_array_equal(pct, np.sort(test, axis=1)[:, 4])  # the order statistic
+    mcse = np.sqrt(0.05 * 0.95 / pct.size)
+    assert abs((pct < low).mean() - 0.05) <= 4 * mcse
+    assert abs((pct > high).mean() - 0.05) <= 4 * mcse
+
+
+def test_percentile_law_regression():
+    spec = PRESETS["resnet-fixed"]
+    got = bajgar2018_pool.percentile_law(spec, 74, 0.05, [0.05, 0.5, 0.95])
+    np.testing.assert_allclose(got, [67.0853, 67.3577, 67.5996], atol=1e-4)
+
+
+def test_the_fitted_pool_misses_the_range_read_as_percentiles():
+    """The primary pool is fitted to the minimum and maximum: read as its 5th and 95th
+    percentiles, the paper's range is 6 and 7 sds inside the pool's; the other summaries stay
+    within their precision."""
+    res = bajgar2018_pool.residuals(POOL, "percentiles")
+    assert res.pop("min") > 5 and res.pop("max") < -5
+    assert max(abs(r) for r in res.values()) <= MAX_RESIDUAL
+
+
+def test_an_unknown_reading_is_refused():
+    with pytest.raises(ValueError, match="`reading` must be one of extremes, percentiles"):
+        bajgar2018_pool.residuals(POOL, "quartiles")
+    with pytest.raises(ValueError, match="`reading`"):
+        bajgar2018_pool.fit(POOL, reading="quartiles")
