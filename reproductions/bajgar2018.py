@@ -29,6 +29,12 @@ Protocol, after a second reading of the paper:
 - The fixed-hyperparameter pools are Gaussian, as the paper describes them; their reported
   ranges are about 3.1 sd wide, narrower than a Gaussian sample of 74 or 370 runs almost ever
   gives (B14, B15: calibration misses; each note gives the exact probability).
+- Calibration sensitivity (B12, B14, B15 5-95%): the paper's "range" read as the runs' 5th and
+  95th percentiles, each judged inside the 5-95% range of that percentile over as many draws.
+  So read, the fixed pools' ranges fit their Gaussians (the populations' 5-95% ranges are
+  67.31-69.51 and 61.61-64.71). The random pool stays fitted to the minimum and maximum, the
+  paper's words ("values ranged from"): refitted to the percentiles, it keeps a fifth of its
+  runs in a cluster at the bottom (``evalmc.reproductions.bajgar2018_pool``).
 """
 
 from __future__ import annotations
@@ -406,8 +412,11 @@ def _percentile_check(id, name):
     note = (f"calibration sensitivity: the population's 5-95% range is {q05:.2f}-{q95:.2f}; "
             f"the paper's ends are {z} sds of the percentile from its median")
     if name == "asreader-random":
-        note += ("; the pool is fitted to the range read as the minimum and maximum (B12), "
-                 "the primary, so this reading misses by construction")
+        note += ("; the pool is fitted to the range read as the minimum and maximum (B12, the "
+                 "primary), so it misses this reading; refitted to it, the summaries are met "
+                 "with every cluster's sd at least 0.5, not 1, and a fifth of the runs stays in "
+                 "a cluster at 56.9 (sd 0.5 instead of 0.1): the spike at the minimum softens, "
+                 "it does not go (evalmc.reproductions.bajgar2018_pool)")
     return TARGETS.holds(f"{id} 5-95%", ours=ours, passed=inside, note=note)
 
 
@@ -847,7 +856,9 @@ FIG1 = Figure("Test-score histograms of 74 ResNet runs and of 370 AS Reader runs
               "left-skewed histogram, the fit has two spikes: a fifth of the runs in a cluster of "
               "sd 0.1 at 56.8 (the minimum) and a third in one of sd 0.15 at 63.6, under the "
               "maximum; the summaries ask for them: with cluster sds of at least 0.5 the fit "
-              "misses the range (evalmc.reproductions.bajgar2018_pool).",
+              "misses the range (with the range read as the runs' 5th and 95th percentiles it "
+              "does not, but a fifth of the runs stays in a cluster at the bottom; "
+              "evalmc.reproductions.bajgar2018_pool).",
               compute_fig1, plot_fig1, check_fig1,
               title="Bajgar et al. 2018, Fig 1: pools of runs (reconstructed)")
 
