@@ -52,3 +52,58 @@ def test_refitting_from_the_preset_stays_there():
     np.testing.assert_allclose(spec.means, POOL.means, atol=0.01)
     np.testing.assert_allclose(spec.sds, POOL.sds, atol=0.01)
     assert abs(spec.rho - POOL.rho) <= 0.01
+
+
+def test_percentile_law_against_simulation():
+    """At a whole rank (81 runs: the 5th percentile is the 5th smallest, numpy's default), the
+    law's 5% and 95% points leave 5% of simulated percentiles on each side (within 4 MCSE)."""
+    spec = PRESETS["resnet-fixed"]
+    low, high = bajgar2018_pool.percentile_law(spec, 81, 0.05, [0.05, 0.95])
+    _, test = spec.draw(np.random.default_rng(3), (20_000, 81))
+    pct = np.percentile(test, 5, axis=1)
+    np.testing.assert_array_equal(pct, np.sort(test, axis=1)[:, 4])  # the order statistic
+    mcse = np.sqrt(0.05 * 0.95 / pct.size)
+    assert abs((pct < low).mean() - 0.05) <= 4 * mcse
+    assert abs((pct > high).mean() - 0.05) <= 4 * mcse
+
+
+def test_percentile_law_regression():
+    spec = PRESETS["resnet-fixed"]
+    got = bajgar2018_pool.percentile_law(spec, 74, 0.05, [0.05, 0.5, 0.95])
+    np.testing.assert_allclose(got, [67.0853, 67.3577, 67.5996], atol=1e-4)
+
+
+#: Fitted with every cluster's sd at least 0.5 and the range read as percentiles (from
+#: START's weights and means, sds raised to 0.5): still a fifth of the runs near 56.9.
+SMOOTHER = PoolSpec((0.202252, 0.447530, 0.350218), (56.91631, 61.43473, 63.54582),
+                    (0.5, 0.888195, 0.5), 0.0)
+
+
+def test_the_range_read_as_percentiles_admits_cluster_sds_of_half_a_point():
+    """Read as the runs' 5th and 95th percentiles, the range is met with every cluster's sd at
+    0.5 or more, which the minimum and maximum do not allow (the module docstring); the
+    primary pool misses this reading by 6 and 7 sds (its row B12 5-95%)."""
+    res = bajgar2018_pool.residuals(SMOOTHER, "percentiles")
+    assert max(abs(r) for r in res.values()) <= MAX_RESIDUAL
+    assert min(SMOOTHER.sds) >= 0.5
+
+
+def test_an_unknown_reading_is_refused():
+    with pytest.raises(ValueError, match="`reading` must be one of extremes, percentiles"):
+        bajgar2018_pool.residuals(POOL, "quartiles")
+    with pytest.raises(ValueError, match="`reading`"):
+        bajgar2018_pool.fit(POOL, reading="quartiles")
+    with pytest.raises(ValueError, match="`min_sd`"):
+        bajgar2018_pool.fit(POOL, min_sd=0)
+
+
+@pytest.mark.slow
+def test_refitting_with_sds_of_half_a_point():
+    """With every cluster's sd at least 0.5, the percentile reading meets every summary and the
+    minimum and maximum miss the range by more than 1.5 sds."""
+    start = PoolSpec(POOL.weights, POOL.means, (0.5, 0.868, 0.5), 0.0)
+    spec, _ = bajgar2018_pool.fit(start, "percentiles", min_sd=0.5)
+    assert max(abs(r) for r in bajgar2018_pool.residuals(spec, "percentiles").values()) <= 1
+    spec, _ = bajgar2018_pool.fit(start, "extremes", min_sd=0.5)
+    res = bajgar2018_pool.residuals(spec, "extremes")
+    assert max(abs(res["min"]), abs(res["max"])) > 1.5

@@ -2,6 +2,7 @@ import main_job
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from evalmc.reproductions import PAPERS, giles1997
 from evalmc.reproductions.giles1997 import mackey_glass, teacher, teacher_sweep
@@ -58,7 +59,8 @@ def test_figures_read_cleanly(quick):
 
 def test_quick_scale_data(quick):
     phoneme = quick["fig1"][0]
-    assert len(phoneme) == 40 and phoneme[["train_error", "test_error"]].lt(40).all().all()
+    assert phoneme.groupby("split").size().to_dict() == {k: 40 for k in range(6)}
+    assert phoneme[["train_error", "test_error"]].lt(40).all().all()
     mg = quick["fig2"][0]
     assert mg.groupby("network").size().to_dict() == {n: 40 for n in giles1997.MG_NETWORKS}
     teacher = quick["fig4"][0]
@@ -227,6 +229,8 @@ def test_iir_checks_can_pass_and_fail():
 
 @pytest.mark.parametrize(("scenario", "n_reps", "column", "digits", "expected"), [
     (lambda: giles1997.phoneme.PhonemeRuns(updates=500), 2, "test_error", 2, [22.06, 25.33]),
+    (lambda: giles1997.phoneme.PhonemeRuns(updates=500, split=3), 2, "test_error", 2,
+     [22.72, 22.5]),
     (lambda: mackey_glass.MackeyGlassRuns(network="MLP", updates=200), 2, "test_nmse", 3,
      [0.236, 0.294]),
     (lambda: teacher.TeacherRuns(k=1.0, teacher=0, updates=200), 2, "test_nmse", 3,
@@ -237,3 +241,48 @@ def test_iir_checks_can_pass_and_fail():
 def test_runs_fixed_seed_regression(scenario, n_reps, column, digits, expected):
     records = scenario().draw(np.random.default_rng(0), n_reps)
     assert records.columns[column].round(digits).tolist() == expected
+
+
+def test_phoneme_splits_are_seeded_permutations():
+    order = giles1997.phoneme.split_order
+    np.testing.assert_array_equal(order(0, 5404), np.arange(5404))  # the file's order
+    np.testing.assert_array_equal(order(7, 5404), order(7, 5404))
+    assert sorted(order(7, 5404)) == list(range(5404))
+    assert not np.array_equal(order(7, 5404), order(8, 5404))
+    with pytest.raises(ValueError, match="`split` must be an integer >= 0"):
+        order(-1, 5404)
+
+
+def test_phoneme_splits_draw_the_training_set_hypergeometrically():
+    """The oral patterns among a random split's 3600 training patterns, over 200 splits:
+    mean and variance of scipy's hypergeometric law (within 4 SE)."""
+    task = giles1997.phoneme_task
+    oral = np.array([(task(k).y_train[:, 1] == 1).sum() for k in range(1, 201)])
+    law = stats.hypergeom(5404, 1586, 3600)
+    assert abs(oral.mean() - law.mean()) <= 4 * law.std() / np.sqrt(oral.size)
+    # the sample variance's SE for a near-normal law: var * sqrt(2 / (n - 1))
+    assert abs(oral.var(ddof=1) - law.var()) <= 4 * law.var() * np.sqrt(2 / (oral.size - 1))
+    giles1997.phoneme_task.cache_clear()
+
+
+def _phoneme_frame(skewed_splits, splits=20, runs=60):
+    """Split 0 and `splits` random splits of `runs` runs: right-skewed (gamma) errors on the
+    first `skewed_splits` random splits, symmetric (normal) on the rest."""
+    rng = np.random.default_rng(5)
+    frames = []
+    for k in range(splits + 1):
+        e = 15 + (rng.gamma(1.0, 1.0, runs) if k <= skewed_splits else rng.normal(0, 1, runs))
+        frames.append(pd.DataFrame({"split": k, "run": range(runs), "train_error": e,
+                                    "test_error": e[::-1] + 1}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_phoneme_g0_is_judged_by_the_share_of_splits():
+    most = giles1997.check_fig1(_phoneme_frame(18), "paper")[0]
+    assert most.passed and "most random splits show it" in most.note
+    half = giles1997.check_fig1(_phoneme_frame(10), "paper")[0]
+    assert not half.passed and half.note.startswith("inconclusive: the share is within 2 SE")
+    few = giles1997.check_fig1(_phoneme_frame(2), "paper")[0]
+    assert not few.passed and few.note.startswith("fewer than half of the random splits")
+    for check in (most, half, few):
+        assert "0.1 falling linearly to 0" in check.note and "split 0" in check.note

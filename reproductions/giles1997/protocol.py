@@ -17,15 +17,15 @@ from evalmc.study.rates import make_design
 SEED = 1997
 ALPHAS = (0.01, 0.05, 0.1)
 PAPER_RATES = {0.01: 0.30, 0.05: 0.45, 0.1: 0.50}
-#: Per scale: runs and updates of Fig 1, and of Figs 2 and 4; updates of each random-task run
-#: (Figs 6-8) and the number of random data sets of Figs 6, 7 and 8; the runs per teacher of
-#: the teacher sweep.
+#: Per scale: runs, updates and random train/test splits of Fig 1, and runs and updates of Figs 2
+#: and 4; updates of each random-task run (Figs 6-8) and the number of random data sets of Figs
+#: 6, 7 and 8; the runs per teacher of the teacher sweep.
 SCALE = {
-    "quick": {"phoneme_runs": 40, "phoneme_updates": 25_000,
+    "quick": {"phoneme_runs": 40, "phoneme_updates": 25_000, "phoneme_splits": 5,
               "teacher_runs": 40, "teacher_updates": 20_000, "teachers": 5,
               "sweep_runs": 20,
               "random_updates": 20_000, "random_sets": 100, "lr_sets": 30, "temporal_sets": 30},
-    "paper": {"phoneme_runs": 200, "phoneme_updates": 250_000,
+    "paper": {"phoneme_runs": 200, "phoneme_updates": 250_000, "phoneme_splits": 40,
               "teacher_runs": 100, "teacher_updates": 200_000, "teachers": 20,
               "sweep_runs": 100,
               "random_updates": 100_000, "random_sets": 1000, "lr_sets": 150,
@@ -93,9 +93,11 @@ _SHARE = "share of teachers above 0.5 by 2 SE"
 _TREND = "Kendall's tau of the coefficient against K > 0, one-sided P < 0.05"
 TARGETS = Targets([
     Target("G0", "phoneme data: train and test errors skewed toward better performance (the "
-           "% misclassified skewed right) and not symmetric", paper="skewed towards better "
-           "performance, not Gaussian, not symmetric", tolerance="skewness > 0, D'Agostino's "
-           "skewness test P < 0.05, train and test",
+           "% misclassified skewed right) and not symmetric, over random train/test splits "
+           "(the paper gives none)", paper="skewed towards better performance, not Gaussian, "
+           "not symmetric", tolerance="a split shows it when skewness > 0 and D'Agostino's "
+           "skewness test P < 0.05, train and test; the share of random splits showing it "
+           "above 1/2 by more than 2 SE (within 2 SE of 1/2: inconclusive)",
            source='"It can be observed that the distributions are skewed towards better '
                   'performance and are a) not Gaussian and b) not symmetric." (Phoneme Data, '
                   'Fig 1)'),
