@@ -59,7 +59,7 @@ def register(sub) -> None:
                              "my_rank_procedure.py says how it is called)")
     parser.add_argument("--reps", type=int_arg("reps"), default=None,
                         help="boards per design (default 400, the quick scale; the paper's is "
-                             "10,000; with FILE, 200)")
+                             "4,000; with FILE, 200)")
     parser.add_argument("--seed", type=int_arg("seed"), default=0)
     parser.add_argument("--jobs", type=int_arg("jobs"), default=1,
                         help="workers; -1 for all cores")
