@@ -47,7 +47,7 @@ def studies():
     return get
 
 
-def test_at_least_fourteen_lessons_each_loading_as_registered():
+def test_every_registered_lesson_loads_as_registered():
     assert len(LESSONS) >= 14
     for name, entry in LESSONS.items():
         lesson = entry.load()
